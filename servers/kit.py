@@ -1,0 +1,325 @@
+"""The server kit: stateful, session-scoped MCP servers on top of mcp 2.x ``MCPServer``.
+
+A server built with the kit keeps one *world* (a pydantic model of its state) per session.
+
+* A session is named by the caller in the request ``_meta`` (``prove/session``) together with the
+  seed its world is generated from (``prove/seed``). A request without ``_meta`` uses the
+  ``default`` session, so any plain MCP client works and sees one consistent world.
+* A new session starts from the seeded initial state; its writes are invisible to every other
+  session; ``prove_admin_reset`` brings it back to the seed. The same seed gives the same
+  entities and the same ids on every transport, because worlds are generated from a
+  ``random.Random`` keyed by server name and seed, and new ids come from per-world counters.
+* Admin tools (reset, state, state hash, close) are callable but hidden from ``tools/list``:
+  they are not part of the user-visible tool count.
+* Tool failures are results a model can read: :class:`ToolFailure` subclasses carry a reason
+  code and a message naming the argument or entity at fault. Unexpected exceptions are turned
+  into a named ``internal_error`` instead of the SDK's generic "Error executing tool".
+"""
+
+import contextvars
+import copy
+import functools
+import hashlib
+import inspect
+import json
+import random
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+SESSION_META_KEY = "prove/session"
+SEED_META_KEY = "prove/seed"
+HIDDEN_META_KEY = "prove/hidden"
+SENSITIVE_KEY = "x-sensitive"
+DEFAULT_SESSION = "default"
+ADMIN_PREFIX = "prove_admin_"
+
+
+# --------------------------------------------------------------------------- errors
+class ToolFailure(ToolError):
+    """A failure the caller can read and recover from. ``code`` is a stable reason code."""
+
+    code: ClassVar[str] = "tool_error"
+
+    def __init__(self, message: str):
+        super().__init__(f"{self.code}: {message}")
+        self.message = message
+
+
+class NotFound(ToolFailure):
+    code = "not_found"
+
+
+class InvalidArgument(ToolFailure):
+    code = "invalid_argument"
+
+
+class StateConflict(ToolFailure):
+    code = "state_conflict"
+
+
+class PermissionDenied(ToolFailure):
+    code = "permission_denied"
+
+
+class InternalError(ToolFailure):
+    code = "internal_error"
+
+
+def not_found(kind: str, value: Any, hint: str | None = None) -> NotFound:
+    msg = f"{kind} {value!r} not found"
+    return NotFound(f"{msg}; {hint}" if hint else msg)
+
+
+def sensitive(description: str, **kw: Any) -> Any:
+    """A pydantic ``Field`` marked sensitive (PIN, password, token) in the JSON schema."""
+    extra = dict(kw.pop("json_schema_extra", {}) or {})
+    extra[SENSITIVE_KEY] = True
+    return Field(description=description, json_schema_extra=extra, **kw)
+
+
+# --------------------------------------------------------------------------- state
+class World(BaseModel):
+    """Base class of a server's state. Subclasses add their entity tables."""
+
+    seed: int = 0
+    counters: dict[str, int] = Field(default_factory=dict)
+
+    def new_id(self, prefix: str, width: int = 4) -> str:
+        n = self.counters.get(prefix, 0) + 1
+        self.counters[prefix] = n
+        return f"{prefix}-{n:0{width}d}"
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    def state_hash(self) -> str:
+        blob = json.dumps(self.state_dict(), sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+W = TypeVar("W", bound=World)
+
+_CURRENT: contextvars.ContextVar[World] = contextvars.ContextVar("prove_world")
+
+
+class SessionStore(Generic[W]):
+    """Worlds by session id, created lazily from the seed; seed worlds are cached and copied."""
+
+    def __init__(self, name: str, seeder: Callable[[random.Random, int], W], max_sessions: int = 4096):
+        self.name = name
+        self.seeder = seeder
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, W] = OrderedDict()
+        self._seed_cache: dict[int, W] = {}
+
+    def seeded(self, seed: int) -> W:
+        base = self._seed_cache.get(seed)
+        if base is None:
+            rng = random.Random(f"{self.name}:{seed}")
+            base = self.seeder(rng, seed)
+            base.seed = seed
+            self._seed_cache[seed] = base
+        return copy.deepcopy(base)
+
+    def get(self, session: str, seed: int) -> W:
+        world = self._sessions.get(session)
+        if world is None or world.seed != seed:
+            world = self.seeded(seed)
+            self._sessions[session] = world
+            while len(self._sessions) > self.max_sessions:
+                self._sessions.popitem(last=False)
+        else:
+            self._sessions.move_to_end(session)
+        return world
+
+    def reset(self, session: str, seed: int) -> W:
+        world = self.seeded(seed)
+        self._sessions[session] = world
+        return world
+
+    def close(self, session: str) -> bool:
+        return self._sessions.pop(session, None) is not None
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+
+def current_world() -> World:
+    """The world of the session the running tool call belongs to."""
+    try:
+        return _CURRENT.get()
+    except LookupError:  # pragma: no cover - only reachable when a handler is called directly
+        raise InternalError("no session is active for this call") from None
+
+
+def _session_of(ctx: Context | None, default_seed: int) -> tuple[str, int]:
+    meta: dict[str, Any] = {}
+    if ctx is not None:
+        try:
+            meta = dict(ctx.request_context.meta or {})
+        except (ValueError, AttributeError, LookupError):
+            meta = {}
+    session = str(meta.get(SESSION_META_KEY) or DEFAULT_SESSION)
+    raw_seed = meta.get(SEED_META_KEY, default_seed)
+    try:
+        seed = int(raw_seed)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"_meta {SEED_META_KEY!r} must be an integer, got {raw_seed!r}") from None
+    return session, seed
+
+
+# --------------------------------------------------------------------------- admin results
+class SessionInfo(BaseModel):
+    session: str
+    seed: int
+    state_hash: str
+
+class SessionState(BaseModel):
+    session: str
+    seed: int
+    state_hash: str
+    state: dict[str, Any]
+
+class Closed(BaseModel):
+    session: str
+    closed: bool
+
+
+# --------------------------------------------------------------------------- server
+class EnvServer(MCPServer, Generic[W]):
+    """An ``MCPServer`` whose tools run against a per-session world.
+
+    ``category`` is the catalogue category; ``expected_tools`` the user-visible tool count
+    from the paper's table (checked by the conformance suite).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        seeder: Callable[[random.Random, int], W],
+        category: str,
+        description: str,
+        default_seed: int = 0,
+        **kw: Any,
+    ):
+        kw.setdefault("log_level", "WARNING")
+        super().__init__(name, description=description, instructions=description, **kw)
+        self.category = category
+        self.summary = description
+        self.default_seed = default_seed
+        self.store: SessionStore[W] = SessionStore(name, seeder)
+        self.tool_specs: dict[str, dict[str, Any]] = {}
+        self._install_admin_tools()
+
+    # -- listing hides admin tools
+    async def list_tools(self):  # type: ignore[override]
+        tools = await super().list_tools()
+        return [t for t in tools if not (t.meta or {}).get(HIDDEN_META_KEY)]
+
+    # -- registration
+    def env_tool(
+        self,
+        *,
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool | None = None,
+        open_world: bool = False,
+        name: str | None = None,
+        title: str | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a tool whose body reads and writes ``current_world()``.
+
+        The body is a plain function with typed, described parameters and a pydantic return
+        type (its output schema). It raises :class:`ToolFailure` subclasses for expected
+        failures; anything else becomes a named ``internal_error``.
+        """
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            tool_name = name or fn.__name__
+            annotations = ToolAnnotations(
+                title=title,
+                read_only_hint=read_only,
+                destructive_hint=destructive,
+                idempotent_hint=read_only if idempotent is None else idempotent,
+                open_world_hint=open_world,
+            )
+            wrapper = self._bind(fn, tool_name)
+            self.add_tool(wrapper, name=tool_name, title=title, description=inspect.getdoc(fn), annotations=annotations)
+            self.tool_specs[tool_name] = {"read_only": read_only, "destructive": destructive}
+            return fn
+
+        return decorator
+
+    def _bind(self, fn: Callable[..., Any], tool_name: str) -> Callable[..., Any]:
+        sig = inspect.signature(fn, eval_str=True)
+        ctx_param = inspect.Parameter("prove_ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context, default=None)
+        store, default_seed = self.store, self.default_seed
+
+        @functools.wraps(fn)
+        async def wrapper(*args: Any, prove_ctx: Context | None = None, **kwargs: Any) -> Any:
+            session, seed = _session_of(prove_ctx, default_seed)
+            world = store.get(session, seed)
+            token = _CURRENT.set(world)
+            try:
+                return fn(*args, **kwargs)
+            except ToolError:
+                raise
+            except Exception as exc:  # a bug in a handler must still read as a named error
+                raise InternalError(f"{tool_name} failed: {type(exc).__name__}: {exc}") from exc
+            finally:
+                _CURRENT.reset(token)
+
+        del wrapper.__wrapped__
+        wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), ctx_param])  # type: ignore[attr-defined]
+        hints = dict(getattr(fn, "__annotations__", {}))
+        hints.update({p.name: p.annotation for p in sig.parameters.values() if p.annotation is not inspect.Parameter.empty})
+        if sig.return_annotation is not inspect.Signature.empty:
+            hints["return"] = sig.return_annotation
+        hints["prove_ctx"] = Context
+        wrapper.__annotations__ = hints
+        return wrapper
+
+    def _install_admin_tools(self) -> None:
+        store, default_seed = self.store, self.default_seed
+        hidden = {HIDDEN_META_KEY: True}
+
+        async def prove_admin_reset(prove_ctx: Context | None = None) -> SessionInfo:
+            """Reset this session's world to its seeded initial state."""
+            session, seed = _session_of(prove_ctx, default_seed)
+            world = store.reset(session, seed)
+            return SessionInfo(session=session, seed=seed, state_hash=world.state_hash())
+
+        async def prove_admin_state_hash(prove_ctx: Context | None = None) -> SessionInfo:
+            """The sha256 of this session's world state."""
+            session, seed = _session_of(prove_ctx, default_seed)
+            return SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
+
+        async def prove_admin_state(prove_ctx: Context | None = None) -> SessionState:
+            """The full state of this session's world, as JSON."""
+            session, seed = _session_of(prove_ctx, default_seed)
+            world = store.get(session, seed)
+            return SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
+
+        async def prove_admin_close(prove_ctx: Context | None = None) -> Closed:
+            """Drop this session's world."""
+            session, _ = _session_of(prove_ctx, default_seed)
+            return Closed(session=session, closed=store.close(session))
+
+        for fn in (prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close):
+            self.add_tool(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn is not prove_admin_reset))
+
+    # -- running
+    def serve(self, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> None:
+        if transport == "stdio":
+            self.run("stdio")
+        elif transport == "http":
+            self.run("streamable-http", host=host, port=port)
+        else:
+            raise ValueError(f"unknown transport {transport!r}: expected 'stdio' or 'http'")
