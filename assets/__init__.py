@@ -1,0 +1,1 @@
+"""Dagster only: thin assets, resources, partitions, checks, schedules, definitions; and the CLI."""

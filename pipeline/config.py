@@ -1,0 +1,204 @@
+"""Configuration models: which servers, and the parameters of every stage.
+
+These pydantic models are exposed as Dagster ``Config`` by ``assets/`` and recorded in every
+corpus manifest, so a corpus version says exactly how it was made.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _expand(value: str, where: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        var = m.group(1)
+        if var not in os.environ:
+            raise ValueError(f"{where} refers to environment variable {var}, which is not set")
+        return os.environ[var]
+
+    return _ENV_REF.sub(sub, value)
+
+
+class ServerConfig(BaseModel):
+    """How to reach one server and how to isolate its sessions.
+
+    * ``builtin``: one of ``servers/`` by name, over ``inprocess``, ``stdio`` or ``http``.
+    * ``stdio``: a third-party server started as ``command args`` (env, cwd).
+    * ``http``: a third-party streamable HTTP server at ``url`` (headers may use ``${VAR}``).
+
+    ``isolation``: ``meta`` (the server keeps one world per ``prove/session``; built-in servers),
+    ``process`` (a fresh process and temporary working directory per session), or ``none``
+    (the server is stateless or reset through ``reset_tool``).
+    Secrets are written as ``${VAR}`` and resolved from the environment only when connecting;
+    the unresolved form is what reaches manifests and logs.
+    """
+
+    model_config = {"extra": "forbid"}
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    kind: Literal["builtin", "stdio", "http"] = "builtin"
+    builtin: str | None = None
+    transport: Literal["inprocess", "stdio", "http"] = "inprocess"
+    command: str | None = None
+    args: list[str] = []
+    env: dict[str, str] = {}
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = {}
+    isolation: Literal["meta", "process", "none"] | None = None
+    probe_allowlist: list[str] = []
+    reset_tool: str | None = None
+    state_tool: str | None = None
+    timeout_s: float = 30.0
+    secrets: dict[str, str] = {}
+
+    @model_validator(mode="after")
+    def _check(self) -> ServerConfig:
+        if self.kind == "builtin":
+            from_name = self.builtin or self.name
+            self.builtin = from_name
+            if self.isolation is None:
+                self.isolation = "meta"
+        elif self.kind == "stdio":
+            if not self.command:
+                raise ValueError(f"server {self.name!r}: a stdio server needs 'command'")
+            if self.isolation is None:
+                self.isolation = "process"
+        elif self.kind == "http":
+            if not self.url or not re.match(r"^https?://", self.url):
+                raise ValueError(f"server {self.name!r}: an http server needs 'url' starting with http:// or https://, got {self.url!r}")
+            if self.isolation is None:
+                self.isolation = "none"
+            if self.isolation == "process":
+                raise ValueError(f"server {self.name!r}: isolation 'process' needs a stdio server; use 'none' with reset_tool for http")
+        return self
+
+    @property
+    def builtin_name(self) -> str:
+        return self.builtin or self.name
+
+    @classmethod
+    def for_builtin(cls, name: str, transport: str = "inprocess") -> ServerConfig:
+        return cls(name=name, kind="builtin", transport=transport)  # type: ignore[arg-type]
+
+    def resolved_env(self) -> dict[str, str]:
+        return {k: _expand(v, f"server {self.name!r} env {k}") for k, v in self.env.items()}
+
+    def resolved_headers(self) -> dict[str, str]:
+        return {k: _expand(v, f"server {self.name!r} header {k}") for k, v in self.headers.items()}
+
+    def public(self) -> dict[str, Any]:
+        """The config as it may be written to manifests: secrets stay as ``${VAR}`` references."""
+        return self.model_dump(mode="json")
+
+
+class ProbeConfig(BaseModel):
+    max_calls: int = 120
+    max_values_per_field: int = 40
+    refresh_every: int = 50
+    # per entity kind (id prefix or field name), minimum values for numeric fields, e.g. {"account": {"balance": 0.01}}
+    support: dict[str, dict[str, float]] = {}
+    exclude_status: list[str] = ["closed", "deleted", "archived", "cancelled"]
+
+
+class GraphConfig(BaseModel):
+    confirm_live: bool = True
+    implicit: bool = True
+    llm: bool = False
+    cache_dir: str | None = None
+
+
+class ChainConfig(BaseModel):
+    min_len: int = 2
+    max_len: int = 5
+    per_server: int = 60
+
+
+class QueryConfig(BaseModel):
+    backend: Literal["template", "llm"] = "template"
+    reference_date: str = "2026-03-02"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key_env: str = "OPENAI_API_KEY"
+    llm_timeout_s: float = 60.0
+    llm_retries: int = 3
+    cache_dir: str | None = None
+
+
+class SimulateConfig(BaseModel):
+    complete: float = 0.6
+    missing: float = 0.2
+    minimal: float = 0.2
+    min_turns: int = 2
+    max_turns: int = 3
+
+    @field_validator("complete", "missing", "minimal")
+    @classmethod
+    def _frac(cls, v: float) -> float:
+        if not 0 <= v <= 1:
+            raise ValueError(f"information level share must be within [0, 1], got {v}")
+        return v
+
+
+class ReplayConfig(BaseModel):
+    max_error_rate: float = 0.30
+    check_sensitive: bool = True
+    determinism_runs: int = 2
+
+
+class DedupConfig(BaseModel):
+    threshold: float = 0.70
+    num_perm: int = 128
+    include_args: bool = False
+    exact_check_sample: int = 200
+
+
+class AugmentConfig(BaseModel):
+    distractor_rate: float = 0.40
+    distractor_min: int = 3
+    distractor_max: int = 8
+    enum_strip_rate: float = 0.30
+    irrelevance_rate: float = 0.05
+    missing_function_rate: float = 0.08
+    abstention_rate: float = 0.05
+    import_files: list[str] = []
+
+
+class CorpusConfig(BaseModel):
+    eval_fraction: float = 0.1
+
+
+class BuildConfig(BaseModel):
+    """Everything one corpus build depends on."""
+
+    examples: int = 200
+    servers: list[str] = ["banking", "calendar", "filesystem"]
+    seed: int = 7
+    data_dir: str = "data"
+    probe: ProbeConfig = ProbeConfig()
+    graph: GraphConfig = GraphConfig()
+    chains: ChainConfig = ChainConfig()
+    query: QueryConfig = QueryConfig()
+    simulate: SimulateConfig = SimulateConfig()
+    replay: ReplayConfig = ReplayConfig()
+    dedup: DedupConfig = DedupConfig()
+    augment: AugmentConfig = AugmentConfig()
+    corpus: CorpusConfig = CorpusConfig()
+    server_configs: list[ServerConfig] = []
+
+    def server_config(self, name: str) -> ServerConfig:
+        for c in self.server_configs:
+            if c.name == name:
+                return c
+        return ServerConfig.for_builtin(name)
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir)

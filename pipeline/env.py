@@ -1,0 +1,323 @@
+"""The environment client: one synchronous interface over built-in and third-party MCP servers.
+
+``Environment(config)`` connects once (in-process, stdio subprocess or streamable HTTP) and hands
+out :class:`Session` objects. With ``isolation="meta"`` (built-in servers) every session is a
+separate world on the same connection, named in the request ``_meta``; with
+``isolation="process"`` every session gets its own server process, temporary working directory
+and environment, so servers we do not control cannot leak state between sessions.
+
+All MCP traffic runs on one background event loop (an anyio blocking portal), so the pipeline,
+the trainer and Dagster assets can call tools from plain synchronous code.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import AbstractContextManager
+from typing import Any
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client, StdioServerParameters
+
+from pipeline.config import ServerConfig
+from pipeline.records import CallResult, ToolSpec
+
+logging.getLogger("mcp").setLevel(logging.ERROR)
+logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs as "client"
+
+SESSION_META_KEY = "prove/session"
+SEED_META_KEY = "prove/seed"
+ADMIN_PREFIX = "prove_admin_"
+
+_CODE_RE = re.compile(r"^(?:Error executing tool [^:]+: )?([a-z][a-z_]+): (.*)$", re.S)
+
+
+class EnvironmentError_(RuntimeError):
+    """The server could not be reached, crashed or hung (not a tool error)."""
+
+
+def classify_error(text: str) -> tuple[str, str]:
+    """(reason code, message) of a tool error result's text."""
+    t = text.strip()
+    if t.startswith("Unknown tool:"):
+        return "unknown_tool", t
+    if "validation error" in t:
+        m = re.search(r"validation error for \S+\n(.*)", t, re.S)
+        detail = m.group(1) if m else t
+        detail = re.sub(r"\n\s+For further information.*", "", detail)
+        return "invalid_arguments", " ".join(detail.split())
+    m = _CODE_RE.match(t)
+    if m and m.group(1) in {"not_found", "invalid_argument", "state_conflict", "permission_denied", "internal_error", "tool_error"}:
+        return m.group(1), m.group(2)
+    return "tool_error", t
+
+
+def _result_to_call(raw: Any) -> CallResult:
+    text = "\n".join(getattr(c, "text", "") for c in (raw.content or []) if getattr(c, "type", "") == "text")
+    if raw.is_error:
+        code, msg = classify_error(text)
+        return CallResult(ok=False, data=None, text=text, error_code=code, error=msg)
+    data = raw.structured_content
+    if data is None:
+        try:
+            data = json.loads(text) if text else None
+        except (ValueError, TypeError):
+            data = text
+    return CallResult(ok=True, data=data, text=text)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise EnvironmentError_(f"server process exited with code {proc.returncode} before listening on port {port}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise EnvironmentError_(f"server did not listen on 127.0.0.1:{port} within {timeout:.0f}s")
+
+
+class _Connection:
+    """One MCP client connection living on the portal's event loop (plus the process it may own)."""
+
+    def __init__(self, portal: BlockingPortal, config: ServerConfig, workdir: str | None = None):
+        self.portal = portal
+        self.config = config
+        self.proc: subprocess.Popen | None = None
+        self.workdir = workdir
+        target = self._target()
+        self._cm: AbstractContextManager[Client] = portal.wrap_async_context_manager(
+            Client(target, read_timeout_seconds=config.timeout_s, raise_exceptions=False)
+        )
+        try:
+            self.client: Client = self._cm.__enter__()
+        except BaseException as exc:
+            self._stop_proc()
+            raise EnvironmentError_(f"could not connect to server {config.name!r}: {type(exc).__name__}: {exc}") from exc
+
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items()}
+        for k, v in self.config.resolved_env().items():
+            env[k] = v
+        return env
+
+    def _target(self) -> Any:
+        c = self.config
+        if c.kind == "builtin" and c.transport == "inprocess":
+            from servers.registry import build  # the in-process transport: still spoken through MCP
+
+            return build(c.builtin_name)
+        if c.kind == "builtin" and c.transport == "stdio":
+            return StdioServerParameters(command=sys.executable, args=["-m", "servers", c.builtin_name], env=self._env(), cwd=self.workdir)
+        if c.kind == "stdio":
+            return StdioServerParameters(command=c.command, args=list(c.args), env=self._env(), cwd=self.workdir or c.cwd)
+        if c.kind == "builtin" and c.transport == "http":
+            port = free_port()
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "servers", c.builtin_name, "--transport", "http", "--port", str(port)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self._env(),
+            )
+            wait_for_port(port, proc=self.proc)
+            return f"http://127.0.0.1:{port}/mcp"
+        if c.kind == "http":
+            if c.headers:
+                import httpx
+
+                from mcp.client.streamable_http import streamable_http_client
+
+                return streamable_http_client(c.url, http_client=httpx.AsyncClient(headers=c.resolved_headers(), timeout=c.timeout_s))
+            return c.url
+        raise ValueError(f"server {c.name!r}: unsupported kind/transport {c.kind}/{c.transport}")
+
+    def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> CallResult:
+        try:
+            raw = self.portal.call(lambda: self.client.call_tool(name, arguments, meta=meta))
+        except Exception as exc:  # transport failure, timeout, crashed process
+            return CallResult(ok=False, data=None, text=str(exc), error_code="server_error",
+                              error=f"the server failed during {name}: {type(exc).__name__}: {exc}")
+        return _result_to_call(raw)
+
+    def list_tools(self) -> list[Any]:
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            res = self.portal.call(lambda: self.client.list_tools(cursor=cursor))
+            tools.extend(res.tools)
+            cursor = getattr(res, "next_cursor", None)
+            if not cursor:
+                return tools
+
+    def _stop_proc(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def close(self) -> None:
+        try:
+            self._cm.__exit__(None, None, None)
+        except BaseException:  # a crashed server must not break shutdown
+            pass
+        finally:
+            self._stop_proc()
+
+
+class Session:
+    """One isolated world: call tools, reset to the seed, read the state hash, close."""
+
+    def __init__(self, env: Environment, seed: int):
+        self.env = env
+        self.seed = seed
+        self.id = uuid.uuid4().hex[:16]
+        self._own: _Connection | None = None
+        self._tmp: str | None = None
+        if env.config.isolation == "process":
+            self._tmp = tempfile.mkdtemp(prefix=f"prove-{env.config.name}-")
+            self._own = _Connection(env.portal, env.config, workdir=self._tmp)
+        self.calls = 0
+
+    @property
+    def _conn(self) -> _Connection:
+        return self._own if self._own is not None else self.env.conn
+
+    @property
+    def _meta(self) -> dict[str, Any] | None:
+        if self.env.config.isolation == "meta":
+            return {SESSION_META_KEY: self.id, SEED_META_KEY: self.seed}
+        return None
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
+        self.calls += 1
+        if not isinstance(arguments, dict):
+            return CallResult(ok=False, data=None, text="", error_code="invalid_arguments",
+                              error=f"arguments for {name} must be a JSON object, got {type(arguments).__name__}")
+        return self._conn.call(name, arguments, self._meta)
+
+    def reset(self) -> None:
+        if self.env.config.isolation == "meta":
+            r = self._conn.call(ADMIN_PREFIX + "reset", {}, self._meta)
+            if not r.ok:
+                raise EnvironmentError_(f"reset failed on {self.env.config.name}: {r.error}")
+        elif self.env.config.isolation == "process":
+            if self._own is not None:
+                self._own.close()
+            if self._tmp:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+                os.makedirs(self._tmp, exist_ok=True)
+            self._own = _Connection(self.env.portal, self.env.config, workdir=self._tmp)
+        elif self.env.config.reset_tool:
+            r = self._conn.call(self.env.config.reset_tool, {}, None)
+            if not r.ok:
+                raise EnvironmentError_(f"reset tool {self.env.config.reset_tool} failed: {r.error}")
+
+    def state_hash(self) -> str | None:
+        """The hash of this session's state, where the server exposes one."""
+        if self.env.config.isolation == "meta":
+            r = self._conn.call(ADMIN_PREFIX + "state_hash", {}, self._meta)
+            return r.data.get("state_hash") if r.ok and isinstance(r.data, dict) else None
+        if self.env.config.state_tool:
+            r = self._conn.call(self.env.config.state_tool, {}, None)
+            if r.ok:
+                import hashlib
+
+                return hashlib.sha256(json.dumps(r.data, sort_keys=True, default=str).encode()).hexdigest()
+        return None
+
+    def state(self) -> dict[str, Any] | None:
+        if self.env.config.isolation == "meta":
+            r = self._conn.call(ADMIN_PREFIX + "state", {}, self._meta)
+            return r.data.get("state") if r.ok and isinstance(r.data, dict) else None
+        return None
+
+    def close(self) -> None:
+        if self.env.config.isolation == "meta":
+            try:
+                self._conn.call(ADMIN_PREFIX + "close", {}, self._meta)
+            except Exception:
+                pass
+        if self._own is not None:
+            self._own.close()
+            self._own = None
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class Environment:
+    """A connected server. Use as a context manager; sessions are cheap with meta isolation."""
+
+    def __init__(self, config: ServerConfig | str):
+        if isinstance(config, str):
+            config = ServerConfig.for_builtin(config)
+        self.config = config
+        self._portal_cm = start_blocking_portal()
+        self.portal: BlockingPortal = self._portal_cm.__enter__()
+        self._conn: _Connection | None = None
+        self._tools: list[ToolSpec] | None = None
+
+    @property
+    def conn(self) -> _Connection:
+        if self._conn is None:
+            workdir = None
+            if self.config.isolation == "process":
+                workdir = tempfile.mkdtemp(prefix=f"prove-{self.config.name}-list-")
+            self._conn = _Connection(self.portal, self.config, workdir=workdir)
+        return self._conn
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def tools(self) -> list[ToolSpec]:
+        """The user-visible tools (admin tools excluded), as records."""
+        if self._tools is None:
+            raw = self.conn.list_tools()
+            self._tools = [ToolSpec.from_mcp(t, self.config.name) for t in raw if not t.name.startswith(ADMIN_PREFIX)]
+        return self._tools
+
+    def session(self, seed: int = 0) -> Session:
+        return Session(self, seed)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            wd = self._conn.workdir
+            self._conn.close()
+            self._conn = None
+            if wd and self.config.isolation == "process":
+                shutil.rmtree(wd, ignore_errors=True)
+        if self._portal_cm is not None:
+            try:
+                self._portal_cm.__exit__(None, None, None)
+            finally:
+                self._portal_cm = None  # type: ignore[assignment]
+
+    def __enter__(self) -> Environment:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,1 @@
+"""GRPO with TRL: live environments for rollouts, the tiny offline model, training, evaluation."""
