@@ -156,6 +156,9 @@ class UserQuery(BaseModel):
     turn_steps: list[list[int]]  # chain step indices served by each turn
     withheld: dict[str, Any] = {}  # for "missing": param -> value the user gives when asked
     backend: str = "template"
+    snapshot_id: str = ""
+    seed: int = 0
+    step_args: list[dict[str, Any]] = []  # resolved arguments of every chain step (dry run)
 
 
 class Conversation(BaseModel):

@@ -1,0 +1,353 @@
+"""The ``prove`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2, default=str))
+
+
+# ----------------------------------------------------------------------------- servers
+def cmd_servers_list(a: argparse.Namespace) -> int:
+    from servers.registry import CATALOGUE, available, build
+
+    present = set(available())
+    rows = []
+    for e in CATALOGUE:
+        if e.name not in present:
+            continue
+        srv = build(e.name)
+        import anyio
+
+        from mcp import Client
+
+        async def count() -> int:
+            async with Client(srv) as c:
+                return len((await c.list_tools()).tools)
+
+        rows.append({"name": e.name, "category": e.category, "tools": anyio.run(count), "paper_tools": e.tools, "description": srv.summary})
+    if a.json:
+        _print_json({"servers": rows, "total_tools": sum(r["tools"] for r in rows)})
+    else:
+        for r in rows:
+            print(f"{r['name']:<16} {r['category']:<16} {r['tools']:>3} tools  {r['description']}")
+        print(f"{len(rows)} servers, {sum(r['tools'] for r in rows)} tools")
+    return 0
+
+
+def cmd_servers_serve(a: argparse.Namespace) -> int:
+    from servers.registry import build
+
+    build(a.name).serve(a.transport, host=a.host, port=a.port)
+    return 0
+
+
+def cmd_servers_catalog(a: argparse.Namespace) -> int:
+    from servers.catalog import write_catalog
+
+    path = write_catalog(a.out)
+    print(f"wrote {path}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- build
+def _build_config(a: argparse.Namespace):
+    from pipeline.config import BuildConfig
+
+    base: dict[str, Any] = {}
+    if a.config:
+        import yaml
+
+        p = Path(a.config)
+        try:
+            base = yaml.safe_load(p.read_text()) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise SystemExit(f"prove: cannot read config {p}: {exc}")
+        if not isinstance(base, dict):
+            raise SystemExit(f"prove: config {p} must be a mapping at the top level")
+    if a.examples is not None:
+        base["examples"] = a.examples
+    if a.servers:
+        base["servers"] = [s.strip() for s in a.servers.split(",") if s.strip()]
+    base["data_dir"] = a.data_dir
+    from pydantic import ValidationError
+
+    try:
+        return BuildConfig.model_validate(base)
+    except ValidationError as exc:
+        raise SystemExit(f"prove: invalid build configuration:\n{exc}")
+
+
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def cmd_build(a: argparse.Namespace) -> int:
+    import dagster as dg
+    from tqdm import tqdm
+
+    from assets import definitions as D
+    from servers.registry import available
+
+    cfg = _build_config(a)
+    unknown = [s for s in cfg.servers if s not in available() and not any(c.name == s for c in cfg.server_configs)]
+    if unknown:
+        raise SystemExit(f"prove: unknown server(s) {unknown}; built-in servers: {', '.join(available())}")
+    os.environ.setdefault("DAGSTER_HOME", str(Path(a.data_dir).resolve() / "dagster_home"))
+    home = Path(os.environ["DAGSTER_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    yaml_src = Path(__file__).resolve().parent.parent / "dagster.yaml"
+    if yaml_src.exists() and not (home / "dagster.yaml").exists():
+        (home / "dagster.yaml").write_text(yaml_src.read_text())
+    instance = dg.DagsterInstance.get()
+    res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {}))
+    t0 = time.time()
+    steps = len(cfg.servers) + 1
+    bar = tqdm(total=steps, desc="prove build", unit="stage-run")
+    runs = []
+    for server in cfg.servers:
+        bar.set_postfix_str(f"{server}: probe → replay")
+        r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=server, instance=instance, resources=res, run_config=QUIET,
+                           tags={"prove/build": "cli"}, raise_on_error=False)
+        runs.append(r.run_id)
+        if not r.success:
+            bar.close()
+            print(f"prove: the per-server run for {server} failed (run {r.run_id}); see the Dagster UI", file=sys.stderr)
+            return 1
+        bar.update(1)
+    bar.set_postfix_str("dedup → corpus" + ("" if a.no_train else " → grpo"))
+    cross = D.CROSS if not a.no_train else [x for x in D.CROSS if x is not D.grpo_policy]
+    r = dg.materialize(D.ALL_ASSETS + D.CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*D.CHECKS) if hasattr(dg.AssetSelection, "checks") else cross,
+                       instance=instance, resources=res, tags={"prove/build": "cli"}, raise_on_error=False, run_config=QUIET)
+    runs.append(r.run_id)
+    bar.update(1)
+    bar.close()
+    from pipeline.corpus import list_versions
+
+    versions = list_versions(cfg.data_dir)
+    latest = versions[-1] if versions else None
+    checks = {}
+    for ev in r.get_asset_check_evaluations() if hasattr(r, "get_asset_check_evaluations") else []:
+        checks[ev.check_name] = ev.passed
+    if latest:
+        m = json.loads((Path(latest["path"]) / "manifest.json").read_text())
+        from pipeline.report import show_text
+
+        print(show_text(m))
+        print(f"\ncorpus:  {latest['path']}")
+    if checks:
+        print("quality gates: " + ", ".join(f"{k}={'pass' if v else 'FAIL'}" for k, v in checks.items()))
+    if not a.no_train:
+        run_dir = Path(cfg.data_dir) / "runs" / (latest["version"] if latest else "")
+        if (run_dir / "metrics.jsonl").exists():
+            print(f"policy:  {run_dir}/checkpoint  metrics: {run_dir}/metrics.jsonl  curve: {run_dir}/reward_curve.png")
+    print(f"dagster: {len(runs)} runs recorded in {os.environ['DAGSTER_HOME']} — open the UI with: "
+          f"DAGSTER_HOME={os.environ['DAGSTER_HOME']} .venv/bin/dagster dev -m assets.definitions")
+    print(f"took {time.time() - t0:.1f}s")
+    if not r.success:
+        print("prove: the corpus run did not finish (a quality gate or a stage failed); see the Dagster UI", file=sys.stderr)
+        return 1
+    return 0
+
+
+# ----------------------------------------------------------------------------- corpus
+def cmd_corpus_list(a: argparse.Namespace) -> int:
+    from pipeline.corpus import list_versions
+
+    vs = list_versions(a.data_dir)
+    if a.json:
+        _print_json(vs)
+    else:
+        if not vs:
+            print(f"no corpus versions under {a.data_dir}/corpus")
+        for v in vs:
+            print(f"{v['version']}  {v['examples']:>6} examples  {v['rejections']:>5} rejections  {', '.join(v['servers'])}")
+    return 0
+
+
+def cmd_corpus_show(a: argparse.Namespace) -> int:
+    from pipeline.corpus import resolve_version
+    from pipeline.report import show_text
+
+    p = resolve_version(a.data_dir, a.version)
+    m = json.loads((p / "manifest.json").read_text())
+    if a.json:
+        _print_json(m)
+    else:
+        print(show_text(m))
+        if (p / "composition.png").exists():
+            print(f"picture: {p / 'composition.png'}")
+    return 0
+
+
+def cmd_corpus_diff(a: argparse.Namespace) -> int:
+    from pipeline.corpus import diff_versions, resolve_version
+
+    d = diff_versions(resolve_version(a.data_dir, a.a), resolve_version(a.data_dir, a.b))
+    _print_json(d)
+    return 0
+
+
+def cmd_rejected(a: argparse.Namespace) -> int:
+    import polars as pl
+
+    from pipeline.corpus import resolve_version
+
+    p = resolve_version(a.data_dir, a.version)
+    df = pl.read_parquet(p / "rejections.parquet")
+    if a.reason:
+        df = df.filter(pl.col("reason") == a.reason)
+    if a.stage:
+        df = df.filter(pl.col("stage") == a.stage)
+    if a.json:
+        _print_json(df.drop("payload").to_dicts())
+        return 0
+    print(f"{df.height} rejections in {p.name}")
+    for row in df.head(a.limit).iter_rows(named=True):
+        print(f"{row['rejection_id']}  {row['stage']}/{row['reason']}  [{row['server']}]  {row['detail'][:160]}")
+    return 0
+
+
+def cmd_lineage(a: argparse.Namespace) -> int:
+    import polars as pl
+
+    from pipeline.corpus import read_examples, resolve_version
+
+    p = resolve_version(a.data_dir, a.version)
+    rej = pl.read_parquet(p / "rejections.parquet").filter(pl.col("rejection_id") == a.id)
+    if rej.height:
+        r = rej.row(0, named=True)
+        print(f"rejection {r['rejection_id']}: rule {r['stage']}/{r['reason']}\n  {r['detail']}")
+        print(f"  upstream: {r['upstream']}")
+        payload = json.loads(r["payload"]) if r["payload"] else {}
+        for t in payload.get("trace", []):
+            status = "ok" if t["ok"] else f"FAILED {t.get('error_code')}: {t.get('error')}"
+            print(f"  call {t['name']}({json.dumps(t['arguments'])}) -> {status}")
+        return 0
+    ex = read_examples(p).filter((pl.col("example_id") == a.id) | (pl.col("conversation_id") == a.id))
+    if ex.height == 0:
+        print(f"prove: no example or rejection with id {a.id!r} in {p.name}", file=sys.stderr)
+        return 1
+    e = ex.row(0, named=True)
+    print(f"example {e['example_id']} ({e['kind']}, {e['server']}, seed {e['env_seed']})")
+    print(f"  snapshot {e['snapshot_id']}  chain {e['chain_id']}  query {e['query_id']}  conversation {e['conversation_id']}")
+    for t in json.loads(e["trace"] or "[]"):
+        status = "ok" if t["ok"] else f"FAILED {t.get('error_code')}: {t.get('error')}"
+        print(f"  call {t['name']}({json.dumps(t['arguments'])}) -> {status}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- reward / train
+def cmd_reward(a: argparse.Namespace) -> int:
+    from pipeline.reward import score_jsonl
+
+    try:
+        rows = score_jsonl(a.file, server=a.server)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"prove reward: {exc}", file=sys.stderr)
+        return 2
+    for r in rows:
+        print(json.dumps(r))
+    return 0
+
+
+def cmd_train(a: argparse.Namespace) -> int:
+    from pipeline.corpus import resolve_version
+    from training.train import TrainConfig, train
+
+    corpus_dir = Path(a.corpus) if a.corpus else resolve_version(a.data_dir, None)
+    cfg = TrainConfig(**({"grpo_steps": a.grpo_steps} if a.grpo_steps else {}), **({"model": a.model} if a.model else {}))
+    out = a.out or str(Path(a.data_dir) / "runs" / corpus_dir.name)
+    result = train(str(corpus_dir), out, cfg)
+    _print_json(result)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="prove", description="Live MCP servers -> verified tool-use corpus -> GRPO.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    sv = sub.add_parser("servers", help="the built-in environment library").add_subparsers(dest="sub", required=True)
+    x = sv.add_parser("list")
+    x.add_argument("--json", action="store_true")
+    x.set_defaults(fn=cmd_servers_list)
+    x = sv.add_parser("serve")
+    x.add_argument("name")
+    x.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    x.add_argument("--host", default="127.0.0.1")
+    x.add_argument("--port", type=int, default=8000)
+    x.set_defaults(fn=cmd_servers_serve)
+    x = sv.add_parser("catalog")
+    x.add_argument("--out", default="docs/catalog.md")
+    x.set_defaults(fn=cmd_servers_catalog)
+
+    x = sub.add_parser("build", help="materialize the corpus (and the policy) through Dagster")
+    x.add_argument("--examples", type=int)
+    x.add_argument("--servers")
+    x.add_argument("--config", help="YAML file with a BuildConfig")
+    x.add_argument("--data-dir", default="data")
+    x.add_argument("--no-train", action="store_true")
+    x.add_argument("--grpo-steps", type=int)
+    x.set_defaults(fn=cmd_build)
+
+    cp = sub.add_parser("corpus", help="corpus versions").add_subparsers(dest="sub", required=True)
+    x = cp.add_parser("list")
+    x.add_argument("--json", action="store_true")
+    x.add_argument("--data-dir", default="data")
+    x.set_defaults(fn=cmd_corpus_list)
+    x = cp.add_parser("show")
+    x.add_argument("version", nargs="?", default="latest")
+    x.add_argument("--json", action="store_true")
+    x.add_argument("--data-dir", default="data")
+    x.set_defaults(fn=cmd_corpus_show)
+    x = cp.add_parser("diff")
+    x.add_argument("a")
+    x.add_argument("b")
+    x.add_argument("--data-dir", default="data")
+    x.set_defaults(fn=cmd_corpus_diff)
+
+    x = sub.add_parser("rejected", help="why trajectories were rejected")
+    x.add_argument("--reason")
+    x.add_argument("--stage")
+    x.add_argument("--version", default="latest")
+    x.add_argument("--limit", type=int, default=50)
+    x.add_argument("--json", action="store_true")
+    x.add_argument("--data-dir", default="data")
+    x.set_defaults(fn=cmd_rejected)
+
+    x = sub.add_parser("lineage", help="the full path of an example or rejection")
+    x.add_argument("id")
+    x.add_argument("--version", default="latest")
+    x.add_argument("--data-dir", default="data")
+    x.set_defaults(fn=cmd_lineage)
+
+    x = sub.add_parser("reward", help="score trajectories with the programmatic reward")
+    x.add_argument("file")
+    x.add_argument("--server")
+    x.set_defaults(fn=cmd_reward)
+
+    x = sub.add_parser("train", help="SFT warm start + GRPO on a corpus version")
+    x.add_argument("--corpus")
+    x.add_argument("--out")
+    x.add_argument("--model")
+    x.add_argument("--grpo-steps", type=int)
+    x.add_argument("--data-dir", default="data")
+    x.set_defaults(fn=cmd_train)
+
+    a = p.parse_args(argv)
+    try:
+        return int(a.fn(a) or 0)
+    except FileNotFoundError as exc:
+        print(f"prove: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,311 @@
+"""Dagster definitions: one thin asset per stage, partitioned by server where the stage is per server.
+
+Assets call ``pipeline.stages`` / ``training.train`` and attach what people want to see:
+counts, rejection reasons, previews and plots. Intermediate records are kept by
+:class:`StageStore` (pickles under ``<data>/stages``, written atomically).
+"""
+
+
+import json
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, MetadataValue
+
+from pipeline.config import BuildConfig
+from pipeline.corpus import read_examples, write_corpus
+from pipeline.records import Rejection
+from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
+                             stage_queries, stage_snapshot, stage_validate)
+from pipeline.storage import atomic_write_text
+from servers.registry import CATALOGUE, available
+
+CODE_VERSION = "1"
+SERVER_NAMES = [e.name for e in CATALOGUE if e.name in set(available())]
+server_partitions = dg.StaticPartitionsDefinition(SERVER_NAMES)
+
+
+class ProveSettings(dg.ConfigurableResource):
+    """The build configuration: a JSON of ``pipeline.config.BuildConfig`` (examples, servers, data dir, stage knobs)."""
+
+    build_config_json: str = "{}"
+    train: bool = True
+    train_config_json: str = "{}"
+
+    def build_config(self) -> BuildConfig:
+        return BuildConfig.model_validate_json(self.build_config_json or "{}")
+
+
+class StageStore(dg.ConfigurableIOManager):
+    """Pickled stage outputs under ``<base_dir>/<asset>/<partition>.pkl``; fan-in loads the partitions that exist."""
+
+    base_dir: str = "data/stages"
+
+    def _path(self, asset_key: dg.AssetKey, partition: str | None) -> Path:
+        return Path(self.base_dir) / "/".join(asset_key.path) / f"{partition or '_all'}.pkl"
+
+    def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
+        partition = context.partition_key if context.has_partition_key else None
+        path = self._path(context.asset_key, partition)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(obj, f)
+        os.replace(tmp, path)
+
+    def load_input(self, context: dg.InputContext) -> Any:
+        key = context.asset_key
+        if context.has_asset_partitions:
+            keys = context.asset_partition_keys
+            if context.has_partition_key:  # per-server asset reading the same server's upstream
+                with open(self._path(key, keys[0]), "rb") as f:
+                    return pickle.load(f)
+            out = {}
+            for p in keys:  # fan-in: the partitions that were materialized
+                path = self._path(key, p)
+                if path.exists():
+                    with open(path, "rb") as f:
+                        out[p] = pickle.load(f)
+            return out
+        with open(self._path(key, None), "rb") as f:
+            return pickle.load(f)
+
+
+def _selected(settings: ProveSettings, by_server: dict[str, Any]) -> dict[str, Any]:
+    servers = settings.build_config().servers
+    return {s: v for s, v in by_server.items() if s in servers}
+
+
+def _rej_meta(rejs: list[Rejection]) -> dict[str, Any]:
+    from collections import Counter
+
+    c = Counter(f"{r.stage}/{r.reason}" for r in rejs)
+    return {"rejections": len(rejs), "rejection_reasons": MetadataValue.json(dict(c))}
+
+
+@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+          description="Real entities sampled from the live server through its read-only tools only.")
+def server_snapshots(context: AssetExecutionContext, settings: ProveSettings):
+    cfg = settings.build_config()
+    snap = stage_snapshot(cfg, context.partition_key)
+    context.add_output_metadata({
+        "entities": len(snap.entities), "tools": len(snap.tools), "probe_calls": len(snap.probe_calls),
+        "schema_hash": snap.schema_hash, "skipped_tools": MetadataValue.json(snap.skipped_tools),
+        "sample": MetadataValue.json(dict(list(snap.entities.items())[:5])),
+    })
+    return snap
+
+
+@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+          description="Tool dependency graph: explicit and implicit edges confirmed by live execution; cached by schema hash.")
+def dependency_graphs(context: AssetExecutionContext, settings: ProveSettings, server_snapshots):
+    cfg = settings.build_config()
+    graph, hit = stage_graph(cfg, server_snapshots)
+    confirmed = [e for e in graph.edges if e.confirmed]
+    context.add_output_metadata({
+        "edges": len(confirmed), "explicit": sum(e.kind == "explicit" for e in confirmed),
+        "implicit": sum(e.kind == "implicit" for e in confirmed), "cache_hit": hit,
+        "unchainable": MetadataValue.json(graph.unchainable),
+        "edge_list": MetadataValue.md("\n".join(f"- `{e.src}` → `{e.dst}` ({e.kind}, {e.source})" for e in confirmed[:60])),
+    })
+    return graph
+
+
+@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+          description="Tool chains of length 2-5 sampled along the dependency graph.")
+def tool_chains(context: AssetExecutionContext, settings: ProveSettings, server_snapshots, dependency_graphs) -> StageOutput:
+    out = stage_chains(settings.build_config(), server_snapshots, dependency_graphs)
+    context.add_output_metadata({"chains": len(out.items), "tool_coverage": out.stats["tool_coverage"],
+                                 "length_histogram": MetadataValue.json({str(k): v for k, v in out.stats["length_histogram"].items()}),
+                                 **_rej_meta(out.rejections)})
+    return out
+
+
+@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+          description="Grounded user requests per turn (information level, persona), from the template or LLM backend.")
+def user_queries(context: AssetExecutionContext, settings: ProveSettings, server_snapshots, tool_chains) -> StageOutput:
+    chains = tool_chains.items
+    out = stage_queries(settings.build_config(), server_snapshots, chains,
+                        progress=lambda i, n: context.log.info(f"queries {i}/{n}") if i % 50 == 0 or i == n else None)
+    context.add_output_metadata({"queries": len(out.items), "info_levels": MetadataValue.json(out.stats.get("info_levels", {})),
+                                 "preview": MetadataValue.md("\n".join(f"- {q.turns[0]}" for q in out.items[:8])),
+                                 **_rej_meta(out.rejections)})
+    return out
+
+
+@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+          description="Conversations simulated live by the state machine (calls, results, recovery, replies).")
+def conversations(context: AssetExecutionContext, settings: ProveSettings, server_snapshots, tool_chains, user_queries) -> StageOutput:
+    out = stage_conversations(settings.build_config(), server_snapshots, tool_chains.items, user_queries.items,
+                              progress=lambda i, n: context.log.info(f"conversations {i}/{n}") if i % 50 == 0 or i == n else None)
+    context.add_output_metadata({"conversations": len(out.items), "outcomes": MetadataValue.json(out.stats.get("outcomes", {})),
+                                 **_rej_meta(out.rejections)})
+    return out
+
+
+@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+          description="Conversations that replay on a freshly reset session: error rate, sensitive provenance, determinism.")
+def validated_conversations(context: AssetExecutionContext, settings: ProveSettings, conversations) -> StageOutput:
+    out = stage_validate(settings.build_config(), conversations.items, context.partition_key)
+    context.add_output_metadata({"validated": len(out.items), "pass_rate": out.stats["pass_rate"], **_rej_meta(out.rejections)})
+    return out
+
+
+@dg.asset(code_version=CODE_VERSION, group_name="corpus",
+          description="Near-duplicates removed across servers (MinHash LSH, Jaccard 0.70 on tool-call sequences).")
+def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
+    per = _selected(settings, validated_conversations)
+    convs = [c for out in per.values() for c in out.items]
+    out = stage_dedup(settings.build_config(), convs)
+    context.add_output_metadata({"input": len(convs), "kept": len(out.items), "recall_check": MetadataValue.json(out.stats["recall_check"]),
+                                 **_rej_meta(out.rejections)})
+    return out
+
+
+@dg.asset(code_version=CODE_VERSION, group_name="corpus",
+          description="Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.")
+def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, unique_conversations, server_snapshots) -> StageOutput:
+    snaps = _selected(settings, server_snapshots)
+    out = stage_augment(settings.build_config(), unique_conversations.items, snaps)
+    context.add_output_metadata({"examples": len(out.items), "kinds": MetadataValue.json(out.stats["kinds"]),
+                                 "augmentations": MetadataValue.json(out.stats["augmentations"])})
+    return out
+
+
+@dg.asset(code_version=CODE_VERSION, group_name="corpus",
+          description="Every rejection of every stage with its reason code, detail and upstream ids.")
+def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_chains, user_queries, conversations,
+               validated_conversations, unique_conversations, augmented_examples) -> list[Rejection]:
+    out: list[Rejection] = []
+    for per in (tool_chains, user_queries, conversations, validated_conversations):
+        for o in _selected(settings, per).values():
+            out.extend(o.rejections)
+    out.extend(unique_conversations.rejections)
+    out.extend(augmented_examples.rejections)
+    from collections import Counter
+
+    by = Counter(f"{r.stage}/{r.reason}" for r in out)
+    table = "| stage/reason | count |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in by.most_common())
+    meta: dict[str, Any] = {"total": len(out), "by_stage_reason": MetadataValue.md(table)}
+    try:
+        from pipeline.report import rejections_png
+
+        cfg = settings.build_config()
+        png = rejections_png(dict(by), cfg.data_path / "reports" / "rejections.png")
+        import base64
+
+        meta["chart"] = MetadataValue.md(f"![rejections](data:image/png;base64,{base64.b64encode(png.read_bytes()).decode()})")
+    except Exception as exc:  # the chart is a nicety
+        context.log.warning(f"rejection chart not drawn: {exc}")
+    context.add_output_metadata(meta)
+    return out
+
+
+@dg.asset(code_version=CODE_VERSION, group_name="corpus",
+          description="A new immutable corpus version: Parquet train/eval splits, rejections and manifest.json.")
+def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> str:
+    cfg = settings.build_config()
+    snaps = _selected(settings, server_snapshots)
+    path = write_corpus(cfg, augmented_examples.items, rejections,
+                        code_versions={"assets": CODE_VERSION},
+                        tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()})
+    m = json.loads((path / "manifest.json").read_text())
+    comp = m["composition"]
+    meta: dict[str, Any] = {
+        "version": m["version"], "path": str(path), "examples": comp["examples"],
+        "by_kind": MetadataValue.json(comp["by_kind"]), "by_server": MetadataValue.json(comp["by_server"]),
+        "shares_vs_targets": MetadataValue.json({k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"]}),
+        "tool_coverage": MetadataValue.json(m["tool_coverage"]),
+    }
+    png = path / "composition.png"
+    if png.exists():
+        import base64
+
+        meta["composition"] = MetadataValue.md(f"![composition](data:image/png;base64,{base64.b64encode(png.read_bytes()).decode()})")
+    context.add_output_metadata(meta)
+    atomic_write_text(cfg.data_path / "corpus" / "LATEST", m["version"])
+    return str(path)
+
+
+@dg.asset_check(asset=corpus, blocking=True, description="Every selected server has accepted examples.")
+def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    m = json.loads((Path(corpus) / "manifest.json").read_text())
+    by = m["composition"]["by_server"]
+    missing = [s for s in settings.build_config().servers if not by.get(s)]
+    return AssetCheckResult(passed=not missing, metadata={"missing": missing, "by_server": by},
+                            severity=AssetCheckSeverity.ERROR)
+
+
+@dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
+def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    from pipeline.dedup import exact_pairs, shingles
+
+    cfg = settings.build_config()
+    df = read_examples(corpus)
+    mt = df.filter(df["kind"] == "multi_turn")
+    seen: dict[str, set[str]] = {}
+    items = []
+    for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):
+        if cid in seen:
+            continue
+        sh = shingles([(c["name"], c["arguments"]) for turn in json.loads(ref) for c in turn], cfg.dedup.include_args)
+        seen[cid] = sh
+        items.append((cid, sh))
+    pairs = exact_pairs(items, cfg.dedup.threshold)
+    return AssetCheckResult(passed=not pairs, metadata={"pairs": len(pairs), "checked": len(items)})
+
+
+@dg.asset_check(asset=corpus, blocking=True, description="Composition knobs within tolerance of their targets.")
+def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    m = json.loads((Path(corpus) / "manifest.json").read_text())
+    comp = m["composition"]
+    tol = float(os.environ.get("PROVE_COMPOSITION_TOLERANCE", "0.02"))
+    off = {k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"] if abs(comp["shares"][k] - comp["targets"][k]) > tol}
+    return AssetCheckResult(passed=not off, metadata={"off_target": off, "tolerance": tol})
+
+
+@dg.asset(code_version=CODE_VERSION, group_name="training", deps=[],
+          description="SFT warm start then GRPO on the corpus with live tool execution and the programmatic reward.")
+def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus: str) -> str:
+    if not settings.train:
+        context.log.info("training disabled (--no-train)")
+        return ""
+    from training.train import TrainConfig, train
+
+    cfg = settings.build_config()
+    tcfg = TrainConfig.model_validate_json(settings.train_config_json or "{}")
+    out_dir = cfg.data_path / "runs" / Path(corpus).name
+    result = train(corpus, str(out_dir), tcfg)
+    meta: dict[str, Any] = {"out_dir": str(out_dir), "result": MetadataValue.json(json.loads(json.dumps(result, default=str)))}
+    curve = out_dir / "reward_curve.png"
+    if curve.exists():
+        import base64
+
+        meta["reward_curve"] = MetadataValue.md(f"![reward](data:image/png;base64,{base64.b64encode(curve.read_bytes()).decode()})")
+    context.add_output_metadata(meta)
+    return str(out_dir)
+
+
+PER_SERVER = [server_snapshots, dependency_graphs, tool_chains, user_queries, conversations, validated_conversations]
+CROSS = [unique_conversations, augmented_examples, rejections, corpus, grpo_policy]
+CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composition]
+ALL_ASSETS = PER_SERVER + CROSS
+
+corpus_job = dg.define_asset_job("corpus_job", selection=dg.AssetSelection.assets(*CROSS))
+weekly_regeneration = dg.ScheduleDefinition(job=corpus_job, cron_schedule=os.environ.get("PROVE_SCHEDULE_CRON", "0 3 * * 1"),
+                                            default_status=dg.DefaultScheduleStatus.STOPPED)
+
+
+def resources(data_dir: str = "data", build_config: BuildConfig | None = None, train: bool = True, train_config_json: str = "{}") -> dict[str, Any]:
+    cfg = build_config or BuildConfig(data_dir=data_dir)
+    return {
+        "settings": ProveSettings(build_config_json=cfg.model_dump_json(), train=train, train_config_json=train_config_json),
+        "io_manager": StageStore(base_dir=str(Path(cfg.data_dir) / "stages")),
+    }
+
+
+defs = dg.Definitions(assets=ALL_ASSETS, asset_checks=CHECKS, jobs=[corpus_job], schedules=[weekly_regeneration],
+                      resources=resources(os.environ.get("PROVE_DATA_DIR", "data")))

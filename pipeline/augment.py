@@ -1,0 +1,184 @@
+"""Robustness augmentation and the no-call example kinds.
+
+* distractors: 3-8 tools from *other* servers added to the offered tools (exact share of examples)
+* enum stripping: enum constraints removed from the schemas shown (exact share)
+* irrelevance: requests no tool applies to (general questions); the reference is no call
+* abstention: in-domain-sounding requests another server could serve, offered this server's tools
+* missing function: a needed tool hidden from the offered tools; the assistant says it cannot do
+  that with the tools it has and asks how to proceed (clarification), making no call
+* importer for When2Call / xLAM-irrelevance style JSONL files a user already has on disk
+
+Shares are met exactly by a deterministic selection, so a corpus matches its knobs.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from pipeline.config import AugmentConfig
+from pipeline.queries import describe_tool
+from pipeline.records import Conversation, RefCall, ToolSpec, stable_hash
+from pipeline.simulate import system_prompt
+
+IRRELEVANT_REQUESTS = [
+    "What's the capital of Australia?", "Can you write me a haiku about autumn?", "How many minutes are in a week?",
+    "Explain photosynthesis in one sentence.", "What's a good name for a golden retriever puppy?",
+    "Translate 'good morning' into Italian.", "Who painted the Mona Lisa?", "Tell me a fun fact about octopuses.",
+    "What's the difference between weather and climate?", "Suggest a title for my blog post about sourdough.",
+    "How do I convert Celsius to Fahrenheit?", "What rhymes with orange?", "Give me three tips for better sleep.",
+    "What year did the first moon landing happen?", "Is a tomato a fruit or a vegetable?",
+    "Summarize the plot of Romeo and Juliet in two lines.", "What does 'serendipity' mean?",
+    "Recommend a board game for four players.", "Why is the sky blue?", "How far is the Moon from Earth?",
+]
+NO_TOOL_REPLY = "None of the tools I have can help with that, so I won't call any. {extra}"
+
+
+def strip_enums(schema: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    s = copy.deepcopy(schema)
+    n = 0
+
+    def visit(node: Any) -> None:
+        nonlocal n
+        if isinstance(node, dict):
+            if "enum" in node:
+                del node["enum"]
+                n += 1
+            for v in node.values():
+                visit(v)
+        elif isinstance(node, list):
+            for v in node:
+                visit(v)
+
+    visit(s)
+    return s, n
+
+
+def has_enum(tools: list[ToolSpec]) -> bool:
+    return any("enum" in json.dumps(t.input_schema) for t in tools)
+
+
+def _quota(ids: list[str], rate: float, total: int, salt: str) -> set[str]:
+    k = min(len(ids), round(rate * total))
+    return set(sorted(ids, key=lambda i: stable_hash([salt, i]))[:k])
+
+
+def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]], cfg: AugmentConfig, seed: int) -> list[Conversation]:
+    """Distractors and enum stripping on exact shares of the given examples (in place, tagged)."""
+    total = len(convs)
+    ids = [c.conversation_id for c in convs]
+    pick_d = _quota(ids, cfg.distractor_rate, total, f"distractors:{seed}")
+    enum_ids = [c.conversation_id for c in convs if has_enum(c.tools)]
+    pick_e = _quota(enum_ids, cfg.enum_strip_rate, total, f"enums:{seed}")
+    for c in convs:
+        rng = random.Random(f"aug:{seed}:{c.conversation_id}")
+        if c.conversation_id in pick_d:
+            others = [t for s, ts in pool.items() if s not in c.servers for t in ts]
+            if others:
+                k = min(len(others), rng.randint(cfg.distractor_min, cfg.distractor_max))
+                own = {t.name for t in c.tools}
+                extra = [t for t in rng.sample(others, k) if t.name not in own]
+                tools = list(c.tools) + extra
+                rng.shuffle(tools)
+                c.tools = tools
+                c.augmentations.append(f"distractors:{len(extra)}")
+        if c.conversation_id in pick_e:
+            new_tools = []
+            for t in c.tools:
+                schema, _ = strip_enums(t.input_schema)
+                new_tools.append(t.model_copy(update={"input_schema": schema}))
+            c.tools = new_tools
+            c.augmentations.append("enum_stripped")
+    return convs
+
+
+def irrelevance_example(server: str, tools: list[ToolSpec], seed: int, rng: random.Random, snapshot_id: str) -> Conversation:
+    q = rng.choice(IRRELEVANT_REQUESTS)
+    msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
+            {"role": "assistant", "content": NO_TOOL_REPLY.format(extra="That question is outside what this service does.")}]
+    cid = "irr-" + stable_hash([server, q, seed, rng.random()], 14)
+    return Conversation(conversation_id=cid, kind="irrelevance", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
+                        messages=msgs, tools=tools, reference=[[]], augmentations=["irrelevance"])
+
+
+def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed: int, rng: random.Random, snapshot_id: str) -> Conversation:
+    q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe_tool(other))
+    msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
+            {"role": "assistant", "content": NO_TOOL_REPLY.format(extra=f"I can only work with the {server.replace('_', ' ')} service here.")}]
+    cid = "abs-" + stable_hash([server, q, other.name, seed, rng.random()], 14)
+    return Conversation(conversation_id=cid, kind="abstention", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
+                        messages=msgs, tools=tools, reference=[[]], augmentations=["abstention"])
+
+
+def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversation | None:
+    """Hide the first reference tool from the offered tools: the right answer is to say so and ask."""
+    first = next((c for turn in conv.reference for c in turn), None)
+    if first is None:
+        return None
+    hidden = next((t for t in conv.tools if t.name == first.name), None)
+    if hidden is None:
+        return None
+    users = [m for m in conv.messages if m["role"] == "user"]
+    if not users:
+        return None
+    reply = (f"I don't have a tool to {describe_tool(hidden)} right now, so I can't do that step. "
+             "Would you like me to help with something else, or can you enable that capability?")
+    msgs = [conv.messages[0], users[0], {"role": "assistant", "content": reply}]
+    tools = [t for t in conv.tools if t.name != first.name]
+    cid = "mf-" + stable_hash([conv.conversation_id, first.name], 14)
+    return Conversation(conversation_id=cid, kind="clarification", server=conv.server, servers=conv.servers, seed=conv.seed,
+                        snapshot_id=conv.snapshot_id, chain_id=conv.chain_id, query_id=conv.query_id, info_level=conv.info_level,
+                        persona=conv.persona, messages=msgs, tools=tools, reference=[[]],
+                        augmentations=[f"missing_function:{first.name}"], parent_id=conv.conversation_id)
+
+
+def import_abstention_file(path: str | Path, default_server: str = "external") -> list[Conversation]:
+    """Read a When2Call- or xLAM-irrelevance-style JSONL file (no download): examples with no reference call.
+
+    Accepted fields per line: ``question`` or ``query`` (the request); ``tools`` (a list or a JSON
+    string of OpenAI-style or bare function schemas); optional ``answers``/``correct_answer``
+    (must mean "no call" — lines with a non-empty tool-call answer are skipped)."""
+    out = []
+    p = Path(path)
+    for n, line in enumerate(p.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{p}:{n}: not JSON: {exc}") from None
+        q = row.get("question") or row.get("query")
+        if not isinstance(q, str) or not q.strip():
+            raise ValueError(f"{p}:{n}: needs a 'question' or 'query' string")
+        answers = row.get("answers", "[]")
+        if isinstance(answers, str):
+            try:
+                answers = json.loads(answers)
+            except json.JSONDecodeError:
+                answers = []
+        if answers:
+            continue
+        raw_tools = row.get("tools", [])
+        if isinstance(raw_tools, str):
+            raw_tools = json.loads(raw_tools)
+        tools = []
+        for t in raw_tools:
+            if isinstance(t, str):
+                t = json.loads(t)
+            fn = t.get("function", t)
+            tools.append(ToolSpec(name=fn["name"], server=default_server, description=fn.get("description", ""),
+                                  input_schema=fn.get("parameters") or {"type": "object", "properties": {}}))
+        src = "when2call" if "question" in row else "xlam_irrelevance"
+        msgs = [{"role": "user", "content": q}, {"role": "assistant", "content": NO_TOOL_REPLY.format(extra="")}]
+        cid = f"imp-{src}-" + stable_hash([str(p.name), n, q], 12)
+        out.append(Conversation(conversation_id=cid, kind="abstention", server=default_server, servers=[default_server], seed=0,
+                                snapshot_id=f"import:{p.name}", messages=msgs, tools=tools, reference=[[]],
+                                augmentations=[f"imported:{src}"]))
+    return out
+
+
+def ref_to_json(reference: list[list[RefCall]]) -> str:
+    return json.dumps([[c.model_dump() for c in turn] for turn in reference], default=str)

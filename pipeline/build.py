@@ -1,0 +1,55 @@
+"""The whole synthesis in one process, without Dagster: for tests, benchmarks and scripting.
+
+The Dagster assets call the same stage functions one asset at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from pipeline.config import BuildConfig
+from pipeline.corpus import write_corpus
+from pipeline.records import Rejection
+from pipeline.stages import (Timer, open_env, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
+                             stage_queries, stage_snapshot, stage_validate)
+
+
+def build_corpus(cfg: BuildConfig, log: Callable[[str], None] | None = None) -> tuple[Path, dict[str, Any]]:
+    log = log or (lambda s: None)
+    timer = Timer()
+    rejections: list[Rejection] = []
+    snapshots, validated, stats = {}, [], {}
+    for server in cfg.servers:
+        env = open_env(cfg, server)
+        try:
+            with timer("probe"):
+                snap = stage_snapshot(cfg, server, env)
+            snapshots[server] = snap
+            with timer("graph"):
+                graph, hit = stage_graph(cfg, snap, env)
+            with timer("chains"):
+                ch = stage_chains(cfg, snap, graph)
+            with timer("queries"):
+                q = stage_queries(cfg, snap, ch.items, env)
+            with timer("conversations"):
+                cv = stage_conversations(cfg, snap, ch.items, q.items, env)
+            with timer("replay"):
+                va = stage_validate(cfg, cv.items, server, env)
+            validated.extend(va.items)
+            for o in (ch, q, cv, va):
+                rejections.extend(o.rejections)
+            stats[server] = {"chains": ch.stats, "queries": q.stats, "conversations": cv.stats, "replay": va.stats, "graph_cache_hit": hit,
+                             "edges": len([e for e in graph.edges if e.confirmed])}
+            log(f"{server}: {len(ch.items)} chains, {len(q.items)} queries, {len(cv.items)} conversations, {len(va.items)} validated")
+        finally:
+            env.close()
+    with timer("dedup"):
+        dd = stage_dedup(cfg, validated)
+    with timer("augment"):
+        au = stage_augment(cfg, dd.items, snapshots)
+    rejections.extend(dd.rejections + au.rejections)
+    with timer("corpus"):
+        path = write_corpus(cfg, au.items, rejections, extra={"stage_stats": {"servers": stats, "dedup": dd.stats, "augment": au.stats},
+                                                               "stage_seconds": timer.times},
+                            tools_by_server={s: [t.name for t in snap.tools] for s, snap in snapshots.items()})
+    return path, {"stage_seconds": timer.times, "stats": stats, "dedup": dd.stats, "augment": au.stats}

@@ -1,0 +1,75 @@
+"""Chain extraction: tool sequences of length 2-5 sampled along the confirmed dependency graph.
+
+Topology-aware: each step after the first depends on at least one earlier step through a
+confirmed edge, and a step's inputs come either from the user (a sampled value, filled in at
+simulation) or from an earlier step's output field (explicit edge). Sampling prefers the
+least-used tools so chains cover the server's tools.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from pipeline.config import ChainConfig
+from pipeline.graph import to_networkx
+from pipeline.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
+
+
+def _weighted(rng: random.Random, items: list[str], usage: Counter) -> str:
+    weights = [1.0 / (1 + usage[i]) ** 2 for i in items]
+    return rng.choices(items, weights=weights, k=1)[0]
+
+
+def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, usage: Counter, cfg: ChainConfig) -> Chain | None:
+    starts = [n for n in G.nodes if G.out_degree(n) > 0]
+    if not starts:
+        return None
+    target = rng.choices(range(cfg.min_len, cfg.max_len + 1), weights=[5, 4, 2, 1][: cfg.max_len - cfg.min_len + 1], k=1)[0]
+    path = [_weighted(rng, starts, usage)]
+    while len(path) < target:
+        cands = sorted({s for n in path for s in G.successors(n) if s not in path})
+        if not cands:
+            break
+        path.append(_weighted(rng, cands, usage))
+    if len(path) < cfg.min_len:
+        return None
+    by_name = {t.name: t for t in snap.tools}
+    steps: list[ChainStep] = []
+    for k, name in enumerate(path):
+        deps: set[int] = set()
+        args: dict[str, ArgSource] = {}
+        tool = by_name[name]
+        for j in range(k):
+            if G.has_edge(path[j], name):
+                deps.add(j)
+                for e in G.get_edge_data(path[j], name).values():
+                    for out_field, param in (e.get("fields") or {}).items():
+                        if param in tool.required and param not in args:
+                            args[param] = ArgSource(kind="step", step=j, field=out_field)
+        for p in tool.required:
+            args.setdefault(p, ArgSource(kind="user"))
+        steps.append(ChainStep(name=name, args=args, depends_on=sorted(deps)))
+    for s in steps:
+        usage[s.name] += 1
+    cid = "chain-" + stable_hash([graph.graph_id, [s.model_dump() for s in steps], rng.random()], 12)
+    return Chain(chain_id=cid, server=graph.server, seed=snap.seed, snapshot_id=snap.snapshot_id, graph_id=graph.graph_id, steps=steps)
+
+
+def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainConfig, seed: int = 0) -> list[Chain]:
+    rng = random.Random(f"chains:{graph.server}:{seed}")
+    G = to_networkx(graph)
+    usage: Counter = Counter()
+    chains: list[Chain] = []
+    attempts = 0
+    while len(chains) < n and attempts < n * 5:
+        attempts += 1
+        c = sample_chain(G, graph, snap, rng, usage, cfg)
+        if c is not None:
+            chains.append(c)
+    return chains
+
+
+def coverage(chains: list[Chain], tools: list[str]) -> float:
+    used = {s.name for c in chains for s in c.steps}
+    return len(used & set(tools)) / max(1, len(tools))

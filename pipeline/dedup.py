@@ -1,0 +1,95 @@
+"""Near-duplicate removal: MinHash LSH (datasketch) at Jaccard 0.70 on tool-call sequences.
+
+A conversation's shingles are the tool names of its reference calls across all turns plus each
+consecutive pair of names (order-aware); optionally the argument values too. Conversations are
+visited in a stable order (by id) and one is dropped when an earlier kept one is a duplicate.
+LSH only proposes candidates: every candidate pair is confirmed with the exact Jaccard, so no
+pair under the threshold is ever removed, and recall is measured against exact pairwise Jaccard
+on a sample.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from typing import Any
+
+from datasketch import MinHash, MinHashLSH
+
+from pipeline.config import DedupConfig
+
+
+def shingles(calls: list[tuple[str, dict[str, Any]]], include_args: bool = False) -> set[str]:
+    names = [n for n, _ in calls]
+    out = set(names) | {f"{a}>{b}" for a, b in zip(names, names[1:])}
+    if include_args:
+        out |= {f"{n}:{json.dumps(a, sort_keys=True, default=str)}" for n, a in calls}
+    return out
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def _minhash(sh: set[str], num_perm: int) -> MinHash:
+    m = MinHash(num_perm=num_perm, seed=1)
+    m.update_batch([s.encode() for s in sh])
+    return m
+
+
+def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str], dict[str, tuple[str, float]]]:
+    """Returns (kept ids in stable order, dropped id -> (kept duplicate id, jaccard))."""
+    lsh = MinHashLSH(threshold=cfg.threshold * 0.85, num_perm=cfg.num_perm)
+    kept: list[str] = []
+    sets: dict[str, set[str]] = {}
+    dropped: dict[str, tuple[str, float]] = {}
+    for cid, sh in sorted(items, key=lambda x: x[0]):
+        m = _minhash(sh, cfg.num_perm)
+        dup = None
+        for cand in lsh.query(m):
+            j = jaccard(sh, sets[cand])
+            if j >= cfg.threshold and (dup is None or j > dup[1]):
+                dup = (cand, j)
+        if dup:
+            dropped[cid] = dup
+            continue
+        lsh.insert(cid, m)
+        sets[cid] = sh
+        kept.append(cid)
+    return kept, dropped
+
+
+def exact_pairs(items: list[tuple[str, set[str]]], threshold: float) -> set[tuple[str, str]]:
+    out = set()
+    for (a, sa), (b, sb) in itertools.combinations(items, 2):
+        if jaccard(sa, sb) >= threshold:
+            out.add((min(a, b), max(a, b)))
+    return out
+
+
+def lsh_pairs(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> set[tuple[str, str]]:
+    lsh = MinHashLSH(threshold=cfg.threshold * 0.85, num_perm=cfg.num_perm)
+    mh = {}
+    for cid, sh in items:
+        mh[cid] = _minhash(sh, cfg.num_perm)
+        lsh.insert(cid, mh[cid])
+    sets = dict(items)
+    out = set()
+    for cid, _ in items:
+        for cand in lsh.query(mh[cid]):
+            if cand != cid and jaccard(sets[cid], sets[cand]) >= cfg.threshold:
+                out.add((min(cid, cand), max(cid, cand)))
+    return out
+
+
+def recall_check(items: list[tuple[str, set[str]]], cfg: DedupConfig, seed: int = 0) -> dict[str, Any]:
+    """Pairs found by LSH against the exact pairwise check on a sample."""
+    rng = random.Random(seed)
+    sample = rng.sample(items, min(len(items), cfg.exact_check_sample))
+    exact = exact_pairs(sample, cfg.threshold)
+    found = lsh_pairs(sample, cfg)
+    recall = len(found & exact) / len(exact) if exact else 1.0
+    return {"sample": len(sample), "exact_pairs": len(exact), "lsh_pairs": len(found & exact), "recall": recall}

@@ -1,0 +1,183 @@
+"""Dependency-graph discovery: explicit and implicit edges, confirmed by live execution.
+
+* **Explicit** (A -> B): a field of A's output schema has the name of a required input of B.
+  Confirmed live on a fresh session: call A, feed the value of that field to B, B succeeds.
+* **Implicit** (A -> B): A writes state that B reads or needs. Confirmed live when B's result
+  changes after A (B read-only), or when B fails before A and succeeds after it (B writes).
+* **LLM** (optional): an OpenAI-compatible model classifies pairs (the paper's way); its edges
+  are merged with the programmatic ones and marked ``source="llm"``.
+
+Graphs are cached on disk keyed by the hash of the tool schemas, so a changed schema rebuilds.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Callable
+
+import networkx as nx
+
+from pipeline.config import GraphConfig
+from pipeline.env import Environment
+from pipeline.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
+from pipeline.storage import atomic_write_text
+from pipeline.values import fill_args, find_field, output_fields
+
+
+def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, str]]:
+    """(A, B, param) where an output field of A is named like a required input of B."""
+    out = []
+    for a in tools:
+        fields = output_fields(a.output_schema)
+        if not fields:
+            continue
+        for b in tools:
+            if a.name == b.name:
+                continue
+            for p in b.required:
+                if p in fields and p.endswith("id") or (p in fields and p in ("path", "symbol", "sku", "email", "channel")):
+                    out.append((a, b, p))
+    return out
+
+
+def _confirm_explicit(env: Environment, snap: Snapshot, a: ToolSpec, b: ToolSpec, param: str, rng: random.Random) -> bool:
+    for attempt in range(3):
+        with env.session(snap.seed) as s:
+            ra = s.call(a.name, fill_args(a, snap, rng))
+            if not ra.ok:
+                continue
+            value = find_field(ra.data, param)
+            if value is None:
+                continue
+            rb = s.call(b.name, fill_args(b, snap, rng, fixed={param: value}))
+            if rb.ok:
+                return True
+    return False
+
+
+def _shared_pick(a: ToolSpec, b: ToolSpec, snap: Snapshot, rng: random.Random) -> dict[str, Any]:
+    shared = set(a.properties) & set(b.properties)
+    pick = {}
+    for p in shared:
+        vals = snap.values.get(p)
+        if vals:
+            pick[p] = rng.choice(vals)
+    return pick
+
+
+def _confirm_implicit(env: Environment, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng: random.Random) -> bool:
+    for attempt in range(2):
+        pick = _shared_pick(a, b, snap, rng)
+        args_a = fill_args(a, snap, rng, pick=pick)
+        args_b = fill_args(b, snap, rng, pick=pick)
+        with env.session(snap.seed) as s:
+            before = s.call(b.name, args_b)
+            if b.read_only and not before.ok:
+                continue
+            s.reset()
+            ra = s.call(a.name, args_a)
+            if not ra.ok:
+                continue
+            after = s.call(b.name, args_b)
+            if b.read_only:
+                if after.ok and after.data != before.data:
+                    return True
+            elif not before.ok and after.ok:
+                return True
+    return False
+
+
+def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
+             llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None) -> DependencyGraph:
+    rng = random.Random(f"graph:{snap.server}:{seed}")
+    tools = snap.tools
+    edges: dict[tuple[str, str, str], Edge] = {}
+    for a, b, p in candidate_explicit(tools):
+        key = (a.name, b.name, "explicit")
+        if key in edges:
+            edges[key].fields.setdefault(p, p)
+            continue
+        ok = _confirm_explicit(env, snap, a, b, p, rng) if cfg.confirm_live else True
+        edges[key] = Edge(src=a.name, dst=b.name, kind="explicit", fields={p: p},
+                          source="schema+live" if cfg.confirm_live else "schema", confirmed=ok)
+    if cfg.implicit:
+        writers = [t for t in tools if not t.read_only]
+        for a in writers:
+            for b in tools:
+                if a.name == b.name or not (set(a.properties) & set(b.properties)):
+                    continue
+                if (a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed:
+                    continue
+                if _confirm_implicit(env, snap, a, b, rng):
+                    edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
+    if llm_classifier is not None:
+        for e in llm_classifier(tools):
+            edges.setdefault((e.src, e.dst, e.kind), e)
+    confirmed = [e for e in edges.values() if e.confirmed]
+    unchainable = {}
+    touched = {e.src for e in confirmed} | {e.dst for e in confirmed}
+    for t in tools:
+        if t.name not in touched:
+            if not t.output_schema:
+                unchainable[t.name] = "no output schema and no live-confirmed dependency"
+            else:
+                unchainable[t.name] = "no confirmed dependency with another tool"
+    gid = "graph-" + stable_hash([snap.server, snap.schema_hash, [e.model_dump() for e in edges.values()]], 12)
+    return DependencyGraph(graph_id=gid, server=snap.server, schema_hash=snap.schema_hash, snapshot_id=snap.snapshot_id,
+                           tools=[t.name for t in tools], edges=list(edges.values()), unchainable=unchainable)
+
+
+def cached_discover(env: Environment, snap: Snapshot, cfg: GraphConfig, cache_dir: Path, seed: int = 0,
+                    llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None) -> tuple[DependencyGraph, bool]:
+    """Discover, or load the graph cached for this server's schema hash. Returns (graph, cache_hit)."""
+    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed], 16)
+    path = cache_dir / f"{snap.server}-{key}.json"
+    if path.exists():
+        try:
+            g = DependencyGraph.model_validate_json(path.read_text())
+            g.snapshot_id = snap.snapshot_id
+            return g, True
+        except ValueError:
+            pass  # a corrupt cache entry is rebuilt
+    g = discover(env, snap, cfg, seed, llm_classifier)
+    atomic_write_text(path, g.model_dump_json(indent=1))
+    return g, False
+
+
+def to_networkx(g: DependencyGraph) -> nx.MultiDiGraph:
+    G = nx.MultiDiGraph()
+    G.add_nodes_from(g.tools)
+    for e in g.edges:
+        if e.confirmed:
+            G.add_edge(e.src, e.dst, kind=e.kind, fields=e.fields, source=e.source)
+    return G
+
+
+def llm_pair_classifier(client: Any, model: str) -> Callable[[list[ToolSpec]], list[Edge]]:
+    """The paper's classifier: ask an OpenAI-compatible model about tool pairs (optional)."""
+
+    def classify(tools: list[ToolSpec]) -> list[Edge]:
+        edges = []
+        for a in tools:
+            for b in tools:
+                if a.name >= b.name:
+                    continue
+                prompt = (
+                    "Two tools of one service. Answer JSON {\"direction\": \"a_to_b\"|\"b_to_a\"|\"none\", "
+                    "\"kind\": \"explicit\"|\"implicit\"|\"none\"}.\n"
+                    f"A: {a.name}: {a.description}\ninputs {json.dumps(a.properties)}\n"
+                    f"B: {b.name}: {b.description}\ninputs {json.dumps(b.properties)}"
+                )
+                text = client.complete(prompt)
+                try:
+                    ans = json.loads(text[text.index("{"): text.rindex("}") + 1])
+                except ValueError:
+                    continue
+                if ans.get("kind") in ("explicit", "implicit") and ans.get("direction") in ("a_to_b", "b_to_a"):
+                    s, d = (a, b) if ans["direction"] == "a_to_b" else (b, a)
+                    edges.append(Edge(src=s.name, dst=d.name, kind=ans["kind"], source="llm", confirmed=True))
+        return edges
+
+    return classify

@@ -1,0 +1,85 @@
+"""Replay validation on a freshly reset session.
+
+Rules (each rejection names its rule as the reason code):
+
+* ``error_rate``: schema and execution errors over all executed calls above the threshold (30%)
+  reject. An empty result is not an error.
+* ``replay_mismatch``: a replayed call's outcome or result differs from the recorded one.
+* ``nondeterministic``: replaying the reference twice does not reach the same final state.
+* ``sensitive_provenance``: a sensitive argument (PIN, password, token) whose value appears in no
+  earlier user turn or tool output.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pipeline.config import ReplayConfig
+from pipeline.env import Environment
+from pipeline.records import Conversation, Rejection, rejection
+
+ERROR_CODES = {"invalid_arguments", "invalid_argument", "unknown_tool", "not_found", "state_conflict", "permission_denied",
+               "internal_error", "tool_error", "server_error"}
+
+
+def error_rate(conv: Conversation) -> float:
+    if not conv.trace:
+        return 0.0
+    errors = sum(1 for t in conv.trace if not t["ok"])
+    return errors / len(conv.trace)
+
+
+def replay_trace(env: Environment, conv: Conversation) -> tuple[list[dict[str, Any]], str | None]:
+    with env.session(conv.seed) as s:
+        s.reset()
+        out = []
+        for t in conv.trace:
+            r = s.call(t["name"], t["arguments"])
+            out.append({"ok": r.ok, "error_code": r.error_code, "result": r.data if r.ok else None})
+        return out, s.state_hash()
+
+
+def sensitive_violations(conv: Conversation) -> list[str]:
+    sens = {t.name: set(t.sensitive) for t in conv.tools}
+    seen_text = ""
+    bad = []
+    call_iter = iter(conv.trace)
+    for m in conv.messages:
+        if m["role"] in ("user", "tool"):
+            seen_text += "\n" + (m.get("content") or "")
+        elif m["role"] == "assistant" and m.get("tool_calls"):
+            for tc in m["tool_calls"]:
+                fn = tc["function"]
+                args = json.loads(fn["arguments"]) if isinstance(fn["arguments"], str) else fn["arguments"]
+                for p in sens.get(fn["name"], ()):
+                    if p in args and str(args[p]) not in seen_text:
+                        bad.append(f"{fn['name']}.{p}")
+    return bad
+
+
+def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejection | None:
+    up = {"snapshot_id": conv.snapshot_id, "chain_id": conv.chain_id, "query_id": conv.query_id, "conversation_id": conv.conversation_id}
+    rate = error_rate(conv)
+    if rate > cfg.max_error_rate:
+        failing = [f"{t['name']}: {t.get('error_code')}: {t.get('error')}" for t in conv.trace if not t["ok"]]
+        return rejection("replay", "error_rate", f"{rate:.0%} of calls failed (max {cfg.max_error_rate:.0%}); failing calls: {failing}",
+                         conv.server, up, conv)
+    if cfg.check_sensitive:
+        bad = sensitive_violations(conv)
+        if bad:
+            return rejection("replay", "sensitive_provenance", f"sensitive arguments not given by the user or a tool output: {bad}",
+                             conv.server, up, conv)
+    hashes = []
+    for run in range(max(1, cfg.determinism_runs)):
+        results, h = replay_trace(env, conv)
+        for i, (t, r) in enumerate(zip(conv.trace, results)):
+            if t["ok"] != r["ok"] or (t["ok"] and t.get("result") != r["result"]):
+                return rejection("replay", "replay_mismatch",
+                                 f"call {i} {t['name']} recorded ok={t['ok']} but replayed ok={r['ok']} ({r['error_code']})",
+                                 conv.server, up, conv)
+        hashes.append(h)
+    if len(set(hashes)) > 1 or (conv.final_state_hash and hashes and hashes[0] != conv.final_state_hash):
+        return rejection("replay", "nondeterministic", f"final state hashes differ across replays: {sorted(set(hashes))}",
+                         conv.server, up, conv)
+    return None

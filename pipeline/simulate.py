@@ -1,0 +1,227 @@
+"""Conversation simulation as a state machine, executed live.
+
+States per user turn: REQUEST (the user asks) -> [CLARIFY (assistant asks for a withheld value,
+user answers)] -> CALL (assistant calls a tool; live execution) -> OBSERVE (SUCCESS / FAILURE)
+-> RECOVER (corrected retry after an argument error, or graceful give-up after a state failure)
+-> CONTINUE (next call, or the turn's final answer) -> next turn (follow-up) or END.
+
+Final answers only state what the tools returned. The reference of a turn holds the calls a
+correct assistant makes (a call that fails because of the live state is still the right call);
+a wrong first attempt that was corrected is in the messages but not in the reference.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from pipeline.config import QueryConfig, SimulateConfig
+from pipeline.env import Environment
+from pipeline.queries import PERSONAS, QueryBackend, describe_tool, grounding_errors, words
+from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection, Snapshot, ToolSpec, UserQuery, rejection, stable_hash
+from pipeline.values import fill_args, find_field
+
+INFO_LEVELS = ("complete", "missing", "minimal")
+STATE_FAILURES = {"state_conflict", "permission_denied", "not_found"}
+
+
+def system_prompt(server: str) -> str:
+    return (f"You are an assistant operating the {server.replace('_', ' ')} service through tools. "
+            "Call tools to act for the user; ask when a required value is missing; "
+            "report only what the tools return.")
+
+
+def summarize(tool: ToolSpec, res: CallResult) -> str:
+    desc = describe_tool(tool)
+    if not res.ok:
+        return f"I couldn't {desc}: {res.error}."
+    data = res.data
+    if isinstance(data, dict):
+        lists = {k: v for k, v in data.items() if isinstance(v, list)}
+        if lists:
+            key, items = next(iter(lists.items()))
+            total = data.get("total", len(items))
+            if not items:
+                return f"There are no {words(key)} matching that."
+            labels = []
+            for it in items[:3]:
+                if isinstance(it, dict):
+                    ident = next((str(v) for k, v in it.items() if k.endswith("_id")), None)
+                    name = it.get("name") or it.get("title") or it.get("subject")
+                    labels.append(f"{ident} ({name})" if ident and name else (ident or str(name)))
+                else:
+                    labels.append(str(it))
+            more = f" and {total - 3} more" if isinstance(total, int) and total > 3 else ""
+            return f"I found {total} {words(key)}: {', '.join(labels)}{more}."
+        facts = [f"{words(k)} {v}" for k, v in data.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)][:5]
+        if facts:
+            return f"Done — {tool.name.replace('_', ' ')} returned " + ", ".join(facts) + "."
+    return f"Done — {tool.name.replace('_', ' ')} returned {json.dumps(data, default=str)[:200]}."
+
+
+def split_turns(n_steps: int, rng: random.Random, cfg: SimulateConfig) -> list[list[int]]:
+    n_turns = min(n_steps, rng.randint(cfg.min_turns, cfg.max_turns))
+    cuts = sorted(rng.sample(range(1, n_steps), n_turns - 1)) if n_turns > 1 else []
+    bounds = [0, *cuts, n_steps]
+    return [list(range(bounds[i], bounds[i + 1])) for i in range(len(bounds) - 1)]
+
+
+def pick_info_level(rng: random.Random, cfg: SimulateConfig) -> str:
+    return rng.choices(INFO_LEVELS, weights=[cfg.complete, cfg.missing, cfg.minimal], k=1)[0]
+
+
+def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Random, qcfg: QueryConfig) -> tuple[list[dict[str, Any]], str | None]:
+    """Dry-run the chain on a scratch session to fix every argument (user values, earlier outputs,
+    the user's own secrets). Returns per-step {tool, args, user_args, from_steps, result}."""
+    by_name = {t.name: t for t in snap.tools}
+    pick: dict[str, Any] = {}
+    steps: list[dict[str, Any]] = []
+    with env.session(chain.seed) as s:
+        for k, st in enumerate(chain.steps):
+            tool = by_name[st.name]
+            fixed: dict[str, Any] = {}
+            from_steps: list[str] = []
+            for p, src in st.args.items():
+                if src.kind == "step":
+                    prev = steps[src.step]["result"]
+                    val = find_field(prev.data, src.field) if prev.ok else None
+                    if val is None:
+                        return steps, f"step {k} ({st.name}) needs {src.field} from step {src.step} ({steps[src.step]['tool'].name}), which returned none"
+                    fixed[p] = val
+                    from_steps.append(p)
+            args = fill_args(tool, snap, rng, fixed=fixed, optional_rate=0.25, reference_date=qcfg.reference_date, pick=pick)
+            for p, v in args.items():
+                if p not in fixed and p not in tool.sensitive:
+                    pick.setdefault(p, v)
+            res = s.call(tool.name, args)
+            user_args = {p: v for p, v in args.items() if p not in fixed}
+            steps.append({"tool": tool, "args": args, "user_args": user_args, "from_steps": from_steps, "result": res, "index": k})
+    return steps, None
+
+
+def _corrupt(tool: ToolSpec, args: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any], str] | None:
+    """A plausible wrong first attempt: a required argument left out or given the wrong type."""
+    req = [p for p in tool.required if p in args]
+    if not req:
+        return None
+    p = rng.choice(req)
+    bad = dict(args)
+    if rng.random() < 0.5:
+        del bad[p]
+        return bad, f"missing {p}"
+    v = args[p]
+    bad[p] = str(v) if not isinstance(v, str) else 12345
+    return bad, f"wrong type for {p}"
+
+
+def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBackend, cfg: SimulateConfig, qcfg: QueryConfig,
+               rng: random.Random, info_level: str | None = None, persona: str | None = None) -> tuple[UserQuery | None, Rejection | None]:
+    """Resolve the chain's arguments on a scratch session and write the user's request per turn."""
+    up = {"snapshot_id": snap.snapshot_id, "chain_id": chain.chain_id}
+    info_level = info_level or pick_info_level(rng, cfg)
+    persona = persona or rng.choice(sorted(PERSONAS))
+    steps, problem = resolve_chain(env, snap, chain, rng, qcfg)
+    if problem:
+        return None, rejection("query", "unresolvable_dependency", problem, snap.server, up, chain)
+    turns_idx = split_turns(len(steps), rng, cfg)
+    turns = [[steps[i] for i in idx] for idx in turns_idx]
+    withheld: dict[str, Any] = {}
+    if info_level == "missing":
+        cands = [p for p in turns[0][0]["tool"].required if p in turns[0][0]["user_args"]]
+        if not cands:
+            return None, rejection("query", "nothing_to_withhold", f"{turns[0][0]['tool'].name} takes no user value the user could omit",
+                                   snap.server, up, chain)
+        p = rng.choice(cands)
+        withheld[p] = turns[0][0]["user_args"][p]
+    try:
+        texts = backend.write(snap.server, turns, info_level, persona, list(withheld), snap, rng)
+    except Exception as exc:  # an LLM that answers garbage or times out rejects this query only
+        return None, rejection("query", "query_backend_error", str(exc), snap.server, up, chain)
+    qid = "q-" + stable_hash([chain.chain_id, texts, info_level], 12)
+    query = UserQuery(query_id=qid, chain_id=chain.chain_id, server=snap.server, info_level=info_level, persona=persona,  # type: ignore[arg-type]
+                      turns=texts, turn_steps=turns_idx, withheld=withheld, backend=backend.name, snapshot_id=snap.snapshot_id,
+                      seed=chain.seed, step_args=[st["args"] for st in steps])
+    up["query_id"] = qid
+    synth_ok = {str(v) for st in steps for v in st["user_args"].values()}
+    bad = grounding_errors(texts, snap, extra_ok=synth_ok if backend.name == "template" else None)
+    if bad:
+        return None, rejection("query", "ungrounded_query", f"request names entities absent from the snapshot: {sorted(set(bad))}",
+                               snap.server, up, query)
+    return query, None
+
+
+def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random,
+                     recovery_rate: float = 0.15) -> Conversation:
+    """Play the conversation live on a fresh session of the chain's seed."""
+    by_name = {t.name: t for t in snap.tools}
+    texts, withheld = query.turns, query.withheld
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(snap.server)}]
+    reference: list[list[RefCall]] = []
+    trace: list[dict[str, Any]] = []
+    outcomes: list[str] = []
+    flat_index: dict[int, int] = {}  # chain step -> index in the flattened reference
+    failed_steps: set[int] = set()
+    n_ref = 0
+    call_no = 0
+    with env.session(chain.seed) as s:
+        s.reset()
+        for ti, idx in enumerate(query.turn_steps):
+            messages.append({"role": "user", "content": texts[ti]})
+            first_tool = by_name[chain.steps[idx[0]].name]
+            if ti == 0 and withheld:
+                p, v = next(iter(withheld.items()))
+                messages.append({"role": "assistant", "content": f"I can do that. What is the {words(p)} I should use?"})
+                messages.append({"role": "user", "content": f"It's {v}." if p not in first_tool.sensitive else f"My {words(p)} is {v}."})
+            turn_ref: list[RefCall] = []
+            ok_count = 0
+            attempted = 0
+            final_lines: list[str] = []
+            for k in idx:
+                tool = by_name[chain.steps[k].name]
+                args = query.step_args[k]
+                deps = chain.steps[k].depends_on
+                if any(d in failed_steps for d in deps):
+                    failed_steps.add(k)
+                    final_lines.append(f"I did not {describe_tool(tool)}, because an earlier step failed.")
+                    continue
+                # sometimes a wrong first attempt, then the corrected call (a recovery demonstration)
+                if rng.random() < recovery_rate:
+                    corrupted = _corrupt(tool, args, rng)
+                    if corrupted is not None:
+                        bad_args, _ = corrupted
+                        call_no += 1
+                        cid = f"call_{call_no}"
+                        res = s.call(tool.name, bad_args)
+                        messages.append({"role": "assistant", "content": None, "tool_calls": [
+                            {"id": cid, "type": "function", "function": {"name": tool.name, "arguments": json.dumps(bad_args)}}]})
+                        messages.append({"role": "tool", "tool_call_id": cid, "content": res.as_tool_content()})
+                        trace.append({"turn": ti, "name": tool.name, "arguments": bad_args, "ok": res.ok, "error_code": res.error_code,
+                                      "reference": False, "result": res.data if res.ok else None, "error": res.error})
+                call_no += 1
+                cid = f"call_{call_no}"
+                res = s.call(tool.name, args)
+                attempted += 1
+                messages.append({"role": "assistant", "content": None, "tool_calls": [
+                    {"id": cid, "type": "function", "function": {"name": tool.name, "arguments": json.dumps(args)}}]})
+                messages.append({"role": "tool", "tool_call_id": cid, "content": res.as_tool_content()})
+                trace.append({"turn": ti, "name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code,
+                              "reference": True, "result": res.data if res.ok else None, "error": res.error})
+                turn_ref.append(RefCall(name=tool.name, arguments=args, depends_on=[flat_index[d] for d in deps if d in flat_index]))
+                flat_index[k] = n_ref
+                n_ref += 1
+                if res.ok:
+                    ok_count += 1
+                else:
+                    failed_steps.add(k)
+                final_lines.append(summarize(tool, res))
+            messages.append({"role": "assistant", "content": " ".join(final_lines) if final_lines else "There was nothing I could do for that."})
+            reference.append(turn_ref)
+            outcomes.append("SUCCESS" if attempted and ok_count == attempted else ("PARTIAL" if ok_count else "FAILURE"))
+        final_hash = s.state_hash()
+    conv_id = "conv-" + stable_hash([chain.chain_id, query.query_id, messages], 14)
+    return Conversation(
+        conversation_id=conv_id, server=snap.server, servers=[snap.server], seed=chain.seed, snapshot_id=snap.snapshot_id,
+        chain_id=chain.chain_id, query_id=query.query_id, info_level=query.info_level, persona=query.persona, messages=messages,
+        tools=snap.tools, reference=reference, trace=trace, outcomes=outcomes, final_state_hash=final_hash, kind="multi_turn",
+    )

@@ -1,0 +1,300 @@
+"""The stages as plain functions over records: what each Dagster asset calls, and what tests call.
+
+Per-server stages (probe, graph, chains, queries, conversations, replay) take one server;
+dedup, augmentation and the corpus writer take all servers' outputs.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pipeline.augment import abstention_example, apply_robustness, import_abstention_file, irrelevance_example, missing_function_variant
+from pipeline.chains import coverage, extract_chains
+from pipeline.config import BuildConfig
+from pipeline.dedup import dedup, recall_check, shingles
+from pipeline.env import Environment
+from pipeline.graph import cached_discover
+from pipeline.probe import probe
+from pipeline.queries import make_backend
+from pipeline.records import Chain, Conversation, DependencyGraph, Rejection, Snapshot, UserQuery, rejection
+from pipeline.replay import validate
+from pipeline.simulate import INFO_LEVELS, plan_query, run_conversation
+
+OVERSAMPLE = 3.0
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class StageOutput:
+    """A stage's records, its rejections and what it measured."""
+
+    items: list[Any] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def _rng(cfg: BuildConfig, *parts: Any) -> random.Random:
+    return random.Random(":".join(str(p) for p in (cfg.seed, *parts)))
+
+
+def per_server_target(cfg: BuildConfig) -> int:
+    """Multi-turn conversations to aim for per server (before replay and dedup losses)."""
+    a = cfg.augment
+    share = 1.0 - a.irrelevance_rate - a.abstention_rate - a.missing_function_rate
+    return max(4, math.ceil(cfg.examples * share * OVERSAMPLE / max(1, len(cfg.servers))))
+
+
+def env_seed(cfg: BuildConfig, server: str) -> int:
+    return cfg.seed
+
+
+def open_env(cfg: BuildConfig, server: str) -> Environment:
+    return Environment(cfg.server_config(server))
+
+
+def stage_snapshot(cfg: BuildConfig, server: str, env: Environment | None = None) -> Snapshot:
+    own = env is None
+    env = env or open_env(cfg, server)
+    try:
+        sc = cfg.server_config(server)
+        with env.session(env_seed(cfg, server)) as s:
+            return probe(s, env.tools(), cfg.probe, allowlist=sc.probe_allowlist, config_secrets=sc.secrets or None)
+    finally:
+        if own:
+            env.close()
+
+
+def stage_graph(cfg: BuildConfig, snap: Snapshot, env: Environment | None = None) -> tuple[DependencyGraph, bool]:
+    own = env is None
+    env = env or open_env(cfg, snap.server)
+    try:
+        cache = Path(cfg.graph.cache_dir) if cfg.graph.cache_dir else cfg.data_path / "cache" / "graphs"
+        classifier = None
+        if cfg.graph.llm:
+            from pipeline.graph import llm_pair_classifier
+            from pipeline.queries import LLMBackend
+
+            classifier = llm_pair_classifier(LLMBackend(cfg.query, cfg.data_path / "cache" / "llm"), cfg.query.llm_model or "")
+        return cached_discover(env, snap, cfg.graph, cache, seed=cfg.seed, llm_classifier=classifier)
+    finally:
+        if own:
+            env.close()
+
+
+def stage_chains(cfg: BuildConfig, snap: Snapshot, graph: DependencyGraph) -> StageOutput:
+    n = max(cfg.chains.per_server, per_server_target(cfg))
+    chains = extract_chains(graph, snap, n, cfg.chains, seed=cfg.seed)
+    out = StageOutput(items=chains)
+    out.stats = {"chains": len(chains), "tool_coverage": coverage(chains, [t.name for t in snap.tools]),
+                 "length_histogram": dict(Counter(len(c.steps) for c in chains)),
+                 "unchainable": graph.unchainable}
+    if not chains:
+        out.rejections.append(rejection("chains", "no_chains", f"no dependency edges were confirmed for {snap.server}", snap.server,
+                                        {"snapshot_id": snap.snapshot_id, "graph_id": graph.graph_id}, graph))
+    return out
+
+
+def info_level_plan(n: int, cfg: BuildConfig, salt: str, generation: bool = False) -> list[str]:
+    """Exact 60/20/20 (configurable) information levels over n requests, deterministically shuffled.
+
+    For generation the missing level is oversampled (it loses more to rejection: not every first
+    step has a value to withhold), so the final selection can meet the shares exactly."""
+    s = cfg.simulate
+    w = [s.complete, s.missing, s.minimal]
+    if generation:
+        w = [s.complete, s.missing * 2.0, s.minimal * 1.3]
+    counts = [round(x / sum(w) * n) for x in w]
+    counts[0] += n - sum(counts)
+    levels = [lvl for lvl, c in zip(INFO_LEVELS, counts) for _ in range(c)]
+    random.Random(salt).shuffle(levels)
+    return levels
+
+
+def stage_queries(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], env: Environment | None = None,
+                  progress: Progress | None = None) -> StageOutput:
+    own = env is None
+    env = env or open_env(cfg, snap.server)
+    out = StageOutput()
+    try:
+        backend = make_backend(cfg.query, Path(cfg.query.cache_dir) if cfg.query.cache_dir else cfg.data_path / "cache" / "llm")
+        levels = info_level_plan(len(chains), cfg, f"{cfg.seed}:{snap.server}:levels", generation=True)
+        for i, chain in enumerate(chains):
+            rng = _rng(cfg, "query", chain.chain_id)
+            q, rej = plan_query(env, snap, chain, backend, cfg.simulate, cfg.query, rng, info_level=levels[i])
+            if q is not None:
+                out.items.append(q)
+            if rej is not None:
+                out.rejections.append(rej)
+            if progress:
+                progress(i + 1, len(chains))
+        out.stats = {"queries": len(out.items), "backend": backend.name,
+                     "info_levels": dict(Counter(q.info_level for q in out.items))}
+        if hasattr(backend, "cache_hits"):
+            out.stats.update(llm_calls=backend.calls, llm_cache_hits=backend.cache_hits)
+    finally:
+        if own:
+            env.close()
+    return out
+
+
+def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], queries: list[UserQuery],
+                        env: Environment | None = None, progress: Progress | None = None) -> StageOutput:
+    own = env is None
+    env = env or open_env(cfg, snap.server)
+    by_id = {c.chain_id: c for c in chains}
+    out = StageOutput()
+    try:
+        for i, q in enumerate(queries):
+            rng = _rng(cfg, "conv", q.query_id)
+            try:
+                out.items.append(run_conversation(env, snap, by_id[q.chain_id], q, rng))
+            except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
+                out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
+                                                {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
+            if progress:
+                progress(i + 1, len(queries))
+        out.stats = {"conversations": len(out.items), "outcomes": dict(Counter(o for c in out.items for o in c.outcomes))}
+    finally:
+        if own:
+            env.close()
+    return out
+
+
+def stage_validate(cfg: BuildConfig, convs: list[Conversation], server: str, env: Environment | None = None,
+                   progress: Progress | None = None) -> StageOutput:
+    own = env is None
+    env = env or open_env(cfg, server)
+    out = StageOutput()
+    try:
+        for i, c in enumerate(convs):
+            try:
+                rej = validate(env, c, cfg.replay)
+            except Exception as exc:
+                rej = rejection("replay", "server_failure", f"{type(exc).__name__}: {exc}", server,
+                                {"conversation_id": c.conversation_id, "chain_id": c.chain_id}, c)
+            if rej is None:
+                out.items.append(c)
+            else:
+                out.rejections.append(rej)
+            if progress:
+                progress(i + 1, len(convs))
+        out.stats = {"validated": len(out.items), "rejected": len(out.rejections),
+                     "pass_rate": len(out.items) / max(1, len(convs))}
+    finally:
+        if own:
+            env.close()
+    return out
+
+
+def conv_shingles(c: Conversation, include_args: bool) -> set[str]:
+    return shingles([(r.name, r.arguments) for turn in c.reference for r in turn], include_args)
+
+
+def stage_dedup(cfg: BuildConfig, convs: list[Conversation]) -> StageOutput:
+    items = [(c.conversation_id, conv_shingles(c, cfg.dedup.include_args)) for c in convs]
+    kept, dropped = dedup(items, cfg.dedup)
+    by_id = {c.conversation_id: c for c in convs}
+    out = StageOutput(items=[by_id[k] for k in kept])
+    for cid, (dup, j) in dropped.items():
+        c = by_id[cid]
+        out.rejections.append(rejection("dedup", "near_duplicate", f"Jaccard {j:.2f} >= {cfg.dedup.threshold} with {dup}", c.server,
+                                        {"conversation_id": cid, "chain_id": c.chain_id, "duplicate_of": dup}, c))
+    out.stats = {"input": len(convs), "kept": len(kept), "dropped": len(dropped), "recall_check": recall_check(items, cfg.dedup, cfg.seed)}
+    return out
+
+
+def select_multi_turn(cfg: BuildConfig, convs: list[Conversation], n: int) -> tuple[list[Conversation], list[Conversation]]:
+    """Pick n conversations meeting the information-level shares exactly where supply allows, spread over servers."""
+    levels = info_level_plan(n, cfg, f"{cfg.seed}:select")
+    want = Counter(levels)
+    by_level: dict[str, list[Conversation]] = {lvl: [] for lvl in INFO_LEVELS}
+    for c in sorted(convs, key=lambda c: (c.conversation_id)):
+        by_level.setdefault(c.info_level or "complete", []).append(c)
+    chosen: list[Conversation] = []
+    for lvl in INFO_LEVELS:
+        pool = by_level[lvl]
+        # round-robin over servers so every server is represented
+        per: dict[str, list[Conversation]] = {}
+        for c in pool:
+            per.setdefault(c.server, []).append(c)
+        order = []
+        while any(per.values()):
+            for s in sorted(per):
+                if per[s]:
+                    order.append(per[s].pop(0))
+        chosen.extend(order[: want[lvl]])
+    short = n - len(chosen)
+    if short > 0:  # not enough of some level: fill with the rest, shares then drift
+        ids = {c.conversation_id for c in chosen}
+        rest = [c for c in sorted(convs, key=lambda c: c.conversation_id) if c.conversation_id not in ids]
+        chosen.extend(rest[:short])
+    ids = {c.conversation_id for c in chosen}
+    return chosen, [c for c in convs if c.conversation_id not in ids]
+
+
+def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[str, Snapshot]) -> StageOutput:
+    a = cfg.augment
+    n = cfg.examples
+    n_irr, n_abs, n_mf = round(a.irrelevance_rate * n), round(a.abstention_rate * n), round(a.missing_function_rate * n)
+    imported: list[Conversation] = []
+    for f in a.import_files:
+        imported.extend(import_abstention_file(f))
+    n_mt = max(0, n - n_irr - n_abs - n_mf - len(imported))
+    multi, spare = select_multi_turn(cfg, unique, n_mt)
+    out = StageOutput()
+    rng = _rng(cfg, "augment")
+    servers = sorted(snapshots)
+    extra: list[Conversation] = []
+    # missing-function variants from conversations not selected (so they do not duplicate an example)
+    mf_src = spare + multi
+    for c in mf_src:
+        if len([e for e in extra if e.kind == "clarification"]) >= n_mf:
+            break
+        v = missing_function_variant(c, rng)
+        if v is not None:
+            extra.append(v)
+    for i in range(n_irr):
+        s = servers[i % len(servers)]
+        snap = snapshots[s]
+        extra.append(irrelevance_example(s, snap.tools, snap.seed, rng, snap.snapshot_id))
+    for i in range(n_abs):
+        s = servers[i % len(servers)]
+        snap = snapshots[s]
+        others = [t for o in servers if o != s for t in snapshots[o].tools]
+        if not others:
+            break
+        extra.append(abstention_example(s, snap.tools, rng.choice(others), snap.seed, rng, snap.snapshot_id))
+    examples = multi + extra + imported
+    pool = {s: snapshots[s].tools for s in servers}
+    apply_robustness(examples, pool, a, cfg.seed)
+    out.items = examples
+    if len(multi) < n_mt:
+        out.rejections.append(rejection("augment", "short_supply",
+                                        f"only {len(multi)} unique multi-turn conversations for {n_mt} requested; raise per-server chains or add servers",
+                                        None, {}, None))
+    out.stats = {"examples": len(examples), "kinds": dict(Counter(c.kind for c in examples)),
+                 "augmentations": dict(Counter(x.split(":")[0] for c in examples for x in c.augmentations))}
+    return out
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.times: dict[str, float] = {}
+
+    def __call__(self, name: str):
+        timer = self
+
+        class _T:
+            def __enter__(self):
+                self.t = time.perf_counter()
+
+            def __exit__(self, *exc):
+                timer.times[name] = timer.times.get(name, 0.0) + time.perf_counter() - self.t
+
+        return _T()
