@@ -175,11 +175,18 @@ class CorpusConfig(BaseModel):
     eval_fraction: float = 0.1
 
 
+def default_servers() -> list[str]:
+    """Every built-in server present in ``servers/``."""
+    from servers.registry import available
+
+    return available()
+
+
 class BuildConfig(BaseModel):
     """Everything one corpus build depends on."""
 
     examples: int = 200
-    servers: list[str] = ["banking", "calendar", "filesystem"]
+    servers: list[str] = Field(default_factory=lambda: default_servers())
     seed: int = 7
     data_dir: str = "data"
     probe: ProbeConfig = ProbeConfig()
