@@ -1,0 +1,44 @@
+"""SFT + GRPO with TRL on the tiny policy against the live banking server, end to end."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from safetensors.torch import load_file
+
+from training.fixture import build_fixture_corpus
+from training.train import TrainConfig, train
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return build_fixture_corpus(tmp_path_factory.mktemp("corpus"), n=40, seed=0)
+
+
+def test_fixture_corpus_has_the_corpus_columns(corpus):
+    df = pl.read_parquet(corpus / "train.parquet")
+    assert {"example_id", "kind", "servers", "env_seed", "messages", "tools", "reference", "augmentations", "split"} <= set(df.columns)
+    row = df.row(0, named=True)
+    assert row["servers"] == ["banking"] and isinstance(json.loads(row["reference"]), list)
+
+
+def test_two_grpo_steps_change_the_weights_and_write_the_report(corpus, tmp_path):
+    cfg = TrainConfig(sft_steps=12, grpo_steps=2, batch_size=8, num_generations=4, eval_limit=4, max_completion_length=32)
+    out = train(corpus, tmp_path / "run", cfg)
+    before = load_file(tmp_path / "run" / "grpo_init" / "model.safetensors")  # the policy GRPO started from
+    after = load_file(tmp_path / "run" / "checkpoint" / "model.safetensors")
+    name = "model.layers.0.self_attn.q_proj.weight"
+    assert not before[name].equal(after[name])
+    assert out["grpo_weight_delta"] > 0
+
+    report = json.loads((tmp_path / "run" / "eval_report.json").read_text())
+    for phase in ("before", "after"):
+        assert set(report[phase]["components"]) == {"validity", "coverage", "efficiency", "name", "args"}
+        assert "exact_success_rate" in report[phase] and "abstention_accuracy" in report[phase]
+    steps = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    grpo = [s for s in steps if s["phase"] == "grpo" and "reward" in s]
+    assert len(grpo) == 2 and all({"kl", "loss", "reward/validity", "reward/coverage"} <= set(s) for s in grpo)
+    assert (tmp_path / "run" / "reward_curve.png").stat().st_size > 1000
+    assert (tmp_path / "run" / "eval_report.md").read_text().startswith("# Evaluation report")

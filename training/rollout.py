@@ -1,0 +1,227 @@
+"""Rollouts on live environments: parse the tool calls out of generated text, run them on a fresh session,
+and score them with :mod:`pipeline.reward`.
+
+Every rollout gets its own ``Environment(server).session(env_seed)`` (the environments themselves are opened
+once per server and kept in an :class:`EnvPool`), so one rollout's writes never reach another's. Nothing here
+raises on bad model output or a broken server: malformed JSON, an unknown tool, a server that cannot start,
+dies or hangs past its timeout all end as failed calls (``ok=False`` with an ``error_code``) that the reward
+scores, and the training step goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.config import ServerConfig
+from pipeline.env import Environment
+from pipeline.reward import RewardBreakdown, RewardConfig, replay_state_hashes, score, tool_index
+
+_TOOL_CALL_RE = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|(?=<tool_call>)|$)", re.S)
+
+
+def parse_tool_calls(text: str) -> list[dict[str, Any]]:
+    """The calls in ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks, in order.
+
+    A block that is not a JSON object with a string ``name`` becomes ``{"name": "", "arguments": None,
+    "malformed": True}`` (it counts as a call and scores as invalid). ``arguments`` may also be a JSON string
+    or be called ``parameters``. An unterminated last block is read to the end of the text.
+    """
+    out: list[dict[str, Any]] = []
+    for m in _TOOL_CALL_RE.finditer(text):
+        body = m.group(1).strip()
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+            out.append({"name": "", "arguments": None, "malformed": True, "raw": body[:200]})
+            continue
+        args = obj.get("arguments", obj.get("parameters", {}))
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except ValueError:
+                pass
+        out.append({"name": obj["name"], "arguments": {} if args is None else args})
+    return out
+
+
+@dataclass
+class Rollout:
+    calls: list[dict[str, Any]]  # parsed calls with ok / error_code from live execution
+    state_hash: str | None = None
+    error: str | None = None  # a server/environment failure that cut the rollout short
+    env_seconds: float = 0.0
+
+
+@dataclass
+class EnvPool:
+    """One open :class:`Environment` per server; sessions are per rollout. Close when done.
+
+    ``configs`` maps a server name to its :class:`ServerConfig` (default: the built-in server of that name).
+    ``rollout_timeout_s`` bounds a whole rollout: calls left when it runs out are not sent and count as failed.
+    """
+
+    configs: dict[str, ServerConfig] = field(default_factory=dict)
+    rollout_timeout_s: float = 30.0
+    _envs: dict[str, Environment] = field(default_factory=dict)
+    _broken: dict[str, str] = field(default_factory=dict)
+    _ref_hash: dict[tuple[str, int, str], str | None] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def env(self, server: str) -> Environment:
+        with self._lock:
+            if server in self._broken:
+                raise RuntimeError(self._broken[server])
+            e = self._envs.get(server)
+            if e is None:
+                try:
+                    e = Environment(self.configs.get(server) or server)
+                except Exception as exc:
+                    self._broken[server] = f"cannot open environment {server!r}: {type(exc).__name__}: {exc}"
+                    raise RuntimeError(self._broken[server]) from exc
+                self._envs[server] = e
+            return e
+
+    def reference_state_hash(self, server: str, seed: int, reference: Sequence[Mapping[str, Any]]) -> str | None:
+        key = (server, seed, json.dumps(reference, sort_keys=True, default=str))
+        if key not in self._ref_hash:
+            try:
+                self._ref_hash[key] = replay_state_hashes(self.env(server), seed, [reference])[-1]
+            except Exception:
+                self._ref_hash[key] = None
+        return self._ref_hash[key]
+
+    def close(self) -> None:
+        with self._lock:
+            for e in self._envs.values():
+                try:
+                    e.close()
+                except Exception:
+                    pass
+            self._envs.clear()
+
+    def __enter__(self) -> EnvPool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _failed(calls: Sequence[dict[str, Any]], code: str) -> list[dict[str, Any]]:
+    return [{**c, "ok": False, "error_code": code} for c in calls]
+
+
+def execute_rollout(calls: Sequence[dict[str, Any]], server: str, seed: int, pool: EnvPool, want_state: bool = False) -> Rollout:
+    """Run parsed calls in order on a fresh session; never raises."""
+    t0 = time.perf_counter()
+    if not calls and not want_state:
+        return Rollout(calls=[])
+    try:
+        session = pool.env(server).session(seed)
+    except Exception as exc:
+        return Rollout(calls=_failed(calls, "server_error"), error=str(exc), env_seconds=time.perf_counter() - t0)
+    out: list[dict[str, Any]] = []
+    error = None
+    deadline = t0 + pool.rollout_timeout_s
+    try:
+        for i, c in enumerate(calls):
+            if c.get("malformed") or not c.get("name") or not isinstance(c.get("arguments"), dict):
+                out.append({**c, "ok": False, "error_code": "malformed_call"})
+                continue
+            if time.perf_counter() > deadline:
+                error = f"rollout timed out after {pool.rollout_timeout_s:.0f}s"
+                out.extend(_failed(calls[i:], "timeout"))
+                break
+            r = session.call(c["name"], c["arguments"])
+            out.append({**c, "ok": bool(r.ok), "error_code": r.error_code})
+        state = session.state_hash() if want_state and error is None else None
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        out.extend(_failed(calls[len(out):], "server_error"))
+        state = None
+    finally:
+        try:
+            session.close()
+        except Exception:
+            pass
+    return Rollout(calls=out, state_hash=state, error=error, env_seconds=time.perf_counter() - t0)
+
+
+def score_completion(
+    text: str,
+    tools: str | Sequence[Mapping[str, Any]],
+    reference: Sequence[Mapping[str, Any]],
+    server: str,
+    seed: int,
+    pool: EnvPool,
+    config: RewardConfig | None = None,
+) -> tuple[RewardBreakdown, Rollout]:
+    """Parse, execute live, score. Never raises on model output or environment failure."""
+    cfg = config or RewardConfig()
+    calls = parse_tool_calls(text)
+    want_state = bool(cfg.w_state)
+    ro = execute_rollout(calls, server, seed, pool, want_state=want_state)
+    state = None
+    if want_state:
+        ref_hash = pool.reference_state_hash(server, seed, reference)
+        state = ro.state_hash is not None and ro.state_hash == ref_hash
+    return score(ro.calls, reference, tool_index(tools), cfg, state_match=state), ro
+
+
+class LiveToolReward:
+    """The GRPO reward function: ``pipeline.reward`` on live outcomes, one fresh session per completion.
+
+    TRL calls it with the completions and the dataset columns ``tools`` (JSON), ``reference`` (JSON, the first
+    user turn's calls), ``server`` and ``env_seed``. Component means go to the trainer's log through
+    ``log_metric`` (``reward/validity`` ...); time spent in environments and in scoring is accumulated for the
+    benchmark.
+    """
+
+    __name__ = "prove_reward"
+
+    def __init__(self, pool: EnvPool, config: RewardConfig | None = None):
+        self.pool = pool
+        self.config = config or RewardConfig()
+        self.env_seconds = 0.0
+        self.total_seconds = 0.0
+        self.calls = 0
+        self.last: list[RewardBreakdown] = []
+        self._ref_cache: dict[str, list[dict[str, Any]]] = {}
+
+    def _ref(self, reference: str | list) -> list[dict[str, Any]]:
+        if not isinstance(reference, str):
+            return reference
+        r = self._ref_cache.get(reference)
+        if r is None:
+            r = self._ref_cache[reference] = json.loads(reference)
+        return r
+
+    def __call__(self, prompts: list, completions: list, tools: list, reference: list, server: list, env_seed: list,
+                 log_metric: Any = None, **_: Any) -> list[float]:
+        t0 = time.perf_counter()
+        out: list[float] = []
+        self.last = []
+        for comp, tl, ref, srv, seed in zip(completions, tools, reference, server, env_seed):
+            text = comp if isinstance(comp, str) else "".join(m.get("content") or "" for m in comp)
+            try:
+                b, ro = score_completion(text, tl, self._ref(ref), srv, int(seed), self.pool, self.config)
+                self.env_seconds += ro.env_seconds
+            except Exception:  # malformed dataset row: score it as a failed rollout, keep training
+                b = RewardBreakdown()
+            self.last.append(b)
+            out.append(float(b.total))
+        self.calls += len(out)
+        self.total_seconds += time.perf_counter() - t0
+        if log_metric is not None and self.last:
+            n = len(self.last)
+            for k in ("validity", "coverage", "efficiency", "name", "args"):
+                log_metric(f"reward/{k}", sum(getattr(b, k) for b in self.last) / n)
+            log_metric("reward/calls_per_rollout", sum(b.n_calls for b in self.last) / n)
+        return out
