@@ -1,0 +1,222 @@
+"""The server kit, checked on the reference server (banking) over every transport.
+
+Sessions are isolated and resettable, the same seed gives the same ids everywhere, bad calls get
+errors that name the problem while the server keeps serving, and the ``python -m servers``
+entry point works with a plain ``mcp.Client`` over stdio and streamable HTTP.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from pipeline.config import ServerConfig
+from pipeline.env import Environment, free_port, wait_for_port
+from servers.kit import SEED_META_KEY, SESSION_META_KEY
+from servers.registry import build
+
+ROOT = Path(__file__).resolve().parents[2]
+TRANSPORTS = ["inprocess", "stdio"]
+
+
+def _env_vars() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+@pytest.fixture(scope="module", params=TRANSPORTS)
+def bank(request: pytest.FixtureRequest):
+    with Environment(ServerConfig.for_builtin("banking", request.param)) as env:
+        yield env
+
+
+@pytest.fixture(scope="module")
+def bank_local():
+    with Environment(ServerConfig.for_builtin("banking", "inprocess")) as env:
+        yield env
+
+
+def _a_funded_account(s) -> dict:
+    accounts = s.call("list_accounts", {"min_balance": 100}).data["accounts"]
+    return next(a for a in accounts if a["status"] == "active")
+
+
+# --------------------------------------------------------------------------- sessions
+def test_concurrent_sessions_do_not_see_each_others_writes(bank: Environment) -> None:
+    a, b = bank.session(0), bank.session(0)
+    try:
+        acc = _a_funded_account(a)
+        aid, start = acc["account_id"], acc["balance"]
+        # interleaved writes on the same account in two live sessions
+        ra = a.call("deposit", {"account_id": aid, "amount": 50})
+        assert ra.ok, ra.error
+        assert b.call("get_balance", {"account_id": aid}).data["balance"] == start
+        rb = b.call("deposit", {"account_id": aid, "amount": 7.25})
+        assert rb.ok, rb.error
+        assert a.call("get_balance", {"account_id": aid}).data["balance"] == round(start + 50, 2)
+        assert b.call("get_balance", {"account_id": aid}).data["balance"] == round(start + 7.25, 2)
+        # each session numbers its own new entities from the seed's counters
+        assert ra.data["transaction_id"] == rb.data["transaction_id"]
+        new_a = a.call("open_account", {"customer_id": acc["customer_id"], "account_type": "savings"}).data["account_id"]
+        assert b.call("get_account", {"account_id": new_a}).error_code == "not_found"
+        assert a.state_hash() != b.state_hash()
+    finally:
+        a.close()
+        b.close()
+
+
+def test_truly_concurrent_calls_stay_isolated() -> None:
+    """Many sessions writing at the same time on one in-process server (one event loop, interleaved)."""
+    srv = build("banking")
+
+    async def main() -> dict[str, float]:
+        out: dict[str, float] = {}
+        async with Client(srv) as client:
+            async def session(i: int) -> None:
+                meta = {SESSION_META_KEY: f"s{i}", SEED_META_KEY: 0}
+                for _ in range(i + 1):
+                    r = await client.call_tool("deposit", {"account_id": "ACC-0001", "amount": 10}, meta=meta)
+                    assert not r.is_error, r.content
+                r = await client.call_tool("get_balance", {"account_id": "ACC-0001"}, meta=meta)
+                out[f"s{i}"] = r.structured_content["balance"]
+
+            async with anyio.create_task_group() as tg:
+                for i in range(6):
+                    tg.start_soon(session, i)
+            r = await client.call_tool("get_balance", {"account_id": "ACC-0001"}, meta={SESSION_META_KEY: "untouched", SEED_META_KEY: 0})
+            out["untouched"] = r.structured_content["balance"]
+        return out
+
+    got = anyio.run(main)
+    base = got["untouched"]
+    for i in range(6):
+        assert got[f"s{i}"] == round(base + 10 * (i + 1), 2), got
+
+
+def test_reset_restores_seeded_balances(bank: Environment) -> None:
+    s = bank.session(0)
+    try:
+        before = {a["account_id"]: a["balance"] for a in s.call("list_accounts", {}).data["accounts"]}
+        h0 = s.state_hash()
+        acc = _a_funded_account(s)
+        assert s.call("deposit", {"account_id": acc["account_id"], "amount": 123.45}).ok
+        assert s.call("open_account", {"customer_id": acc["customer_id"], "account_type": "credit", "initial_deposit": 5}).ok
+        assert s.call("freeze_account", {"account_id": acc["account_id"], "reason": "travel"}).ok
+        assert s.state_hash() != h0
+        s.reset()
+        after = {a["account_id"]: a["balance"] for a in s.call("list_accounts", {}).data["accounts"]}
+        assert after == before
+        assert s.call("get_account", {"account_id": acc["account_id"]}).data["status"] == acc["status"]
+        assert s.state_hash() == h0
+    finally:
+        s.close()
+
+
+def test_same_seed_same_ids_over_stdio_and_inprocess(bank_local: Environment) -> None:
+    def script(env: Environment, seed: int) -> list:
+        s = env.session(seed)
+        try:
+            acc = _a_funded_account(s)
+            opened = s.call("open_account", {"customer_id": acc["customer_id"], "account_type": "savings", "initial_deposit": 20}).data
+            dep = s.call("deposit", {"account_id": opened["account_id"], "amount": 5}).data
+            payee = s.call("add_payee", {"customer_id": acc["customer_id"], "name": "Water Co", "account_number": "1234567890"}).data
+            return [acc["account_id"], opened["account_id"], dep["transaction_id"], payee["payee_id"], s.state_hash()]
+        finally:
+            s.close()
+
+    with Environment(ServerConfig.for_builtin("banking", "stdio")) as remote:
+        local7, remote7 = script(bank_local, 7), script(remote, 7)
+        assert local7 == remote7
+        assert local7[1].startswith("ACC-") and local7[2].startswith("TXN-") and local7[3].startswith("PAY-")
+        # a different seed is a different world
+        assert script(bank_local, 8)[-1] != local7[-1]
+
+
+# --------------------------------------------------------------------------- bad calls
+def test_bad_calls_name_the_problem_and_the_server_keeps_serving(bank: Environment) -> None:
+    s = bank.session(0)
+    try:
+        r = s.call("get_acount", {"account_id": "ACC-0001"})
+        assert not r.ok and r.error_code == "unknown_tool" and "get_acount" in r.error
+        assert s.call("get_account", {"account_id": "ACC-0001"}).ok
+
+        r = s.call("get_account", {})
+        assert not r.ok and r.error_code == "invalid_arguments"
+        assert "account_id" in r.error and "required" in r.error.lower()
+        assert s.call("get_balance", {"account_id": "ACC-0001"}).ok
+
+        r = s.call("deposit", {"account_id": "ACC-0001", "amount": "lots"})
+        assert not r.ok and r.error_code == "invalid_arguments"
+        assert "amount" in r.error and "number" in r.error.lower()
+        r = s.call("get_account", {"account_id": 17})
+        assert not r.ok and r.error_code == "invalid_arguments" and "account_id" in r.error and "string" in r.error
+        assert s.call("list_customers", {}).ok
+
+        r = s.call("withdraw", {"account_id": "ACC-0001", "amount": 10, "pin": "12ab"})  # violates the pattern
+        assert not r.ok and r.error_code == "invalid_arguments" and "pin" in r.error
+        r = s.call("get_account", {"account_id": "ACC-9999"})
+        assert not r.ok and r.error_code == "not_found" and "ACC-9999" in r.error
+        assert s.call("get_account", {"account_id": "ACC-0001"}).ok
+    finally:
+        s.close()
+
+
+# --------------------------------------------------------------------------- entry point
+def test_python_m_servers_stdio_with_a_plain_client() -> None:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "servers", "banking", "--transport", "stdio"],
+                                   env=_env_vars(), cwd=str(ROOT))
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            await session()
+
+    async def session() -> None:
+        async with Client(params, read_timeout_seconds=30) as client:
+            tools = (await client.list_tools()).tools
+            names = {t.name for t in tools}
+            assert len(names) == 17 and "get_account" in names
+            assert not any(n.startswith("prove_admin_") for n in names)
+            r = await client.call_tool("get_account", {"account_id": "ACC-0001"})  # no _meta: the default session
+            assert not r.is_error, r.content
+            assert r.structured_content["account_id"] == "ACC-0001"
+
+    anyio.run(main)
+
+
+def test_python_m_servers_streamable_http_with_a_plain_client() -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "servers", "banking", "--transport", "http", "--port", str(port)],
+        cwd=str(ROOT), env=_env_vars(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, timeout=30, proc=proc)
+
+        async def main() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=30) as client:
+                names = {t.name for t in (await client.list_tools()).tools}
+                assert len(names) == 17 and "transfer" in names
+                r = await client.call_tool("get_balance", {"account_id": "ACC-0001"})
+                assert not r.is_error, r.content
+                assert r.structured_content["account_id"] == "ACC-0001"
+                meta = {SESSION_META_KEY: "http-a", SEED_META_KEY: 0}
+                r = await client.call_tool("deposit", {"account_id": "ACC-0001", "amount": 1}, meta=meta)
+                assert not r.is_error, r.content
+                r2 = await client.call_tool("get_balance", {"account_id": "ACC-0001"})
+                assert r2.structured_content["balance"] != r.structured_content["balance_after"]  # default session untouched
+
+        anyio.run(main)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
