@@ -76,11 +76,21 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
     for c in convs:
         rng = random.Random(f"aug:{seed}:{c.conversation_id}")
         if c.conversation_id in pick_d:
-            others = [t for s, ts in pool.items() if s not in c.servers for t in ts]
+            # never a name already offered (servers share names: list_customers, get_order, ...), never the tool a
+            # no-call example is about (the hidden tool of a missing-function variant, the other server's tool of an
+            # abstention), and never two tools of one name
+            own = {t.name for t in c.tools} | {a.split(":", 1)[1] for a in c.augmentations
+                                               if a.startswith(("missing_function:", "abstention:"))}
+            others = [t for s, ts in pool.items() if s not in c.servers for t in ts if t.name not in own]
             if others:
-                k = min(len(others), rng.randint(cfg.distractor_min, cfg.distractor_max))
-                own = {t.name for t in c.tools}
-                extra = [t for t in rng.sample(others, k) if t.name not in own]
+                k = min(len({t.name for t in others}), rng.randint(cfg.distractor_min, cfg.distractor_max))
+                extra, names = [], set()
+                for t in rng.sample(others, len(others)):
+                    if len(extra) == k:
+                        break
+                    if t.name not in names:
+                        names.add(t.name)
+                        extra.append(t)
                 tools = list(c.tools) + extra
                 rng.shuffle(tools)
                 c.tools = tools
@@ -110,7 +120,7 @@ def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed
             {"role": "assistant", "content": NO_TOOL_REPLY.format(extra=f"I can only work with the {server.replace('_', ' ')} service here.")}]
     cid = "abs-" + stable_hash([server, q, other.name, seed, rng.random()], 14)
     return Conversation(conversation_id=cid, kind="abstention", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
-                        messages=msgs, tools=tools, reference=[[]], augmentations=["abstention"])
+                        messages=msgs, tools=tools, reference=[[]], augmentations=[f"abstention:{other.name}"])
 
 
 def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversation | None:
@@ -139,8 +149,10 @@ def import_abstention_file(path: str | Path, default_server: str = "external") -
     """Read a When2Call- or xLAM-irrelevance-style JSONL file (no download): examples with no reference call.
 
     Accepted fields per line: ``question`` or ``query`` (the request); ``tools`` (a list or a JSON
-    string of OpenAI-style or bare function schemas); optional ``answers``/``correct_answer``
-    (must mean "no call" — lines with a non-empty tool-call answer are skipped)."""
+    string of OpenAI-style or bare function schemas); optional ``correct_answer`` (When2Call: a line
+    whose correct answer is ``tool_call`` is skipped; for the others the assistant turn is
+    ``answers[correct_answer]`` where given) or ``answers`` as a list of calls (xLAM: a line with a
+    non-empty list is skipped). A malformed line raises ``ValueError`` naming the file and line."""
     out = []
     p = Path(path)
     for n, line in enumerate(p.read_text().splitlines(), 1):
@@ -150,29 +162,42 @@ def import_abstention_file(path: str | Path, default_server: str = "external") -
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{p}:{n}: not JSON: {exc}") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{p}:{n}: expected a JSON object, got {type(row).__name__}")
         q = row.get("question") or row.get("query")
         if not isinstance(q, str) or not q.strip():
             raise ValueError(f"{p}:{n}: needs a 'question' or 'query' string")
+        correct = row.get("correct_answer")
         answers = row.get("answers", "[]")
-        if isinstance(answers, str):
-            try:
-                answers = json.loads(answers)
-            except json.JSONDecodeError:
-                answers = []
-        if answers:
-            continue
-        raw_tools = row.get("tools", [])
-        if isinstance(raw_tools, str):
-            raw_tools = json.loads(raw_tools)
-        tools = []
-        for t in raw_tools:
-            if isinstance(t, str):
-                t = json.loads(t)
-            fn = t.get("function", t)
-            tools.append(ToolSpec(name=fn["name"], server=default_server, description=fn.get("description", ""),
-                                  input_schema=fn.get("parameters") or {"type": "object", "properties": {}}))
+        reply = NO_TOOL_REPLY.format(extra="").strip()
+        if correct is not None:  # When2Call: answers is {category: candidate answer}, correct_answer names the right one
+            if correct == "tool_call":
+                continue
+            if isinstance(answers, dict) and isinstance(answers.get(correct), str) and answers[correct].strip():
+                reply = answers[correct]
+        else:  # xLAM irrelevance: answers is the list of ground-truth calls, empty for "no call"
+            if isinstance(answers, str):
+                try:
+                    answers = json.loads(answers)
+                except json.JSONDecodeError:
+                    answers = []
+            if answers:
+                continue
+        try:
+            raw_tools = row.get("tools", [])
+            if isinstance(raw_tools, str):
+                raw_tools = json.loads(raw_tools)
+            tools = []
+            for t in raw_tools:
+                if isinstance(t, str):
+                    t = json.loads(t)
+                fn = t.get("function", t)
+                tools.append(ToolSpec(name=fn["name"], server=default_server, description=fn.get("description", ""),
+                                      input_schema=fn.get("parameters") or {"type": "object", "properties": {}}))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{p}:{n}: malformed 'tools': {type(exc).__name__}: {exc}") from None
         src = "when2call" if "question" in row else "xlam_irrelevance"
-        msgs = [{"role": "user", "content": q}, {"role": "assistant", "content": NO_TOOL_REPLY.format(extra="")}]
+        msgs = [{"role": "user", "content": q}, {"role": "assistant", "content": reply}]
         cid = f"imp-{src}-" + stable_hash([str(p.name), n, q], 12)
         out.append(Conversation(conversation_id=cid, kind="abstention", server=default_server, servers=[default_server], seed=0,
                                 snapshot_id=f"import:{p.name}", messages=msgs, tools=tools, reference=[[]],

@@ -94,6 +94,9 @@ class ServerConfig(BaseModel):
     def resolved_headers(self) -> dict[str, str]:
         return {k: _expand(v, f"server {self.name!r} header {k}") for k, v in self.headers.items()}
 
+    def resolved_secrets(self) -> dict[str, str]:
+        return {k: _expand(v, f"server {self.name!r} secret {k}") for k, v in self.secrets.items()}
+
     def public(self) -> dict[str, Any]:
         """The config as it may be written to manifests: secrets stay as ``${VAR}`` references."""
         return self.model_dump(mode="json")

@@ -5,13 +5,17 @@ consecutive pair of names (order-aware); optionally the argument values too. Con
 visited in a stable order (by id) and one is dropped when an earlier kept one is a duplicate.
 LSH only proposes candidates: every candidate pair is confirmed with the exact Jaccard, so no
 pair under the threshold is ever removed, and recall is measured against exact pairwise Jaccard
-on a sample.
+on a sample. LSH alone misses some pairs at the threshold (the shingle sets are small), so
+candidates also come from an exact prefix-filter index: any two sets with Jaccard >= t share a
+token among the first ``|s| - ceil(t*|s|) + 1`` of their sorted tokens. The kept set therefore
+never holds a pair at or above the threshold.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
 from typing import Any
 
@@ -40,16 +44,27 @@ def _minhash(sh: set[str], num_perm: int) -> MinHash:
     return m
 
 
+def _prefix(sh: set[str], threshold: float) -> list[str]:
+    """Tokens any set with Jaccard >= threshold against ``sh`` must share (sorted-order prefix filter)."""
+    if not sh:
+        return [""]  # empty sets are duplicates of each other (jaccard 1.0)
+    toks = sorted(sh)
+    return toks[: len(toks) - math.ceil(threshold * len(toks) - 1e-9) + 1]
+
+
 def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str], dict[str, tuple[str, float]]]:
     """Returns (kept ids in stable order, dropped id -> (kept duplicate id, jaccard))."""
     lsh = MinHashLSH(threshold=cfg.threshold * 0.85, num_perm=cfg.num_perm)
+    index: dict[str, list[str]] = {}  # prefix token -> kept ids (exact candidates LSH may miss)
     kept: list[str] = []
     sets: dict[str, set[str]] = {}
     dropped: dict[str, tuple[str, float]] = {}
     for cid, sh in sorted(items, key=lambda x: x[0]):
         m = _minhash(sh, cfg.num_perm)
+        prefix = _prefix(sh, cfg.threshold)
+        cands = set(lsh.query(m)) | {k for tok in prefix for k in index.get(tok, ())}
         dup = None
-        for cand in lsh.query(m):
+        for cand in sorted(cands):
             j = jaccard(sh, sets[cand])
             if j >= cfg.threshold and (dup is None or j > dup[1]):
                 dup = (cand, j)
@@ -57,6 +72,8 @@ def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str
             dropped[cid] = dup
             continue
         lsh.insert(cid, m)
+        for tok in prefix:
+            index.setdefault(tok, []).append(cid)
         sets[cid] = sh
         kept.append(cid)
     return kept, dropped

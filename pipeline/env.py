@@ -42,6 +42,10 @@ ADMIN_PREFIX = "prove_admin_"
 _CODE_RE = re.compile(r"^(?:Error executing tool [^:]+: )?([a-z][a-z_]+): (.*)$", re.S)
 
 
+class _Closing(Exception):
+    """Raised into the portal on close so that leftover tasks are cancelled."""
+
+
 class EnvironmentError_(RuntimeError):
     """The server could not be reached, crashed or hung (not a tool error)."""
 
@@ -194,6 +198,8 @@ class Session:
             self._tmp = tempfile.mkdtemp(prefix=f"prove-{env.config.name}-")
             self._own = _Connection(env.portal, env.config, workdir=self._tmp)
         self.calls = 0
+        if env.config.isolation == "none" and env.config.reset_tool:
+            self.reset()  # a shared world: start every session from the server's reset state
 
     @property
     def _conn(self) -> _Connection:
@@ -249,6 +255,11 @@ class Session:
         return None
 
     def close(self) -> None:
+        if self.env.config.isolation == "none" and self.env.config.reset_tool:
+            try:
+                self.reset()  # leave nothing of this session behind
+            except Exception:
+                pass
         if self.env.config.isolation == "meta":
             try:
                 self._conn.call(ADMIN_PREFIX + "close", {}, self._meta)
@@ -312,7 +323,11 @@ class Environment:
                 shutil.rmtree(wd, ignore_errors=True)
         if self._portal_cm is not None:
             try:
-                self._portal_cm.__exit__(None, None, None)
+                # passing an exception makes the portal cancel tasks that a crashed or hung
+                # server's connection left behind, instead of waiting for them forever
+                self._portal_cm.__exit__(_Closing, _Closing("environment closed"), None)
+            except _Closing:
+                pass
             finally:
                 self._portal_cm = None  # type: ignore[assignment]
 

@@ -61,11 +61,14 @@ def scalar_fields(data: Any, out: dict[str, list[Any]], limit: int) -> None:
             scalar_fields(item, out, limit)
 
 
-def _supported(record: dict[str, Any], kind: str, cfg: ProbeConfig) -> bool:
+def _supported(record: dict[str, Any], kind: str, cfg: ProbeConfig, entity_id: str = "") -> bool:
     status = record.get("status")
     if isinstance(status, str) and status.lower() in cfg.exclude_status:
         return False
-    for field, minimum in (cfg.support.get(kind) or {}).items():
+    # support rules are keyed by entity kind: the id field's name ("account") or the id prefix ("acc")
+    keys = {kind, entity_kind(entity_id)} if entity_id else {kind}
+    rules = [cfg.support[k] for k in keys if k in cfg.support]
+    for field, minimum in (f for rule in rules for f in rule.items()):
         v = record.get(field)
         if isinstance(v, (int, float)) and v < minimum:
             return False
@@ -140,7 +143,7 @@ def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: 
             continue
         record(t, args)
 
-    supported = {eid: rec for eid, rec in entities.items() if _supported(rec, kinds[eid], cfg)}
+    supported = {eid: rec for eid, rec in entities.items() if _supported(rec, kinds[eid], cfg, eid)}
     # values of id fields keep only supported entities
     dropped = set(entities) - set(supported)
     for k, vals in values.items():

@@ -111,7 +111,9 @@ def _corrupt(tool: ToolSpec, args: dict[str, Any], rng: random.Random) -> tuple[
         del bad[p]
         return bad, f"missing {p}"
     v = args[p]
-    bad[p] = str(v) if not isinstance(v, str) else 12345
+    # a value no lax validator coerces back: str(25.0) == "25.0" would be accepted as a number and the
+    # "wrong" attempt would run (a double deposit outside the reference)
+    bad[p] = 12345 if isinstance(v, str) else f"{v} (as text)"
     return bad, f"wrong type for {p}"
 
 

@@ -62,9 +62,14 @@ def stage_snapshot(cfg: BuildConfig, server: str, env: Environment | None = None
     own = env is None
     env = env or open_env(cfg, server)
     try:
+        from pipeline.serverfile import usable_tools
+
         sc = cfg.server_config(server)
+        tools, excluded = usable_tools(sc, env.tools())
         with env.session(env_seed(cfg, server)) as s:
-            return probe(s, env.tools(), cfg.probe, allowlist=sc.probe_allowlist, config_secrets=sc.secrets or None)
+            snap = probe(s, tools, cfg.probe, allowlist=sc.probe_allowlist, config_secrets=sc.resolved_secrets() or None)
+        snap.skipped_tools.update(excluded)
+        return snap
     finally:
         if own:
             env.close()
@@ -266,7 +271,8 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
     for i in range(n_abs):
         s = servers[i % len(servers)]
         snap = snapshots[s]
-        others = [t for o in servers if o != s for t in snapshots[o].tools]
+        own = {t.name for t in snap.tools}
+        others = [t for o in servers if o != s for t in snapshots[o].tools if t.name not in own]  # a same-named tool would apply
         if not others:
             break
         extra.append(abstention_example(s, snap.tools, rng.choice(others), snap.seed, rng, snap.snapshot_id))

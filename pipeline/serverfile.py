@@ -1,0 +1,115 @@
+"""Registering servers in a file: built-in by name, stdio by command, streamable HTTP by URL.
+
+```yaml
+servers:
+  - name: banking                      # built-in
+  - name: notes                        # a stdio server: a fresh process + temp dir per session
+    kind: stdio
+    command: python
+    args: [notes_server.py]
+    cwd: /opt/notes
+    env: {NOTES_TOKEN: "${NOTES_TOKEN}"}
+  - name: tickets                      # streamable HTTP, reset between sessions by a tool
+    kind: http
+    url: http://127.0.0.1:9000/mcp
+    headers: {Authorization: "Bearer ${TICKETS_TOKEN}"}
+    reset_tool: reset_all
+```
+Secrets are written as ``${VAR}`` and read from the environment when connecting, never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from pipeline.config import GraphConfig, ProbeConfig, ServerConfig
+
+
+class ServersFile(BaseModel):
+    model_config = {"extra": "forbid"}
+    servers: list[ServerConfig]
+
+
+class ConfigFileError(ValueError):
+    pass
+
+
+def load_servers_file(path: str | Path) -> list[ServerConfig]:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise ConfigFileError(f"{p}: cannot read: {exc.strerror}") from None
+    try:
+        data: Any = tomllib.loads(text) if p.suffix == ".toml" else yaml.safe_load(text)
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise ConfigFileError(f"{p}: not valid {'TOML' if p.suffix == '.toml' else 'YAML'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigFileError(f"{p}: expected a mapping with a 'servers' list at the top level")
+    try:
+        parsed = ServersFile.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = ".".join(str(x) if not isinstance(x, int) else f"[{x}]" for x in err["loc"]).replace(".[", "[")
+            lines.append(f"  {loc}: {err['msg']}")
+        raise ConfigFileError(f"{p}: invalid server configuration:\n" + "\n".join(lines)) from None
+    names = [s.name for s in parsed.servers]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ConfigFileError(f"{p}: server names must be unique, repeated: {dup}")
+    return parsed.servers
+
+
+def usable_tools(cfg: ServerConfig, tools: list[Any]) -> tuple[list[Any], dict[str, str]]:
+    """Tools the pipeline may chain. Writes need isolation: without it only read-only tools are used."""
+    if cfg.isolation == "none" and not cfg.reset_tool:
+        keep = [t for t in tools if t.read_only]
+        return keep, {t.name: "writes state but the server has no isolation or reset_tool" for t in tools if not t.read_only}
+    hidden = {cfg.reset_tool, cfg.state_tool} - {None}
+    return [t for t in tools if t.name not in hidden], {n: "the server's reset/state tool" for n in hidden}
+
+
+def check_server(cfg: ServerConfig, seed: int = 0) -> dict[str, Any]:
+    """What prove finds on one configured server: tools, read-only tools, edges, isolation, problems."""
+    from pipeline.env import Environment
+    from pipeline.graph import discover
+    from pipeline.probe import probe
+
+    report: dict[str, Any] = {"name": cfg.name, "kind": cfg.kind, "isolation": cfg.isolation, "problems": []}
+    try:
+        with Environment(cfg) as env:
+            tools = env.tools()
+            usable, excluded = usable_tools(cfg, tools)
+            report["tools"] = [t.name for t in tools]
+            report["read_only_tools"] = [t.name for t in tools if t.read_only]
+            report["excluded_tools"] = excluded
+            unannotated = [t.name for t in tools if not t.annotated]
+            if unannotated:
+                report["problems"].append(f"tools without a readOnlyHint annotation (never probed unless allow-listed): {unannotated}")
+            no_schema = [t.name for t in tools if not t.output_schema]
+            if no_schema:
+                report["problems"].append(f"tools without an output schema (results parsed as JSON/text where possible): {no_schema}")
+            with env.session(seed) as s:
+                snap = probe(s, usable, ProbeConfig(), allowlist=cfg.probe_allowlist)
+            report["entities"] = len(snap.entities)
+            for c in snap.probe_calls:
+                if not c["ok"]:
+                    report["problems"].append(f"probe call {c['name']} failed: {c['error_code']}")
+            graph = discover(env, snap, GraphConfig(), seed)
+            confirmed = [e for e in graph.edges if e.confirmed]
+            report["edges"] = [f"{e.src} -> {e.dst} ({e.kind})" for e in confirmed]
+            report["unchainable"] = graph.unchainable
+    except Exception as exc:
+        report["problems"].append(f"could not use the server: {type(exc).__name__}: {exc}")
+    return report
+
+
+def dumps_report(reports: list[dict[str, Any]]) -> str:
+    return json.dumps(reports, indent=2, default=str)

@@ -1,0 +1,80 @@
+"""Chains: 2-5 steps along confirmed edges, every later step depending on an earlier one."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pipeline.chains import coverage, extract_chains
+from pipeline.config import ChainConfig
+from pipeline.graph import to_networkx
+from pipeline.values import output_fields
+
+SEED = 7
+
+
+def test_chain_lengths_stay_within_two_and_five(chains):
+    assert len(chains) == 40
+    lengths = Counter(len(c.steps) for c in chains)
+    assert set(lengths) <= {2, 3, 4, 5}
+    assert len(lengths) >= 2  # not all one length
+
+
+def test_configured_length_bounds_are_honoured(graph, snapshot):
+    cs = extract_chains(graph, snapshot, 15, ChainConfig(min_len=3, max_len=3), seed=SEED)
+    assert cs and all(len(c.steps) == 3 for c in cs)
+
+
+def test_every_later_step_depends_on_an_earlier_step_through_a_confirmed_edge(chains, graph):
+    G = to_networkx(graph)
+    for c in chains:
+        assert c.steps[0].depends_on == []
+        for k, step in enumerate(c.steps[1:], 1):
+            assert step.depends_on, f"{c.chain_id} step {k} ({step.name}) depends on nothing"
+            for d in step.depends_on:
+                assert 0 <= d < k
+                assert G.has_edge(c.steps[d].name, step.name)
+
+
+def test_a_chain_never_repeats_a_tool(chains):
+    for c in chains:
+        assert len(set(c.names)) == len(c.names)
+
+
+def test_step_sourced_arguments_name_an_earlier_steps_output_field(chains, tools_by_name):
+    n_step_args = 0
+    for c in chains:
+        for k, step in enumerate(c.steps):
+            tool = tools_by_name[step.name]
+            assert set(tool.required) <= set(step.args), "every required input has a source"
+            for p, src in step.args.items():
+                if src.kind == "step":
+                    n_step_args += 1
+                    assert src.step is not None and 0 <= src.step < k
+                    assert src.step in step.depends_on
+                    assert src.field in output_fields(tools_by_name[c.steps[src.step].name].output_schema)
+    assert n_step_args > 0
+
+
+def test_chains_carry_lineage(chains, graph, snapshot):
+    for c in chains:
+        assert c.graph_id == graph.graph_id and c.snapshot_id == snapshot.snapshot_id and c.seed == snapshot.seed
+    assert len({c.chain_id for c in chains}) == len(chains)
+
+
+def test_extraction_is_deterministic_for_a_seed(graph, snapshot, chains):
+    again = extract_chains(graph, snapshot, 40, ChainConfig(), seed=SEED)
+    assert [c.chain_id for c in again] == [c.chain_id for c in chains]
+
+
+def test_coverage_reports_the_share_of_tools_used(chains, snapshot):
+    names = [t.name for t in snapshot.tools]
+    used = {s.name for c in chains for s in c.steps}
+    assert coverage(chains, names) == len(used & set(names)) / len(names)
+    assert coverage(chains, names) >= 0.6  # least-used preference spreads chains over the tools
+    assert coverage([], names) == 0.0
+    assert coverage(chains[:1], names) < coverage(chains, names)
+
+
+def test_a_graph_without_confirmed_edges_gives_no_chains(graph, snapshot):
+    unconfirmed = graph.model_copy(update={"edges": [e.model_copy(update={"confirmed": False}) for e in graph.edges]})
+    assert extract_chains(unconfirmed, snapshot, 5, ChainConfig(), seed=SEED) == []

@@ -1,0 +1,105 @@
+"""The versioned corpus: Parquet splits, rejections and a manifest; immutable versions."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+import polars as pl
+import pytest
+
+from pipeline.augment import irrelevance_example
+from pipeline.config import BuildConfig
+from pipeline.corpus import list_versions, read_examples, resolve_version, split_of, write_corpus
+from pipeline.records import rejection
+
+CONTRACT = ["example_id", "kind", "servers", "env_seed", "messages", "tools", "reference", "augmentations", "split",
+            "chain_id", "snapshot_id"]
+
+
+@pytest.fixture()
+def cfg(tmp_path):
+    return BuildConfig(examples=10, servers=["banking"], data_dir=str(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def examples(conversations, banking_tools, snapshot):
+    irr = irrelevance_example("banking", banking_tools, 7, random.Random(1), snapshot.snapshot_id)
+    return [c.model_copy(deep=True) for c in conversations[:10]] + [irr]
+
+
+@pytest.fixture(scope="module")
+def rejections():
+    return [rejection("replay", "error_rate", "60% of calls failed", "banking", {"conversation_id": "conv-x"}),
+            rejection("dedup", "near_duplicate", "Jaccard 1.00", "banking", {"conversation_id": "conv-y"})]
+
+
+def _snapshot_files(path):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.iterdir())}
+
+
+def test_write_corpus_creates_a_version_with_splits_rejections_and_manifest(cfg, examples, rejections):
+    path = write_corpus(cfg, examples, rejections, tools_by_server={"banking": [t.name for t in examples[0].tools]})
+    assert path.parent.name == "corpus" and path.name.startswith("v")
+    for f in ("train.parquet", "eval.parquet", "rejections.parquet", "manifest.json"):
+        assert (path / f).is_file()
+    m = json.loads((path / "manifest.json").read_text())
+    assert m["version"] == path.name
+    assert m["counts"]["examples"] == len(examples) == m["counts"]["train.parquet"] + m["counts"]["eval.parquet"]
+    assert m["counts"]["rejections"] == 2
+    assert m["composition"]["by_kind"] == {"multi_turn": 10, "irrelevance": 1}
+    assert m["rejections"]["by_reason"] == {"error_rate": 1, "near_duplicate": 1}
+    for f in ("train.parquet", "eval.parquet", "rejections.parquet"):
+        assert m["files"][f] == hashlib.sha256((path / f).read_bytes()).hexdigest()
+    assert m["config"]["servers"] == ["banking"] and m["content_hash"]
+    assert m["tool_coverage"]["banking"]["covered"] >= 2
+
+
+def test_corpus_rows_hold_the_contract_columns(cfg, examples, rejections):
+    path = write_corpus(cfg, examples, rejections)
+    df = read_examples(path)
+    assert set(CONTRACT) <= set(df.columns)
+    assert df.height == len(examples) and df["example_id"].n_unique() == df.height
+    mt = df.filter(pl.col("kind") == "multi_turn")
+    for row in mt.iter_rows(named=True):
+        assert row["servers"] == ["banking"] and row["env_seed"] == 7 and row["chain_id"] and row["snapshot_id"]
+        msgs, tools, ref = json.loads(row["messages"]), json.loads(row["tools"]), json.loads(row["reference"])
+        assert msgs[0]["role"] == "system" and tools[0]["type"] == "function" and any(ref)
+        assert row["split"] == split_of(row["example_id"], cfg.corpus.eval_fraction)
+    irr = df.filter(pl.col("kind") == "irrelevance").row(0, named=True)
+    assert json.loads(irr["reference"]) == [[]] and irr["augmentations"] == ["irrelevance"]
+    rej = pl.read_parquet(path / "rejections.parquet")
+    assert set(rej["reason"].to_list()) == {"error_rate", "near_duplicate"}
+    assert json.loads(rej.filter(pl.col("reason") == "error_rate")["upstream"][0]) == {"conversation_id": "conv-x"}
+
+
+def test_a_second_write_is_a_new_version_and_the_first_stays_unchanged(cfg, examples, rejections):
+    first = write_corpus(cfg, examples, rejections)
+    before = _snapshot_files(first)
+    second = write_corpus(cfg, examples[:5], rejections[:1])
+    assert second != first and second.parent == first.parent
+    assert _snapshot_files(first) == before
+    assert read_examples(first).height == len(examples) and read_examples(second).height == 5
+    assert [v["version"] for v in list_versions(cfg.data_dir)] == sorted([first.name, second.name])
+    assert resolve_version(cfg.data_dir, "latest") == max(first, second)
+    assert resolve_version(cfg.data_dir, first.name) == first
+
+
+def test_readers_ignore_a_half_written_staging_directory(cfg, examples, rejections):
+    path = write_corpus(cfg, examples, rejections)
+    (path.parent / ".staging-crashed").mkdir()
+    (path.parent / ".staging-crashed" / "train.parquet").write_bytes(b"partial")
+    assert [v["version"] for v in list_versions(cfg.data_dir)] == [path.name]
+
+
+def test_no_version_means_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="prove build"):
+        resolve_version(tmp_path, None)
+
+
+def test_split_is_a_stable_function_of_the_example_id():
+    ids = [f"ex-{i}" for i in range(400)]
+    splits = [split_of(i, 0.1) for i in ids]
+    assert splits == [split_of(i, 0.1) for i in ids]
+    assert 20 <= splits.count("eval") <= 60

@@ -1,0 +1,130 @@
+"""The environment client: typed tool errors, session isolation, reset, state hashes."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.env import ADMIN_PREFIX, classify_error
+
+SEED = 7
+
+
+def _active_account(s, min_balance: float = 1.0) -> dict:
+    accs = s.call("list_accounts", {"min_balance": min_balance}).data["accounts"]
+    return next(a for a in accs if a["status"] == "active")
+
+
+def _pin_of(s, customer_id: str) -> str:
+    return s.state()["customers"][customer_id]["pin"]
+
+
+@pytest.fixture()
+def session(banking_env):
+    s = banking_env.session(SEED)
+    yield s
+    s.close()
+
+
+def test_unknown_tool_is_named_and_the_session_keeps_working(session):
+    r = session.call("get_acount", {"account_id": "ACC-0001"})
+    assert not r.ok and r.error_code == "unknown_tool" and "get_acount" in r.error
+    assert session.call("get_balance", {"account_id": "ACC-0001"}).ok
+
+
+def test_missing_or_mistyped_argument_is_invalid_arguments(session):
+    r = session.call("get_balance", {})
+    assert not r.ok and r.error_code == "invalid_arguments" and "account_id" in r.error
+    r = session.call("get_balance", {"account_id": 5})
+    assert not r.ok and r.error_code == "invalid_arguments" and "account_id" in r.error
+    assert session.call("list_customers", {}).ok
+
+
+@pytest.mark.parametrize("bad", [["ACC-0001"], "ACC-0001", 3, None])
+def test_non_dict_arguments_are_invalid_arguments_and_never_reach_the_server(session, bad):
+    before = session.state_hash()
+    r = session.call("deposit", bad)
+    assert not r.ok and r.error_code == "invalid_arguments" and "JSON object" in r.error
+    assert session.state_hash() == before
+    assert session.call("list_accounts", {}).ok
+
+
+def test_wrong_pin_is_permission_denied_and_moves_no_money(session):
+    acc = _active_account(session)
+    pin = _pin_of(session, acc["customer_id"])
+    wrong = "0000" if pin != "0000" else "1111"
+    r = session.call("withdraw", {"account_id": acc["account_id"], "amount": 1.0, "pin": wrong})
+    assert not r.ok and r.error_code == "permission_denied"
+    assert session.call("get_balance", {"account_id": acc["account_id"]}).data["balance"] == acc["balance"]
+
+
+def test_insufficient_funds_and_double_freeze_are_state_conflicts(session):
+    acc = _active_account(session)
+    pin = _pin_of(session, acc["customer_id"])
+    r = session.call("withdraw", {"account_id": acc["account_id"], "amount": acc["balance"] + 1000, "pin": pin})
+    assert not r.ok and r.error_code == "state_conflict" and "insufficient funds" in r.error
+    assert session.call("freeze_account", {"account_id": acc["account_id"], "reason": "travel"}).ok
+    r = session.call("freeze_account", {"account_id": acc["account_id"], "reason": "travel"})
+    assert not r.ok and r.error_code == "state_conflict" and "already frozen" in r.error
+    assert session.call("unfreeze_account", {"account_id": acc["account_id"], "pin": pin}).ok
+
+
+def test_unknown_entity_is_not_found_naming_the_id(session):
+    r = session.call("get_account", {"account_id": "ACC-9999"})
+    assert not r.ok and r.error_code == "not_found" and "ACC-9999" in r.error
+    assert session.call("get_account", {"account_id": "ACC-0001"}).ok
+
+
+def test_error_result_is_readable_tool_content_with_the_code(session):
+    r = session.call("get_account", {"account_id": "ACC-9999"})
+    content = r.as_tool_content()
+    assert '"not_found"' in content and "ACC-9999" in content
+
+
+def test_two_sessions_of_one_seed_are_isolated(banking_env):
+    with banking_env.session(SEED) as a, banking_env.session(SEED) as b:
+        assert a.state_hash() == b.state_hash()
+        acc = _active_account(a)
+        dep = a.call("deposit", {"account_id": acc["account_id"], "amount": 50.0})
+        assert dep.ok
+        assert a.call("get_balance", {"account_id": acc["account_id"]}).data["balance"] == pytest.approx(acc["balance"] + 50)
+        assert b.call("get_balance", {"account_id": acc["account_id"]}).data["balance"] == acc["balance"]
+        assert b.call("get_transaction", {"transaction_id": dep.data["transaction_id"]}).error_code == "not_found"
+        assert a.state_hash() != b.state_hash()
+
+
+def test_reset_restores_the_seeded_state_hash(session):
+    seeded = session.state_hash()
+    assert seeded
+    acc = _active_account(session)
+    assert session.call("deposit", {"account_id": acc["account_id"], "amount": 12.5}).ok
+    assert session.call("open_account", {"customer_id": acc["customer_id"], "account_type": "savings"}).ok
+    assert session.state_hash() != seeded
+    session.reset()
+    assert session.state_hash() == seeded
+    assert session.call("get_balance", {"account_id": acc["account_id"]}).data["balance"] == acc["balance"]
+
+
+def test_same_seed_gives_same_world_and_another_seed_another(banking_env):
+    with banking_env.session(SEED) as a, banking_env.session(SEED) as b, banking_env.session(SEED + 1) as c:
+        assert a.state_hash() == b.state_hash() != c.state_hash()
+
+
+def test_tool_list_hides_admin_tools_and_carries_annotations(banking_tools):
+    names = {t.name for t in banking_tools}
+    assert not any(n.startswith(ADMIN_PREFIX) for n in names)
+    by = {t.name: t for t in banking_tools}
+    assert by["get_balance"].read_only and not by["deposit"].read_only
+    assert by["close_account"].destructive
+    assert by["withdraw"].sensitive == ["pin"]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("Unknown tool: frobnicate", "unknown_tool"),
+    ("1 validation error for depositArguments\namount\n  Field required [type=missing]", "invalid_arguments"),
+    ("Error executing tool withdraw: state_conflict: insufficient funds", "state_conflict"),
+    ("permission_denied: the PIN does not match", "permission_denied"),
+    ("not_found: account 'ACC-9' not found", "not_found"),
+    ("something odd happened", "tool_error"),
+])
+def test_error_texts_classify_to_named_codes(text, code):
+    assert classify_error(text)[0] == code

@@ -1,0 +1,253 @@
+"""Queries: varied template phrasings, grounding, relative dates, and the LLM backend against a real
+OpenAI-compatible HTTP server started here on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from pipeline.config import QueryConfig, SimulateConfig
+from pipeline.queries import CLOSERS, PERSONAS, LLMBackend, TemplateBackend, grounding_errors, relative_date, render_value
+from pipeline.simulate import plan_query
+
+TURNS_RE = re.compile(r"Turns \(one user message per turn, in order\): (.*)\n")
+
+
+# ---------------------------------------------------------------------------------------------- templates
+
+def _turns(tools_by_name, snapshot):
+    acc = snapshot.values["account_id"][0]
+    bal = {"tool": tools_by_name["get_balance"], "user_args": {"account_id": acc}, "from_steps": []}
+    dep = {"tool": tools_by_name["deposit"], "user_args": {"amount": 25.0}, "from_steps": ["account_id"]}
+    return [[bal], [dep]]
+
+
+def test_template_phrasings_vary_for_the_same_request(tools_by_name, snapshot):
+    backend = TemplateBackend(QueryConfig())
+    turns = _turns(tools_by_name, snapshot)
+    texts = [tuple(backend.write("banking", turns, "complete", "student", [], snapshot, random.Random(i))) for i in range(30)]
+    assert len({t[0] for t in texts}) >= 10
+    assert len({t[1] for t in texts}) >= 10
+    # beyond persona openers and closers, the request itself is phrased in several ways
+    bodies = set()
+    for t in texts:
+        body = t[0]
+        for opener in PERSONAS["student"]:
+            body = body.removeprefix(opener + " ")
+        for closer in sorted(set(CLOSERS), key=len, reverse=True):
+            if closer and body.endswith(closer):
+                body = body[: -len(closer)]
+                break
+        bodies.add(body)
+    assert len(bodies) >= 6
+    # the values requested are always there
+    assert all(snapshot.values["account_id"][0] in t[0] and "25" in t[1] for t in texts)
+
+
+def test_template_texts_vary_across_chains(simulated):
+    firsts = [q.turns[0] for _, q, _ in simulated]
+    assert len(set(firsts)) == len(firsts)
+    openers = {re.split(r"[:.!?]", t)[0] for t in firsts if not t.startswith(("get ", "list "))}
+    assert len(openers) >= 8
+
+
+def test_minimal_requests_are_terse_and_complete_ones_are_not(tools_by_name, snapshot):
+    backend = TemplateBackend(QueryConfig())
+    turns = _turns(tools_by_name, snapshot)
+    rng = random.Random(1)
+    terse = backend.write("banking", turns, "minimal", "student", [], snapshot, rng)
+    full = backend.write("banking", turns, "complete", "student", [], snapshot, random.Random(1))
+    assert terse[0].startswith("get balance ") and len(terse[0]) < len(full[0])
+
+
+def test_template_queries_are_grounded(simulated, snapshot):
+    for _, q, _ in simulated:
+        assert q.backend == "template"
+        synth = {str(v) for args in q.step_args for v in args.values()}
+        assert grounding_errors(q.turns, snapshot, extra_ok=synth) == []
+
+
+def test_grounding_flags_an_id_absent_from_the_snapshot(snapshot):
+    real = snapshot.values["account_id"][0]
+    assert grounding_errors([f"Check the balance of {real} please"], snapshot) == []
+    assert grounding_errors([f"Move money from {real} to ACC-9999"], snapshot) == ["ACC-9999"]
+    assert grounding_errors(["Look up CUS-0777"], snapshot) == ["CUS-0777"]
+    assert grounding_errors(["Look up CUS-0777"], snapshot, extra_ok={"CUS-0777"}) == []
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("2026-03-02", "today"),
+    ("2026-03-03", "tomorrow"),
+    ("2026-03-05", "this Thursday"),
+    ("2026-03-08", "this Sunday"),
+    ("2026-03-09", "next Monday"),
+    ("2026-03-15", "on Sunday the 15th"),
+    ("2026-04-20", None),
+    ("2026-03-01", None),
+    ("not a date", None),
+])
+def test_relative_dates_against_a_monday_reference(value, expected):
+    assert relative_date(value, "2026-03-02") == expected
+
+
+def test_relative_dates_from_a_friday_say_next_for_the_coming_week():
+    assert relative_date("2026-03-09", "2026-03-06") == "next Monday"
+    assert relative_date("2026-03-07", "2026-03-06") == "tomorrow"
+
+
+def test_rendered_dates_are_relative_or_iso_never_wrong():
+    seen = set()
+    for i in range(40):
+        r = render_value("date", "2026-03-03", "2026-03-02", random.Random(i))
+        assert r in {"tomorrow", "2026-03-03"}
+        seen.add(r)
+        r = render_value("date", "2026-03-06", "2026-03-02", random.Random(i))
+        assert r in {"this Friday", "2026-03-06"}
+    assert seen == {"tomorrow", "2026-03-03"}
+    assert render_value("amount", 25.0, "2026-03-02", random.Random(0)) == "25"
+
+
+# ---------------------------------------------------------------------------------------------- LLM backend
+
+class _ChatServer:
+    """A tiny OpenAI-compatible /v1/chat/completions endpoint with a request counter."""
+
+    def __init__(self):
+        self.requests = 0
+        self.fail_next = 0
+        self.ungrounded = False
+        self.prompts: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                server.requests += 1
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    return self._send(404, {"error": {"message": "not found"}})
+                if server.fail_next > 0:
+                    server.fail_next -= 1
+                    return self._send(500, {"error": {"message": "overloaded", "type": "server_error"}})
+                prompt = body["messages"][-1]["content"]
+                server.prompts.append(prompt)
+                spec = json.loads(TURNS_RE.search(prompt).group(1))
+                msgs = []
+                for ti, steps in enumerate(spec):
+                    parts = [f"{s['action']} ({', '.join(f'{k} {v}' for k, v in s['values'].items())})" for s in steps]
+                    msgs.append(("Hello! " if ti == 0 else "Then ") + "; ".join(parts))
+                if server.ungrounded:
+                    msgs[0] += " and also close account ACC-9999"
+                content = "Sure:\n" + json.dumps({"turns": msgs})
+                self._send(200, {"id": f"chatcmpl-{server.requests}", "object": "chat.completion", "created": 1700000000,
+                                 "model": body.get("model", "m"),
+                                 "choices": [{"index": 0, "finish_reason": "stop",
+                                              "message": {"role": "assistant", "content": content}}],
+                                 "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
+
+            def _send(self, code, obj):
+                data = json.dumps(obj).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture()
+def chat_server():
+    s = _ChatServer()
+    yield s
+    s.close()
+
+
+def _cfg(server, **kw) -> QueryConfig:
+    return QueryConfig(backend="llm", llm_base_url=f"http://127.0.0.1:{server.port}/v1", llm_model="teacher-test",
+                       llm_timeout_s=10, **kw)
+
+
+def _plan(env, snapshot, chain, backend, cfg, seed=0):
+    return plan_query(env, snapshot, chain, backend, SimulateConfig(), cfg, random.Random(seed), info_level="complete")
+
+
+def _plannable_chain(banking_env, snapshot, simulated):
+    return simulated[0][0]
+
+
+def test_llm_backend_returns_the_models_turns(chat_server, banking_env, snapshot, simulated, tmp_path):
+    cfg = _cfg(chat_server)
+    backend = LLMBackend(cfg, tmp_path)
+    chain = _plannable_chain(banking_env, snapshot, simulated)
+    q, rej = _plan(banking_env, snapshot, chain, backend, cfg)
+    assert rej is None and q is not None
+    assert q.backend == "llm" and len(q.turns) == len(q.turn_steps)
+    assert all(t.startswith(("Hello! ", "Then ")) for t in q.turns)
+    assert chat_server.requests == 1 and backend.calls == 1
+    assert "Mention ONLY the values listed" in chat_server.prompts[0]
+
+
+def test_llm_answers_are_cached_by_prompt_hash(chat_server, banking_env, snapshot, simulated, tmp_path):
+    cfg = _cfg(chat_server)
+    chain = _plannable_chain(banking_env, snapshot, simulated)
+    q1, _ = _plan(banking_env, snapshot, chain, LLMBackend(cfg, tmp_path), cfg)
+    assert chat_server.requests == 1
+    again = LLMBackend(cfg, tmp_path)  # a new process reading the same on-disk cache
+    q2, _ = _plan(banking_env, snapshot, chain, again, cfg)
+    assert chat_server.requests == 1, "an identical prompt must not reach the endpoint again"
+    assert again.cache_hits == 1 and again.calls == 0
+    assert q2.turns == q1.turns
+    # a different prompt (another model) is a cache miss
+    other = _cfg(chat_server).model_copy(update={"llm_model": "other-model"})
+    LLMBackend(other, tmp_path).complete(chat_server.prompts[0])
+    assert chat_server.requests == 2
+
+
+def test_llm_backend_retries_after_a_server_error(chat_server, banking_env, snapshot, simulated, tmp_path):
+    cfg = _cfg(chat_server)
+    chat_server.fail_next = 1
+    backend = LLMBackend(cfg, tmp_path)
+    q, rej = _plan(banking_env, snapshot, _plannable_chain(banking_env, snapshot, simulated), backend, cfg)
+    assert rej is None and q is not None
+    assert chat_server.requests == 2 and backend.calls == 2
+
+
+def test_llm_backend_gives_up_after_its_retries_and_the_query_is_rejected(chat_server, banking_env, snapshot, simulated, tmp_path):
+    cfg = _cfg(chat_server, llm_retries=2)
+    chat_server.fail_next = 10
+    backend = LLMBackend(cfg, tmp_path)
+    with pytest.raises(RuntimeError, match="failed after 2 tries"):
+        backend.complete("hello")
+    assert chat_server.requests == 2
+    q, rej = _plan(banking_env, snapshot, _plannable_chain(banking_env, snapshot, simulated), backend, cfg)
+    assert q is None and rej.reason == "query_backend_error"
+    assert not list(tmp_path.glob("*.json")), "failures are never cached"
+
+
+def test_ungrounded_llm_request_is_rejected(chat_server, banking_env, snapshot, simulated, tmp_path):
+    cfg = _cfg(chat_server)
+    chat_server.ungrounded = True
+    q, rej = _plan(banking_env, snapshot, _plannable_chain(banking_env, snapshot, simulated), LLMBackend(cfg, tmp_path), cfg)
+    assert q is None
+    assert rej.reason == "ungrounded_query" and rej.stage == "query" and "ACC-9999" in rej.detail
+    assert rej.upstream["chain_id"] and rej.upstream["query_id"]
+
+
+def test_llm_backend_needs_an_endpoint(tmp_path):
+    with pytest.raises(ValueError, match="llm_base_url"):
+        LLMBackend(QueryConfig(backend="llm"), tmp_path)

@@ -1,0 +1,203 @@
+"""The conversation state machine, run live on banking."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from pipeline.queries import ID_TOKEN
+from pipeline.records import ArgSource, Chain, ChainStep, UserQuery
+from pipeline.simulate import run_conversation
+
+SEED = 7
+DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+
+
+def _user_turn_starts(conv):
+    """Indices of the user messages that open a turn (a clarification answer does not)."""
+    idx = [i for i, m in enumerate(conv.messages) if m["role"] == "user"]
+    if conv.info_level == "missing":
+        idx.pop(1)
+    return idx
+
+
+def test_messages_are_well_formed_openai_chat(conversations, tools_by_name):
+    for conv in conversations:
+        msgs = conv.messages
+        assert msgs[0]["role"] == "system" and msgs[1]["role"] == "user"
+        assert {m["role"] for m in msgs} <= {"system", "user", "assistant", "tool"}
+        seen_ids = set()
+        i = 0
+        while i < len(msgs):
+            m = msgs[i]
+            if m["role"] == "assistant" and m.get("tool_calls"):
+                assert m["content"] is None
+                ids = []
+                for tc in m["tool_calls"]:
+                    assert tc["type"] == "function" and tc["function"]["name"] in tools_by_name
+                    assert isinstance(json.loads(tc["function"]["arguments"]), dict)
+                    assert tc["id"] not in seen_ids
+                    seen_ids.add(tc["id"])
+                    ids.append(tc["id"])
+                answered = [msgs[i + 1 + k] for k in range(len(ids))]
+                assert [a["role"] for a in answered] == ["tool"] * len(ids)
+                assert [a["tool_call_id"] for a in answered] == ids
+                i += 1 + len(ids)
+                continue
+            if m["role"] == "tool":
+                pytest.fail(f"{conv.conversation_id}: tool message without a preceding tool call")
+            if m["role"] == "assistant":
+                assert isinstance(m["content"], str) and m["content"]
+            i += 1
+        assert msgs[-1]["role"] == "assistant" and not msgs[-1].get("tool_calls")
+
+
+def test_two_or_three_user_turns_each_ending_in_an_answer(simulated):
+    for _, q, conv in simulated:
+        starts = _user_turn_starts(conv)
+        assert len(starts) == len(q.turns) == len(conv.reference) == len(conv.outcomes)
+        assert 2 <= len(q.turns) <= 3
+        for a, b in zip(starts, starts[1:] + [len(conv.messages)]):
+            last = conv.messages[b - 1]
+            assert last["role"] == "assistant" and not last.get("tool_calls")
+
+
+def test_reference_per_turn_lists_the_calls_with_dependency_indices(simulated):
+    for chain, q, conv in simulated:
+        flat = [c for turn in conv.reference for c in turn]
+        executed = [t for t in conv.trace if t["reference"]]
+        assert [(c.name, c.arguments) for c in flat] == [(t["name"], t["arguments"]) for t in executed]
+        for k, c in enumerate(flat):
+            assert all(0 <= d < k for d in c.depends_on)
+        # a conversation where every step ran maps the chain's dependencies one to one
+        if len(flat) == len(chain.steps):
+            assert [c.name for c in flat] == chain.names
+            assert [c.depends_on for c in flat] == [s.depends_on for s in chain.steps]
+        # turns follow the query's split of chain steps
+        for turn_ref, steps in zip(conv.reference, q.turn_steps):
+            assert [c.name for c in turn_ref] == [chain.steps[k].name for k in steps][: len(turn_ref)]
+
+
+def test_step_sourced_arguments_carry_the_earlier_output_value(simulated):
+    checked = 0
+    for chain, q, conv in simulated:
+        results = {}
+        for k, step in enumerate(chain.steps):
+            for p, src in step.args.items():
+                if src.kind == "step" and src.step in results and k < len(q.step_args):
+                    assert json.dumps(q.step_args[k][p]) in results[src.step]
+                    checked += 1
+            done = next((t for t in conv.trace if t["reference"] and t["name"] == step.name), None)
+            if done is not None and done["ok"]:
+                results[k] = json.dumps(done["result"])
+    assert checked > 0
+
+
+def test_missing_information_makes_the_assistant_ask_before_the_first_call(simulated):
+    missing = [(q, c) for _, q, c in simulated if q.info_level == "missing"]
+    assert missing
+    for q, conv in missing:
+        (param, value), = q.withheld.items()
+        m = conv.messages
+        assert m[1]["role"] == "user" and str(value) not in m[1]["content"]
+        assert m[2]["role"] == "assistant" and not m[2].get("tool_calls") and m[2]["content"].endswith("?")
+        assert m[3]["role"] == "user" and str(value) in m[3]["content"]
+        assert m[4]["role"] == "assistant" and m[4]["tool_calls"]
+        first_args = json.loads(m[4]["tool_calls"][0]["function"]["arguments"])
+        assert first_args[param] == value
+
+
+def test_complete_requests_call_tools_right_away(simulated):
+    for _, q, conv in simulated:
+        if q.info_level != "missing":
+            assert conv.messages[2]["role"] == "assistant" and conv.messages[2].get("tool_calls")
+
+
+def _final_answers(conv):
+    """(final assistant answer, tool contents of its turn) per turn."""
+    out, tools = [], []
+    for m in conv.messages[1:]:
+        if m["role"] == "tool":
+            tools.append(m["content"])
+        elif m["role"] == "assistant" and not m.get("tool_calls"):
+            if tools or m["content"].startswith(("I did not", "There was nothing")):
+                out.append((m["content"], "\n".join(tools)))
+                tools = []
+    return out
+
+
+def test_final_answers_only_state_values_the_tools_returned(conversations):
+    n = 0
+    for conv in conversations:
+        for answer, tool_text in _final_answers(conv):
+            for tok in ID_TOKEN.findall(answer):
+                assert tok in tool_text, f"{conv.conversation_id}: answer names {tok} no tool returned"
+            for num in DECIMAL.findall(answer):
+                assert num in tool_text, f"{conv.conversation_id}: answer states {num} no tool returned"
+            n += 1
+    assert n >= len(conversations) * 2
+
+
+@pytest.fixture(scope="module")
+def failing_run(banking_env, snapshot, seeded_state):
+    acc = next(a for a in seeded_state["accounts"].values() if a["status"] == "active" and a["balance"] > 0)
+    pin = seeded_state["customers"][acc["customer_id"]]["pin"]
+    chain = Chain(chain_id="chain-test-insufficient", server="banking", seed=SEED, snapshot_id=snapshot.snapshot_id, graph_id="graph-test",
+                  steps=[ChainStep(name="get_balance", args={"account_id": ArgSource(kind="user")}),
+                         ChainStep(name="withdraw", args={"account_id": ArgSource(kind="step", step=0, field="account_id"),
+                                                          "amount": ArgSource(kind="user"), "pin": ArgSource(kind="user")}, depends_on=[0]),
+                         ChainStep(name="get_transaction", args={"transaction_id": ArgSource(kind="step", step=1, field="transaction_id")},
+                                   depends_on=[1])])
+    amount = round(acc["balance"] + 5000, 2)
+    query = UserQuery(query_id="q-test-insufficient", chain_id=chain.chain_id, server="banking", info_level="complete", persona="student",
+                      turns=[f"Check {acc['account_id']} and withdraw {amount} from it, my PIN is {pin}.", "Then show me that withdrawal."],
+                      turn_steps=[[0, 1], [2]], seed=SEED, snapshot_id=snapshot.snapshot_id,
+                      step_args=[{"account_id": acc["account_id"]}, {"account_id": acc["account_id"], "amount": amount, "pin": pin},
+                                 {"transaction_id": "TXN-00001"}])
+    conv = run_conversation(banking_env, snapshot, chain, query, random.Random(0), recovery_rate=0.0)
+    return acc, conv
+
+
+def test_state_failure_gives_a_graceful_give_up_and_failure_outcomes(failing_run):
+    acc, conv = failing_run
+    assert conv.outcomes == ["PARTIAL", "FAILURE"]
+    assert [t["error_code"] for t in conv.trace] == [None, "state_conflict"]
+    answers = [m["content"] for m in conv.messages if m["role"] == "assistant" and not m.get("tool_calls")]
+    assert "insufficient funds" in answers[0] and "couldn't" in answers[0]
+    assert "earlier step failed" in answers[1]
+    # the dependent call is never made; the failing call is still the right call and stays in the reference
+    names = [tc["function"]["name"] for m in conv.messages if m.get("tool_calls") for tc in m["tool_calls"]]
+    assert names == ["get_balance", "withdraw"]
+    assert [[c.name for c in t] for t in conv.reference] == [["get_balance", "withdraw"], []]
+    assert conv.reference[0][1].depends_on == [0]
+
+
+def test_a_failed_withdrawal_leaves_the_seeded_state(failing_run, banking_env):
+    _, conv = failing_run
+    with banking_env.session(SEED) as s:
+        assert conv.final_state_hash == s.state_hash()
+
+
+def test_recovery_demonstrations_fail_first_and_stay_out_of_the_reference(banking_env, snapshot, simulated):
+    demos = 0
+    for i, (chain, q, _) in enumerate(simulated):
+        conv = run_conversation(banking_env, snapshot, chain, q, random.Random(f"r:{i}"), recovery_rate=1.0)
+        for j, t in enumerate(conv.trace):
+            if not t["reference"]:
+                demos += 1
+                assert not t["ok"] and t["error_code"] == "invalid_arguments", \
+                    f"a wrong first attempt must fail schema validation, got {t['name']} {t['arguments']} ok={t['ok']}"
+                nxt = conv.trace[j + 1]
+                assert nxt["reference"] and nxt["name"] == t["name"]
+        assert [c.name for turn in conv.reference for c in turn] == [t["name"] for t in conv.trace if t["reference"]]
+    assert demos >= 10
+
+
+def test_conversation_records_lineage_and_seed(simulated, snapshot):
+    for chain, q, conv in simulated:
+        assert conv.chain_id == chain.chain_id and conv.query_id == q.query_id
+        assert conv.snapshot_id == snapshot.snapshot_id and conv.seed == SEED
+        assert conv.servers == ["banking"] and conv.kind == "multi_turn" and conv.final_state_hash
