@@ -50,6 +50,32 @@ def cmd_servers_serve(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_servers_check(a: argparse.Namespace) -> int:
+    from pipeline.serverfile import ConfigFileError, check_server, load_servers_file
+
+    try:
+        configs = load_servers_file(a.config)
+    except ConfigFileError as exc:
+        print(f"prove: {exc}", file=sys.stderr)
+        return 2
+    reports = [check_server(c) for c in configs]
+    if a.json:
+        _print_json(reports)
+    else:
+        for r in reports:
+            print(f"{r['name']} ({r['kind']}, isolation {r['isolation']})")
+            print(f"  tools: {len(r.get('tools', []))}, read-only: {len(r.get('read_only_tools', []))}, entities: {r.get('entities', 0)}")
+            for e in r.get("edges", []):
+                print(f"  edge {e}")
+            for t, why in (r.get("unchainable") or {}).items():
+                print(f"  cannot chain {t}: {why}")
+            for t, why in (r.get("excluded_tools") or {}).items():
+                print(f"  excluded {t}: {why}")
+            for prob in r["problems"]:
+                print(f"  problem: {prob}")
+    return 1 if any(r["problems"] and "could not use" in " ".join(r["problems"]) for r in reports) else 0
+
+
 def cmd_servers_catalog(a: argparse.Namespace) -> int:
     from servers.catalog import write_catalog
 
@@ -75,6 +101,16 @@ def _build_config(a: argparse.Namespace):
             raise SystemExit(f"prove: config {p} must be a mapping at the top level")
     if a.examples is not None:
         base["examples"] = a.examples
+    if a.servers_file:
+        from pipeline.serverfile import ConfigFileError, load_servers_file
+
+        try:
+            extra = load_servers_file(a.servers_file)
+        except ConfigFileError as exc:
+            raise SystemExit(f"prove: {exc}")
+        base["server_configs"] = [c.model_dump(mode="json") for c in extra] + list(base.get("server_configs", []))
+        if not a.servers:
+            base["servers"] = [c.name for c in extra]
     if a.servers:
         base["servers"] = [s.strip() for s in a.servers.split(",") if s.strip()]
     base["data_dir"] = a.data_dir
@@ -107,6 +143,7 @@ def cmd_build(a: argparse.Namespace) -> int:
     if yaml_src.exists() and not (home / "dagster.yaml").exists():
         (home / "dagster.yaml").write_text(yaml_src.read_text())
     instance = dg.DagsterInstance.get()
+    D.ensure_partitions(instance, cfg.servers)
     res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {}))
     t0 = time.time()
     steps = len(cfg.servers) + 1
@@ -284,6 +321,10 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("--host", default="127.0.0.1")
     x.add_argument("--port", type=int, default=8000)
     x.set_defaults(fn=cmd_servers_serve)
+    x = sv.add_parser("check")
+    x.add_argument("config", help="YAML/TOML servers file")
+    x.add_argument("--json", action="store_true")
+    x.set_defaults(fn=cmd_servers_check)
     x = sv.add_parser("catalog")
     x.add_argument("--out", default="docs/catalog.md")
     x.set_defaults(fn=cmd_servers_catalog)
@@ -292,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("--examples", type=int)
     x.add_argument("--servers")
     x.add_argument("--config", help="YAML file with a BuildConfig")
+    x.add_argument("--servers-file", help="YAML/TOML file registering servers (built-in, stdio, http)")
     x.add_argument("--data-dir", default="data")
     x.add_argument("--no-train", action="store_true")
     x.add_argument("--grpo-steps", type=int)

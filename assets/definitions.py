@@ -21,11 +21,17 @@ from pipeline.records import Rejection
 from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
                              stage_queries, stage_snapshot, stage_validate)
 from pipeline.storage import atomic_write_text
-from servers.registry import CATALOGUE, available
 
 CODE_VERSION = "1"
-SERVER_NAMES = [e.name for e in CATALOGUE if e.name in set(available())]
-server_partitions = dg.StaticPartitionsDefinition(SERVER_NAMES)
+# one partition per server: built-in or registered in a servers file; `prove build` adds the ones it runs
+server_partitions = dg.DynamicPartitionsDefinition(name="servers")
+
+
+def ensure_partitions(instance: dg.DagsterInstance, servers: list[str]) -> None:
+    have = set(instance.get_dynamic_partitions("servers"))
+    missing = [s for s in servers if s not in have]
+    if missing:
+        instance.add_dynamic_partitions("servers", missing)
 
 
 class ProveSettings(dg.ConfigurableResource):

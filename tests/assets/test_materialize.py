@@ -15,8 +15,9 @@ SERVERS = ["banking", "crm"]
 
 def _materialize_all(tmp_path: Path, train: bool, monkeypatch=None, instance=None):
     cfg = BuildConfig(examples=30, servers=SERVERS, data_dir=str(tmp_path / "data"))
-    res = D.resources(build_config=cfg, train=train, train_config_json=json.dumps({"sft_steps": 2, "grpo_steps": 2}))
+    res = D.resources(build_config=cfg, train=train, train_config_json=json.dumps({"sft_steps": 2, "grpo_steps": 2, "eval_limit": 8}))
     instance = instance or dg.DagsterInstance.ephemeral()
+    D.ensure_partitions(instance, SERVERS)
     for s in SERVERS:
         r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=s, resources=res, instance=instance)
         assert r.success
@@ -25,8 +26,8 @@ def _materialize_all(tmp_path: Path, train: bool, monkeypatch=None, instance=Non
     return cfg, r, instance
 
 
-def test_materialize_all_assets_writes_a_corpus_version_with_rejections(tmp_path):
-    cfg, r, instance = _materialize_all(tmp_path, train=False)
+def test_materialize_all_assets_writes_a_corpus_version_with_rejections_and_a_policy(tmp_path):
+    cfg, r, instance = _materialize_all(tmp_path, train=True)
     assert r.success
     versions = [p for p in (tmp_path / "data" / "corpus").iterdir() if p.is_dir() and not p.name.startswith(".")]
     assert len(versions) == 1
@@ -40,6 +41,13 @@ def test_materialize_all_assets_writes_a_corpus_version_with_rejections(tmp_path
         assert instance.get_latest_materialization_event(dg.AssetKey(a)) is not None, a
     checks = {e.check_name: e.passed for e in r.get_asset_check_evaluations()}
     assert checks == {"corpus_nonempty_per_server": True, "corpus_no_near_duplicates": True, "corpus_composition": True}
+    # the policy: a checkpoint and a per-step reward log
+    ev = instance.get_latest_materialization_event(dg.AssetKey("grpo_policy"))
+    assert ev is not None
+    run_dir = tmp_path / "data" / "runs" / versions[0].name
+    assert (run_dir / "checkpoint").is_dir()
+    steps = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    assert any("reward" in json.dumps(s) for s in steps)
 
 
 def test_failing_quality_gate_stops_before_grpo_policy(tmp_path, monkeypatch):
