@@ -664,6 +664,8 @@ def build() -> EnvServer[VehicleWorld]:
             elif (v.battery_pct or 0) < MIN_PRECONDITION_BATTERY_PCT and climate_on is not False:
                 raise StateConflict(f"battery too low to precondition {_label(v)} with the ignition off: {v.battery_pct}% "
                                     f"(needs {MIN_PRECONDITION_BATTERY_PCT}%)")
+        if defrost and climate_on is False:
+            raise InvalidArgument("defrost=true needs the climate on; do not combine it with climate_on=false")
         c = v.climate
         if temperature_c is not None:
             c.temperature_c = round(temperature_c * 2) / 2
@@ -674,8 +676,6 @@ def build() -> EnvServer[VehicleWorld]:
             if not climate_on:
                 c.defrost = False
         if defrost is not None:
-            if defrost and climate_on is False:
-                raise InvalidArgument("defrost=true needs the climate on; do not combine it with climate_on=false")
             c.defrost = defrost
             if defrost:
                 c.climate_on = True
