@@ -9,9 +9,13 @@ from typing import Any, Callable
 
 from pipeline.config import BuildConfig
 from pipeline.corpus import write_corpus
-from pipeline.records import Rejection
-from pipeline.stages import (Timer, open_env, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
+from pipeline.records import Rejection, rejection
+from pipeline.stages import (Timer, open_env, probe_rejections, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
                              stage_queries, stage_snapshot, stage_validate)
+
+
+def unavailable(server: str, exc: BaseException) -> Rejection:
+    return rejection("probe", "server_unavailable", f"{type(exc).__name__}: {exc}", server, {"server": server})
 
 
 def build_corpus(cfg: BuildConfig, log: Callable[[str], None] | None = None) -> tuple[Path, dict[str, Any]]:
@@ -20,7 +24,12 @@ def build_corpus(cfg: BuildConfig, log: Callable[[str], None] | None = None) -> 
     rejections: list[Rejection] = []
     snapshots, validated, stats = {}, [], {}
     for server in cfg.servers:
-        env = open_env(cfg, server)
+        try:
+            env = open_env(cfg, server)
+        except Exception as exc:  # a server that cannot start: rejected, the build goes on
+            rejections.append(unavailable(server, exc))
+            log(f"{server}: unavailable: {exc}")
+            continue
         try:
             with timer("probe"):
                 snap = stage_snapshot(cfg, server, env)
@@ -41,6 +50,12 @@ def build_corpus(cfg: BuildConfig, log: Callable[[str], None] | None = None) -> 
             stats[server] = {"chains": ch.stats, "queries": q.stats, "conversations": cv.stats, "replay": va.stats, "graph_cache_hit": hit,
                              "edges": len([e for e in graph.edges if e.confirmed])}
             log(f"{server}: {len(ch.items)} chains, {len(q.items)} queries, {len(cv.items)} conversations, {len(va.items)} validated")
+        except Exception as exc:  # crashed, hung or garbage-speaking server: rejected, the build goes on
+            snap = snapshots.pop(server, None)
+            if snap is not None and server not in stats:
+                rejections.extend(probe_rejections(snap))
+            rejections.append(unavailable(server, exc))
+            log(f"{server}: failed: {exc}")
         finally:
             env.close()
     with timer("dedup"):

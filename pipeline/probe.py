@@ -116,7 +116,7 @@ def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: 
         nonlocal budget
         budget -= 1
         res = session.call(tool.name, args)
-        calls.append({"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code})
+        calls.append({"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error})
         if not res.ok:
             return
         for id_field, rec in walk_records(res.data):

@@ -133,7 +133,14 @@ SECOND_TURN = [
     "Perfect. Next I need you to {desc}{with_args}.",
     "Got it. Now please {desc}{with_args}.",
 ]
-FROM_PREVIOUS = [" using the {field} from that", " for the {field} you just got", " with that {field}", " (the {field} from the previous result)"]
+FROM_PREVIOUS = [" using the {field} from that", " for the {field} you just got", " with that {field}", " (the {field} from the previous result)",
+                 " for that same {field}"]
+
+
+def field_words(param: str) -> str:
+    """How a user names a value taken from an earlier result: 'account_id' -> 'account ID'."""
+    w = param.replace("_", " ").strip()
+    return w[:-3] + " ID" if w.endswith(" id") else w
 
 
 class StepText(dict):
@@ -167,7 +174,7 @@ class TemplateBackend:
         if user_args:
             with_args = rng.choice([": ", " with ", " — "]) + render_args(user_args, sens, self.cfg.reference_date, rng)
         if step["from_steps"]:
-            with_args += rng.choice(FROM_PREVIOUS).format(field=words(step["from_steps"][0]))
+            with_args += rng.choice(FROM_PREVIOUS).format(field=field_words(step["from_steps"][0]))
         if first and turn_idx == 0:
             tpl = rng.choice(VERB_TEMPLATES["read" if tool.read_only else "write"])
         elif first:

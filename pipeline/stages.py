@@ -92,10 +92,17 @@ def stage_graph(cfg: BuildConfig, snap: Snapshot, env: Environment | None = None
             env.close()
 
 
+def probe_rejections(snap: Snapshot) -> list[Rejection]:
+    """Probe calls on which the server crashed or hung."""
+    return [rejection("probe", "server_error", f"{c['name']}: {c.get('error') or 'the server failed'}", snap.server,
+                      {"snapshot_id": snap.snapshot_id, "tool": c["name"]}, c)
+            for c in snap.probe_calls if c.get("error_code") == "server_error"]
+
+
 def stage_chains(cfg: BuildConfig, snap: Snapshot, graph: DependencyGraph) -> StageOutput:
     n = max(cfg.chains.per_server, per_server_target(cfg))
     chains = extract_chains(graph, snap, n, cfg.chains, seed=cfg.seed)
-    out = StageOutput(items=chains)
+    out = StageOutput(items=chains, rejections=probe_rejections(snap))
     out.stats = {"chains": len(chains), "tool_coverage": coverage(chains, [t.name for t in snap.tools]),
                  "length_histogram": dict(Counter(len(c.steps) for c in chains)),
                  "unchainable": graph.unchainable}

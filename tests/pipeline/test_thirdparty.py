@@ -1,0 +1,129 @@
+"""Third-party MCP servers (written for these tests with plain mcp MCPServer, not prove's kit),
+started as real subprocesses over stdio and over streamable HTTP."""
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.build import build_corpus
+from pipeline.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig, ServerConfig
+from pipeline.corpus import read_examples
+from pipeline.env import Environment, free_port, wait_for_port
+from pipeline.replay import replay_trace
+from pipeline.records import Conversation
+from pipeline.serverfile import ConfigFileError, load_servers_file
+
+HERE = Path(__file__).resolve().parent.parent / "thirdparty"
+PY = sys.executable
+
+
+def notes_cfg() -> ServerConfig:
+    return ServerConfig(name="notes", kind="stdio", command=PY, args=[str(HERE / "notes_server.py")])
+
+
+def counters_cfg(*extra: str, name: str = "counters", timeout_s: float = 30.0) -> ServerConfig:
+    """The in-memory server, one process for the run, reset by its own tool around every session."""
+    return ServerConfig(name=name, kind="stdio", command=PY, args=[str(HERE / "counter_server.py"), *extra], timeout_s=timeout_s,
+                        isolation="none", reset_tool="reset_all")
+
+
+def small_build(tmp_path: Path, configs: list[ServerConfig], examples: int = 10) -> tuple[Path, dict]:
+    # small on purpose: with process isolation every session is a new server process
+    cfg = BuildConfig(examples=examples, servers=[c.name for c in configs], server_configs=configs, data_dir=str(tmp_path / "data"),
+                      chains=ChainConfig(per_server=4), graph=GraphConfig(implicit=False), replay=ReplayConfig(determinism_runs=1))
+    return build_corpus(cfg)
+
+
+@pytest.fixture(scope="module")
+def http_counters():
+    port = free_port()
+    proc = subprocess.Popen([PY, str(HERE / "counter_server.py"), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc=proc)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_process_isolation_gives_each_session_its_own_file_backed_world(tmp_path):
+    with Environment(notes_cfg()) as env:
+        a, b = env.session(0), env.session(0)
+        created = a.call("create_note", {"title": "Secret plan", "body": "x"})
+        assert created.ok
+        assert len(a.call("list_notes", {}).data["notes"]) == 4
+        assert len(b.call("list_notes", {}).data["notes"]) == 3  # b never sees a's file
+        workdir = a._tmp
+        a.close()
+        b.close()
+    assert workdir and not Path(workdir).exists()  # the session's temporary directory is gone
+    assert not (HERE / "notes.json").exists()  # nothing written next to the server
+
+
+def test_stdio_third_party_servers_yield_replay_verified_examples_without_leaks(tmp_path):
+    notes = notes_cfg().model_copy(update={"name": "notes_leakcheck"})
+    path, info = small_build(tmp_path, [notes, counters_cfg()], examples=5)
+    df = read_examples(path)
+    mt = df.filter(pl.col("kind") == "multi_turn")
+    assert set(mt["server"].to_list()) == {"notes_leakcheck", "counters"}
+    # every accepted multi-turn example replays on a fresh session to its recorded results
+    configs = {"notes_leakcheck": notes, "counters": counters_cfg()}
+    for row in mt.head(6).iter_rows(named=True):
+        trace = json.loads(row["trace"])
+        conv = Conversation(conversation_id="x", server=row["server"], servers=[row["server"]], seed=row["env_seed"],
+                            snapshot_id="s", messages=[], tools=[], reference=[], trace=trace)
+        with Environment(configs[row["server"]]) as env:
+            replayed, _ = replay_trace(env, conv)
+        assert [r["ok"] for r in replayed] == [t["ok"] for t in trace]
+        assert [r["result"] for r in replayed if r["ok"]] == [t["result"] for t in trace if t["ok"]]
+    # no session state survives the run: no temporary worlds left, nothing written beside the server
+    assert not list(Path(tempfile.gettempdir()).glob("prove-notes_leakcheck-*"))
+    assert not (HERE / "notes.json").exists()
+
+
+def test_http_third_party_server_is_reset_between_sessions_and_after_the_run(tmp_path, http_counters):
+    cfg = ServerConfig(name="counters_http", kind="http", url=f"http://127.0.0.1:{http_counters}/mcp", reset_tool="reset_all")
+    with Environment(cfg) as env:
+        s = env.session(0)
+        assert s.call("increment", {"counter_id": "c1", "by": 5}).data["value"] == 5
+        s.close()
+        t = env.session(0)  # a new session starts from the reset state
+        assert t.call("get_counter", {"counter_id": "c1"}).data["value"] == 0
+        t.close()
+    path, _ = small_build(tmp_path, [cfg])
+    assert read_examples(path).filter(pl.col("kind") == "multi_turn").height > 0
+    with Environment(ServerConfig(name="peek", kind="http", url=cfg.url)) as env:
+        assert env.session(0).call("list_counters", {}).data["counters"][0]["value"] == 0  # the run left nothing behind
+
+
+def test_crashing_hanging_and_garbage_servers_are_rejected_and_the_build_goes_on(tmp_path):
+    garbage = ServerConfig(name="garbage", kind="stdio", command=PY, args=["-c", "print('hello, not json-rpc'); import time; time.sleep(30)"],
+                           timeout_s=3)
+    crashing = counters_cfg("--crash-on", "list_counters", name="crashing")
+    hanging = counters_cfg("--hang-on", "list_counters", name="hanging", timeout_s=1.0)
+    path, _ = small_build(tmp_path, [counters_cfg(), crashing, hanging, garbage], examples=12)
+    df = read_examples(path)
+    assert df.filter(pl.col("kind") == "multi_turn")["server"].unique().to_list() != []
+    assert "counters" in df["server"].to_list()
+    rej = pl.read_parquet(path / "rejections.parquet")
+    reasons = {(r["server"], r["reason"]) for r in rej.iter_rows(named=True)}
+    assert ("garbage", "server_unavailable") in reasons
+    probe = rej.filter((pl.col("stage") == "probe") & (pl.col("reason") == "server_error"))
+    assert set(probe["server"].to_list()) == {"crashing", "hanging"}
+    assert all("list_counters" in d and "failed during" in d for d in probe["detail"].to_list())
+
+
+def test_servers_file_errors_name_the_entry_and_field(tmp_path):
+    bad = tmp_path / "servers.yaml"
+    bad.write_text("servers:\n  - name: ok\n  - name: web\n    kind: http\n    url: ftp://nope\n")
+    with pytest.raises(ConfigFileError, match=r"servers\[1\].*url"):
+        load_servers_file(bad)
+    good = tmp_path / "servers.toml"
+    good.write_text('[[servers]]\nname = "banking"\n\n[[servers]]\nname = "notes"\nkind = "stdio"\ncommand = "python"\nargs = ["n.py"]\n')
+    cfgs = load_servers_file(good)
+    assert [c.isolation for c in cfgs] == ["meta", "process"]
