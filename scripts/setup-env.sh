@@ -3,6 +3,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+# The browser tests (tests/assets/test_browser.py) drive Debian's chromium; Playwright downloads no browser.
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+      echo "setup-env: /usr/bin/chromium is missing and installing it needs root: run 'sudo apt-get install -y chromium'" >&2
+      exit 1
+    fi
+  fi
+  echo "setup-env: installing chromium (apt-get) for the browser tests" >&2
+  log=$(mktemp)
+  if ! { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+         $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    echo "setup-env: could not install chromium with apt-get (output above); install it by hand: apt-get install -y chromium" >&2
+    rm -f "$log"
+    exit 1
+  fi
+  rm -f "$log"
+fi
 stamp=.venv/.prove-installed
 want=$(cat pyproject.toml | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then

@@ -1,0 +1,122 @@
+"""The Dagster UI in a real browser: Debian's chromium driven by Playwright against the test webserver.
+
+Playwright never downloads a browser here: it drives ``/usr/bin/chromium`` (``apt-get install -y chromium``;
+``./test.sh`` installs it through ``scripts/setup-env.sh``). The asset graph screenshot is written to a
+temporary file; with PROVE_UPDATE_SCREENSHOT=1 it refreshes ``docs/dagster-asset-graph.png``.
+"""
+
+from __future__ import annotations
+
+import re
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.assets.conftest import CROSS, PER_SERVER, ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+DOCS_SCREENSHOT = ROOT / "docs" / "dagster-asset-graph.png"
+VIEWPORT = {"width": 1600, "height": 900}
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """Checked first (session scope, first argument), so a missing browser fails before the webserver starts."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: the browser tests drive Debian's chromium (Playwright downloads no browser here). "
+                    "Install it with `sudo apt-get update && sudo apt-get install -y chromium`, or run ./test.sh, "
+                    "whose scripts/setup-env.sh installs it where apt-get is available.", pytrace=False)
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser, dagster_ui):
+    # the first visit to a fresh instance opens a "Join the Dagster community" dialog over the page; mark it seen,
+    # as its Skip button does
+    dagster_ui.graphql("mutation { setNuxSeen }")
+    ctx = browser.new_context(viewport=VIEWPORT)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    try:
+        yield pg
+    finally:
+        ctx.close()
+
+
+def _graph_labels(pg) -> set[str]:
+    """Asset names as drawn on the graph; a name shortened with '…' is read from the node's tooltip."""
+    names = set()
+    texts = pg.locator("foreignObject div").evaluate_all(
+        "els => els.filter(e => e.children.length === 0).map(e => e.textContent.trim()).filter(t => t)")
+    for text in texts:
+        if "…" in text:  # a long name is shortened in the middle; its node has a tooltip with the whole name
+            head, tail = text.split("…", 1)
+            pg.locator("foreignObject").get_by_text(text, exact=True).first.hover()
+            tip = pg.get_by_role("tooltip").filter(has_text=re.compile(f"^{re.escape(head)}.*{re.escape(tail)}$")).first
+            tip.wait_for(timeout=5_000)
+            text = tip.inner_text().strip()
+            pg.mouse.move(5, VIEWPORT["height"] - 5)
+        names.add(text)
+    return names
+
+
+def test_asset_graph_and_rejections_pages_show_the_assets(chromium, page, dagster_ui, materialized_through_ui, tmp_path):
+    SCREENSHOT = DOCS_SCREENSHOT if os.environ.get("PROVE_UPDATE_SCREENSHOT") == "1" else tmp_path / "dagster-asset-graph.png"
+    ui, pg = dagster_ui, page
+    expected = PER_SERVER + CROSS
+    t0 = time.monotonic()
+
+    pg.goto(f"{ui.url}/asset-groups")
+    pg.get_by_text("Global asset lineage").first.wait_for()
+    pg.get_by_text("6 assets").first.wait_for()  # the synthesis group node: the graph is laid out
+    # more room for the graph: hide the navigation and the asset tree, then open the groups
+    pg.get_by_text("Hide navigation").click()
+    pg.locator('button:has([aria-label="panel_show_right"])').click()
+    pg.mouse.click(VIEWPORT["width"] - 300, VIEWPORT["height"] - 150, button="right")  # the graph background's menu
+    pg.get_by_role("menuitem", name="Expand all groups").click()
+    pg.get_by_text("server_snapshots", exact=True).wait_for()
+    pg.get_by_text("grpo_policy", exact=True).wait_for()
+    pg.wait_for_load_state("networkidle")
+    time.sleep(1)  # the zoom-to-fit animation
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    pg.screenshot(path=str(SCREENSHOT))
+    size = SCREENSHOT.stat().st_size
+    assert size < 300_000, f"{SCREENSHOT} is {size} bytes; keep it under 300 KB"
+
+    labels = _graph_labels(pg)
+    missing = [a for a in expected if a not in labels]
+    assert not missing, f"the asset graph lacks {missing}; it shows {sorted(labels)}\n{ui.logs_tail()}"
+    for group in ("synthesis", "corpus", "training"):
+        assert pg.get_by_text(group, exact=True).count() > 0, f"group {group} not on the graph"
+
+    pg.goto(f"{ui.url}/assets/rejections")
+    shot = ui.home.parent / "rejections-page.png"
+    try:
+        pg.get_by_text("Every rejection of every stage").first.wait_for()  # the asset's description
+        pg.get_by_text("by_stage_reason", exact=True).first.wait_for()  # the latest materialization's metadata
+    except Exception as exc:
+        pg.screenshot(path=str(shot))
+        raise AssertionError(f"the rejections asset page is incomplete ({exc}); screenshot: {shot}\n"
+                             f"{pg.inner_text('body')[:2000]}\n{ui.logs_tail()}") from exc
+    body = pg.inner_text("body")
+    assert pg.get_by_text("rejections", exact=True).count() > 0, f"the page does not name the rejections asset:\n{body[:2000]}"
+    assert "Never materialized" not in body, f"the rejections page says it was never materialized:\n{body[:2000]}"
+    for label in ("total", "by_stage_reason"):
+        assert label in body, f"metadata {label!r} not on the rejections page:\n{body[:2000]}"
+    print(f"browser checks in {time.monotonic() - t0:.1f}s; screenshot {SCREENSHOT} ({size} bytes)")
