@@ -125,6 +125,40 @@ def _build_config(a: argparse.Namespace):
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
+def _materialize_partition(server: str, build_config_json: str, dagster_home: str) -> tuple[str, bool, str]:
+    """One server's partition of the per-server assets, in a worker process of ``prove build --parallel``."""
+    os.environ["DAGSTER_HOME"] = dagster_home
+    import dagster as dg
+
+    from assets import definitions as D
+    from pipeline.config import BuildConfig
+
+    cfg = BuildConfig.model_validate_json(build_config_json)
+    instance = dg.DagsterInstance.get()
+    r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=server, instance=instance,
+                       resources=D.resources(build_config=cfg, train=False), run_config=QUIET,
+                       tags={"prove/build": "cli", "prove/parallel": "true"}, raise_on_error=False)
+    return server, r.success, r.run_id
+
+
+def _run_partitions_parallel(cfg: Any, workers: int, bar: Any) -> tuple[list[str], list[tuple[str, str]]]:
+    """Every server's partition as its own Dagster run, ``workers`` at a time, each in its own process."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    runs, failed = [], []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+        futures = [pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"]) for s in cfg.servers]
+        for f in as_completed(futures):
+            server, ok, run_id = f.result()
+            runs.append(run_id)
+            if not ok:
+                failed.append((server, run_id))
+            bar.set_postfix_str(f"{server} done")
+            bar.update(1)
+    return runs, failed
+
+
 def cmd_build(a: argparse.Namespace) -> int:
     import dagster as dg
     from tqdm import tqdm
@@ -149,7 +183,15 @@ def cmd_build(a: argparse.Namespace) -> int:
     steps = len(cfg.servers) + 1
     bar = tqdm(total=steps, desc="prove build", unit="stage-run")
     runs = []
-    for server in cfg.servers:
+    if a.parallel > 1 and len(cfg.servers) > 1:
+        bar.set_postfix_str(f"{len(cfg.servers)} servers, {a.parallel} at a time: probe → replay")
+        runs, failed = _run_partitions_parallel(cfg, a.parallel, bar)
+        if failed:
+            bar.close()
+            for server, run_id in failed:
+                print(f"prove: the per-server run for {server} failed (run {run_id}); see the Dagster UI", file=sys.stderr)
+            return 1
+    for server in ([] if a.parallel > 1 and len(cfg.servers) > 1 else cfg.servers):
         bar.set_postfix_str(f"{server}: probe → replay")
         r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=server, instance=instance, resources=res, run_config=QUIET,
                            tags={"prove/build": "cli"}, raise_on_error=False)
@@ -224,11 +266,42 @@ def cmd_corpus_show(a: argparse.Namespace) -> int:
     return 0
 
 
+def _count_table(title: str, counts: dict[str, list[int]], a: str, b: str) -> list[str]:
+    if not counts:
+        return [f"{title}: (none)"]
+    w = max(len(title), *(len(k) for k in counts))
+    lines = [f"{title:<{w}}  {'A':>7}  {'B':>7}  {'B-A':>7}"]
+    for k, (x, y) in counts.items():
+        lines.append(f"{k:<{w}}  {x:>7}  {y:>7}  {y - x:>+7}")
+    return lines
+
+
 def cmd_corpus_diff(a: argparse.Namespace) -> int:
     from pipeline.corpus import diff_versions, resolve_version
 
-    d = diff_versions(resolve_version(a.data_dir, a.a), resolve_version(a.data_dir, a.b))
-    _print_json(d)
+    d = diff_versions(resolve_version(a.data_dir, a.a), resolve_version(a.data_dir, a.b), limit=a.limit)
+    if a.json:
+        _print_json(d)
+        return 0
+    print(f"A = {d['a']}\nB = {d['b']}")
+    print(f"examples: {d['examples'][0]} -> {d['examples'][1]}  (+{d['added']} added, -{d['removed']} removed, {d['unchanged']} in both)")
+    if d["content_hash"][0] == d["content_hash"][1]:
+        print("content: identical (same content hash)")
+    if d["config_changed"]:
+        print(f"config changed: {', '.join(d['config_changed'])}")
+    for key, title in (("by_kind", "kind"), ("by_server", "server"), ("by_augmentation", "augmentation")):
+        print()
+        print("\n".join(_count_table(title, d[key], d["a"], d["b"])))
+    if d["rejections"]["by_reason"]:
+        print()
+        print("\n".join(_count_table("rejection reason", d["rejections"]["by_reason"], d["a"], d["b"])))
+    for label, rows, total in (("added", d["added_examples"], d["added"]), ("removed", d["removed_examples"], d["removed"])):
+        if not total:
+            continue
+        print(f"\n{label} ({total}{', first ' + str(len(rows)) if len(rows) < total else ''}):")
+        for r in rows:
+            augs = f"  [{', '.join(r['augmentations'])}]" if r["augmentations"] else ""
+            print(f"  {'+' if label == 'added' else '-'} {r['example_id']}  {r['kind']:<13} {r['server']}{augs}")
     return 0
 
 
@@ -252,33 +325,143 @@ def cmd_rejected(a: argparse.Namespace) -> int:
     return 0
 
 
+def _short(obj: Any, n: int = 160) -> str:
+    text = obj if isinstance(obj, str) else json.dumps(obj, default=str, sort_keys=True)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _print_calls(calls: list[dict[str, Any]], width: int, failing_only_mark: bool = True) -> None:
+    if not calls:
+        print("  calls: none (this record made no tool call)")
+        return
+    print(f"  calls ({len(calls)}, as executed and replayed on a fresh session):")
+    for c in calls:
+        turn = f"turn {c['turn']}" if c.get("turn") is not None else "turn ?"
+        head = f"    {c['index'] + 1}. [{turn}] {c['name']}({_short(c['arguments'], 120)})"
+        if c["ok"]:
+            print(f"{head}\n         -> ok: {_short(c.get('result'), width)}")
+        else:
+            note = "" if c.get("reference", True) else "  (a deliberate wrong first attempt, recovered by the next call)"
+            print(f"{head}\n         -> ERROR {c.get('error_code')}: {_short(c.get('error') or '', width)}{note}")
+
+
+def _print_path(d: dict[str, Any], width: int) -> None:
+    snap = d.get("snapshot")
+    if snap:
+        print(f"  snapshot  {snap.get('snapshot_id')}  (server {d.get('server')}, seed {snap.get('seed')})")
+    g = d.get("graph")
+    if g:
+        print(f"  graph     {g['graph_id']}  {g['tools']} tools, {g['confirmed_edges']} confirmed edges")
+        for t, why in list(g["unchainable"].items())[:10]:
+            print(f"            cannot chain {t}: {why}")
+    ch = d.get("chain")
+    if ch and (ch.get("chain_id") or ch.get("tools")):
+        tools = " -> ".join(ch.get("tools") or []) or "(no calls)"
+        print(f"  chain     {ch.get('chain_id')}  {tools}")
+        for i, st in enumerate(ch.get("steps") or []):
+            print(f"            step {i}: {st['name']}({_short(st['args'], 100)})" + (f" after {st['depends_on']}" if st["depends_on"] else ""))
+    q = d.get("query")
+    if q and (q.get("query_id") or q.get("turns")):
+        print(f"  query     {q.get('query_id')}  (information level {q.get('info_level')}, persona {q.get('persona')})")
+        for i, t in enumerate(q.get("turns") or []):
+            print(f"            user turn {i}: {_short(t, width)}")
+        if q.get("withheld"):
+            print(f"            withheld until asked: {_short(q['withheld'], width)}")
+    conv = d.get("conversation")
+    if conv:
+        extra = f", derived from {conv['parent_id']}" if conv.get("parent_id") else ""
+        print(f"  conversation {conv.get('conversation_id')}  outcomes {conv.get('outcomes') or []}{extra}")
+        if conv.get("final_state_hash"):
+            print(f"            final state hash {conv['final_state_hash'][:16]} (as simulated)")
+    if "calls" in d:
+        _print_calls(d["calls"], width)
+
+
 def cmd_lineage(a: argparse.Namespace) -> int:
-    import polars as pl
+    from pipeline.corpus import lineage
 
-    from pipeline.corpus import read_examples, resolve_version
-
-    p = resolve_version(a.data_dir, a.version)
-    rej = pl.read_parquet(p / "rejections.parquet").filter(pl.col("rejection_id") == a.id)
-    if rej.height:
-        r = rej.row(0, named=True)
-        print(f"rejection {r['rejection_id']}: rule {r['stage']}/{r['reason']}\n  {r['detail']}")
-        print(f"  upstream: {r['upstream']}")
-        payload = json.loads(r["payload"]) if r["payload"] else {}
-        for t in payload.get("trace", []):
-            status = "ok" if t["ok"] else f"FAILED {t.get('error_code')}: {t.get('error')}"
-            print(f"  call {t['name']}({json.dumps(t['arguments'])}) -> {status}")
-        return 0
-    ex = read_examples(p).filter((pl.col("example_id") == a.id) | (pl.col("conversation_id") == a.id))
-    if ex.height == 0:
-        print(f"prove: no example or rejection with id {a.id!r} in {p.name}", file=sys.stderr)
+    d = lineage(a.data_dir, a.id, None if a.version == "latest" else a.version)
+    if d is None:
+        print(f"prove: no example or rejection with id {a.id!r} in any corpus version under {a.data_dir}/corpus", file=sys.stderr)
         return 1
-    e = ex.row(0, named=True)
-    print(f"example {e['example_id']} ({e['kind']}, {e['server']}, seed {e['env_seed']})")
-    print(f"  snapshot {e['snapshot_id']}  chain {e['chain_id']}  query {e['query_id']}  conversation {e['conversation_id']}")
-    for t in json.loads(e["trace"] or "[]"):
-        status = "ok" if t["ok"] else f"FAILED {t.get('error_code')}: {t.get('error')}"
-        print(f"  call {t['name']}({json.dumps(t['arguments'])}) -> {status}")
+    if a.json:
+        _print_json(d)
+        return 0
+    if d["type"] == "rejection":
+        rule = d["rule"]
+        print(f"rejection {d['id']}  (version {d['version']})")
+        print(f"  rule      {rule['stage']}/{rule['reason']}  (stage {rule['stage']}, reason {rule['reason']})")
+        print(f"  detail    {rule['detail']}")
+        print(f"  upstream  {json.dumps(d['upstream'])}")
+        print(f"  record    the rejected {d['record']}")
+        _print_path(d, a.width)
+        if d.get("failing_calls"):
+            print(f"  failing calls: {', '.join(str(i + 1) for i in d['failing_calls'])}")
+        return 0
+    print(f"example {d['id']}  (version {d['version']}, {d['kind']}, {d['split']} split, servers {', '.join(d['servers'])})")
+    if d["augmentations"]:
+        print(f"  augmentations {', '.join(d['augmentations'])}")
+    _print_path(d, a.width)
+    ref = d.get("reference") or []
+    if any(ref):
+        print("  reference (what a policy is rewarded for, per user turn):")
+        for i, turn in enumerate(ref):
+            print(f"    turn {i}: " + ("; ".join(f"{c['name']}({_short(c['arguments'], 80)})" for c in turn) or "(no call: answer or ask)"))
+    if d["kind"] == "multi_turn":
+        print("  accepted: replayed on a fresh session to the same results and final state; passed the error-rate, "
+              "sensitive-provenance and near-duplicate rules")
+    else:
+        print(f"  accepted: a {d['kind']} example built by augmentation (no tool call to replay)")
+    if d.get("related_rejections"):
+        print(f"  rejections on the same chain ({len(d['related_rejections'])}):")
+        for r in d["related_rejections"][:10]:
+            print(f"    {r['rejection_id']}  {r['stage']}/{r['reason']}")
     return 0
+
+
+# ----------------------------------------------------------------------------- sql
+def cmd_sql(a: argparse.Namespace) -> int:
+    import duckdb
+
+    from pipeline import sql
+
+    if not a.query:
+        path = sql.refresh(a.data_dir)
+        names = sql.view_names(a.data_dir, refresh_first=False)
+        counts = {n: sql.query(a.data_dir, f"SELECT count(*) FROM {n}", refresh_first=False)[1][0][0] for n in names}
+        if a.json:
+            _print_json({"database": str(path), "views": counts})
+            return 0
+        print(f"{path}")
+        for n in names:
+            print(f"  {n:<12} {counts[n]:>7} rows")
+        print(f"query with: prove sql \"select kind, count(*) from examples group by all\"  (or open {path.name} read-only in duckdb)")
+        return 0
+    try:
+        cols, rows = sql.query(a.data_dir, a.query)
+    except duckdb.Error as exc:
+        print(f"prove sql: {exc}", file=sys.stderr)
+        return 2
+    if a.json:
+        _print_json([dict(zip(cols, r)) for r in rows])
+        return 0
+    print(_table(cols, rows, a.width))
+    return 0
+
+
+def _table(cols: list[str], rows: list[tuple[Any, ...]], width: int = 60) -> str:
+    def cell(v: Any) -> str:
+        t = "NULL" if v is None else str(v)
+        t = t.replace("\n", " ")
+        return t if len(t) <= width else t[: width - 1] + "…"
+
+    body = [[cell(v) for v in r] for r in rows]
+    ws = [max([len(c)] + [len(r[i]) for r in body]) for i, c in enumerate(cols)]
+    line = "+-" + "-+-".join("-" * w for w in ws) + "-+"
+    out = [line, "| " + " | ".join(c.ljust(w) for c, w in zip(cols, ws)) + " |", line]
+    out += ["| " + " | ".join(v.ljust(w) for v, w in zip(r, ws)) + " |" for r in body]
+    out += [line, f"({len(rows)} row{'s' if len(rows) != 1 else ''})"]
+    return "\n".join(out)
 
 
 # ----------------------------------------------------------------------------- reward / train
@@ -337,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("--data-dir", default="data")
     x.add_argument("--no-train", action="store_true")
     x.add_argument("--grpo-steps", type=int)
+    x.add_argument("--parallel", type=int, default=1, metavar="N",
+                   help="run N servers' partitions at once, each its own Dagster run in its own process (default 1)")
     x.set_defaults(fn=cmd_build)
 
     cp = sub.add_parser("corpus", help="corpus versions").add_subparsers(dest="sub", required=True)
@@ -349,9 +534,11 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("--json", action="store_true")
     x.add_argument("--data-dir", default="data")
     x.set_defaults(fn=cmd_corpus_show)
-    x = cp.add_parser("diff")
+    x = cp.add_parser("diff", help="what changed between two versions (names, unique prefixes or 'latest')")
     x.add_argument("a")
     x.add_argument("b")
+    x.add_argument("--limit", type=int, default=20, help="examples added/removed to list")
+    x.add_argument("--json", action="store_true")
     x.add_argument("--data-dir", default="data")
     x.set_defaults(fn=cmd_corpus_diff)
 
@@ -365,10 +552,19 @@ def main(argv: list[str] | None = None) -> int:
     x.set_defaults(fn=cmd_rejected)
 
     x = sub.add_parser("lineage", help="the full path of an example or rejection")
-    x.add_argument("id")
-    x.add_argument("--version", default="latest")
+    x.add_argument("id", help="an example, conversation or rejection id")
+    x.add_argument("--version", default="latest", help="where to look first (then every other version)")
+    x.add_argument("--width", type=int, default=200, help="characters of each result or error to show")
+    x.add_argument("--json", action="store_true")
     x.add_argument("--data-dir", default="data")
     x.set_defaults(fn=cmd_lineage)
+
+    x = sub.add_parser("sql", help="SQL over every corpus version (DuckDB views: examples, rejections, versions)")
+    x.add_argument("query", nargs="?", help="a SQL query; without one, the views and their row counts")
+    x.add_argument("--width", type=int, default=60, help="characters per cell")
+    x.add_argument("--json", action="store_true")
+    x.add_argument("--data-dir", default="data")
+    x.set_defaults(fn=cmd_sql)
 
     x = sub.add_parser("reward", help="score trajectories with the programmatic reward")
     x.add_argument("file")

@@ -3,18 +3,25 @@
 Assets call ``pipeline.stages`` / ``training.train`` and attach what people want to see:
 counts, rejection reasons, previews and plots. Intermediate records are kept by
 :class:`StageStore` (pickles under ``<data>/stages``, written atomically).
+
+Versioning: every asset's ``code_version`` is a hash of the source it runs (``assets.code_versions``);
+``server_snapshots`` reports the server's tool-schema hash as its data version and ``corpus`` its
+content hash, so the UI marks exactly the partitions and assets whose inputs or code changed as
+stale. ``schema_change_sensor`` re-runs a server's partition when its tools change.
 """
 
 
 import json
 import os
 import pickle
+import warnings
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, MetadataValue
 
+from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
 from pipeline.corpus import read_examples, write_corpus
 from pipeline.records import Rejection
@@ -22,7 +29,15 @@ from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains,
                              stage_queries, stage_snapshot, stage_validate)
 from pipeline.storage import atomic_write_text
 
-CODE_VERSION = "1"
+# data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
+warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*data_version.*")
+
+CODE_VERSION = "1"  # bumped by hand only for changes the source hashes cannot see (a changed output contract)
+
+
+def _cv(asset: str) -> str:
+    return f"{CODE_VERSION}-{asset_code_version(asset)}"
+
 # one partition per server: built-in or registered in a servers file; `prove build` adds the ones it runs
 server_partitions = dg.DynamicPartitionsDefinition(name="servers")
 
@@ -92,20 +107,21 @@ def _rej_meta(rejs: list[Rejection]) -> dict[str, Any]:
     return {"rejections": len(rejs), "rejection_reasons": MetadataValue.json(dict(c))}
 
 
-@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+@dg.asset(partitions_def=server_partitions, code_version=_cv("server_snapshots"), group_name="synthesis",
           description="Real entities sampled from the live server through its read-only tools only.")
 def server_snapshots(context: AssetExecutionContext, settings: ProveSettings):
     cfg = settings.build_config()
     snap = stage_snapshot(cfg, context.partition_key)
-    context.add_output_metadata({
+    # the data version is the tool-schema hash: re-probing an unchanged server leaves its downstream
+    # partitions fresh; a server whose tools changed makes only its own partitions stale
+    return dg.Output(snap, data_version=dg.DataVersion(snap.schema_hash), metadata={
         "entities": len(snap.entities), "tools": len(snap.tools), "probe_calls": len(snap.probe_calls),
         "schema_hash": snap.schema_hash, "skipped_tools": MetadataValue.json(snap.skipped_tools),
         "sample": MetadataValue.json(dict(list(snap.entities.items())[:5])),
     })
-    return snap
 
 
-@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+@dg.asset(partitions_def=server_partitions, code_version=_cv("dependency_graphs"), group_name="synthesis",
           description="Tool dependency graph: explicit and implicit edges confirmed by live execution; cached by schema hash.")
 def dependency_graphs(context: AssetExecutionContext, settings: ProveSettings, server_snapshots):
     cfg = settings.build_config()
@@ -120,7 +136,7 @@ def dependency_graphs(context: AssetExecutionContext, settings: ProveSettings, s
     return graph
 
 
-@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+@dg.asset(partitions_def=server_partitions, code_version=_cv("tool_chains"), group_name="synthesis",
           description="Tool chains of length 2-5 sampled along the dependency graph.")
 def tool_chains(context: AssetExecutionContext, settings: ProveSettings, server_snapshots, dependency_graphs) -> StageOutput:
     out = stage_chains(settings.build_config(), server_snapshots, dependency_graphs)
@@ -130,7 +146,7 @@ def tool_chains(context: AssetExecutionContext, settings: ProveSettings, server_
     return out
 
 
-@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+@dg.asset(partitions_def=server_partitions, code_version=_cv("user_queries"), group_name="synthesis",
           description="Grounded user requests per turn (information level, persona), from the template or LLM backend.")
 def user_queries(context: AssetExecutionContext, settings: ProveSettings, server_snapshots, tool_chains) -> StageOutput:
     chains = tool_chains.items
@@ -142,7 +158,7 @@ def user_queries(context: AssetExecutionContext, settings: ProveSettings, server
     return out
 
 
-@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+@dg.asset(partitions_def=server_partitions, code_version=_cv("conversations"), group_name="synthesis",
           description="Conversations simulated live by the state machine (calls, results, recovery, replies).")
 def conversations(context: AssetExecutionContext, settings: ProveSettings, server_snapshots, tool_chains, user_queries) -> StageOutput:
     out = stage_conversations(settings.build_config(), server_snapshots, tool_chains.items, user_queries.items,
@@ -152,7 +168,7 @@ def conversations(context: AssetExecutionContext, settings: ProveSettings, serve
     return out
 
 
-@dg.asset(partitions_def=server_partitions, code_version=CODE_VERSION, group_name="synthesis",
+@dg.asset(partitions_def=server_partitions, code_version=_cv("validated_conversations"), group_name="synthesis",
           description="Conversations that replay on a freshly reset session: error rate, sensitive provenance, determinism.")
 def validated_conversations(context: AssetExecutionContext, settings: ProveSettings, conversations) -> StageOutput:
     out = stage_validate(settings.build_config(), conversations.items, context.partition_key)
@@ -160,7 +176,7 @@ def validated_conversations(context: AssetExecutionContext, settings: ProveSetti
     return out
 
 
-@dg.asset(code_version=CODE_VERSION, group_name="corpus",
+@dg.asset(code_version=_cv("unique_conversations"), group_name="corpus",
           description="Near-duplicates removed across servers (MinHash LSH, Jaccard 0.70 on tool-call sequences).")
 def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
     per = _selected(settings, validated_conversations)
@@ -171,7 +187,7 @@ def unique_conversations(context: AssetExecutionContext, settings: ProveSettings
     return out
 
 
-@dg.asset(code_version=CODE_VERSION, group_name="corpus",
+@dg.asset(code_version=_cv("augmented_examples"), group_name="corpus",
           description="Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.")
 def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, unique_conversations, server_snapshots) -> StageOutput:
     snaps = _selected(settings, server_snapshots)
@@ -181,7 +197,7 @@ def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, 
     return out
 
 
-@dg.asset(code_version=CODE_VERSION, group_name="corpus",
+@dg.asset(code_version=_cv("rejections"), group_name="corpus",
           description="Every rejection of every stage with its reason code, detail and upstream ids.")
 def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_chains, user_queries, conversations,
                validated_conversations, unique_conversations, augmented_examples) -> list[Rejection]:
@@ -195,11 +211,20 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
 
     by = Counter(f"{r.stage}/{r.reason}" for r in out)
     table = "| stage/reason | count |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in by.most_common())
-    meta: dict[str, Any] = {"total": len(out), "by_stage_reason": MetadataValue.md(table)}
+    triples = Counter((r.stage, r.reason, r.server or "") for r in out)
+    meta: dict[str, Any] = {
+        "total": len(out), "by_stage_reason": MetadataValue.md(table),
+        "by_stage_reason_table": MetadataValue.table(
+            records=[dg.TableRecord({"stage": st, "reason": rs, "server": sv, "count": n})
+                     for (st, rs, sv), n in sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))],
+            schema=dg.TableSchema(columns=[dg.TableColumn("stage", "string"), dg.TableColumn("reason", "string"),
+                                           dg.TableColumn("server", "string"), dg.TableColumn("count", "int")])),
+    }
     try:
         from pipeline.report import rejections_png
 
         cfg = settings.build_config()
+        (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
         png = rejections_png(dict(by), cfg.data_path / "reports" / "rejections.png")
         import base64
 
@@ -210,18 +235,20 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
     return out
 
 
-@dg.asset(code_version=CODE_VERSION, group_name="corpus",
+@dg.asset(code_version=_cv("corpus"), group_name="corpus",
           description="A new immutable corpus version: Parquet train/eval splits, rejections and manifest.json.")
-def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> str:
+def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> dg.Output[str]:
     cfg = settings.build_config()
     snaps = _selected(settings, server_snapshots)
     path = write_corpus(cfg, augmented_examples.items, rejections,
-                        code_versions={"assets": CODE_VERSION},
-                        tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()})
+                        code_versions={"assets": CODE_VERSION, **{f"asset:{a}": v for a, v in all_code_versions().items()}},
+                        tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()},
+                        extra={"schema_hashes": {s: snap.schema_hash for s, snap in sorted(snaps.items())},
+                               "dagster": {"run_id": context.run_id}})
     m = json.loads((path / "manifest.json").read_text())
     comp = m["composition"]
     meta: dict[str, Any] = {
-        "version": m["version"], "path": str(path), "examples": comp["examples"],
+        "version": m["version"], "path": str(path), "examples": comp["examples"], "content_hash": m["content_hash"],
         "by_kind": MetadataValue.json(comp["by_kind"]), "by_server": MetadataValue.json(comp["by_server"]),
         "shares_vs_targets": MetadataValue.json({k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"]}),
         "tool_coverage": MetadataValue.json(m["tool_coverage"]),
@@ -231,9 +258,15 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
         import base64
 
         meta["composition"] = MetadataValue.md(f"![composition](data:image/png;base64,{base64.b64encode(png.read_bytes()).decode()})")
-    context.add_output_metadata(meta)
     atomic_write_text(cfg.data_path / "corpus" / "LATEST", m["version"])
-    return str(path)
+    try:  # SQL views over every version; a failure here must not cost the version just written
+        from pipeline.sql import refresh
+
+        meta["duckdb"] = MetadataValue.path(str(refresh(cfg.data_dir)))
+    except Exception as exc:
+        context.log.warning(f"DuckDB views not refreshed: {exc}")
+    # the data version is the content hash: an identical rebuild leaves grpo_policy fresh
+    return dg.Output(str(path), data_version=dg.DataVersion(m["content_hash"]), metadata=meta)
 
 
 @dg.asset_check(asset=corpus, blocking=True, description="Every selected server has accepted examples.")
@@ -273,7 +306,7 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     return AssetCheckResult(passed=not off, metadata={"off_target": off, "tolerance": tol})
 
 
-@dg.asset(code_version=CODE_VERSION, group_name="training", deps=[],
+@dg.asset(code_version=_cv("grpo_policy"), group_name="training", deps=[],
           description="SFT warm start then GRPO on the corpus with live tool execution and the programmatic reward.")
 def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus: str) -> str:
     if not settings.train:
@@ -301,8 +334,83 @@ CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composit
 ALL_ASSETS = PER_SERVER + CROSS
 
 corpus_job = dg.define_asset_job("corpus_job", selection=dg.AssetSelection.assets(*CROSS))
-weekly_regeneration = dg.ScheduleDefinition(job=corpus_job, cron_schedule=os.environ.get("PROVE_SCHEDULE_CRON", "0 3 * * 1"),
-                                            default_status=dg.DefaultScheduleStatus.STOPPED)
+# one run per server partition: probe -> replay for that server
+server_job = dg.define_asset_job("server_job", selection=dg.AssetSelection.assets(*PER_SERVER), partitions_def=server_partitions)
+
+DEFAULT_CRON = "0 3 * * 1"  # Mondays 03:00
+
+
+def regeneration_schedule(cron: str | None = None, timezone: str | None = None) -> dg.ScheduleDefinition:
+    """The corpus regeneration schedule; cron from ``PROVE_SCHEDULE_CRON`` (default weekly), off until turned on."""
+    return dg.ScheduleDefinition(name="weekly_regeneration", job=corpus_job,
+                                 cron_schedule=cron or os.environ.get("PROVE_SCHEDULE_CRON") or DEFAULT_CRON,
+                                 execution_timezone=timezone or os.environ.get("PROVE_SCHEDULE_TIMEZONE") or "UTC",
+                                 default_status=dg.DefaultScheduleStatus.STOPPED,
+                                 description="Regenerates the corpus from the latest per-server outputs.")
+
+
+weekly_regeneration = regeneration_schedule()
+
+
+def server_schema_hash(cfg: BuildConfig, server: str) -> str:
+    """The hash of the tools a server offers the pipeline now (what ``server_snapshots`` reports as its data version)."""
+    from pipeline.env import Environment
+    from pipeline.records import schema_hash
+    from pipeline.serverfile import usable_tools
+
+    sc = cfg.server_config(server)
+    with Environment(sc) as env:
+        tools, _ = usable_tools(sc, env.tools())
+    return schema_hash(tools)
+
+
+def _last_snapshot_hash(instance: dg.DagsterInstance, server: str) -> str | None:
+    rec = instance.get_latest_data_version_record(dg.AssetKey("server_snapshots"), partition_key=server)
+    mat = rec.asset_materialization if rec is not None else None
+    return mat.tags.get("dagster/data_version") if mat is not None and mat.tags else None
+
+
+@dg.sensor(job=server_job, minimum_interval_seconds=int(os.environ.get("PROVE_SENSOR_INTERVAL_S", "3600")),
+           default_status=dg.DefaultSensorStatus.STOPPED,
+           description="Connects to every configured server; when a server's tool schema hash changes, re-runs its partition.")
+def schema_change_sensor(context: dg.SensorEvaluationContext, settings: ProveSettings):
+    """Cursor: JSON ``{server: last seen schema hash}``. A server not in the cursor is compared with the
+    data version of its latest ``server_snapshots`` materialization (requested when it has none)."""
+    cfg = settings.build_config()
+    try:
+        seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
+    except ValueError:
+        seen = {}
+    current = dict(seen)
+    requests: list[dg.RunRequest] = []
+    unreachable: dict[str, str] = {}
+    for server in cfg.servers:
+        try:
+            h = server_schema_hash(cfg, server)
+        except Exception as exc:  # an unreachable server keeps its last hash and is tried again next tick
+            unreachable[server] = f"{type(exc).__name__}: {exc}"
+            continue
+        last = seen.get(server) or (_last_snapshot_hash(context.instance, server) if _has_instance(context) else None)
+        current[server] = h
+        if h != last:
+            context.log.info(f"{server}: schema hash {last} -> {h}")
+            requests.append(dg.RunRequest(run_key=f"{server}:{last}->{h}", partition_key=server,
+                                          tags={"prove/trigger": "schema_change", "prove/schema_hash": h}))
+    have = set(context.instance.get_dynamic_partitions("servers")) if _has_instance(context) else set()
+    missing = [r.partition_key for r in requests if r.partition_key not in have]
+    cursor = json.dumps(current, sort_keys=True)
+    if requests:
+        return dg.SensorResult(run_requests=requests, cursor=cursor,
+                               dynamic_partitions_requests=[server_partitions.build_add_request(missing)] if missing else None)
+    why = "no server's tool schema changed" + (f"; unreachable: {unreachable}" if unreachable else "")
+    return dg.SensorResult(skip_reason=dg.SkipReason(why), cursor=cursor)
+
+
+def _has_instance(context: dg.SensorEvaluationContext) -> bool:
+    try:
+        return context.instance is not None
+    except Exception:  # a context built without an instance raises on access
+        return False
 
 
 def resources(data_dir: str = "data", build_config: BuildConfig | None = None, train: bool = True, train_config_json: str = "{}") -> dict[str, Any]:
@@ -313,5 +421,5 @@ def resources(data_dir: str = "data", build_config: BuildConfig | None = None, t
     }
 
 
-defs = dg.Definitions(assets=ALL_ASSETS, asset_checks=CHECKS, jobs=[corpus_job], schedules=[weekly_regeneration],
-                      resources=resources(os.environ.get("PROVE_DATA_DIR", "data")))
+defs = dg.Definitions(assets=ALL_ASSETS, asset_checks=CHECKS, jobs=[corpus_job, server_job], schedules=[weekly_regeneration],
+                      sensors=[schema_change_sensor], resources=resources(os.environ.get("PROVE_DATA_DIR", "data")))

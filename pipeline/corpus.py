@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import platform
 import subprocess
 from collections import Counter
@@ -109,8 +110,10 @@ def _git_rev() -> str | None:
         return None
 
 
-def new_version_name(content_hash: str) -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("v%Y%m%d-%H%M%S-") + content_hash[:6]
+def new_version_name(content_hash: str, now: dt.datetime | None = None) -> str:
+    """``v<UTC date>-<time to the millisecond>-<content hash>``: names sort in the order versions were written."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    return now.strftime("v%Y%m%d-%H%M%S") + f"{now.microsecond // 1000:03d}-" + content_hash[:6]
 
 
 def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: list[Rejection], extra: dict[str, Any] | None = None,
@@ -143,13 +146,14 @@ def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: lis
             "code_versions": {"git": _git_rev(), "python": platform.python_version(), **(code_versions or {})},
             **(extra or {}),
         }
-        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str))
         try:
             from pipeline.report import composition_png
 
             composition_png(manifest, stage / "composition.png")
         except Exception as exc:  # a picture must never cost the corpus
             manifest["report_error"] = str(exc)
+        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str))
+        os.chmod(stage, 0o755)  # the staging directory is created private; a version is for everyone to read
     return root / version
 
 
@@ -159,12 +163,15 @@ def list_versions(data_dir: str | Path) -> list[dict[str, Any]]:
     if not root.exists():
         return out
     for d in sorted(root.iterdir()):
-        if d.name.startswith(".") or not (d / "manifest.json").exists():
+        # hidden entries are staging directories of runs in flight or killed: never a version
+        if d.name.startswith(".") or not d.is_dir() or not (d / "manifest.json").exists():
             continue
         m = json.loads((d / "manifest.json").read_text())
-        out.append({"version": d.name, "path": str(d), "created_at": m.get("created_at"), "examples": m["counts"]["examples"],
-                    "rejections": m["counts"]["rejections"], "by_kind": m["composition"]["by_kind"],
+        out.append({"version": d.name, "path": str(d), "created_at": m.get("created_at"), "content_hash": m.get("content_hash"),
+                    "examples": m["counts"]["examples"], "rejections": m["counts"]["rejections"], "by_kind": m["composition"]["by_kind"],
                     "servers": sorted(m["composition"]["by_server"])})
+    # oldest first by creation time (two versions written within one second sort by their hash suffix otherwise)
+    out.sort(key=lambda v: (str(v["created_at"] or ""), v["version"]))
     return out
 
 
@@ -185,15 +192,173 @@ def read_examples(path: str | Path) -> pl.DataFrame:
     return pl.concat([pl.read_parquet(p / f) for f in ("train.parquet", "eval.parquet") if (p / f).exists()])
 
 
-def diff_versions(a: str | Path, b: str | Path) -> dict[str, Any]:
+def _example_brief(row: dict[str, Any]) -> dict[str, Any]:
+    return {"example_id": row["example_id"], "kind": row["kind"], "server": row["server"], "augmentations": row["augmentations"]}
+
+
+def diff_versions(a: str | Path, b: str | Path, limit: int = 20) -> dict[str, Any]:
+    """What changed from version ``a`` to version ``b``.
+
+    Counts by kind, server and augmentation as ``{key: [count in a, count in b]}`` (every key of
+    either version; ``changed`` lists the keys whose counts differ), and the examples added and
+    removed (by example id, the first ``limit`` of each with kind, server and augmentations).
+    """
     da, db = read_examples(a), read_examples(b)
-    ma, mb = (json.loads((Path(x) / "manifest.json").read_text())["composition"] for x in (a, b))
+    ma, mb = (json.loads((Path(x) / "manifest.json").read_text()) for x in (a, b))
+    ca, cb = ma["composition"], mb["composition"]
     ia, ib = set(da["example_id"].to_list()), set(db["example_id"].to_list())
+    added, removed = sorted(ib - ia), sorted(ia - ib)
 
-    def delta(key: str) -> dict[str, list[int]]:
-        keys = sorted(set(ma[key]) | set(mb[key]))
-        return {k: [ma[key].get(k, 0), mb[key].get(k, 0)] for k in keys if ma[key].get(k, 0) != mb[key].get(k, 0)}
+    def counts(key: str) -> dict[str, list[int]]:
+        keys = sorted(set(ca.get(key, {})) | set(cb.get(key, {})))
+        return {k: [ca.get(key, {}).get(k, 0), cb.get(key, {}).get(k, 0)] for k in keys}
 
-    return {"a": Path(a).name, "b": Path(b).name, "examples": [da.height, db.height], "added": len(ib - ia), "removed": len(ia - ib),
-            "added_ids": sorted(ib - ia)[:20], "removed_ids": sorted(ia - ib)[:20],
-            "by_kind": delta("by_kind"), "by_server": delta("by_server"), "by_augmentation": delta("by_augmentation")}
+    def briefs(df: pl.DataFrame, ids: list[str]) -> list[dict[str, Any]]:
+        keep = set(ids[:limit])
+        return [_example_brief(r) for r in df.filter(pl.col("example_id").is_in(list(keep))).sort("example_id").iter_rows(named=True)]
+
+    out: dict[str, Any] = {"a": Path(a).name, "b": Path(b).name, "examples": [da.height, db.height],
+                           "content_hash": [ma.get("content_hash"), mb.get("content_hash")],
+                           "added": len(added), "removed": len(removed), "unchanged": len(ia & ib),
+                           "added_ids": added[:limit], "removed_ids": removed[:limit],
+                           "added_examples": briefs(db, added), "removed_examples": briefs(da, removed)}
+    for key in ("by_kind", "by_server", "by_augmentation"):
+        out[key] = counts(key)
+    out["rejections"] = {"by_reason": {k: [ma.get("rejections", {}).get("by_reason", {}).get(k, 0), mb.get("rejections", {}).get("by_reason", {}).get(k, 0)]
+                                       for k in sorted(set(ma.get("rejections", {}).get("by_reason", {})) | set(mb.get("rejections", {}).get("by_reason", {})))}}
+    out["changed"] = sorted(f"{key}.{k}" for key in ("by_kind", "by_server", "by_augmentation") for k, (x, y) in out[key].items() if x != y)
+    out["config_changed"] = sorted(k for k in set(ma.get("config", {})) | set(mb.get("config", {}))
+                                   if ma.get("config", {}).get(k) != mb.get("config", {}).get(k))
+    return out
+
+
+# ----------------------------------------------------------------------------- lineage
+def _loads(s: str | None, default: Any) -> Any:
+    if not s:
+        return default
+    try:
+        return json.loads(s)
+    except (TypeError, ValueError):
+        return default
+
+
+def _calls(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each executed (and replay-checked) call with its result or its error."""
+    out = []
+    for i, t in enumerate(trace):
+        c = {"index": i, "turn": t.get("turn"), "name": t.get("name"), "arguments": t.get("arguments", {}), "ok": bool(t.get("ok")),
+             "reference": t.get("reference", True)}
+        if t.get("ok"):
+            c["result"] = t.get("result")
+        else:
+            c["error_code"] = t.get("error_code")
+            c["error"] = t.get("error")
+        out.append(c)
+    return out
+
+
+def _user_turns(messages: list[dict[str, Any]]) -> list[str]:
+    return [m.get("content") or "" for m in messages if m.get("role") == "user"]
+
+
+def _chain_tools(reference: list[list[dict[str, Any]]]) -> list[str]:
+    return [c["name"] for turn in reference for c in turn]
+
+
+def _payload_path(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """snapshot / chain / query / calls as far as a rejected record carries them."""
+    out: dict[str, Any] = {"record": kind}
+    if kind == "chain":
+        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
+        out["chain"] = {"chain_id": body.get("chain_id"), "graph_id": body.get("graph_id"),
+                        "tools": [s["name"] for s in body.get("steps", [])],
+                        "steps": [{"name": s["name"], "args": {k: (f"step {v.get('step')}.{v.get('field')}" if v.get("kind") == "step" else v.get("value"))
+                                                               for k, v in (s.get("args") or {}).items()}, "depends_on": s.get("depends_on", [])}
+                                  for s in body.get("steps", [])]}
+    elif kind == "query":
+        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
+        out["chain"] = {"chain_id": body.get("chain_id")}
+        out["query"] = {"query_id": body.get("query_id"), "info_level": body.get("info_level"), "persona": body.get("persona"),
+                        "turns": body.get("turns", []), "withheld": body.get("withheld", {})}
+    elif kind == "conversation":
+        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
+        out["chain"] = {"chain_id": body.get("chain_id"), "tools": _chain_tools(body.get("reference") or [])}
+        out["query"] = {"query_id": body.get("query_id"), "info_level": body.get("info_level"), "persona": body.get("persona"),
+                        "turns": _user_turns(body.get("messages") or [])}
+        out["conversation"] = {"conversation_id": body.get("conversation_id"), "kind": body.get("kind"), "outcomes": body.get("outcomes", []),
+                               "final_state_hash": body.get("final_state_hash")}
+        out["calls"] = _calls(body.get("trace") or [])
+    elif kind == "graph":
+        out["snapshot"] = {"snapshot_id": body.get("snapshot_id")}
+        out["graph"] = {"graph_id": body.get("graph_id"), "tools": len(body.get("tools", [])),
+                        "confirmed_edges": sum(1 for e in body.get("edges", []) if e.get("confirmed")),
+                        "unchainable": body.get("unchainable", {})}
+    return out
+
+
+def _record_kind(body: Any) -> str:
+    if not isinstance(body, dict):
+        return "none"
+    if "trace" in body and "messages" in body:
+        return "conversation"
+    if "turns" in body and "query_id" in body:
+        return "query"
+    if "steps" in body and "chain_id" in body:
+        return "chain"
+    if "edges" in body and "graph_id" in body:
+        return "graph"
+    return "record"
+
+
+def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
+    rej_file = path / "rejections.parquet"
+    rej = pl.read_parquet(rej_file) if rej_file.exists() else pl.DataFrame(schema=REJECTION_SCHEMA)
+    hit = rej.filter(pl.col("rejection_id") == record_id)
+    if hit.height:
+        r = hit.row(0, named=True)
+        body = _loads(r["payload"], None)
+        kind = _record_kind(body)
+        out = {"type": "rejection", "version": path.name, "id": r["rejection_id"], "server": r["server"],
+               "rule": {"stage": r["stage"], "reason": r["reason"], "detail": r["detail"]},
+               "upstream": _loads(r["upstream"], {}), **_payload_path(kind, body or {})}
+        if "calls" in out:
+            out["failing_calls"] = [c["index"] for c in out["calls"] if not c["ok"]]
+        return out
+    ex = read_examples(path)
+    hit = ex.filter((pl.col("example_id") == record_id) | (pl.col("conversation_id") == record_id))
+    if not hit.height:
+        return None
+    e = hit.row(0, named=True)
+    reference = _loads(e["reference"], [])
+    out = {"type": "example", "version": path.name, "id": e["example_id"], "server": e["server"], "servers": e["servers"],
+           "kind": e["kind"], "split": e["split"], "augmentations": e["augmentations"],
+           "snapshot": {"snapshot_id": e["snapshot_id"], "seed": e["env_seed"]},
+           "chain": {"chain_id": e["chain_id"], "tools": _chain_tools(reference)},
+           "query": {"query_id": e["query_id"], "info_level": e["info_level"], "persona": e["persona"],
+                     "turns": _user_turns(_loads(e["messages"], []))},
+           "conversation": {"conversation_id": e["conversation_id"], "parent_id": e["parent_id"], "outcomes": e["outcomes"],
+                            "final_state_hash": e["final_state_hash"]},
+           "reference": reference, "calls": _calls(_loads(e["trace"], []))}
+    # rejections of records on the same path (another query or conversation of the same chain, say)
+    keys = {k: v for k, v in (("chain_id", e["chain_id"]), ("conversation_id", e["parent_id"])) if v}
+    related = []
+    for r in rej.iter_rows(named=True):
+        up = _loads(r["upstream"], {})
+        if any(up.get(k) == v for k, v in keys.items()):
+            related.append({"rejection_id": r["rejection_id"], "stage": r["stage"], "reason": r["reason"]})
+    out["related_rejections"] = related
+    return out
+
+
+def lineage(data_dir: str | Path, record_id: str, version: str | None = None) -> dict[str, Any] | None:
+    """The full path of an example or a rejection: snapshot, chain, query, every call with its result
+    or error, and (for a rejection) the rule that rejected it.
+
+    Looks in ``version`` (default: the latest) and then in the other versions, newest first."""
+    first = resolve_version(data_dir, version)
+    others = [Path(v["path"]) for v in reversed(list_versions(data_dir)) if Path(v["path"]) != first]
+    for path in [first, *others]:
+        found = _lineage_in(path, record_id)
+        if found is not None:
+            return found
+    return None

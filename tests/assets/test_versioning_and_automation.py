@@ -1,0 +1,281 @@
+"""Dagster as a data product: code versions from source, data versions from schema and content hashes,
+staleness limited to what changed, the schema-change sensor, the regeneration schedule, and the
+metadata the corpus and rejections assets attach."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+from dagster._core.definitions.data_version import StaleStatus
+from dagster._utils.test.data_versions import get_stale_status_resolver
+
+from assets import code_versions as CV
+from assets import definitions as D
+from pipeline.config import BuildConfig, ServerConfig
+
+SERVERS = ["banking", "crm"]
+
+
+def _cfg(data: Path, **kw) -> BuildConfig:
+    return BuildConfig(examples=30, servers=SERVERS, data_dir=str(data), **kw)
+
+
+def _data_version(instance: dg.DagsterInstance, asset: str, partition: str | None = None) -> str | None:
+    rec = instance.get_latest_data_version_record(dg.AssetKey(asset), partition_key=partition)
+    return rec.asset_materialization.tags.get("dagster/data_version") if rec else None
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """One real build through Dagster (per-server partitions, then dedup -> corpus; no training)."""
+    data = tmp_path_factory.mktemp("dagster") / "data"
+    cfg = _cfg(data)
+    res = D.resources(build_config=cfg, train=False)
+    instance = dg.DagsterInstance.ephemeral()
+    D.ensure_partitions(instance, SERVERS)
+    for s in SERVERS:
+        assert dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=s, resources=res, instance=instance).success
+    cross = [a for a in D.CROSS if a is not D.grpo_policy]
+    r = dg.materialize(D.ALL_ASSETS, selection=cross, resources=res, instance=instance)
+    assert r.success
+    return cfg, res, instance
+
+
+# ----------------------------------------------------------------------------- code versions
+def test_every_asset_has_a_code_version_hashed_from_its_source():
+    versions = {k.to_user_string(): v for a in D.ALL_ASSETS for k, v in a.code_versions_by_key.items()}
+    assert set(versions) == set(CV.ASSET_SOURCES)
+    for name, v in versions.items():
+        assert v == f"{D.CODE_VERSION}-{CV.asset_code_version(name)}"
+        assert len(v.split("-")[1]) == 12
+    assert len(set(versions.values())) == len(versions), "each stage runs different code"
+
+
+def test_changing_a_stage_module_changes_only_that_assets_code_version(monkeypatch):
+    before = CV.all_code_versions()
+    real = CV.module_source
+    monkeypatch.setattr(CV, "module_source", lambda m: real(m) + (b"\n# edited" if m == "pipeline.chains" else b""))
+    after = CV.all_code_versions()
+    assert after["tool_chains"] != before["tool_chains"]
+    assert {k: v for k, v in after.items() if k != "tool_chains"} == {k: v for k, v in before.items() if k != "tool_chains"}
+
+
+def test_source_hash_follows_a_module_file_on_disk(tmp_path, monkeypatch):
+    pkg = tmp_path / "cvprobe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "stage.py").write_text("def f():\n    return 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    h1 = CV.source_hash(modules=["cvprobe.stage"])
+    assert h1 == CV.source_hash(modules=["cvprobe.stage"])
+    (pkg / "stage.py").write_text("def f():\n    return 2\n")
+    assert CV.source_hash(modules=["cvprobe.stage"]) != h1
+
+
+def test_the_manifest_records_every_assets_code_version(built):
+    cfg, _, _ = built
+    from pipeline.corpus import resolve_version
+
+    m = json.loads((resolve_version(cfg.data_dir, "latest") / "manifest.json").read_text())
+    assert {k: v for k, v in m["code_versions"].items() if k.startswith("asset:")} == {f"asset:{k}": v for k, v in CV.all_code_versions().items()}
+    assert m["code_versions"]["assets"] == D.CODE_VERSION
+    assert set(m["schema_hashes"]) == set(SERVERS)
+
+
+# ----------------------------------------------------------------------------- data versions
+def test_server_snapshots_report_the_schema_hash_as_their_data_version(built):
+    cfg, _, instance = built
+    for s in SERVERS:
+        rec = instance.get_latest_data_version_record(dg.AssetKey("server_snapshots"), partition_key=s)
+        dv = rec.asset_materialization.tags["dagster/data_version"]
+        assert dv == D.server_schema_hash(cfg, s) == rec.asset_materialization.metadata["schema_hash"].value
+        assert rec.asset_materialization.tags["dagster/data_version_is_user_provided"] == "true"
+    assert _data_version(instance, "server_snapshots", "banking") != _data_version(instance, "server_snapshots", "crm")
+
+
+def test_the_corpus_data_version_is_its_content_hash(built):
+    cfg, _, instance = built
+    ev = instance.get_latest_materialization_event(dg.AssetKey("corpus"))
+    meta = ev.asset_materialization.metadata
+    m = json.loads((Path(meta["path"].value) / "manifest.json").read_text())
+    assert _data_version(instance, "corpus") == m["content_hash"] == meta["content_hash"].value
+    assert meta["version"].value == m["version"]
+
+
+def test_a_changed_stage_marks_that_asset_stale_then_its_dependents_but_never_its_upstream(built):
+    cfg, res, instance = built
+    resolver = get_stale_status_resolver(instance, D.ALL_ASSETS)
+    for a in D.PER_SERVER:
+        for s in SERVERS:
+            assert resolver.get_status(a.key, s) == StaleStatus.FRESH, (a.key, s)
+    for a in ("unique_conversations", "augmented_examples", "rejections", "corpus"):
+        assert resolver.get_status(dg.AssetKey(a)) == StaleStatus.FRESH, a
+
+    # tool_chains' code changed (its source hash is its code version)
+    changed = D.tool_chains.map_asset_specs(lambda spec: spec.replace_attributes(code_version="edited"))
+    assets = [changed if a is D.tool_chains else a for a in D.ALL_ASSETS]
+    resolver = get_stale_status_resolver(instance, assets)
+    for s in SERVERS:
+        assert resolver.get_status(dg.AssetKey("tool_chains"), s) == StaleStatus.STALE
+        assert [c.category.value for c in resolver.get_stale_root_causes(dg.AssetKey("tool_chains"), s)] == ["CODE"]
+        assert resolver.get_status(dg.AssetKey("server_snapshots"), s) == StaleStatus.FRESH
+        assert resolver.get_status(dg.AssetKey("dependency_graphs"), s) == StaleStatus.FRESH
+
+    # re-materializing it with the new code gives it a new data version: its dependents in that partition go stale
+    assert dg.materialize(assets, selection=[changed], partition_key="crm", resources=res, instance=instance).success
+    resolver = get_stale_status_resolver(instance, assets)
+    assert resolver.get_status(dg.AssetKey("tool_chains"), "crm") == StaleStatus.FRESH
+    assert resolver.get_status(dg.AssetKey("user_queries"), "crm") == StaleStatus.STALE
+    assert resolver.get_status(dg.AssetKey("conversations"), "crm") == StaleStatus.STALE
+    assert resolver.get_status(dg.AssetKey("user_queries"), "banking") == StaleStatus.FRESH
+    assert resolver.get_status(dg.AssetKey("dependency_graphs"), "crm") == StaleStatus.FRESH
+
+
+def test_a_server_whose_tools_changed_makes_only_its_own_partitions_stale(tmp_path):
+    cfg = _cfg(tmp_path / "data")
+    res = D.resources(build_config=cfg, train=False)
+    instance = dg.DagsterInstance.ephemeral()
+    D.ensure_partitions(instance, SERVERS)
+    first = [D.server_snapshots, D.dependency_graphs]
+    for s in SERVERS:
+        assert dg.materialize(D.ALL_ASSETS, selection=first, partition_key=s, resources=res, instance=instance).success
+    old = {s: _data_version(instance, "server_snapshots", s) for s in SERVERS}
+
+    # re-probing an unchanged server gives the same data version: its downstream stays fresh
+    assert dg.materialize(D.ALL_ASSETS, selection=[D.server_snapshots], partition_key="crm", resources=res, instance=instance).success
+    # banking now offers one tool fewer (it is hidden as the server's state tool)
+    from pipeline.env import Environment
+
+    with Environment(cfg.server_config("banking")) as env:
+        hidden = env.tools()[-1].name
+    changed = cfg.model_copy(update={"server_configs": [ServerConfig(name="banking", state_tool=hidden)]})
+    assert D.server_schema_hash(changed, "banking") != old["banking"]
+    res2 = D.resources(build_config=changed, train=False)
+    assert dg.materialize(D.ALL_ASSETS, selection=[D.server_snapshots], partition_key="banking", resources=res2, instance=instance).success
+
+    assert _data_version(instance, "server_snapshots", "crm") == old["crm"]
+    assert _data_version(instance, "server_snapshots", "banking") == D.server_schema_hash(changed, "banking")
+    resolver = get_stale_status_resolver(instance, D.ALL_ASSETS)
+    assert resolver.get_status(dg.AssetKey("dependency_graphs"), "banking") == StaleStatus.STALE
+    causes = resolver.get_stale_root_causes(dg.AssetKey("dependency_graphs"), "banking")
+    assert [(c.key.asset_key.to_user_string(), c.key.partition_key, c.category.value) for c in causes] == [("server_snapshots", "banking", "DATA")]
+    assert resolver.get_status(dg.AssetKey("dependency_graphs"), "crm") == StaleStatus.FRESH
+
+
+# ----------------------------------------------------------------------------- sensor
+def _sensor(cfg: BuildConfig, cursor: dict[str, str] | None, instance: dg.DagsterInstance):
+    ctx = dg.build_sensor_context(cursor=json.dumps(cursor) if cursor is not None else None, instance=instance,
+                                  resources={"settings": D.ProveSettings(build_config_json=cfg.model_dump_json())})
+    return D.schema_change_sensor(ctx)
+
+
+def test_schema_change_sensor_requests_a_run_for_the_server_whose_hash_changed(built):
+    cfg, _, instance = built
+    now = {s: D.server_schema_hash(cfg, s) for s in SERVERS}
+    result = _sensor(cfg, {"banking": "0000stale0000000", "crm": now["crm"]}, instance)
+    assert [r.partition_key for r in result.run_requests] == ["banking"]
+    req = result.run_requests[0]
+    assert req.tags["prove/schema_hash"] == now["banking"]
+    assert D.schema_change_sensor.job_name == "server_job"
+    assert json.loads(result.cursor) == now
+
+    # with the cursor it left behind, nothing changed: a skip
+    again = _sensor(cfg, json.loads(result.cursor), instance)
+    assert not again.run_requests and again.skip_reason is not None
+    assert "no server's tool schema changed" in again.skip_reason.skip_message
+    assert json.loads(again.cursor) == now
+
+
+def test_schema_change_sensor_without_a_cursor_compares_with_the_last_materialized_snapshot(built, tmp_path):
+    cfg, _, instance = built
+    # the build materialized both partitions with today's schemas: nothing to do
+    result = _sensor(cfg, None, instance)
+    assert not result.run_requests and result.skip_reason is not None
+    # a fresh instance has never seen these servers: run both, and register their partitions
+    fresh = dg.DagsterInstance.ephemeral()
+    result = _sensor(cfg, None, fresh)
+    assert sorted(r.partition_key for r in result.run_requests) == SERVERS
+    adds = [p for req in result.dynamic_partitions_requests for p in req.partition_keys]
+    assert sorted(adds) == SERVERS
+
+
+def test_schema_change_sensor_keeps_the_last_hash_of_an_unreachable_server(built):
+    cfg, _, instance = built
+    bad = cfg.model_copy(update={"servers": SERVERS + ["gone"],
+                                 "server_configs": [ServerConfig(name="gone", kind="stdio", command="/nonexistent/mcp-server",
+                                                                 isolation="none", timeout_s=2)]})
+    now = {s: D.server_schema_hash(cfg, s) for s in SERVERS}
+    result = _sensor(bad, {**now, "gone": "abc"}, instance)
+    assert not result.run_requests
+    assert "unreachable" in result.skip_reason.skip_message and "gone" in result.skip_reason.skip_message
+    assert json.loads(result.cursor)["gone"] == "abc"
+
+
+# ----------------------------------------------------------------------------- schedule and jobs
+def test_the_weekly_schedule_targets_the_corpus_job_and_its_cron_is_configurable(monkeypatch):
+    sched = D.defs.get_schedule_def("weekly_regeneration")
+    assert sched.job_name == "corpus_job"
+    assert sched.default_status == dg.DefaultScheduleStatus.STOPPED
+    assert D.weekly_regeneration.cron_schedule == (D.os.environ.get("PROVE_SCHEDULE_CRON") or D.DEFAULT_CRON)
+    job_keys = D.corpus_job.selection.resolve(D.defs.resolve_asset_graph())
+    assert dg.AssetKey("corpus") in job_keys and dg.AssetKey("grpo_policy") in job_keys
+    assert dg.AssetKey("server_snapshots") not in job_keys
+
+    monkeypatch.setenv("PROVE_SCHEDULE_CRON", "*/30 * * * *")
+    assert D.regeneration_schedule().cron_schedule == "*/30 * * * *"
+    assert D.regeneration_schedule().job_name == "corpus_job"
+    monkeypatch.delenv("PROVE_SCHEDULE_CRON")
+    assert D.regeneration_schedule().cron_schedule == D.DEFAULT_CRON == "0 3 * * 1"
+    assert D.regeneration_schedule("15 4 * * *").cron_schedule == "15 4 * * *"
+
+
+def test_the_server_job_is_partitioned_by_server_over_the_per_server_assets():
+    job = D.defs.resolve_job_def("server_job")
+    assert job.partitions_def == D.server_partitions
+    keys = D.server_job.selection.resolve(D.defs.resolve_asset_graph())
+    assert keys == {a.key for a in D.PER_SERVER}
+    assert D.defs.get_sensor_def("schema_change_sensor").job_name == "server_job"
+
+
+# ----------------------------------------------------------------------------- metadata and SQL
+def test_rejections_metadata_has_counts_by_stage_and_reason_as_a_table_and_markdown(built):
+    cfg, _, instance = built
+    ev = instance.get_latest_materialization_event(dg.AssetKey("rejections"))
+    meta = ev.asset_materialization.metadata
+    total = meta["total"].value
+    assert total > 0
+    table = meta["by_stage_reason_table"]
+    assert isinstance(table, dg.TableMetadataValue)
+    assert [c.name for c in table.schema.columns] == ["stage", "reason", "server", "count"]
+    assert sum(r.data["count"] for r in table.records) == total
+    assert {r.data["stage"] for r in table.records} >= {"replay"}
+    md = meta["by_stage_reason"].value
+    assert md.startswith("| stage/reason | count |")
+    for r in table.records:
+        assert f"{r.data['stage']}/{r.data['reason']}" in md
+    assert "chart" in meta  # the PNG (inline)
+    # the table agrees with what the corpus version stores (before de-duplication of identical rejections)
+    from pipeline.corpus import resolve_version
+    import polars as pl
+
+    stored = pl.read_parquet(resolve_version(cfg.data_dir, "latest") / "rejections.parquet")
+    assert stored.height <= total and set(stored["reason"].to_list()) == {r.data["reason"] for r in table.records}
+
+
+def test_the_corpus_asset_refreshes_the_duckdb_views(built):
+    cfg, _, instance = built
+    meta = instance.get_latest_materialization_event(dg.AssetKey("corpus")).asset_materialization.metadata
+    db = Path(meta["duckdb"].value)
+    assert db == Path(cfg.data_dir) / "corpus" / "prove.duckdb" and db.is_file()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute("select version, count(*) from examples group by 1").fetchall()
+        assert rows == [(meta["version"].value, meta["examples"].value)]
+        assert con.execute("select count(*) from rejections where version = ?", [meta["version"].value]).fetchone()[0] > 0
+        assert con.execute("select content_hash from versions").fetchall() == [(meta["content_hash"].value,)]
+    finally:
+        con.close()
