@@ -159,6 +159,14 @@ def _run_partitions_parallel(cfg: Any, workers: int, bar: Any) -> tuple[list[str
     return runs, failed
 
 
+def _run_error(result) -> str:
+    """The first step failure of a Dagster run result, in one line."""
+    for ev in result.all_events:
+        if ev.is_step_failure and ev.step_failure_data and ev.step_failure_data.error:
+            return ev.step_failure_data.error.message.strip().splitlines()[-1][:300]
+    return "unknown error"
+
+
 def cmd_build(a: argparse.Namespace) -> int:
     import dagster as dg
     from tqdm import tqdm
@@ -178,7 +186,9 @@ def cmd_build(a: argparse.Namespace) -> int:
         (home / "dagster.yaml").write_text(yaml_src.read_text())
     instance = dg.DagsterInstance.get()
     D.ensure_partitions(instance, cfg.servers)
-    res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {}))
+    train_json = json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {})
+    res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=train_json)
+    unavailable: dict[str, str] = {}
     t0 = time.time()
     steps = len(cfg.servers) + 1
     bar = tqdm(total=steps, desc="prove build", unit="stage-run")
@@ -186,21 +196,26 @@ def cmd_build(a: argparse.Namespace) -> int:
     if a.parallel > 1 and len(cfg.servers) > 1:
         bar.set_postfix_str(f"{len(cfg.servers)} servers, {a.parallel} at a time: probe → replay")
         runs, failed = _run_partitions_parallel(cfg, a.parallel, bar)
-        if failed:
-            bar.close()
-            for server, run_id in failed:
-                print(f"prove: the per-server run for {server} failed (run {run_id}); see the Dagster UI", file=sys.stderr)
-            return 1
+        for server, run_id in failed:
+            unavailable[server] = f"the per-server run failed (Dagster run {run_id})"
     for server in ([] if a.parallel > 1 and len(cfg.servers) > 1 else cfg.servers):
         bar.set_postfix_str(f"{server}: probe → replay")
         r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=server, instance=instance, resources=res, run_config=QUIET,
                            tags={"prove/build": "cli"}, raise_on_error=False)
         runs.append(r.run_id)
         if not r.success:
-            bar.close()
-            print(f"prove: the per-server run for {server} failed (run {r.run_id}); see the Dagster UI", file=sys.stderr)
-            return 1
+            unavailable[server] = f"the per-server run failed (Dagster run {r.run_id}): {_run_error(r)}"
         bar.update(1)
+    if unavailable:
+        for server, why in unavailable.items():
+            tqdm.write(f"prove: {server} is left out: {why}", file=sys.stderr)
+        kept = [s for s in cfg.servers if s not in unavailable]
+        if not kept:
+            bar.close()
+            print("prove: every server failed; no corpus written", file=sys.stderr)
+            return 1
+        cfg = cfg.model_copy(update={"servers": kept, "unavailable_servers": unavailable})
+        res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=train_json)
     bar.set_postfix_str("dedup → corpus" + ("" if a.no_train else " → grpo"))
     cross = D.CROSS if not a.no_train else [x for x in D.CROSS if x is not D.grpo_policy]
     r = dg.materialize(D.ALL_ASSETS + D.CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*D.CHECKS) if hasattr(dg.AssetSelection, "checks") else cross,

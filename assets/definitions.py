@@ -24,7 +24,7 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext,
 from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
 from pipeline.corpus import read_examples, write_corpus
-from pipeline.records import Rejection
+from pipeline.records import Rejection, rejection
 from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
                              stage_queries, stage_snapshot, stage_validate)
 from pipeline.storage import atomic_write_text
@@ -207,6 +207,8 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
             out.extend(o.rejections)
     out.extend(unique_conversations.rejections)
     out.extend(augmented_examples.rejections)
+    for server, why in settings.build_config().unavailable_servers.items():
+        out.append(rejection("probe", "server_unavailable", why, server, {"server": server}))
     from collections import Counter
 
     by = Counter(f"{r.stage}/{r.reason}" for r in out)
@@ -302,7 +304,9 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     m = json.loads((Path(corpus) / "manifest.json").read_text())
     comp = m["composition"]
     tol = float(os.environ.get("PROVE_COMPOSITION_TOLERANCE", "0.02"))
-    off = {k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"] if abs(comp["shares"][k] - comp["targets"][k]) > tol}
+    step = comp.get("granularity", {})  # one example's worth of share: the finest a small corpus can hit
+    off = {k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"]
+           if abs(comp["shares"][k] - comp["targets"][k]) > max(tol, step.get(k, 0) if tol >= 0 else tol) + 1e-9}
     return AssetCheckResult(passed=not off, metadata={"off_target": off, "tolerance": tol})
 
 

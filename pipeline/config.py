@@ -202,6 +202,9 @@ class BuildConfig(BaseModel):
     augment: AugmentConfig = AugmentConfig()
     corpus: CorpusConfig = CorpusConfig()
     server_configs: list[ServerConfig] = []
+    # servers whose per-server stages failed (crashed, hung, unreachable): name -> why; they are
+    # left out of the corpus and recorded as rejections, and the build goes on with the others
+    unavailable_servers: dict[str, str] = {}
 
     def server_config(self, name: str) -> ServerConfig:
         for c in self.server_configs:

@@ -89,7 +89,9 @@ def composition(df: pl.DataFrame) -> dict[str, Any]:
         "chain_length_histogram": {str(k): v for k, v in sorted(Counter(mt["n_calls"].to_list()).items())},
         "shares": {k: round(v, 4) for k, v in actual.items()},
         "targets": targets,
-        "within_tolerance": {k: abs(actual[k] - targets[k]) <= 0.02 for k in targets},
+        # a share can only move in steps of one example: a tiny corpus gets that step as its tolerance
+        "granularity": {k: round(1 / (m if k.startswith("info_") else n), 4) for k in targets},
+        "within_tolerance": {k: abs(actual[k] - targets[k]) <= max(0.02, 1 / (m if k.startswith("info_") else n)) + 1e-9 for k in targets},
     }
 
 

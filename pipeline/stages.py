@@ -250,6 +250,22 @@ def select_multi_turn(cfg: BuildConfig, convs: list[Conversation], n: int) -> tu
     return chosen, [c for c in convs if c.conversation_id not in ids]
 
 
+def tool_pool(snapshots: dict[str, Snapshot], minimum: int = 3) -> dict[str, list]:
+    """Tools by server for distractors and abstention. A build over fewer than ``minimum`` servers
+    borrows the schemas of built-in servers (listed over MCP, never called) so that the knobs still apply."""
+    pool = {s: snap.tools for s, snap in snapshots.items()}
+    if len(pool) < minimum:
+        from servers.registry import available
+
+        for name in available():
+            if len(pool) >= minimum:
+                break
+            if name not in pool:
+                with Environment(name) as env:
+                    pool[name] = env.tools()
+    return pool
+
+
 def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[str, Snapshot]) -> StageOutput:
     a = cfg.augment
     n = cfg.examples
@@ -271,6 +287,7 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
         v = missing_function_variant(c, rng)
         if v is not None:
             extra.append(v)
+    pool = tool_pool(snapshots)
     for i in range(n_irr):
         s = servers[i % len(servers)]
         snap = snapshots[s]
@@ -279,12 +296,11 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
         s = servers[i % len(servers)]
         snap = snapshots[s]
         own = {t.name for t in snap.tools}
-        others = [t for o in servers if o != s for t in snapshots[o].tools if t.name not in own]  # a same-named tool would apply
+        others = [t for o, ts in pool.items() if o != s for t in ts if t.name not in own]  # a same-named tool would apply
         if not others:
             break
         extra.append(abstention_example(s, snap.tools, rng.choice(others), snap.seed, rng, snap.snapshot_id))
     examples = multi + extra + imported
-    pool = {s: snapshots[s].tools for s in servers}
     apply_robustness(examples, pool, a, cfg.seed)
     out.items = examples
     if len(multi) < n_mt:
