@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from datasketch import MinHashLSH
+
 from pipeline.config import ChainConfig
 from pipeline.graph import to_networkx
 from pipeline.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
@@ -56,17 +58,41 @@ def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, 
     return Chain(chain_id=cid, server=graph.server, seed=snap.seed, snapshot_id=snap.snapshot_id, graph_id=graph.graph_id, steps=steps)
 
 
-def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainConfig, seed: int = 0) -> list[Chain]:
+def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainConfig, seed: int = 0,
+                   near_duplicate: float | None = 0.70) -> list[Chain]:
+    """Up to ``n`` chains whose tool sequences are pairwise below the dedup threshold.
+
+    Dedup later drops conversations whose tool-call sequences have Jaccard >= 0.70, so a chain
+    that near-duplicates an earlier one would only cost a simulation and a replay to be thrown
+    away: it is skipped here, and sampling stops when the graph has no new sequences to give.
+    """
+    from pipeline.config import DedupConfig
+    from pipeline.dedup import _minhash, jaccard, shingles
+
     rng = random.Random(f"chains:{graph.server}:{seed}")
     G = to_networkx(graph)
     usage: Counter = Counter()
     chains: list[Chain] = []
-    attempts = 0
-    while len(chains) < n and attempts < n * 5:
+    dcfg = DedupConfig()
+    lsh = MinHashLSH(threshold=dcfg.threshold * 0.85, num_perm=dcfg.num_perm) if near_duplicate else None
+    kept: dict[str, set[str]] = {}
+    attempts = misses = 0
+    while len(chains) < n and attempts < n * 8 and misses < 400:
         attempts += 1
         c = sample_chain(G, graph, snap, rng, usage, cfg)
-        if c is not None:
-            chains.append(c)
+        if c is None:
+            misses += 1
+            continue
+        if lsh is not None:
+            sh = shingles([(name, {}) for name in c.names])
+            m = _minhash(sh, dcfg.num_perm)
+            if any(jaccard(sh, kept[k]) >= near_duplicate for k in lsh.query(m)):
+                misses += 1
+                continue
+            lsh.insert(c.chain_id, m)
+            kept[c.chain_id] = sh
+        misses = 0
+        chains.append(c)
     return chains
 
 

@@ -38,8 +38,16 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b)
 
 
+_PERMUTATIONS: dict[int, MinHash] = {}
+
+
 def _minhash(sh: set[str], num_perm: int) -> MinHash:
-    m = MinHash(num_perm=num_perm, seed=1)
+    # drawing the permutations costs ~0.7 ms per MinHash; they depend only on (num_perm, seed),
+    # so they are drawn once and shared (the hash values are identical)
+    proto = _PERMUTATIONS.get(num_perm)
+    if proto is None:
+        proto = _PERMUTATIONS[num_perm] = MinHash(num_perm=num_perm, seed=1)
+    m = MinHash(num_perm=num_perm, seed=1, permutations=proto.permutations, scheme=proto.scheme)
     m.update_batch([s.encode() for s in sh])
     return m
 

@@ -37,9 +37,27 @@ logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs a
 
 SESSION_META_KEY = "prove/session"
 SEED_META_KEY = "prove/seed"
+RESET_META_KEY = "prove/reset"  # kit servers: reset this session before the call (no extra round trip)
+CLOSE_META_KEY = "prove/close"  # kit servers: drop these closed sessions' worlds (no extra round trip)
 ADMIN_PREFIX = "prove_admin_"
+ADMIN_TOOLS = ("reset", "state_hash", "state", "close")
 
 _CODE_RE = re.compile(r"^(?:Error executing tool [^:]+: )?([a-z][a-z_]+): (.*)$", re.S)
+
+
+class CallClock:
+    """Optional accounting of client-side tool-call time (off by default; benchmarks turn it on).
+
+    ``seconds`` is the wall time of every MCP ``tools/call`` round trip made through a
+    :class:`Session` (user tools and the admin reset/state/close calls alike)."""
+
+    enabled: bool = False
+    seconds: float = 0.0
+    calls: int = 0
+
+    @classmethod
+    def reset(cls) -> None:
+        cls.seconds, cls.calls = 0.0, 0
 
 
 class _Closing(Exception):
@@ -115,6 +133,29 @@ class _Connection:
         except BaseException as exc:
             self._stop_proc()
             raise EnvironmentError_(f"could not connect to server {config.name!r}: {type(exc).__name__}: {exc}") from exc
+        self._trusted = config.kind == "builtin"
+        if self._trusted:
+            self.list_tools()  # registers every tool as trusted (below) before the first call
+        else:
+            self._known_admin_tools([])
+
+    def _known_admin_tools(self, listed: list[Any]) -> None:
+        """Tell the client session which results need no client-side output-schema check.
+
+        * The hidden admin tools: the mcp client re-lists every tool before validating the result
+          of a tool it has not seen listed, and admin tools are never listed, so without this every
+          state-hash call would cost a full ``tools/list`` round trip as well.
+        * Every tool of a built-in server: the kit's ``MCPServer`` already builds the structured
+          result from the tool's pydantic return type (the conformance suite checks results against
+          the schemas), and re-validating it with jsonschema on the client is most of a call's cost.
+          Third-party servers keep the client's validation."""
+        schemas = getattr(getattr(self.client, "session", None), "_tool_output_schemas", None)
+        if isinstance(schemas, dict):
+            for n in ADMIN_TOOLS:
+                schemas.setdefault(ADMIN_PREFIX + n, None)
+            if self._trusted:
+                for t in listed:
+                    schemas[t.name] = None
 
     def _env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()}
@@ -151,11 +192,16 @@ class _Connection:
         raise ValueError(f"server {c.name!r}: unsupported kind/transport {c.kind}/{c.transport}")
 
     def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> CallResult:
+        t0 = time.perf_counter() if CallClock.enabled else 0.0
         try:
             raw = self.portal.call(lambda: self.client.call_tool(name, arguments, meta=meta))
         except Exception as exc:  # transport failure, timeout, crashed process
             return CallResult(ok=False, data=None, text=str(exc), error_code="server_error",
                               error=f"the server failed during {name}: {type(exc).__name__}: {exc}")
+        finally:
+            if t0:
+                CallClock.seconds += time.perf_counter() - t0
+                CallClock.calls += 1
         return _result_to_call(raw)
 
     def list_tools(self) -> list[Any]:
@@ -166,6 +212,7 @@ class _Connection:
             tools.extend(res.tools)
             cursor = getattr(res, "next_cursor", None)
             if not cursor:
+                self._known_admin_tools(tools)  # a listing drops the names it did not list
                 return tools
 
     def _stop_proc(self) -> None:
@@ -186,7 +233,14 @@ class _Connection:
 
 
 class Session:
-    """One isolated world: call tools, reset to the seed, read the state hash, close."""
+    """One isolated world: call tools, reset to the seed, read the state hash, close.
+
+    On built-in (kit) servers with ``meta`` isolation, session bookkeeping rides on the next
+    request's ``_meta`` instead of costing round trips of its own: a reset is sent as
+    ``prove/reset`` with the next call, a close as ``prove/close`` with the next call of any
+    session of the environment, and a reset of a session that has not called anything since it
+    was opened or last reset is skipped (its world is still the seeded one).
+    """
 
     def __init__(self, env: Environment, seed: int):
         self.env = env
@@ -194,6 +248,10 @@ class Session:
         self.id = uuid.uuid4().hex[:16]
         self._own: _Connection | None = None
         self._tmp: str | None = None
+        self._touched = False  # the server has a world for this session
+        self._dirty = False  # a tool was called since the session was opened or last reset
+        self._reset_pending = False
+        self._piggyback = env.config.isolation == "meta" and env.config.kind == "builtin"
         if env.config.isolation == "process":
             self._tmp = tempfile.mkdtemp(prefix=f"prove-{env.config.name}-")
             self._own = _Connection(env.portal, env.config, workdir=self._tmp)
@@ -211,19 +269,44 @@ class Session:
             return {SESSION_META_KEY: self.id, SEED_META_KEY: self.seed}
         return None
 
+    def _send(self, name: str, arguments: dict[str, Any]) -> CallResult:
+        """One request on this session's connection, carrying any pending reset and closes."""
+        meta = self._meta
+        if meta is not None:
+            self._touched = True
+            if self._piggyback:
+                if self._reset_pending:
+                    meta[RESET_META_KEY] = True
+                    self._reset_pending = False
+                closes = self.env._pending_close
+                if closes:
+                    self.env._pending_close = []
+                    meta[CLOSE_META_KEY] = closes
+        return self._conn.call(name, arguments, meta)
+
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
         self.calls += 1
         if not isinstance(arguments, dict):
             return CallResult(ok=False, data=None, text="", error_code="invalid_arguments",
                               error=f"arguments for {name} must be a JSON object, got {type(arguments).__name__}")
-        return self._conn.call(name, arguments, self._meta)
+        self._dirty = True
+        return self._send(name, arguments)
 
     def reset(self) -> None:
         if self.env.config.isolation == "meta":
-            r = self._conn.call(ADMIN_PREFIX + "reset", {}, self._meta)
+            if not self._dirty:
+                return  # nothing ran since the session was opened or last reset: it is at its seed
+            self._dirty = False
+            if self._piggyback:
+                self._reset_pending = True  # applied by the server before this session's next request
+                return
+            r = self._send(ADMIN_PREFIX + "reset", {})
             if not r.ok:
                 raise EnvironmentError_(f"reset failed on {self.env.config.name}: {r.error}")
         elif self.env.config.isolation == "process":
+            if not self._dirty and self._own is not None:
+                return  # its own fresh process has run nothing since it started: it is at its seed
+            self._dirty = False
             if self._own is not None:
                 self._own.close()
             if self._tmp:
@@ -238,7 +321,7 @@ class Session:
     def state_hash(self) -> str | None:
         """The hash of this session's state, where the server exposes one."""
         if self.env.config.isolation == "meta":
-            r = self._conn.call(ADMIN_PREFIX + "state_hash", {}, self._meta)
+            r = self._send(ADMIN_PREFIX + "state_hash", {})
             return r.data.get("state_hash") if r.ok and isinstance(r.data, dict) else None
         if self.env.config.state_tool:
             r = self._conn.call(self.env.config.state_tool, {}, None)
@@ -250,7 +333,7 @@ class Session:
 
     def state(self) -> dict[str, Any] | None:
         if self.env.config.isolation == "meta":
-            r = self._conn.call(ADMIN_PREFIX + "state", {}, self._meta)
+            r = self._send(ADMIN_PREFIX + "state", {})
             return r.data.get("state") if r.ok and isinstance(r.data, dict) else None
         return None
 
@@ -260,11 +343,15 @@ class Session:
                 self.reset()  # leave nothing of this session behind
             except Exception:
                 pass
-        if self.env.config.isolation == "meta":
-            try:
-                self._conn.call(ADMIN_PREFIX + "close", {}, self._meta)
-            except Exception:
-                pass
+        if self.env.config.isolation == "meta" and self._touched:
+            self._touched = False
+            if self._piggyback:
+                self.env._pending_close.append(self.id)  # dropped with the environment's next request
+            else:
+                try:
+                    self._send(ADMIN_PREFIX + "close", {})
+                except Exception:
+                    pass
         if self._own is not None:
             self._own.close()
             self._own = None
@@ -290,6 +377,7 @@ class Environment:
         self.portal: BlockingPortal = self._portal_cm.__enter__()
         self._conn: _Connection | None = None
         self._tools: list[ToolSpec] | None = None
+        self._pending_close: list[str] = []  # closed kit sessions, dropped with the next request
 
     @property
     def conn(self) -> _Connection:

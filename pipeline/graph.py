@@ -20,14 +20,24 @@ from typing import Any, Callable
 import networkx as nx
 
 from pipeline.config import GraphConfig
-from pipeline.env import Environment
+from pipeline.env import Environment, Session
 from pipeline.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.storage import atomic_write_text
 from pipeline.values import fill_args, find_field, output_fields
 
 
-def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, str]]:
-    """(A, B, param) where an output field of A is named like a required input of B."""
+FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text", "subject", "comment", "query", "note", "reason"}
+
+
+def _feeds(param: str, field: str) -> bool:
+    """An output ``field`` can feed input ``param``: same name, or a role-prefixed id
+    (``from_account_id`` <- ``account_id``, ``target_user_id`` <- ``user_id``)."""
+    return param == field or (field.endswith("_id") and param.endswith("_" + field))
+
+
+def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, str, str]]:
+    """(A, B, param, field) where output ``field`` of A can feed required input ``param`` of B:
+    ids and other identifying strings (paths, symbols, codes, names of things), never free text."""
     out = []
     for a in tools:
         fields = output_fields(a.output_schema)
@@ -37,55 +47,64 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
             if a.name == b.name:
                 continue
             for p in b.required:
-                if p in fields and p.endswith("id") or (p in fields and p in ("path", "symbol", "sku", "email", "channel")):
-                    out.append((a, b, p))
+                if p in FREE_TEXT:
+                    continue
+                spec = b.properties.get(p) or {}
+                identifying = p.endswith("id") or p in ("path", "symbol", "sku", "email", "channel", "code", "category", "label", "name")
+                if not identifying and spec.get("type") not in (None, "string"):
+                    continue
+                for f in sorted(fields):
+                    if _feeds(p, f) and (identifying or f == p):
+                        out.append((a, b, p, f))
+                        break
     return out
 
 
-def _confirm_explicit(env: Environment, snap: Snapshot, a: ToolSpec, b: ToolSpec, param: str, rng: random.Random) -> bool:
+def _confirm_explicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, param: str, field: str, rng: random.Random) -> bool:
+    """Each attempt runs on the session reset to the seed (one session reused for every probe)."""
     for attempt in range(3):
-        with env.session(snap.seed) as s:
-            ra = s.call(a.name, fill_args(a, snap, rng))
-            if not ra.ok:
-                continue
-            value = find_field(ra.data, param)
-            if value is None:
-                continue
-            rb = s.call(b.name, fill_args(b, snap, rng, fixed={param: value}))
-            if rb.ok:
-                return True
+        s.reset()
+        ra = s.call(a.name, fill_args(a, snap, rng))
+        if not ra.ok:
+            continue
+        value = find_field(ra.data, field)
+        if value is None:
+            continue
+        rb = s.call(b.name, fill_args(b, snap, rng, fixed={param: value}))
+        if rb.ok:
+            return True
     return False
 
 
 def _shared_pick(a: ToolSpec, b: ToolSpec, snap: Snapshot, rng: random.Random) -> dict[str, Any]:
     shared = set(a.properties) & set(b.properties)
     pick = {}
-    for p in shared:
+    for p in sorted(shared):  # a set's order follows PYTHONHASHSEED: sorted, the graph is the same in every process
         vals = snap.values.get(p)
         if vals:
             pick[p] = rng.choice(vals)
     return pick
 
 
-def _confirm_implicit(env: Environment, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng: random.Random) -> bool:
+def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng: random.Random) -> bool:
     for attempt in range(2):
         pick = _shared_pick(a, b, snap, rng)
         args_a = fill_args(a, snap, rng, pick=pick)
         args_b = fill_args(b, snap, rng, pick=pick)
-        with env.session(snap.seed) as s:
-            before = s.call(b.name, args_b)
-            if b.read_only and not before.ok:
-                continue
-            s.reset()
-            ra = s.call(a.name, args_a)
-            if not ra.ok:
-                continue
-            after = s.call(b.name, args_b)
-            if b.read_only:
-                if after.ok and after.data != before.data:
-                    return True
-            elif not before.ok and after.ok:
+        s.reset()
+        before = s.call(b.name, args_b)
+        if b.read_only and not before.ok:
+            continue
+        s.reset()
+        ra = s.call(a.name, args_a)
+        if not ra.ok:
+            continue
+        after = s.call(b.name, args_b)
+        if b.read_only:
+            if after.ok and after.data != before.data:
                 return True
+        elif not before.ok and after.ok:
+            return True
     return False
 
 
@@ -94,24 +113,29 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
     rng = random.Random(f"graph:{snap.server}:{seed}")
     tools = snap.tools
     edges: dict[tuple[str, str, str], Edge] = {}
-    for a, b, p in candidate_explicit(tools):
-        key = (a.name, b.name, "explicit")
-        if key in edges:
-            edges[key].fields.setdefault(p, p)
-            continue
-        ok = _confirm_explicit(env, snap, a, b, p, rng) if cfg.confirm_live else True
-        edges[key] = Edge(src=a.name, dst=b.name, kind="explicit", fields={p: p},
-                          source="schema+live" if cfg.confirm_live else "schema", confirmed=ok)
-    if cfg.implicit:
-        writers = [t for t in tools if not t.read_only]
-        for a in writers:
-            for b in tools:
-                if a.name == b.name or not (set(a.properties) & set(b.properties)):
-                    continue
-                if (a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed:
-                    continue
-                if _confirm_implicit(env, snap, a, b, rng):
-                    edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
+    with env.session(snap.seed) as s:  # one session for every probe, reset to the seed before each
+        for a, b, p, f in candidate_explicit(tools):
+            key = (a.name, b.name, "explicit")
+            if key in edges and edges[key].confirmed:
+                edges[key].fields.setdefault(f, p)
+                continue
+            ok = _confirm_explicit(s, snap, a, b, p, f, rng) if cfg.confirm_live else True
+            if key in edges and not ok:
+                continue
+            edges[key] = Edge(src=a.name, dst=b.name, kind="explicit", fields={f: p},
+                              source="schema+live" if cfg.confirm_live else "schema", confirmed=ok)
+        if cfg.implicit:
+            writers = [t for t in tools if not t.read_only]
+            props = {t.name: set(t.properties) for t in tools}
+            for a in writers:
+                for b in tools:
+                    # a pair without a shared parameter cannot be probed on a common entity
+                    if a.name == b.name or not (props[a.name] & props[b.name]):
+                        continue
+                    if (a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed:
+                        continue
+                    if _confirm_implicit(s, snap, a, b, rng):
+                        edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
     if llm_classifier is not None:
         for e in llm_classifier(tools):
             edges.setdefault((e.src, e.dst, e.kind), e)

@@ -5,7 +5,10 @@ Rules (each rejection names its rule as the reason code):
 * ``error_rate``: schema and execution errors over all executed calls above the threshold (30%)
   reject. An empty result is not an error.
 * ``replay_mismatch``: a replayed call's outcome or result differs from the recorded one.
-* ``nondeterministic``: replaying the reference twice does not reach the same final state.
+* ``nondeterministic``: executing the trace twice does not reach the same final state. The
+  simulation that recorded the trace is the first execution when the conversation carries its
+  final state hash (its results are checked call by call against the replay), so
+  ``determinism_runs=2`` costs one replay; without a recorded hash the trace is replayed twice.
 * ``sensitive_provenance``: a sensitive argument (PIN, password, token) whose value appears in no
   earlier user turn or tool output.
 """
@@ -71,7 +74,9 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
             return rejection("replay", "sensitive_provenance", f"sensitive arguments not given by the user or a tool output: {bad}",
                              conv.server, up, conv)
     hashes = []
-    for run in range(max(1, cfg.determinism_runs)):
+    # the recorded simulation is one execution already when its final state hash was recorded
+    runs = max(1, cfg.determinism_runs - (1 if conv.final_state_hash else 0))
+    for run in range(runs):
         results, h = replay_trace(env, conv)
         for i, (t, r) in enumerate(zip(conv.trace, results)):
             if t["ok"] != r["ok"] or (t["ok"] and t.get("result") != r["result"]):

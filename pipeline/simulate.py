@@ -23,6 +23,7 @@ from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection
 from pipeline.values import fill_args, find_field
 
 INFO_LEVELS = ("complete", "missing", "minimal")
+RESOLVE_ATTEMPTS = 3
 STATE_FAILURES = {"state_conflict", "permission_denied", "not_found"}
 
 
@@ -123,9 +124,12 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     up = {"snapshot_id": snap.snapshot_id, "chain_id": chain.chain_id}
     info_level = info_level or pick_info_level(rng, cfg)
     persona = persona or rng.choice(sorted(PERSONAS))
-    steps, problem = resolve_chain(env, snap, chain, rng, qcfg)
+    for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
+        steps, problem = resolve_chain(env, snap, chain, rng, qcfg)
+        if not problem:
+            break
     if problem:
-        return None, rejection("query", "unresolvable_dependency", problem, snap.server, up, chain)
+        return None, rejection("query", "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up, chain)
     turns_idx = split_turns(len(steps), rng, cfg)
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld: dict[str, Any] = {}

@@ -128,6 +128,15 @@ def info_level_plan(n: int, cfg: BuildConfig, salt: str, generation: bool = Fals
     return levels
 
 
+def assign_levels(chains: list[Chain], plan: list[str]) -> list[str]:
+    """Give the "missing" level to chains whose first call takes a value from the user (only those
+    have something the user can leave out); the other levels keep the plan's order."""
+    eligible = [i for i, c in enumerate(chains) if any(src.kind == "user" for src in c.steps[0].args.values())]
+    missing = set(eligible[: plan.count("missing")])
+    rest = iter([lvl for lvl in plan if lvl != "missing"])
+    return ["missing" if i in missing else next(rest, "complete") for i in range(len(chains))]
+
+
 def stage_queries(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], env: Environment | None = None,
                   progress: Progress | None = None) -> StageOutput:
     own = env is None
@@ -135,7 +144,7 @@ def stage_queries(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], env: En
     out = StageOutput()
     try:
         backend = make_backend(cfg.query, Path(cfg.query.cache_dir) if cfg.query.cache_dir else cfg.data_path / "cache" / "llm")
-        levels = info_level_plan(len(chains), cfg, f"{cfg.seed}:{snap.server}:levels", generation=True)
+        levels = assign_levels(chains, info_level_plan(len(chains), cfg, f"{cfg.seed}:{snap.server}:levels", generation=True))
         for i, chain in enumerate(chains):
             rng = _rng(cfg, "query", chain.chain_id)
             q, rej = plan_query(env, snap, chain, backend, cfg.simulate, cfg.query, rng, info_level=levels[i])
@@ -266,6 +275,21 @@ def tool_pool(snapshots: dict[str, Snapshot], minimum: int = 3) -> dict[str, lis
     return pool
 
 
+def feasible_multi_turn(cfg: BuildConfig, convs: list[Conversation], wanted: int) -> int:
+    """The largest multi-turn count <= wanted whose information-level shares the supply can meet exactly."""
+    supply = Counter(c.info_level or "complete" for c in convs)
+    best = 0
+    lo, hi = 0, wanted
+    while lo <= hi:  # the exact plan is monotone in n: binary search the largest that fits
+        mid = (lo + hi) // 2
+        need = Counter(info_level_plan(mid, cfg, "feasible"))
+        if all(supply[lvl] >= k for lvl, k in need.items()):
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
 def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[str, Snapshot]) -> StageOutput:
     a = cfg.augment
     n = cfg.examples
@@ -274,6 +298,14 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
     for f in a.import_files:
         imported.extend(import_abstention_file(f))
     n_mt = max(0, n - n_irr - n_abs - n_mf - len(imported))
+    feasible = feasible_multi_turn(cfg, unique, n_mt)
+    if feasible < n_mt:
+        # short supply: a smaller corpus with the same composition, rather than one with the shares off
+        scale = feasible / max(1, n_mt)
+        n_irr, n_abs, n_mf = round(n_irr * scale), round(n_abs * scale), round(n_mf * scale)
+        n_requested, n_mt = n_mt, feasible
+    else:
+        n_requested = n_mt
     multi, spare = select_multi_turn(cfg, unique, n_mt)
     out = StageOutput()
     rng = _rng(cfg, "augment")
@@ -303,9 +335,10 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
     examples = multi + extra + imported
     apply_robustness(examples, pool, a, cfg.seed)
     out.items = examples
-    if len(multi) < n_mt:
+    if len(multi) < n_requested:
         out.rejections.append(rejection("augment", "short_supply",
-                                        f"only {len(multi)} unique multi-turn conversations for {n_mt} requested; raise per-server chains or add servers",
+                                        f"only {len(multi)} multi-turn conversations meet the information-level shares for {n_requested} requested "
+                                        f"({len(unique)} unique); the other kinds were scaled down with them. Add servers or richer tools.",
                                         None, {}, None))
     out.stats = {"examples": len(examples), "kinds": dict(Counter(c.kind for c in examples)),
                  "augmentations": dict(Counter(x.split(":")[0] for c in examples for x in c.augmentations))}

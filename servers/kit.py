@@ -22,7 +22,9 @@ import functools
 import hashlib
 import inspect
 import json
+import pickle
 import random
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
@@ -34,10 +36,30 @@ from pydantic import BaseModel, Field
 
 SESSION_META_KEY = "prove/session"
 SEED_META_KEY = "prove/seed"
+# optional request ``_meta`` a client may add so session bookkeeping costs no extra round trip:
+# reset this session to its seed before the call, and drop the worlds of sessions it has closed
+RESET_META_KEY = "prove/reset"
+CLOSE_META_KEY = "prove/close"
 HIDDEN_META_KEY = "prove/hidden"
 SENSITIVE_KEY = "x-sensitive"
 DEFAULT_SESSION = "default"
 ADMIN_PREFIX = "prove_admin_"
+
+
+# --------------------------------------------------------------------------- timing (benchmarks only)
+class HandlerClock:
+    """Optional accounting of time spent inside tool handlers (off by default: one attribute check per call).
+
+    ``bench/build_throughput.py`` turns it on to split build time into tool execution and pipeline overhead.
+    """
+
+    enabled: bool = False
+    seconds: float = 0.0
+    calls: int = 0
+
+    @classmethod
+    def reset(cls) -> None:
+        cls.seconds, cls.calls = 0.0, 0
 
 
 # --------------------------------------------------------------------------- errors
@@ -117,6 +139,7 @@ class SessionStore(Generic[W]):
         self.max_sessions = max_sessions
         self._sessions: OrderedDict[str, W] = OrderedDict()
         self._seed_cache: dict[int, W] = {}
+        self._seed_blobs: dict[int, bytes | None] = {}
 
     def seeded(self, seed: int) -> W:
         base = self._seed_cache.get(seed)
@@ -125,7 +148,12 @@ class SessionStore(Generic[W]):
             base = self.seeder(rng, seed)
             base.seed = seed
             self._seed_cache[seed] = base
-        return copy.deepcopy(base)
+            try:  # unpickling a cached blob copies a world about twice as fast as deepcopy
+                self._seed_blobs[seed] = pickle.dumps(base, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # a world that does not pickle is deep-copied
+                self._seed_blobs[seed] = None
+        blob = self._seed_blobs.get(seed)
+        return pickle.loads(blob) if blob is not None else copy.deepcopy(base)
 
     def get(self, session: str, seed: int) -> W:
         world = self._sessions.get(session)
@@ -158,19 +186,34 @@ def current_world() -> World:
         raise InternalError("no session is active for this call") from None
 
 
-def _session_of(ctx: Context | None, default_seed: int) -> tuple[str, int]:
-    meta: dict[str, Any] = {}
+def _session_of(ctx: Context | None, default_seed: int, store: "SessionStore[Any] | None" = None) -> tuple[str, int]:
+    """(session, seed) named in the request ``_meta``. Given the store, also applies the optional
+    bookkeeping keys: ``prove/close`` (session ids whose worlds to drop) and ``prove/reset``
+    (reset this session to its seed before the call)."""
+    meta: Any = None
     if ctx is not None:
         try:
-            meta = dict(ctx.request_context.meta or {})
+            meta = ctx.request_context.meta
         except (ValueError, AttributeError, LookupError):
-            meta = {}
+            meta = None
+    if meta is None:
+        meta = {}
+    elif not isinstance(meta, dict):
+        meta = dict(meta)
     session = str(meta.get(SESSION_META_KEY) or DEFAULT_SESSION)
     raw_seed = meta.get(SEED_META_KEY, default_seed)
     try:
         seed = int(raw_seed)
     except (TypeError, ValueError):
         raise InvalidArgument(f"_meta {SEED_META_KEY!r} must be an integer, got {raw_seed!r}") from None
+    if store is not None:
+        closes = meta.get(CLOSE_META_KEY)
+        if closes and isinstance(closes, list):
+            for sid in closes:
+                if str(sid) != session:
+                    store.close(str(sid))
+        if meta.get(RESET_META_KEY):
+            store.reset(session, seed)
     return session, seed
 
 
@@ -178,7 +221,7 @@ def _session_of(ctx: Context | None, default_seed: int) -> tuple[str, int]:
 class SessionInfo(BaseModel):
     session: str
     seed: int
-    state_hash: str
+    state_hash: str | None = None
 
 class SessionState(BaseModel):
     session: str
@@ -264,7 +307,8 @@ class EnvServer(MCPServer, Generic[W]):
 
         @functools.wraps(fn)
         async def wrapper(*args: Any, prove_ctx: Context | None = None, **kwargs: Any) -> Any:
-            session, seed = _session_of(prove_ctx, default_seed)
+            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            session, seed = _session_of(prove_ctx, default_seed, store)
             world = store.get(session, seed)
             token = _CURRENT.set(world)
             try:
@@ -275,6 +319,9 @@ class EnvServer(MCPServer, Generic[W]):
                 raise InternalError(f"{tool_name} failed: {type(exc).__name__}: {exc}") from exc
             finally:
                 _CURRENT.reset(token)
+                if t0:
+                    HandlerClock.seconds += time.perf_counter() - t0
+                    HandlerClock.calls += 1
 
         del wrapper.__wrapped__
         wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), ctx_param])  # type: ignore[attr-defined]
@@ -290,27 +337,44 @@ class EnvServer(MCPServer, Generic[W]):
         store, default_seed = self.store, self.default_seed
         hidden = {HIDDEN_META_KEY: True}
 
-        async def prove_admin_reset(prove_ctx: Context | None = None) -> SessionInfo:
-            """Reset this session's world to its seeded initial state."""
-            session, seed = _session_of(prove_ctx, default_seed)
+        def _done(t0: float) -> None:
+            if t0:
+                HandlerClock.seconds += time.perf_counter() - t0
+                HandlerClock.calls += 1
+
+        async def prove_admin_reset(with_hash: bool = True, prove_ctx: Context | None = None) -> SessionInfo:
+            """Reset this session's world to its seeded initial state (``with_hash=false``: skip hashing it)."""
+            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            session, seed = _session_of(prove_ctx, default_seed, store)
             world = store.reset(session, seed)
-            return SessionInfo(session=session, seed=seed, state_hash=world.state_hash())
+            out = SessionInfo(session=session, seed=seed, state_hash=world.state_hash() if with_hash else None)
+            _done(t0)
+            return out
 
         async def prove_admin_state_hash(prove_ctx: Context | None = None) -> SessionInfo:
             """The sha256 of this session's world state."""
-            session, seed = _session_of(prove_ctx, default_seed)
-            return SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
+            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            session, seed = _session_of(prove_ctx, default_seed, store)
+            out = SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
+            _done(t0)
+            return out
 
         async def prove_admin_state(prove_ctx: Context | None = None) -> SessionState:
             """The full state of this session's world, as JSON."""
-            session, seed = _session_of(prove_ctx, default_seed)
+            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            session, seed = _session_of(prove_ctx, default_seed, store)
             world = store.get(session, seed)
-            return SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
+            out = SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
+            _done(t0)
+            return out
 
         async def prove_admin_close(prove_ctx: Context | None = None) -> Closed:
             """Drop this session's world."""
-            session, _ = _session_of(prove_ctx, default_seed)
-            return Closed(session=session, closed=store.close(session))
+            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            session, _ = _session_of(prove_ctx, default_seed, store)
+            out = Closed(session=session, closed=store.close(session))
+            _done(t0)
+            return out
 
         for fn in (prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close):
             self.add_tool(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn is not prove_admin_reset))

@@ -57,7 +57,7 @@ def test_schema_candidates_that_fail_live_stay_unconfirmed_and_out_of_chains(gra
 def test_without_live_confirmation_every_schema_candidate_is_an_edge(banking_env, snapshot, tools_by_name):
     snap = _reduced(snapshot, [tools_by_name[n] for n in ("list_accounts", "get_balance", "close_account")])
     g = discover(banking_env, snap, GraphConfig(confirm_live=False, implicit=False), seed=SEED)
-    assert {(e.src, e.dst) for e in g.edges} == {(a.name, b.name) for a, b, _ in candidate_explicit(snap.tools)}
+    assert {(e.src, e.dst) for e in g.edges} == {(a.name, b.name) for a, b, _, _ in candidate_explicit(snap.tools)}
     assert all(e.source == "schema" for e in g.edges)
     live = discover(banking_env, snap, GraphConfig(implicit=False), seed=SEED)
     assert _edge(live, "list_accounts", "close_account").confirmed is False
