@@ -105,7 +105,6 @@ class ServerConfig(BaseModel):
 class ProbeConfig(BaseModel):
     max_calls: int = 120
     max_values_per_field: int = 40
-    refresh_every: int = 50
     # per entity kind (id prefix or field name), minimum values for numeric fields, e.g. {"account": {"balance": 0.01}}
     support: dict[str, dict[str, float]] = {}
     exclude_status: list[str] = ["closed", "deleted", "archived", "cancelled"]

@@ -143,10 +143,6 @@ def field_words(param: str) -> str:
     return w[:-3] + " ID" if w.endswith(" id") else w
 
 
-class StepText(dict):
-    pass
-
-
 class QueryBackend(Protocol):
     name: str
 
