@@ -218,7 +218,7 @@ def cmd_build(a: argparse.Namespace) -> int:
         res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=train_json)
     bar.set_postfix_str("dedup → corpus" + ("" if a.no_train else " → grpo"))
     cross = D.CROSS if not a.no_train else [x for x in D.CROSS if x is not D.grpo_policy]
-    r = dg.materialize(D.ALL_ASSETS + D.CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*D.CHECKS) if hasattr(dg.AssetSelection, "checks") else cross,
+    r = dg.materialize(D.ALL_ASSETS + D.CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*D.CHECKS),
                        instance=instance, resources=res, tags={"prove/build": "cli"}, raise_on_error=False, run_config=QUIET)
     runs.append(r.run_id)
     bar.update(1)
@@ -228,7 +228,7 @@ def cmd_build(a: argparse.Namespace) -> int:
     versions = list_versions(cfg.data_dir)
     latest = versions[-1] if versions else None
     checks = {}
-    for ev in r.get_asset_check_evaluations() if hasattr(r, "get_asset_check_evaluations") else []:
+    for ev in r.get_asset_check_evaluations():
         checks[ev.check_name] = ev.passed
     if latest:
         m = json.loads((Path(latest["path"]) / "manifest.json").read_text())

@@ -23,7 +23,7 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext,
 
 from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
-from pipeline.corpus import read_examples, write_corpus
+from pipeline.corpus import off_target, read_examples, write_corpus
 from pipeline.records import Rejection, rejection
 from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
                              stage_queries, stage_snapshot, stage_validate)
@@ -93,6 +93,13 @@ class StageStore(dg.ConfigurableIOManager):
             return out
         with open(self._path(key, None), "rb") as f:
             return pickle.load(f)
+
+
+def png_markdown(label: str, path: Path) -> MetadataValue:
+    """A PNG inlined as markdown, so the Dagster UI shows the picture in the asset's metadata."""
+    import base64
+
+    return MetadataValue.md(f"![{label}](data:image/png;base64,{base64.b64encode(Path(path).read_bytes()).decode()})")
 
 
 def _selected(settings: ProveSettings, by_server: dict[str, Any]) -> dict[str, Any]:
@@ -228,9 +235,7 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
         cfg = settings.build_config()
         (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
         png = rejections_png(dict(by), cfg.data_path / "reports" / "rejections.png")
-        import base64
-
-        meta["chart"] = MetadataValue.md(f"![rejections](data:image/png;base64,{base64.b64encode(png.read_bytes()).decode()})")
+        meta["chart"] = png_markdown("rejections", png)
     except Exception as exc:  # the chart is a nicety
         context.log.warning(f"rejection chart not drawn: {exc}")
     context.add_output_metadata(meta)
@@ -257,9 +262,7 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
     }
     png = path / "composition.png"
     if png.exists():
-        import base64
-
-        meta["composition"] = MetadataValue.md(f"![composition](data:image/png;base64,{base64.b64encode(png.read_bytes()).decode()})")
+        meta["composition"] = png_markdown("composition", png)
     atomic_write_text(cfg.data_path / "corpus" / "LATEST", m["version"])
     try:  # SQL views over every version; a failure here must not cost the version just written
         from pipeline.sql import refresh
@@ -304,9 +307,7 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     m = json.loads((Path(corpus) / "manifest.json").read_text())
     comp = m["composition"]
     tol = float(os.environ.get("PROVE_COMPOSITION_TOLERANCE", "0.02"))
-    step = comp.get("granularity", {})  # one example's worth of share: the finest a small corpus can hit
-    off = {k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"]
-           if abs(comp["shares"][k] - comp["targets"][k]) > max(tol, step.get(k, 0) if tol >= 0 else tol) + 1e-9}
+    off = off_target(comp, tol)
     return AssetCheckResult(passed=not off, metadata={"off_target": off, "tolerance": tol})
 
 
@@ -325,9 +326,7 @@ def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus:
     meta: dict[str, Any] = {"out_dir": str(out_dir), "result": MetadataValue.json(json.loads(json.dumps(result, default=str)))}
     curve = out_dir / "reward_curve.png"
     if curve.exists():
-        import base64
-
-        meta["reward_curve"] = MetadataValue.md(f"![reward](data:image/png;base64,{base64.b64encode(curve.read_bytes()).decode()})")
+        meta["reward_curve"] = png_markdown("reward", curve)
     context.add_output_metadata(meta)
     return str(out_dir)
 

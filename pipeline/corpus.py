@@ -79,7 +79,7 @@ def composition(df: pl.DataFrame) -> dict[str, Any]:
               "irrelevance": df.filter(pl.col("kind") == "irrelevance").height / n,
               "info_complete": levels.get("complete", 0) / m, "info_missing": levels.get("missing", 0) / m,
               "info_minimal": levels.get("minimal", 0) / m}
-    return {
+    comp = {
         "examples": df.height,
         "by_kind": dict(Counter(df["kind"].to_list())),
         "by_server": dict(Counter(s for lst in df["servers"].to_list() for s in lst[:1])),
@@ -91,8 +91,21 @@ def composition(df: pl.DataFrame) -> dict[str, Any]:
         "targets": targets,
         # a share can only move in steps of one example: a tiny corpus gets that step as its tolerance
         "granularity": {k: round(1 / (m if k.startswith("info_") else n), 4) for k in targets},
-        "within_tolerance": {k: abs(actual[k] - targets[k]) <= max(0.02, 1 / (m if k.startswith("info_") else n)) + 1e-9 for k in targets},
     }
+    comp["within_tolerance"] = {k: k not in off_target(comp) for k in targets}
+    return comp
+
+
+def off_target(comp: dict[str, Any], tolerance: float = 0.02) -> dict[str, list[float]]:
+    """Knobs whose share is further from its target than ``tolerance`` (or one example's share, if
+    larger). A negative tolerance is taken as given: a gate configured to fail."""
+    step = comp.get("granularity", {})
+    out = {}
+    for k, target in comp["targets"].items():
+        tol = max(tolerance, step.get(k, 0.0)) if tolerance >= 0 else tolerance
+        if abs(comp["shares"][k] - target) > tol + 1e-9:
+            out[k] = [comp["shares"][k], target]
+    return out
 
 
 def tool_coverage(df: pl.DataFrame, tools_by_server: dict[str, list[str]]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 
 from pipeline.config import ServerConfig
-from pipeline.records import CallResult, ToolSpec
+from pipeline.records import CallResult, ToolSpec, stable_hash
 
 logging.getLogger("mcp").setLevel(logging.ERROR)
 logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs as "client"
@@ -326,9 +326,7 @@ class Session:
         if self.env.config.state_tool:
             r = self._conn.call(self.env.config.state_tool, {}, None)
             if r.ok:
-                import hashlib
-
-                return hashlib.sha256(json.dumps(r.data, sort_keys=True, default=str).encode()).hexdigest()
+                return stable_hash(r.data, 64)
         return None
 
     def state(self) -> dict[str, Any] | None:

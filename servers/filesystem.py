@@ -225,7 +225,7 @@ def seed_world(rng: random.Random, seed: int) -> FsWorld:
             pkg = d(src, mod, owner=me, group="dev", mode="775")
             f(pkg, "__init__.py", f'"""{pdesc}."""\n__version__ = "0.3.1"\n')
             f(pkg, "main.py", f"import sys\n\nfrom {mod}.utils import load_config\n\n\ndef main(argv=None):\n    cfg = load_config()\n"
-                              "    # TODO: handle --verbose\n    print('running with', cfg)\n    return 0\n\n\nif __name__ == '__main__':\n    sys.exit(main())\n")
+                              "    # --verbose is accepted but not used yet\n    print('running with', cfg)\n    return 0\n\n\nif __name__ == '__main__':\n    sys.exit(main())\n")
             f(pkg, "utils.py", "import json\nimport os\n\n\ndef load_config(path='config.json'):\n    if not os.path.exists(path):\n"
                                "        return {}\n    with open(path) as fh:\n        return json.load(fh)\n")
             tests = d(p, "tests", owner=me, group="dev", mode="775")
