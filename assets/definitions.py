@@ -123,6 +123,7 @@ def server_snapshots(context: AssetExecutionContext, settings: ProveSettings):
     # partitions fresh; a server whose tools changed makes only its own partitions stale
     return dg.Output(snap, data_version=dg.DataVersion(snap.schema_hash), metadata={
         "entities": len(snap.entities), "tools": len(snap.tools), "probe_calls": len(snap.probe_calls),
+        "contexts": len(snap.contexts()), "context_seeds": MetadataValue.json([c.seed for c in snap.contexts()]),
         "schema_hash": snap.schema_hash, "skipped_tools": MetadataValue.json(snap.skipped_tools),
         "sample": MetadataValue.json(dict(list(snap.entities.items())[:5])),
     })

@@ -47,7 +47,7 @@ def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, 
                 deps.add(j)
                 for e in G.get_edge_data(path[j], name).values():
                     for out_field, param in (e.get("fields") or {}).items():
-                        if param in tool.required and param not in args:
+                        if param in tool.properties and param not in args:
                             args[param] = ArgSource(kind="step", step=j, field=out_field)
         for p in tool.required:
             args.setdefault(p, ArgSource(kind="user"))

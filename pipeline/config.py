@@ -107,7 +107,10 @@ class ProbeConfig(BaseModel):
     max_values_per_field: int = 40
     # per entity kind (id prefix or field name), minimum values for numeric fields, e.g. {"account": {"balance": 0.01}}
     support: dict[str, dict[str, float]] = {}
-    exclude_status: list[str] = ["closed", "deleted", "archived", "cancelled"]
+    exclude_status: list[str] = ["closed", "deleted", "archived", "cancelled", "inactive", "suspended", "disabled"]
+    # conversations per sampled context: every k conversations the context is refreshed by probing the
+    # next world seed (built-in servers; a third-party server has one world). 0 keeps one context.
+    refresh_every: int = Field(default=200, ge=0)
 
 
 class GraphConfig(BaseModel):

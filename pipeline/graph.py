@@ -35,9 +35,22 @@ def _feeds(param: str, field: str) -> bool:
     return param == field or (field.endswith("_id") and param.endswith("_" + field))
 
 
+QUANTITY = ("amount", "qty", "quantity", "count", "limit", "total", "price", "balance", "offset", "page", "size", "radius",
+            "rating", "min", "max", "duration", "days", "hours", "minutes", "percent", "level", "position", "temperature", "speed")
+IDENTIFYING = ("path", "symbol", "sku", "email", "channel", "code", "category", "label", "name")
+
+
+def _is_quantity(param: str) -> bool:
+    return any(q in param for q in QUANTITY)
+
+
 def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, str, str]]:
-    """(A, B, param, field) where output ``field`` of A can feed required input ``param`` of B:
-    ids and other identifying strings (paths, symbols, codes, names of things), never free text."""
+    """(A, B, param, field) where output ``field`` of A can feed input ``param`` of B.
+
+    Required inputs: ids and other identifying strings (paths, symbols, codes, names of things),
+    never free text; numbers only under the same name and never a quantity (``lat``, ``lon``, not
+    ``amount``). A tool with no required input (a list or search tool) is fed through an optional
+    filter of the same name as the field (``list_bids(listing_id)``)."""
     out = []
     for a in tools:
         fields = output_fields(a.output_schema)
@@ -46,12 +59,14 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
         for b in tools:
             if a.name == b.name:
                 continue
-            for p in b.required:
+            params = list(b.required) or sorted(p for p in b.properties if p in fields and (p.endswith("_id") or p in IDENTIFYING))
+            for p in params:
                 if p in FREE_TEXT:
                     continue
                 spec = b.properties.get(p) or {}
-                identifying = p.endswith("id") or p in ("path", "symbol", "sku", "email", "channel", "code", "category", "label", "name")
-                if not identifying and spec.get("type") not in (None, "string"):
+                identifying = p.endswith("id") or p in IDENTIFYING
+                numeric = spec.get("type") in ("number", "integer")
+                if not identifying and spec.get("type") not in (None, "string") and not (numeric and not _is_quantity(p)):
                     continue
                 for f in sorted(fields):
                     if _feeds(p, f) and (identifying or f == p):
@@ -70,7 +85,7 @@ def _confirm_explicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, para
         value = find_field(ra.data, field)
         if value is None:
             continue
-        rb = s.call(b.name, fill_args(b, snap, rng, fixed={param: value}))
+        rb = s.call(b.name, fill_args(b, snap, rng, fixed={param: value}, context=[ra.data]))
         if rb.ok:
             return True
     return False
@@ -129,8 +144,10 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
             props = {t.name: set(t.properties) for t in tools}
             for a in writers:
                 for b in tools:
-                    # a pair without a shared parameter cannot be probed on a common entity
-                    if a.name == b.name or not (props[a.name] & props[b.name]):
+                    # a pair without a shared parameter cannot be probed on a common entity, unless B lists
+                    # everything (a read-only tool with no required input sees every write)
+                    lists_all = b.read_only and not b.required
+                    if a.name == b.name or not (props[a.name] & props[b.name] or lists_all):
                         continue
                     if (a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed:
                         continue

@@ -162,14 +162,22 @@ def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: 
     )
 
 
-def narrow(snapshot: Snapshot, tool_names: list[str]) -> dict[str, list[Any]]:
-    """The sampled values narrowed to the parameters the given tools take."""
-    params: set[str] = set()
-    by_name = {t.name: t for t in snapshot.tools}
-    for n in tool_names:
-        if n in by_name:
-            params.update(by_name[n].properties)
-    return {k: v for k, v in snapshot.values.items() if k in params}
+def narrow(snapshot: Snapshot, values: list[Any]) -> dict[str, dict[str, Any]]:
+    """The sampled context narrowed to the entities a chain touches: the records of the entities
+    its resolved arguments name, and of the entities those records point at (an account's
+    customer). Secrets never leave the snapshot this way (they are not in entity records)."""
+    out: dict[str, dict[str, Any]] = {}
+    frontier = [str(v) for v in values if isinstance(v, (str, int)) and str(v) in snapshot.entities]
+    for _hop in range(2):
+        nxt = []
+        for eid in frontier:
+            if eid in out:
+                continue
+            rec = snapshot.entities[eid]
+            out[eid] = rec
+            nxt.extend(str(v) for k, v in rec.items() if ID_FIELD.search(k) and str(v) in snapshot.entities)
+        frontier = nxt
+    return out
 
 
 def is_admin(name: str) -> bool:

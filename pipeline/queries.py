@@ -239,8 +239,12 @@ class LLMBackend:
         for ti, steps in enumerate(turns):
             spec.append([{"action": describe_tool(s["tool"]), "values": {k: v for k, v in s["user_args"].items() if not (ti == 0 and k in withheld)}}
                          for s in steps])
+        from pipeline.probe import narrow
+
+        touched = narrow(snapshot, [v for steps in turns for s in steps for v in s["user_args"].values()])
         prompt = (
             f"You write the user's messages in a conversation with an assistant that operates a {server} service.\n"
+            f"What the user's account holds (the only entities you may refer to): {json.dumps(touched, default=str, sort_keys=True)}\n"
             f"Persona: {persona.replace('_', ' ')}. Information level: {info_level} "
             "(complete: give every value listed; minimal: be terse).\n"
             f"Today is {self.cfg.reference_date}. Mention ONLY the values listed; never invent ids or names.\n"

@@ -91,6 +91,16 @@ class Snapshot(BaseModel):
     secrets: dict[str, dict[str, Any]] = {}
     probe_calls: list[dict[str, Any]] = []
     skipped_tools: dict[str, str] = {}
+    # the sampled context refreshed every k conversations: probes of the next world seeds
+    refreshes: list["Snapshot"] = []
+
+    def contexts(self) -> list["Snapshot"]:
+        """Every sampled context of this probe, the first (this one) included, in order."""
+        return [self, *self.refreshes]
+
+    def context(self, snapshot_id: str) -> "Snapshot":
+        """The sampled context a chain or query was written against (this one when unknown)."""
+        return next((c for c in self.refreshes if c.snapshot_id == snapshot_id), self)
 
 
 class Edge(BaseModel):
@@ -159,6 +169,7 @@ class UserQuery(BaseModel):
     snapshot_id: str = ""
     seed: int = 0
     step_args: list[dict[str, Any]] = []  # resolved arguments of every chain step (dry run)
+    step_ok: list[bool] = []  # whether each step succeeded in the dry run (the live state decides; replay re-checks)
 
 
 class Conversation(BaseModel):

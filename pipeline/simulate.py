@@ -23,7 +23,7 @@ from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection
 from pipeline.values import fill_args, find_field
 
 INFO_LEVELS = ("complete", "missing", "minimal")
-RESOLVE_ATTEMPTS = 3
+RESOLVE_ATTEMPTS = 5
 STATE_FAILURES = {"state_conflict", "permission_denied", "not_found"}
 
 
@@ -91,7 +91,8 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
                         return steps, f"step {k} ({st.name}) needs {src.field} from step {src.step} ({steps[src.step]['tool'].name}), which returned none"
                     fixed[p] = val
                     from_steps.append(p)
-            args = fill_args(tool, snap, rng, fixed=fixed, optional_rate=0.25, reference_date=qcfg.reference_date, pick=pick)
+            args = fill_args(tool, snap, rng, fixed=fixed, optional_rate=0.25, reference_date=qcfg.reference_date, pick=pick,
+                             context=[st['result'].data for st in steps if st['result'].ok])
             for p, v in args.items():
                 if p not in fixed and p not in tool.sensitive:
                     pick.setdefault(p, v)
@@ -118,18 +119,53 @@ def _corrupt(tool: ToolSpec, args: dict[str, Any], rng: random.Random) -> tuple[
     return bad, f"wrong type for {p}"
 
 
+def live_calls(chain: Chain, step_ok: list[bool]) -> tuple[int, int]:
+    """(calls, failed calls) the live conversation will make, given which steps fail: a step whose
+    dependency failed is not called (the assistant gives up on it gracefully)."""
+    failed: set[int] = set()
+    calls = fails = 0
+    for k, st in enumerate(chain.steps):
+        if any(d in failed for d in st.depends_on):
+            failed.add(k)
+            continue
+        calls += 1
+        if k < len(step_ok) and not step_ok[k]:
+            fails += 1
+            failed.add(k)
+    return calls, fails
+
+
 def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBackend, cfg: SimulateConfig, qcfg: QueryConfig,
-               rng: random.Random, info_level: str | None = None, persona: str | None = None) -> tuple[UserQuery | None, Rejection | None]:
-    """Resolve the chain's arguments on a scratch session and write the user's request per turn."""
+               rng: random.Random, info_level: str | None = None, persona: str | None = None,
+               max_error_rate: float = 0.30) -> tuple[UserQuery | None, Rejection | None]:
+    """Resolve the chain's arguments on a scratch session and write the user's request per turn.
+
+    Resolution tries up to ``RESOLVE_ATTEMPTS`` sets of values and keeps the first whose dry run
+    both resolves every dependency and fails at most ``max_error_rate`` of its calls (the replay
+    threshold): a request built on values that make most calls fail would be simulated and
+    replayed only to be rejected. Failures within the threshold stay: they teach give-up."""
     up = {"snapshot_id": snap.snapshot_id, "chain_id": chain.chain_id}
     info_level = info_level or pick_info_level(rng, cfg)
     persona = persona or rng.choice(sorted(PERSONAS))
+    best: tuple[float, list[dict[str, Any]]] | None = None
+    problem: str | None = None
     for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
         steps, problem = resolve_chain(env, snap, chain, rng, qcfg)
-        if not problem:
+        if problem:
+            continue
+        calls, errors = live_calls(chain, [st["result"].ok for st in steps])
+        rate = errors / max(1, calls)
+        if best is None or rate < best[0]:
+            best = (rate, steps)
+        if rate <= max_error_rate:
             break
-    if problem:
+    if best is None:
         return None, rejection("query", "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up, chain)
+    rate, steps = best
+    if rate > max_error_rate:
+        failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
+        return None, rejection("query", "error_rate", f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
+                               f"calls in the dry run; fewest failing: {failing}", snap.server, up, chain)
     turns_idx = split_turns(len(steps), rng, cfg)
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld: dict[str, Any] = {}
@@ -147,7 +183,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     qid = "q-" + stable_hash([chain.chain_id, texts, info_level], 12)
     query = UserQuery(query_id=qid, chain_id=chain.chain_id, server=snap.server, info_level=info_level, persona=persona,  # type: ignore[arg-type]
                       turns=texts, turn_steps=turns_idx, withheld=withheld, backend=backend.name, snapshot_id=snap.snapshot_id,
-                      seed=chain.seed, step_args=[st["args"] for st in steps])
+                      seed=chain.seed, step_args=[st["args"] for st in steps], step_ok=[st["result"].ok for st in steps])
     up["query_id"] = qid
     synth_ok = {str(v) for st in steps for v in st["user_args"].values()}
     bad = grounding_errors(texts, snap, extra_ok=synth_ok if backend.name == "template" else None)
@@ -157,9 +193,23 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     return query, None
 
 
+def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) -> int:
+    """How many corrected wrong attempts the conversation can show and stay within the replay's
+    error-rate threshold, given which steps the dry run saw fail."""
+    if not step_ok:
+        return 0
+    calls, fails = live_calls(chain, step_ok)
+    if max_error_rate >= 1.0:
+        return calls
+    return max(0, int((max_error_rate * calls - fails) / (1.0 - max_error_rate) + 1e-9))
+
+
 def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random,
-                     recovery_rate: float = 0.15) -> Conversation:
-    """Play the conversation live on a fresh session of the chain's seed."""
+                     recovery_rate: float = 0.15, max_error_rate: float = 0.30) -> Conversation:
+    """Play the conversation live on a fresh session of the chain's seed.
+
+    Some calls are preceded by a plausible wrong attempt that the assistant then corrects (a
+    recovery demonstration), as many as the error-rate threshold of replay leaves room for."""
     by_name = {t.name: t for t in snap.tools}
     texts, withheld = query.turns, query.withheld
     messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(snap.server)}]
@@ -170,6 +220,7 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
     failed_steps: set[int] = set()
     n_ref = 0
     call_no = 0
+    budget = recovery_budget(chain, query.step_ok, max_error_rate)
     with env.session(chain.seed) as s:
         s.reset()
         for ti, idx in enumerate(query.turn_steps):
@@ -192,9 +243,10 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                     final_lines.append(f"I did not {describe_tool(tool)}, because an earlier step failed.")
                     continue
                 # sometimes a wrong first attempt, then the corrected call (a recovery demonstration)
-                if rng.random() < recovery_rate:
+                if budget > 0 and rng.random() < recovery_rate:
                     corrupted = _corrupt(tool, args, rng)
                     if corrupted is not None:
+                        budget -= 1
                         bad_args, _ = corrupted
                         call_no += 1
                         cid = f"call_{call_no}"

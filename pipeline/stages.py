@@ -54,6 +54,24 @@ def env_seed(cfg: BuildConfig, server: str) -> int:
     return cfg.seed
 
 
+def chains_wanted(cfg: BuildConfig) -> int:
+    return max(cfg.chains.per_server, per_server_target(cfg))
+
+
+def n_contexts(cfg: BuildConfig) -> int:
+    """Sampled contexts per server: one per ``probe.refresh_every`` conversations."""
+    k = cfg.probe.refresh_every
+    return max(1, math.ceil(chains_wanted(cfg) / k)) if k else 1
+
+
+def assign_contexts(chains: list[Chain], snap: Snapshot, every: int) -> None:
+    """Chain i is simulated in context i // every: on that context's world seed, with its sampled values."""
+    ctxs = snap.contexts()
+    for i, c in enumerate(chains):
+        ctx = ctxs[min(len(ctxs) - 1, i // every)] if every else snap
+        c.seed, c.snapshot_id = ctx.seed, ctx.snapshot_id
+
+
 def open_env(cfg: BuildConfig, server: str) -> Environment:
     return Environment(cfg.server_config(server))
 
@@ -66,9 +84,15 @@ def stage_snapshot(cfg: BuildConfig, server: str, env: Environment | None = None
 
         sc = cfg.server_config(server)
         tools, excluded = usable_tools(sc, env.tools())
-        with env.session(env_seed(cfg, server)) as s:
+        seed0 = env_seed(cfg, server)
+        with env.session(seed0) as s:
             snap = probe(s, tools, cfg.probe, allowlist=sc.probe_allowlist, config_secrets=sc.resolved_secrets() or None)
         snap.skipped_tools.update(excluded)
+        # the context is refreshed every k conversations: each refresh probes the world of the next seed
+        # (new entities, balances, names); a third-party server has one world, so it keeps one context
+        for j in range(1, n_contexts(cfg) if sc.kind == "builtin" else 1):
+            with env.session(seed0 + j) as s:
+                snap.refreshes.append(probe(s, tools, cfg.probe, allowlist=sc.probe_allowlist, config_secrets=sc.resolved_secrets() or None))
         return snap
     finally:
         if own:
@@ -95,13 +119,13 @@ def stage_graph(cfg: BuildConfig, snap: Snapshot, env: Environment | None = None
 def probe_rejections(snap: Snapshot) -> list[Rejection]:
     """Probe calls on which the server crashed or hung."""
     return [rejection("probe", "server_error", f"{c['name']}: {c.get('error') or 'the server failed'}", snap.server,
-                      {"snapshot_id": snap.snapshot_id, "tool": c["name"]}, c)
-            for c in snap.probe_calls if c.get("error_code") == "server_error"]
+                      {"snapshot_id": ctx.snapshot_id, "tool": c["name"]}, c)
+            for ctx in snap.contexts() for c in ctx.probe_calls if c.get("error_code") == "server_error"]
 
 
 def stage_chains(cfg: BuildConfig, snap: Snapshot, graph: DependencyGraph) -> StageOutput:
-    n = max(cfg.chains.per_server, per_server_target(cfg))
-    chains = extract_chains(graph, snap, n, cfg.chains, seed=cfg.seed)
+    chains = extract_chains(graph, snap, chains_wanted(cfg), cfg.chains, seed=cfg.seed)
+    assign_contexts(chains, snap, cfg.probe.refresh_every)
     out = StageOutput(items=chains, rejections=probe_rejections(snap))
     out.stats = {"chains": len(chains), "tool_coverage": coverage(chains, [t.name for t in snap.tools]),
                  "length_histogram": dict(Counter(len(c.steps) for c in chains)),
@@ -147,14 +171,15 @@ def stage_queries(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], env: En
         levels = assign_levels(chains, info_level_plan(len(chains), cfg, f"{cfg.seed}:{snap.server}:levels", generation=True))
         for i, chain in enumerate(chains):
             rng = _rng(cfg, "query", chain.chain_id)
-            q, rej = plan_query(env, snap, chain, backend, cfg.simulate, cfg.query, rng, info_level=levels[i])
+            q, rej = plan_query(env, snap.context(chain.snapshot_id), chain, backend, cfg.simulate, cfg.query, rng, info_level=levels[i],
+                                max_error_rate=cfg.replay.max_error_rate)
             if q is not None:
                 out.items.append(q)
             if rej is not None:
                 out.rejections.append(rej)
             if progress:
                 progress(i + 1, len(chains))
-        out.stats = {"queries": len(out.items), "backend": backend.name,
+        out.stats = {"queries": len(out.items), "backend": backend.name, "contexts": len({q.snapshot_id for q in out.items}),
                      "info_levels": dict(Counter(q.info_level for q in out.items))}
         if hasattr(backend, "cache_hits"):
             out.stats.update(llm_calls=backend.calls, llm_cache_hits=backend.cache_hits)
@@ -174,7 +199,7 @@ def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], q
         for i, q in enumerate(queries):
             rng = _rng(cfg, "conv", q.query_id)
             try:
-                out.items.append(run_conversation(env, snap, by_id[q.chain_id], q, rng))
+                out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng, max_error_rate=cfg.replay.max_error_rate))
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
                 out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
                                                 {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))

@@ -149,6 +149,151 @@ def linked_secret(snapshot: Snapshot, param: str, args: dict[str, Any]) -> Any:
     return star.get(param)
 
 
+SEARCH_PARAMS = ("query", "q", "keyword", "keywords", "search", "term", "name_contains", "title_contains")
+NAME_FIELDS = ("name", "title", "subject", "display_name", "username", "city", "category")
+
+
+def observed_values(snapshot: Snapshot, param: str, lookup: bool = False) -> list[Any]:
+    """Values of the sampled state that ``param`` can take.
+
+    The field of the same name first; else, for a role-prefixed id (``origin_place_id``,
+    ``target_user_id``), the values of the entity's own id field (``place_id``). For a lookup
+    (read-only) tool also a field the parameter is the tail of (``address`` <- ``formatted_address``)
+    and, for a search parameter, words of the names in the state, so a lookup finds something."""
+    vals = snapshot.values.get(param)
+    if vals:
+        return vals
+    for field in sorted(snapshot.values):
+        if field.endswith("_id") and param.endswith("_" + field) and snapshot.values[field]:
+            return snapshot.values[field]
+    if not lookup:
+        return []
+    for field in sorted(snapshot.values):
+        if field.endswith("_" + param) and snapshot.values[field] and all(isinstance(v, str) for v in snapshot.values[field]):
+            return snapshot.values[field]
+    if param in SEARCH_PARAMS:
+        words = sorted({w for f in NAME_FIELDS for v in snapshot.values.get(f, []) if isinstance(v, str)
+                        for w in re.findall(r"[A-Za-z]{4,}", v)})
+        return words
+    return []
+
+
+EXAMPLE = re.compile(r"'([^'\s]{2,60})'")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
+PAIRS = (("start", "end"), ("check_in", "check_out"), ("start_date", "end_date"), ("departure_date", "return_date"),
+         ("from_date", "to_date"), ("starts_at", "ends_at"), ("start_time", "end_time"))
+
+
+def example_shape(spec: dict[str, Any]) -> re.Pattern[str] | None:
+    """The shape of the example a parameter's description gives (``e.g. 'CON-0002'``, ``like
+    'ana.silva@northwind.example'``): an email, or an id's letters with its digit runs generalised."""
+    desc = (_schema_of(spec).get("description") or "") if spec else ""
+    for ex in EXAMPLE.findall(desc):
+        if EMAIL.match(ex):
+            return EMAIL
+        if re.fullmatch(r"[A-Za-z]+[-_]\d+", ex):
+            return re.compile("^" + re.sub(r"\d+", lambda m: rf"\d{{{len(m.group())}}}", re.escape(ex)) + "$")
+    return None
+
+
+def shaped_values(snapshot: Snapshot, shape: re.Pattern[str]) -> list[Any]:
+    """Observed values, of any field, with the given shape (sorted fields: the same in every process)."""
+    out: list[Any] = []
+    for field in sorted(snapshot.values):
+        for v in snapshot.values[field]:
+            if isinstance(v, str) and shape.match(v) and v not in out:
+                out.append(v)
+    return out
+
+
+def described_id_values(snapshot: Snapshot, spec: dict[str, Any]) -> list[Any]:
+    """Values of the id field the description names ("Contact ids to invite" -> ``contact_id``)."""
+    desc = _schema_of(spec).get("description") or "" if spec else ""
+    for word in re.findall(r"\b([A-Za-z]+) ids?\b", desc):
+        vals = snapshot.values.get(f"{word.lower()}_id")
+        if vals:
+            return vals
+    return []
+
+
+def _records_of(eid: str, snapshot: Snapshot, context: list[Any]) -> list[dict[str, Any]]:
+    """What is known of entity ``eid``: its sampled record, and records carrying it in earlier results."""
+    out = [snapshot.entities[eid]] if eid in snapshot.entities else []
+
+    def walk(d: Any) -> None:
+        if isinstance(d, dict):
+            if any(k.endswith("_id") and str(v) == eid for k, v in d.items() if isinstance(v, (str, int))):
+                out.append(d)
+            for v in d.values():
+                walk(v)
+        elif isinstance(d, list):
+            for x in d:
+                walk(x)
+
+    for data in context:
+        walk(data)
+    return out
+
+
+def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[str], snapshot: Snapshot, context: list[Any]) -> Any:
+    """A value the entities already named in ``args`` determine: the listing's own ``seller_id``,
+    or a field the description points at (an amount "at least the listing's min_next_bid")."""
+    desc = _schema_of(spec).get("description") or ""
+    named = [w for w in re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", desc) if w != param]
+    numeric = _schema_of(spec).get("type") in ("number", "integer")
+    for p in order:
+        v = args.get(p)
+        if p == param or not isinstance(v, str) or not p.endswith("_id"):
+            continue
+        for rec in _records_of(v, snapshot, context):
+            val = rec.get(param)
+            if isinstance(val, (str, int, float)) and not isinstance(val, bool) and param.endswith("_id"):
+                return val
+            if numeric:
+                for w in named:
+                    if isinstance(rec.get(w), (int, float)) and not isinstance(rec.get(w), bool):
+                        return rec[w]
+    return None
+
+
+def _pair_times(args: dict[str, Any], rng: random.Random) -> None:
+    """An end after its start (and a check-out after the check-in), as a person would give them."""
+    for a, b in PAIRS:
+        va, vb = args.get(a), args.get(b)
+        if not (isinstance(va, str) and isinstance(vb, str)):
+            continue
+        try:
+            if "T" in va:
+                from datetime import datetime
+
+                fmt = "%Y-%m-%dT%H:%M:%S" if va.count(":") == 2 else "%Y-%m-%dT%H:%M"
+                start = datetime.strptime(va, fmt)
+                args[b] = (start + timedelta(minutes=rng.choice([30, 45, 60, 90]))).strftime(fmt)
+            else:
+                start_d = date.fromisoformat(va)
+                args[b] = (start_d + timedelta(days=rng.randint(1, 4))).isoformat()
+        except ValueError:
+            continue
+
+
+def _array_value(param: str, spec: dict[str, Any], snapshot: Snapshot, rng: random.Random) -> list[Any] | None:
+    """One or two observed values for an array of ids or addresses (``attendee_ids``, ``to``)."""
+    s = _schema_of(spec)
+    if s.get("type") != "array":
+        return None
+    items = s.get("items") or {}
+    if items.get("type") not in (None, "string") or "enum" in items:
+        return None
+    singular = param[:-1] if param.endswith("s") else param
+    vals = observed_values(snapshot, singular) or described_id_values(snapshot, spec)
+    if not vals:
+        shape = example_shape(spec)
+        vals = shaped_values(snapshot, shape) if shape else []
+    if not vals:
+        return None
+    return rng.sample(vals, k=min(len(vals), rng.choice([1, 1, 2])))
+
+
 def fill_args(
     tool: ToolSpec,
     snapshot: Snapshot,
@@ -157,13 +302,25 @@ def fill_args(
     optional_rate: float = 0.0,
     reference_date: str = "2026-03-02",
     pick: dict[str, Any] | None = None,
+    context: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """Arguments for ``tool``: fixed values, then sampled state values, then schema synthesis."""
+    """Arguments for ``tool``: fixed values, then sampled state values, then schema synthesis.
+
+    State values are looked up by name, by role (``origin_place_id`` <- ``place_id``) and by the
+    shape of the description's example (``e.g. 'CON-0002'``); a value the named entities
+    determine (the listing's seller) wins over a random one; a writer with only optional fields
+    to change gets at least one (an update that changes nothing is refused); an end follows its
+    start. ``context`` holds earlier results in the conversation (entities the snapshot lacks)."""
     args: dict[str, Any] = {}
     fixed = dict(fixed or {})
     props = tool.properties
-    wanted = list(tool.required) + [p for p in props if p not in tool.required and (p in fixed or rng.random() < optional_rate)]
+    optional = [p for p in props if p not in tool.required]
+    wanted = list(tool.required) + [p for p in optional if p in fixed or rng.random() < optional_rate]
+    if not tool.read_only and optional and not any(p in wanted for p in optional):
+        wanted.append(rng.choice(optional))
     sens = set(tool.sensitive)
+    ctx = list(context or [])
+    chosen: list[str] = []
     for p in wanted:
         if p in fixed:
             args[p] = fixed[p]
@@ -173,12 +330,23 @@ def fill_args(
         if pick is not None and p in pick:
             args[p] = pick[p]
             continue
-        vals = snapshot.values.get(p)
         spec = props.get(p) or {}
+        chosen.append(p)
+        vals = observed_values(snapshot, p, tool.read_only)
+        if not vals and _schema_of(spec).get("type") in (None, "string"):
+            shape = example_shape(spec)
+            vals = shaped_values(snapshot, shape) if shape else (described_id_values(snapshot, spec) if p.endswith("_id") else [])
         if vals and "enum" not in _schema_of(spec):
             args[p] = rng.choice(vals)
-        else:
-            args[p] = synth_value(p, spec, rng, reference_date)
+            continue
+        arr = _array_value(p, spec, snapshot, rng)
+        args[p] = arr if arr is not None else synth_value(p, spec, rng, reference_date)
+    order = [p for p in wanted if p in fixed] + [p for p in wanted if p not in fixed]
+    for p in chosen:
+        v = _linked(p, props.get(p) or {}, args, order, snapshot, ctx)
+        if v is not None:
+            args[p] = v
+    _pair_times(args, rng)
     for p in sens:
         if p in wanted and p not in args:
             v = linked_secret(snapshot, p, args)

@@ -150,14 +150,15 @@ def test_distractors_never_bring_back_a_hidden_tool(conversations, banking_tools
 
 def test_stage_augment_abstentions_never_offer_a_same_named_tool(conversations, pool, snapshot):
     snaps = {s: snapshot.model_copy(update={"server": s, "tools": ts}) for s, ts in pool.items()}
-    cfg = BuildConfig(examples=60, servers=sorted(pool), augment=AugmentConfig(abstention_rate=0.5, irrelevance_rate=0.1))
+    # 40 examples need 13 multi-turn ones, which the banking fixture supplies (no short-supply scaling)
+    cfg = BuildConfig(examples=40, servers=sorted(pool), augment=AugmentConfig(abstention_rate=0.5, irrelevance_rate=0.1))
     out = stage_augment(cfg, [c.model_copy(deep=True) for c in conversations], snaps)
     abst = [c for c in out.items if c.kind == "abstention"]
-    assert len(abst) == 30
+    assert len(abst) == 20
     for c in abst:
         about = next(a for a in c.augmentations if a.startswith("abstention")).split(":", 1)[1]
         assert about not in {t.name for t in c.tools}
-    assert sum(c.kind == "irrelevance" for c in out.items) == 6
+    assert sum(c.kind == "irrelevance" for c in out.items) == 4
 
 
 # ---------------------------------------------------------------------------------------------- importer

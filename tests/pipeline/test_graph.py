@@ -46,12 +46,14 @@ def test_explicit_edge_feeds_a_real_value_live(banking_env, snapshot):
 
 
 def test_schema_candidates_that_fail_live_stay_unconfirmed_and_out_of_chains(graph):
-    """close_account needs a zero balance and the PIN: candidates into it are not confirmed by execution."""
-    into_close = [e for e in graph.edges if e.dst == "close_account"]
+    """close_account needs a zero balance and the PIN: an account id from a listing is not enough, so
+    the schema candidates into it are not confirmed; only emptying the account (withdraw) enables it."""
+    into_close = [e for e in graph.edges if e.dst == "close_account" and e.kind == "explicit"]
     assert into_close and not any(e.confirmed for e in into_close)
+    confirmed_into = {e.src for e in graph.edges if e.dst == "close_account" and e.confirmed}
+    assert confirmed_into and confirmed_into <= {"withdraw", "transfer"}
     G = to_networkx(graph)
-    assert G.in_degree("close_account") == 0
-    assert "close_account" in graph.unchainable
+    assert set(G.predecessors("close_account")) == confirmed_into
 
 
 def test_without_live_confirmation_every_schema_candidate_is_an_edge(banking_env, snapshot, tools_by_name):
@@ -67,7 +69,13 @@ def test_without_live_confirmation_every_schema_candidate_is_an_edge(banking_env
 def test_full_graph_has_live_implicit_edges(graph):
     implicit = [e for e in graph.edges if e.kind == "implicit"]
     assert implicit and all(e.source == "live" and e.confirmed and not e.fields for e in implicit)
-    assert _edge(graph, "open_account", "list_accounts", "implicit") is not None
+    assert _edge(graph, "withdraw", "get_account", "implicit") is not None
+
+
+def test_a_list_tool_is_fed_through_an_optional_filter_of_the_same_name(graph):
+    """list_accounts takes no required input: a new account's customer_id feeds its customer filter."""
+    e = _edge(graph, "open_account", "list_accounts", "explicit")
+    assert e is not None and e.confirmed and e.fields == {"customer_id": "customer_id"}
 
 
 def test_implicit_edge_when_a_write_changes_what_a_read_returns(banking_env, snapshot, tools_by_name):

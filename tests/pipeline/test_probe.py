@@ -103,7 +103,10 @@ def test_linked_secret_is_the_account_holders_pin_and_opens_the_account(banking_
         assert s.call("withdraw", {"account_id": acc["account_id"], "amount": 5.0, "pin": pin}).ok
 
 
-def test_narrow_keeps_only_parameters_of_the_given_tools(snapshot):
-    n = narrow(snapshot, ["get_balance"])
-    assert set(n) == {"account_id"}
-    assert n["account_id"] == snapshot.values["account_id"]
+def test_narrow_keeps_only_the_entities_a_chain_touches(snapshot):
+    acc = next(eid for eid, rec in snapshot.entities.items() if "customer_id" in rec and eid.startswith("ACC"))
+    n = narrow(snapshot, [acc, 25.0, "rent share"])
+    owner = str(snapshot.entities[acc]["customer_id"])
+    assert acc in n and owner in n, "the account and the customer it points at"
+    assert len(n) < len(snapshot.entities) / 4, "not the whole sampled state"
+    assert all(n[e] == snapshot.entities[e] for e in n)

@@ -202,6 +202,19 @@ def test_llm_backend_returns_the_models_turns(chat_server, banking_env, snapshot
     assert "Mention ONLY the values listed" in chat_server.prompts[0]
 
 
+def test_llm_prompt_carries_only_the_entities_the_chain_touches(chat_server, banking_env, snapshot, simulated, tmp_path):
+    """The sampled context is narrowed to the chain's entities before it reaches the model."""
+    cfg = _cfg(chat_server)
+    chain = _plannable_chain(banking_env, snapshot, simulated)
+    q, _ = _plan(banking_env, snapshot, chain, LLMBackend(cfg, tmp_path), cfg)
+    prompt = chat_server.prompts[0]
+    named = {str(v) for v in q.step_args[0].values()} & set(snapshot.entities)  # the first step takes only user values
+    assert named, "the chain names sampled entities"
+    assert all(eid in prompt for eid in named)
+    untouched = [eid for eid in snapshot.entities if eid not in prompt]
+    assert len(untouched) > len(snapshot.entities) / 2, "most of the sampled state stays out of the prompt"
+
+
 def test_llm_answers_are_cached_by_prompt_hash(chat_server, banking_env, snapshot, simulated, tmp_path):
     cfg = _cfg(chat_server)
     chain = _plannable_chain(banking_env, snapshot, simulated)
@@ -251,3 +264,23 @@ def test_ungrounded_llm_request_is_rejected(chat_server, banking_env, snapshot, 
 def test_llm_backend_needs_an_endpoint(tmp_path):
     with pytest.raises(ValueError, match="llm_base_url"):
         LLMBackend(QueryConfig(backend="llm"), tmp_path)
+
+
+def test_resolution_keeps_values_whose_dry_run_stays_within_the_error_threshold(banking_env, snapshot, chains):
+    """Values that make most calls fail are re-drawn before a request is written; a chain whose
+    every value set fails too often is rejected at the query stage as error_rate."""
+    backend = TemplateBackend(QueryConfig())
+    lax_failing = strict_failing = strict_rejected = 0
+    for i, chain in enumerate(chains):
+        lax, _ = plan_query(banking_env, snapshot, chain, backend, SimulateConfig(), QueryConfig(), random.Random(f"e:{i}"),
+                            info_level="complete", max_error_rate=1.0)
+        lax_failing += lax is not None and not all(lax.step_ok)
+        strict, rej = plan_query(banking_env, snapshot, chain, backend, SimulateConfig(), QueryConfig(), random.Random(f"e:{i}"),
+                                 info_level="complete", max_error_rate=0.0)
+        if strict is not None:
+            assert all(strict.step_ok), f"{chain.names}: {strict.step_ok}"
+            strict_failing += not all(strict.step_ok)
+        elif rej.reason == "error_rate":
+            strict_rejected += 1
+    assert lax_failing >= 3, "without the threshold some resolved chains keep failing calls"
+    assert strict_failing == 0

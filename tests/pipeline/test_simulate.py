@@ -201,3 +201,28 @@ def test_conversation_records_lineage_and_seed(simulated, snapshot):
         assert conv.chain_id == chain.chain_id and conv.query_id == q.query_id
         assert conv.snapshot_id == snapshot.snapshot_id and conv.seed == SEED
         assert conv.servers == ["banking"] and conv.kind == "multi_turn" and conv.final_state_hash
+
+
+def test_recovery_demonstrations_never_push_a_conversation_over_the_error_threshold(banking_env, snapshot, simulated):
+    """A corrected wrong attempt is a failed call too: the simulator spends only the room the
+    replay's 30% error-rate rule leaves, so no recovery demonstration gets its conversation rejected."""
+    from pipeline.replay import error_rate
+
+    with_demo = 0
+    for i, (chain, q, _) in enumerate(simulated):
+        conv = run_conversation(banking_env, snapshot, chain, q, random.Random(f"r:{i}"), recovery_rate=1.0, max_error_rate=0.30)
+        assert error_rate(conv) <= 0.30, f"{[(t['name'], t['ok']) for t in conv.trace]}"
+        with_demo += any(not t["reference"] for t in conv.trace)
+    assert with_demo >= 5, "some conversations have room for a recovery demonstration"
+
+
+def test_recovery_budget_counts_the_dry_run_failures():
+    from pipeline.simulate import recovery_budget
+
+    chain = Chain(chain_id="c", server="banking", seed=SEED, snapshot_id="s", graph_id="g",
+                  steps=[ChainStep(name="a"), ChainStep(name="b", depends_on=[0]), ChainStep(name="c"), ChainStep(name="d")])
+    assert recovery_budget(chain, [True, True, True, True], 0.30) == 1  # 2 of 6 would be 33%
+    assert recovery_budget(chain, [True, True, True, False], 0.30) == 0  # one failure already: 1 of 4
+    # a failed first step skips its dependent: 3 calls, 1 failure, no room left
+    assert recovery_budget(chain, [False, True, True, True], 0.30) == 0
+    assert recovery_budget(chain, [True] * 4, 0.50) == 4
