@@ -113,7 +113,8 @@ def _build_config(a: argparse.Namespace):
             base["servers"] = [c.name for c in extra]
     if a.servers:
         base["servers"] = [s.strip() for s in a.servers.split(",") if s.strip()]
-    base["data_dir"] = a.data_dir
+    if a.data_dir is not None:  # the flag wins over the file; without either, the default "data"
+        base["data_dir"] = a.data_dir
     from pydantic import ValidationError
 
     try:
@@ -178,7 +179,7 @@ def cmd_build(a: argparse.Namespace) -> int:
     unknown = [s for s in cfg.servers if s not in available() and not any(c.name == s for c in cfg.server_configs)]
     if unknown:
         raise SystemExit(f"prove: unknown server(s) {unknown}; built-in servers: {', '.join(available())}")
-    os.environ.setdefault("DAGSTER_HOME", str(Path(a.data_dir).resolve() / "dagster_home"))
+    os.environ.setdefault("DAGSTER_HOME", str(Path(cfg.data_dir).resolve() / "dagster_home"))
     home = Path(os.environ["DAGSTER_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     yaml_src = Path(__file__).resolve().parent.parent / "dagster.yaml"
@@ -532,11 +533,13 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("--servers")
     x.add_argument("--config", help="YAML file with a BuildConfig")
     x.add_argument("--servers-file", help="YAML/TOML file registering servers (built-in, stdio, http)")
-    x.add_argument("--data-dir", default="data")
+    x.add_argument("--data-dir", default=None, help="where corpus versions, caches and the Dagster instance go "
+                   "(default: the config file's data_dir, else data)")
     x.add_argument("--no-train", action="store_true")
     x.add_argument("--grpo-steps", type=int)
-    x.add_argument("--parallel", type=int, default=1, metavar="N",
-                   help="run N servers' partitions at once, each its own Dagster run in its own process (default 1)")
+    x.add_argument("--parallel", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                   help="run N servers' partitions at once, each its own Dagster run in its own worker process "
+                        "(default: 2 where there are 2 or more cores; 1 runs them one after another in this process)")
     x.set_defaults(fn=cmd_build)
 
     cp = sub.add_parser("corpus", help="corpus versions").add_subparsers(dest="sub", required=True)

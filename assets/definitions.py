@@ -68,31 +68,45 @@ class StageStore(dg.ConfigurableIOManager):
     def _path(self, asset_key: dg.AssetKey, partition: str | None) -> Path:
         return Path(self.base_dir) / "/".join(asset_key.path) / f"{partition or '_all'}.pkl"
 
+    @staticmethod
+    def _dump(obj: Any, path: Path) -> None:
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         partition = context.partition_key if context.has_partition_key else None
         path = self._path(context.asset_key, partition)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "wb") as f:
-            pickle.dump(obj, f)
-        os.replace(tmp, path)
+        self._dump(obj, path)
+        if isinstance(obj, StageOutput):
+            # the rejections alone, beside the full output (and written after it): the rejections asset
+            # reads every stage's rejections without unpickling every conversation
+            self._dump(StageOutput(rejections=obj.rejections, stats=obj.stats), path.with_suffix(".rejections.pkl"))
+
+    def _load(self, path: Path, part: str | None) -> Any:
+        side = path.with_suffix(".rejections.pkl")
+        # a sidecar older than the full output belongs to an earlier materialization: read the full one
+        if part == "rejections" and side.exists() and side.stat().st_mtime_ns >= path.stat().st_mtime_ns:
+            path = side
+        with open(path, "rb") as f:
+            return pickle.load(f)
 
     def load_input(self, context: dg.InputContext) -> Any:
         key = context.asset_key
+        part = (context.definition_metadata or {}).get("prove/part")
         if context.has_asset_partitions:
             keys = context.asset_partition_keys
             if context.has_partition_key:  # per-server asset reading the same server's upstream
-                with open(self._path(key, keys[0]), "rb") as f:
-                    return pickle.load(f)
+                return self._load(self._path(key, keys[0]), part)
             out = {}
             for p in keys:  # fan-in: the partitions that were materialized
                 path = self._path(key, p)
                 if path.exists():
-                    with open(path, "rb") as f:
-                        out[p] = pickle.load(f)
+                    out[p] = self._load(path, part)
             return out
-        with open(self._path(key, None), "rb") as f:
-            return pickle.load(f)
+        return self._load(self._path(key, None), part)
 
 
 def png_markdown(label: str, path: Path) -> MetadataValue:
@@ -206,7 +220,10 @@ def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, 
 
 
 @dg.asset(code_version=_cv("rejections"), group_name="corpus",
-          description="Every rejection of every stage with its reason code, detail and upstream ids.")
+          description="Every rejection of every stage with its reason code, detail and upstream ids.",
+          ins={k: dg.AssetIn(metadata={"prove/part": "rejections"})
+               for k in ("tool_chains", "user_queries", "conversations", "validated_conversations", "unique_conversations",
+                         "augmented_examples")})
 def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_chains, user_queries, conversations,
                validated_conversations, unique_conversations, augmented_examples) -> list[Rejection]:
     out: list[Rejection] = []
@@ -286,7 +303,7 @@ def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetChe
 
 @dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
 def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetCheckResult:
-    from pipeline.dedup import exact_pairs, shingles
+    from pipeline.dedup import shingles, similar_pairs
 
     cfg = settings.build_config()
     df = read_examples(corpus)
@@ -299,7 +316,7 @@ def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetChec
         sh = shingles([(c["name"], c["arguments"]) for turn in json.loads(ref) for c in turn], cfg.dedup.include_args)
         seen[cid] = sh
         items.append((cid, sh))
-    pairs = exact_pairs(items, cfg.dedup.threshold)
+    pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
     return AssetCheckResult(passed=not pairs, metadata={"pairs": len(pairs), "checked": len(items)})
 
 

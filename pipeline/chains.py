@@ -13,7 +13,7 @@ from collections import Counter
 
 from datasketch import MinHashLSH
 
-from pipeline.config import ChainConfig
+from pipeline.config import ChainConfig, DedupConfig
 from pipeline.graph import to_networkx
 from pipeline.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
 
@@ -27,7 +27,8 @@ def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, 
     starts = [n for n in G.nodes if G.out_degree(n) > 0]
     if not starts:
         return None
-    target = rng.choices(range(cfg.min_len, cfg.max_len + 1), weights=[5, 4, 2, 1][: cfg.max_len - cfg.min_len + 1], k=1)[0]
+    lengths = range(cfg.min_len, cfg.max_len + 1)
+    target = rng.choices(lengths, weights=[(5, 4, 2)[i] if i < 3 else 1 for i in range(len(lengths))], k=1)[0]
     path = [_weighted(rng, starts, usage)]
     while len(path) < target:
         cands = sorted({s for n in path for s in G.successors(n) if s not in path})
@@ -59,21 +60,20 @@ def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, 
 
 
 def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainConfig, seed: int = 0,
-                   near_duplicate: float | None = 0.70) -> list[Chain]:
+                   near_duplicate: float | None = 0.70, dedup_cfg: DedupConfig | None = None) -> list[Chain]:
     """Up to ``n`` chains whose tool sequences are pairwise below the dedup threshold.
 
     Dedup later drops conversations whose tool-call sequences have Jaccard >= 0.70, so a chain
     that near-duplicates an earlier one would only cost a simulation and a replay to be thrown
     away: it is skipped here, and sampling stops when the graph has no new sequences to give.
     """
-    from pipeline.config import DedupConfig
     from pipeline.dedup import _minhash, jaccard, shingles
 
     rng = random.Random(f"chains:{graph.server}:{seed}")
     G = to_networkx(graph)
     usage: Counter = Counter()
     chains: list[Chain] = []
-    dcfg = DedupConfig()
+    dcfg = dedup_cfg or DedupConfig()
     lsh = MinHashLSH(threshold=dcfg.threshold * 0.85, num_perm=dcfg.num_perm) if near_duplicate else None
     kept: dict[str, set[str]] = {}
     attempts = misses = 0

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -102,7 +102,13 @@ class ServerConfig(BaseModel):
         return self.model_dump(mode="json")
 
 
-class ProbeConfig(BaseModel):
+class StageConfig(BaseModel):
+    """A stage's parameters. An unknown key is an error that names it (a typo is never ignored)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProbeConfig(StageConfig):
     max_calls: int = 120
     max_values_per_field: int = 40
     # per entity kind (id prefix or field name), minimum values for numeric fields, e.g. {"account": {"balance": 0.01}}
@@ -113,20 +119,26 @@ class ProbeConfig(BaseModel):
     refresh_every: int = Field(default=200, ge=0)
 
 
-class GraphConfig(BaseModel):
+class GraphConfig(StageConfig):
     confirm_live: bool = True
     implicit: bool = True
     llm: bool = False
     cache_dir: str | None = None
 
 
-class ChainConfig(BaseModel):
-    min_len: int = 2
-    max_len: int = 5
-    per_server: int = 60
+class ChainConfig(StageConfig):
+    min_len: int = Field(default=2, ge=1)
+    max_len: int = Field(default=5, ge=1)
+    per_server: int = Field(default=60, ge=1)
+
+    @model_validator(mode="after")
+    def _range(self) -> "ChainConfig":
+        if self.max_len < self.min_len:
+            raise ValueError(f"chains.max_len ({self.max_len}) is below chains.min_len ({self.min_len})")
+        return self
 
 
-class QueryConfig(BaseModel):
+class QueryConfig(StageConfig):
     backend: Literal["template", "llm"] = "template"
     reference_date: str = "2026-03-02"
     llm_base_url: str | None = None
@@ -137,12 +149,14 @@ class QueryConfig(BaseModel):
     cache_dir: str | None = None
 
 
-class SimulateConfig(BaseModel):
+class SimulateConfig(StageConfig):
     complete: float = 0.6
     missing: float = 0.2
     minimal: float = 0.2
     min_turns: int = 2
     max_turns: int = 3
+    # share of calls preceded by a wrong first attempt the assistant corrects (within the replay's error budget)
+    recovery_rate: float = Field(default=0.15, ge=0, le=1)
 
     @field_validator("complete", "missing", "minimal")
     @classmethod
@@ -152,20 +166,20 @@ class SimulateConfig(BaseModel):
         return v
 
 
-class ReplayConfig(BaseModel):
+class ReplayConfig(StageConfig):
     max_error_rate: float = 0.30
     check_sensitive: bool = True
     determinism_runs: int = 2
 
 
-class DedupConfig(BaseModel):
+class DedupConfig(StageConfig):
     threshold: float = 0.70
     num_perm: int = 128
     include_args: bool = False
     exact_check_sample: int = 200
 
 
-class AugmentConfig(BaseModel):
+class AugmentConfig(StageConfig):
     distractor_rate: float = 0.40
     distractor_min: int = 3
     distractor_max: int = 8
@@ -176,7 +190,7 @@ class AugmentConfig(BaseModel):
     import_files: list[str] = []
 
 
-class CorpusConfig(BaseModel):
+class CorpusConfig(StageConfig):
     eval_fraction: float = 0.1
 
 
@@ -187,7 +201,7 @@ def default_servers() -> list[str]:
     return available()
 
 
-class BuildConfig(BaseModel):
+class BuildConfig(StageConfig):
     """Everything one corpus build depends on."""
 
     examples: int = 200

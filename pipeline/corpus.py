@@ -23,8 +23,14 @@ from pipeline.config import BuildConfig
 from pipeline.records import Conversation, Rejection, stable_hash
 from pipeline.storage import atomic_dir
 
-TARGETS = {"distractors": 0.40, "enum_stripped": 0.30, "irrelevance": 0.05,
-           "info_complete": 0.60, "info_missing": 0.20, "info_minimal": 0.20}
+
+
+def targets_of(cfg: BuildConfig) -> dict[str, float]:
+    """The composition the build was configured for (the paper's by default)."""
+    a, s = cfg.augment, cfg.simulate
+    total = s.complete + s.missing + s.minimal
+    return {"distractors": a.distractor_rate, "enum_stripped": a.enum_strip_rate, "irrelevance": a.irrelevance_rate,
+            "info_complete": s.complete / total, "info_missing": s.missing / total, "info_minimal": s.minimal / total}
 
 EXAMPLE_SCHEMA = {
     "example_id": pl.Utf8, "kind": pl.Utf8, "server": pl.Utf8, "servers": pl.List(pl.Utf8), "env_seed": pl.Int64,
@@ -66,7 +72,9 @@ def rejection_rows(rejs: list[Rejection]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=REJECTION_SCHEMA)
 
 
-def composition(df: pl.DataFrame) -> dict[str, Any]:
+def composition(df: pl.DataFrame, targets: dict[str, float] | None = None) -> dict[str, Any]:
+    """Shares of the composition knobs against ``targets`` (default: the paper's, the config defaults)."""
+    base = targets or targets_of(BuildConfig())
     n = max(1, df.height)
     augs = Counter(a.split(":")[0] for lst in df["augmentations"].to_list() for a in lst)
     mt = df.filter(pl.col("kind") == "multi_turn")
@@ -74,7 +82,7 @@ def composition(df: pl.DataFrame) -> dict[str, Any]:
     m = max(1, mt.height)
     # enum stripping can only apply where the offered schemas have enums (third-party servers may have none)
     with_enums = sum(1 for t, a in zip(df["tools"].to_list(), df["augmentations"].to_list()) if '"enum"' in t or "enum_stripped" in a)
-    targets = dict(TARGETS, enum_stripped=min(TARGETS["enum_stripped"], with_enums / n))
+    targets = dict(base, enum_stripped=min(base["enum_stripped"], with_enums / n))
     actual = {"distractors": augs.get("distractors", 0) / n, "enum_stripped": augs.get("enum_stripped", 0) / n,
               "irrelevance": df.filter(pl.col("kind") == "irrelevance").height / n,
               "info_complete": levels.get("complete", 0) / m, "info_missing": levels.get("missing", 0) / m,
@@ -150,7 +158,7 @@ def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: lis
         rej.write_parquet(stage / "rejections.parquet")
         files["rejections.parquet"] = rej.height
         hashes = {f: hashlib.sha256((stage / f).read_bytes()).hexdigest() for f in files}
-        comp = composition(df)
+        comp = composition(df, targets_of(cfg))
         manifest = {
             "version": version, "created_at": dt.datetime.now(dt.timezone.utc).isoformat(), "content_hash": content,
             "config": cfg.model_dump(mode="json"), "counts": {**files, "examples": df.height, "rejections": rej.height},

@@ -87,7 +87,24 @@ def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str
     return kept, dropped
 
 
+def similar_pairs(items: list[tuple[str, set[str]]], threshold: float) -> set[tuple[str, str]]:
+    """Every pair with Jaccard >= threshold, exactly, without comparing all pairs: a pair at the
+    threshold shares a token of each set's sorted prefix, so only pairs sharing one are compared."""
+    index: dict[str, list[int]] = {}
+    out = set()
+    for i, (a, sa) in enumerate(items):
+        cands = {j for tok in _prefix(sa, threshold) for j in index.get(tok, ())}
+        for j in cands:
+            b, sb = items[j]
+            if jaccard(sa, sb) >= threshold:
+                out.add((min(a, b), max(a, b)))
+        for tok in _prefix(sa, threshold):
+            index.setdefault(tok, []).append(i)
+    return out
+
+
 def exact_pairs(items: list[tuple[str, set[str]]], threshold: float) -> set[tuple[str, str]]:
+    """Every pair with Jaccard >= threshold by comparing all pairs (the reference the others are checked against)."""
     out = set()
     for (a, sa), (b, sb) in itertools.combinations(items, 2):
         if jaccard(sa, sb) >= threshold:

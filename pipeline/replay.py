@@ -3,7 +3,8 @@
 Rules (each rejection names its rule as the reason code):
 
 * ``error_rate``: schema and execution errors over all executed calls above the threshold (30%)
-  reject. An empty result is not an error.
+  reject. An empty result is not an error. A corrected wrong attempt (a recovery demonstration)
+  is a schema error like any other; the simulator only adds them within this budget.
 * ``replay_mismatch``: a replayed call's outcome or result differs from the recorded one.
 * ``nondeterministic``: executing the trace twice does not reach the same final state. The
   simulation that recorded the trace is the first execution when the conversation carries its
@@ -21,10 +22,6 @@ from typing import Any
 from pipeline.config import ReplayConfig
 from pipeline.env import Environment
 from pipeline.records import Conversation, Rejection, rejection
-
-ERROR_CODES = {"invalid_arguments", "invalid_argument", "unknown_tool", "not_found", "state_conflict", "permission_denied",
-               "internal_error", "tool_error", "server_error"}
-
 
 def error_rate(conv: Conversation) -> float:
     if not conv.trace:

@@ -24,7 +24,6 @@ from pipeline.values import fill_args, find_field
 
 INFO_LEVELS = ("complete", "missing", "minimal")
 RESOLVE_ATTEMPTS = 5
-STATE_FAILURES = {"state_conflict", "permission_denied", "not_found"}
 
 
 def system_prompt(server: str) -> str:

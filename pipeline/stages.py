@@ -26,7 +26,9 @@ from pipeline.records import Chain, Conversation, DependencyGraph, Rejection, Sn
 from pipeline.replay import validate
 from pipeline.simulate import INFO_LEVELS, plan_query, run_conversation
 
-OVERSAMPLE = 3.0
+# chains generated per multi-turn example needed: replay, dedup and the information-level selection keep
+# about 60-75% of them on the built-in servers, so 2x leaves a margin without simulating work thrown away
+OVERSAMPLE = 2.0
 Progress = Callable[[int, int], None]
 
 
@@ -124,7 +126,8 @@ def probe_rejections(snap: Snapshot) -> list[Rejection]:
 
 
 def stage_chains(cfg: BuildConfig, snap: Snapshot, graph: DependencyGraph) -> StageOutput:
-    chains = extract_chains(graph, snap, chains_wanted(cfg), cfg.chains, seed=cfg.seed)
+    chains = extract_chains(graph, snap, chains_wanted(cfg), cfg.chains, seed=cfg.seed, near_duplicate=cfg.dedup.threshold,
+                            dedup_cfg=cfg.dedup)
     assign_contexts(chains, snap, cfg.probe.refresh_every)
     out = StageOutput(items=chains, rejections=probe_rejections(snap))
     out.stats = {"chains": len(chains), "tool_coverage": coverage(chains, [t.name for t in snap.tools]),
@@ -199,7 +202,8 @@ def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], q
         for i, q in enumerate(queries):
             rng = _rng(cfg, "conv", q.query_id)
             try:
-                out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng, max_error_rate=cfg.replay.max_error_rate))
+                out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng,
+                                                  recovery_rate=cfg.simulate.recovery_rate, max_error_rate=cfg.replay.max_error_rate))
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
                 out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
                                                 {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))

@@ -78,3 +78,8 @@ def test_coverage_reports_the_share_of_tools_used(chains, snapshot):
 def test_a_graph_without_confirmed_edges_gives_no_chains(graph, snapshot):
     unconfirmed = graph.model_copy(update={"edges": [e.model_copy(update={"confirmed": False}) for e in graph.edges]})
     assert extract_chains(unconfirmed, snapshot, 5, ChainConfig(), seed=SEED) == []
+
+
+def test_chains_longer_than_the_default_range_can_be_asked_for(graph, snapshot):
+    chains = extract_chains(graph, snapshot, 30, ChainConfig(min_len=2, max_len=7), seed=SEED)
+    assert chains and max(len(c.steps) for c in chains) <= 7 and min(len(c.steps) for c in chains) >= 2

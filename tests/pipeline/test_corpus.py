@@ -103,3 +103,16 @@ def test_split_is_a_stable_function_of_the_example_id():
     splits = [split_of(i, 0.1) for i in ids]
     assert splits == [split_of(i, 0.1) for i in ids]
     assert 20 <= splits.count("eval") <= 60
+
+
+def test_composition_is_measured_against_the_configured_knobs(tmp_path, examples, rejections):
+    """A build configured for other shares is judged against them, not against the paper's defaults."""
+    from pipeline.config import AugmentConfig
+
+    own = BuildConfig(examples=10, servers=["banking"], data_dir=str(tmp_path), augment=AugmentConfig(distractor_rate=0.0))
+    m = json.loads((write_corpus(own, examples, rejections) / "manifest.json").read_text())
+    assert m["composition"]["targets"]["distractors"] == 0.0
+    assert m["composition"]["within_tolerance"]["distractors"] is True  # nothing got distractors, as configured
+    paper = BuildConfig(examples=10, servers=["banking"], data_dir=str(tmp_path / "p"))
+    m = json.loads((write_corpus(paper, examples, rejections) / "manifest.json").read_text())
+    assert m["composition"]["targets"]["distractors"] == 0.40 and m["composition"]["within_tolerance"]["distractors"] is False

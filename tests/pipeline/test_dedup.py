@@ -80,3 +80,15 @@ def test_stage_dedup_rejects_duplicates_with_lineage(conversations):
     kept_sets = [(c.conversation_id, conv_shingles(c, False)) for c in out.items]
     assert exact_pairs(kept_sets, 0.70) == set()
     assert out.stats["recall_check"]["recall"] == 1.0
+
+
+def test_the_prefix_filtered_pair_search_finds_exactly_the_pairs_of_the_all_pairs_search():
+    """The corpus gate uses similar_pairs (fast); it must find every pair the all-pairs check finds, no more."""
+    from pipeline.dedup import similar_pairs
+
+    for seed in range(3):
+        items = _realistic(400, seed)
+        for t in (0.5, 0.7, 0.9):
+            exact = exact_pairs(items, t)
+            assert similar_pairs(items, t) == exact
+        assert exact, "the sample has near-duplicates to find"
