@@ -346,11 +346,13 @@ def _short(obj: Any, n: int = 160) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _print_calls(calls: list[dict[str, Any]], width: int, failing_only_mark: bool = True) -> None:
+def _print_calls(calls: list[dict[str, Any]], width: int, source: str | None = None) -> None:
     if not calls:
         print("  calls: none (this record made no tool call)")
         return
-    print(f"  calls ({len(calls)}, as executed and replayed on a fresh session):")
+    how = ("the dry run that resolved the chain's values, on a scratch session" if source == "dry_run"
+           else "as executed and replayed on a fresh session")
+    print(f"  calls ({len(calls)}, {how}):")
     for c in calls:
         turn = f"turn {c['turn']}" if c.get("turn") is not None else "turn ?"
         head = f"    {c['index'] + 1}. [{turn}] {c['name']}({_short(c['arguments'], 120)})"
@@ -390,7 +392,7 @@ def _print_path(d: dict[str, Any], width: int) -> None:
         if conv.get("final_state_hash"):
             print(f"            final state hash {conv['final_state_hash'][:16]} (as simulated)")
     if "calls" in d:
-        _print_calls(d["calls"], width)
+        _print_calls(d["calls"], width, d.get("calls_from"))
 
 
 def cmd_lineage(a: argparse.Namespace) -> int:

@@ -114,6 +114,8 @@ class ProbeConfig(StageConfig):
     # per entity kind (id prefix or field name), minimum values for numeric fields, e.g. {"account": {"balance": 0.01}}
     support: dict[str, dict[str, float]] = {}
     exclude_status: list[str] = ["closed", "deleted", "archived", "cancelled", "inactive", "suspended", "disabled"]
+    # boolean fields that, when true, leave an entity without support (an archived channel takes no members)
+    exclude_flags: list[str] = ["is_archived", "archived", "is_deleted", "deleted"]
     # conversations per sampled context: every k conversations the context is refreshed by probing the
     # next world seed (built-in servers; a third-party server has one world). 0 keeps one context.
     refresh_every: int = Field(default=200, ge=0)

@@ -298,6 +298,9 @@ def _payload_path(kind: str, body: dict[str, Any]) -> dict[str, Any]:
                         "steps": [{"name": s["name"], "args": {k: (f"step {v.get('step')}.{v.get('field')}" if v.get("kind") == "step" else v.get("value"))
                                                                for k, v in (s.get("args") or {}).items()}, "depends_on": s.get("depends_on", [])}
                                   for s in body.get("steps", [])]}
+        if body.get("dry_run"):  # a chain rejected at the query stage: the calls of its dry run
+            out["calls"] = _calls(body["dry_run"])
+            out["calls_from"] = "dry_run"
     elif kind == "query":
         out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
         out["chain"] = {"chain_id": body.get("chain_id")}

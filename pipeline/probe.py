@@ -65,6 +65,8 @@ def _supported(record: dict[str, Any], kind: str, cfg: ProbeConfig, entity_id: s
     status = record.get("status")
     if isinstance(status, str) and status.lower() in cfg.exclude_status:
         return False
+    if any(record.get(flag) is True for flag in cfg.exclude_flags):
+        return False
     # support rules are keyed by entity kind: the id field's name ("account") or the id prefix ("acc")
     keys = {kind, entity_kind(entity_id)} if entity_id else {kind}
     rules = [cfg.support[k] for k in keys if k in cfg.support]

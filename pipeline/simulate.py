@@ -134,6 +134,14 @@ def live_calls(chain: Chain, step_ok: list[bool]) -> tuple[int, int]:
     return calls, fails
 
 
+def _with_dry_run(chain: Chain, steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """A rejected chain with the calls of its (last kept) dry run, for lineage."""
+    body = chain.model_dump(mode="json")
+    body["dry_run"] = [{"name": st["tool"].name, "arguments": st["args"], "ok": st["result"].ok, "error_code": st["result"].error_code,
+                        "error": st["result"].error, "result": st["result"].data if st["result"].ok else None} for st in steps]
+    return body
+
+
 def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBackend, cfg: SimulateConfig, qcfg: QueryConfig,
                rng: random.Random, info_level: str | None = None, persona: str | None = None,
                max_error_rate: float = 0.30) -> tuple[UserQuery | None, Rejection | None]:
@@ -148,6 +156,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     persona = persona or rng.choice(sorted(PERSONAS))
     best: tuple[float, list[dict[str, Any]]] | None = None
     problem: str | None = None
+    steps: list[dict[str, Any]] = []
     for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
         steps, problem = resolve_chain(env, snap, chain, rng, qcfg)
         if problem:
@@ -159,12 +168,13 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         if rate <= max_error_rate:
             break
     if best is None:
-        return None, rejection("query", "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up, chain)
+        return None, rejection("query", "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up,
+                               _with_dry_run(chain, steps))
     rate, steps = best
     if rate > max_error_rate:
         failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
         return None, rejection("query", "error_rate", f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
-                               f"calls in the dry run; fewest failing: {failing}", snap.server, up, chain)
+                               f"calls in the dry run; fewest failing: {failing}", snap.server, up, _with_dry_run(chain, steps))
     turns_idx = split_turns(len(steps), rng, cfg)
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld: dict[str, Any] = {}

@@ -111,7 +111,8 @@ def stage_graph(cfg: BuildConfig, snap: Snapshot, env: Environment | None = None
             from pipeline.graph import llm_pair_classifier
             from pipeline.queries import LLMBackend
 
-            classifier = llm_pair_classifier(LLMBackend(cfg.query, cfg.data_path / "cache" / "llm"), cfg.query.llm_model or "")
+            llm_cache = Path(cfg.query.cache_dir) if cfg.query.cache_dir else cfg.data_path / "cache" / "llm"
+            classifier = llm_pair_classifier(LLMBackend(cfg.query, llm_cache), cfg.query.llm_model or "")
         return cached_discover(env, snap, cfg.graph, cache, seed=cfg.seed, llm_classifier=classifier)
     finally:
         if own:
@@ -147,7 +148,7 @@ def info_level_plan(n: int, cfg: BuildConfig, salt: str, generation: bool = Fals
     s = cfg.simulate
     w = [s.complete, s.missing, s.minimal]
     if generation:
-        w = [s.complete, s.missing * 2.0, s.minimal * 1.3]
+        w = [s.complete, s.missing * 1.3, s.minimal * 1.15]
     counts = [round(x / sum(w) * n) for x in w]
     counts[0] += n - sum(counts)
     levels = [lvl for lvl, c in zip(INFO_LEVELS, counts) for _ in range(c)]

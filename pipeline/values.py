@@ -116,7 +116,10 @@ def synth_value(param: str, spec: dict[str, Any], rng: random.Random, reference_
         return d.isoformat()
     if fmt == "date-time" or param.endswith("_at") or param.endswith("time"):
         d = date.fromisoformat(reference_date) + timedelta(days=rng.randint(1, 20))
-        return f"{d.isoformat()}T{rng.choice(['09', '10', '14', '16'])}:00:00"
+        v = f"{d.isoformat()}T{rng.choice(['09', '10', '14', '16'])}:00:00"
+        pat = s.get("pattern")
+        # the precision the pattern asks for (YYYY-MM-DDTHH:MM, or a date only)
+        return next((c for c in (v, v[:16], v[:10]) if not pat or re.fullmatch(pat.strip("^$"), c)), v)
     if "pattern" in s:
         v = from_pattern(s["pattern"], rng)
         if v is not None:
@@ -149,6 +152,7 @@ def linked_secret(snapshot: Snapshot, param: str, args: dict[str, Any]) -> Any:
     return star.get(param)
 
 
+ROLE_FIELDS = ("path", "email", "symbol", "sku", "code", "url")
 SEARCH_PARAMS = ("query", "q", "keyword", "keywords", "search", "term", "name_contains", "title_contains")
 NAME_FIELDS = ("name", "title", "subject", "display_name", "username", "city", "category")
 
@@ -166,6 +170,9 @@ def observed_values(snapshot: Snapshot, param: str, lookup: bool = False) -> lis
     for field in sorted(snapshot.values):
         if field.endswith("_id") and param.endswith("_" + field) and snapshot.values[field]:
             return snapshot.values[field]
+        # a role suffix on an identifying field: path_a / path_b <- path, source_path <- path
+        if field in ROLE_FIELDS and (param.startswith(field + "_") or param.endswith("_" + field)) and snapshot.values[field]:
+            return snapshot.values[field]
     if not lookup:
         return []
     for field in sorted(snapshot.values):
@@ -179,6 +186,7 @@ def observed_values(snapshot: Snapshot, param: str, lookup: bool = False) -> lis
 
 
 EXAMPLE = re.compile(r"'([^'\s]{2,60})'")
+ABS_PATH = re.compile(r"^/[^\s]+$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
 PAIRS = (("start", "end"), ("check_in", "check_out"), ("start_date", "end_date"), ("departure_date", "return_date"),
          ("from_date", "to_date"), ("starts_at", "ends_at"), ("start_time", "end_time"))
@@ -191,6 +199,8 @@ def example_shape(spec: dict[str, Any]) -> re.Pattern[str] | None:
     for ex in EXAMPLE.findall(desc):
         if EMAIL.match(ex):
             return EMAIL
+        if ex.startswith("/") and len(ex) > 1:
+            return ABS_PATH
         if re.fullmatch(r"[A-Za-z]+[-_]\d+", ex):
             return re.compile("^" + re.sub(r"\d+", lambda m: rf"\d{{{len(m.group())}}}", re.escape(ex)) + "$")
     return None
@@ -207,13 +217,47 @@ def shaped_values(snapshot: Snapshot, shape: re.Pattern[str]) -> list[Any]:
 
 
 def described_id_values(snapshot: Snapshot, spec: dict[str, Any]) -> list[Any]:
-    """Values of the id field the description names ("Contact ids to invite" -> ``contact_id``)."""
+    """Values of the id field the description names: "Contact ids to invite" -> ``contact_id``,
+    "Id of the signed-in user" -> ``user_id``, "(from list_users)" -> ``user_id``."""
     desc = _schema_of(spec).get("description") or "" if spec else ""
-    for word in re.findall(r"\b([A-Za-z]+) ids?\b", desc):
-        vals = snapshot.values.get(f"{word.lower()}_id")
-        if vals:
-            return vals
+    for word in re.findall(r"[A-Za-z]+", desc):
+        w = word.lower()
+        for cand in (w, w[:-1] if w.endswith("s") else None):
+            if cand and len(cand) > 2 and snapshot.values.get(f"{cand}_id"):
+                return snapshot.values[f"{cand}_id"]
     return []
+
+
+def described_values(snapshot: Snapshot, spec: dict[str, Any]) -> list[Any]:
+    """Values of the identifying field the description opens with ("Path of the file to copy" -> ``path``)."""
+    desc = _schema_of(spec).get("description") or "" if spec else ""
+    for word in re.findall(r"[A-Za-z]+", desc)[:4]:
+        if word.lower() in ROLE_FIELDS and snapshot.values.get(word.lower()):
+            return snapshot.values[word.lower()]
+    return []
+
+
+def _temporal(param: str, spec: dict[str, Any]) -> bool:
+    s = _schema_of(spec)
+    pat = s.get("pattern") or ""
+    return (s.get("format") in ("date", "date-time", "time") or r"\d{4}-\d{2}" in pat or "date" in param or "time" in param
+            or param.endswith("_at") or param in ("month", "day", "start", "end", "check_in", "check_out", "departure", "arrival"))
+
+
+def _fits_pattern(vals: list[Any], spec: dict[str, Any]) -> list[Any]:
+    """Observed values the parameter's pattern accepts, as they are or as a slug ("Design Team" -> "design-team")."""
+    pat = _schema_of(spec).get("pattern")
+    if not pat:
+        return vals
+    out = []
+    for v in vals:
+        if not isinstance(v, str):
+            continue
+        for cand in (v, re.sub(r"[^a-z0-9_-]+", "-", v.lower()).strip("-")):
+            if re.fullmatch(pat.strip("^$"), cand) and cand not in out:
+                out.append(cand)
+                break
+    return out
 
 
 def _records_of(eid: str, snapshot: Snapshot, context: list[Any]) -> list[dict[str, Any]]:
@@ -247,7 +291,8 @@ def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[
             continue
         for rec in _records_of(v, snapshot, context):
             val = rec.get(param)
-            if isinstance(val, (str, int, float)) and not isinstance(val, bool) and param.endswith("_id"):
+            # the record's own id is not a link (a user record's user_id is that user, not "the" user_id)
+            if isinstance(val, (str, int, float)) and not isinstance(val, bool) and param.endswith("_id") and str(val) != v:
                 return val
             if numeric:
                 for w in named:
@@ -332,10 +377,13 @@ def fill_args(
             continue
         spec = props.get(p) or {}
         chosen.append(p)
-        vals = observed_values(snapshot, p, tool.read_only)
-        if not vals and _schema_of(spec).get("type") in (None, "string"):
+        # a writer's dates and times are new ones (after the reference date), not copies of the state's past ones
+        fresh_time = not tool.read_only and _temporal(p, spec)
+        vals = [] if fresh_time else _fits_pattern(observed_values(snapshot, p, tool.read_only), spec)
+        if not vals and not fresh_time and _schema_of(spec).get("type") in (None, "string"):
             shape = example_shape(spec)
-            vals = shaped_values(snapshot, shape) if shape else (described_id_values(snapshot, spec) if p.endswith("_id") else [])
+            vals = (shaped_values(snapshot, shape) if shape else
+                    described_id_values(snapshot, spec) if p.endswith("_id") else described_values(snapshot, spec))
         if vals and "enum" not in _schema_of(spec):
             args[p] = rng.choice(vals)
             continue

@@ -73,7 +73,8 @@ def load_tasks(corpus_dir: str | Path, split: str, limit: int | None = None) -> 
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{path}: missing columns {missing}")
-    rows = df.head(limit) if limit else df
+    # a limit takes a stable sample across kinds and servers: example ids are content hashes
+    rows = df.sort("example_id").head(limit) if limit else df
     return [_task(r, f"{path.name} row {i}") for i, r in enumerate(rows.iter_rows(named=True))]
 
 

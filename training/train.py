@@ -57,7 +57,9 @@ class TrainConfig(BaseModel):
     temperature: float = 1.0
     max_prompt_length: int = Field(1024, description="tokens; longer prompts are skipped (counted in the report)")
     max_completion_length: int = 64
-    eval_limit: int | None = None
+    eval_limit: int | None = Field(256, ge=1, description="eval examples scored before and after training (a stable sample "
+                                   "by example id); None scores the whole eval split, which at paper scale is ~1,300 "
+                                   "rollouts per evaluation")
     eval_batch_size: int = 16
     train_limit: int | None = None
     seed: int = 0

@@ -145,37 +145,43 @@ def test_diffing_a_version_with_itself_shows_nothing_changed(two_versions, capsy
 
 
 # ----------------------------------------------------------------------------- lineage
-def test_lineage_of_a_replay_rejection_prints_the_rule_and_the_failing_call_with_its_error(two_versions, capsys):
+def test_lineage_of_an_error_rate_rejection_prints_the_rule_and_the_failing_calls_with_their_errors(two_versions, capsys):
+    """error_rate rejects at the query stage (every value set tried fails too often in the dry run)
+    or at replay; either way lineage shows the calls that failed and their errors."""
     data, a, b, _ = two_versions
     rej = pl.read_parquet(a / "rejections.parquet").filter(pl.col("reason") == "error_rate")
     assert rej.height, "the tiny build rejects some conversations for their error rate"
     # prefer one only version A holds (a crm conversation): lineage must find it in a version that is not the latest
     only_a = rej.filter(~pl.col("rejection_id").is_in(pl.read_parquet(b / "rejections.parquet")["rejection_id"].to_list()))
     r = (only_a if only_a.height else rej).sort("rejection_id").row(0, named=True)
-    conv = json.loads(r["payload"])
-    failing = [t for t in conv["trace"] if not t["ok"]]
+    body = json.loads(r["payload"])
+    calls = body["trace"] if r["stage"] == "replay" else body["dry_run"]
+    failing = [t for t in calls if not t["ok"]]
     assert failing
 
     # A is not the latest version: lineage looks there too
     where = [] if only_a.height else ["--version", a.name]
     rc, out, err = _cli(capsys, "lineage", r["rejection_id"], *where, "--data-dir", str(data))
     assert rc == 0, err
-    assert "rule      replay/error_rate" in out
+    assert f"rule      {r['stage']}/error_rate" in out
     assert r["detail"][:60] in out
-    assert f"snapshot  {conv['snapshot_id']}" in out
-    assert f"chain     {conv['chain_id']}" in out
-    assert f"query     {conv['query_id']}" in out
+    assert f"snapshot  {body['snapshot_id']}" in out
+    assert f"chain     {body['chain_id']}" in out
+    if r["stage"] == "replay":
+        assert f"query     {body['query_id']}" in out
+    else:
+        assert "the dry run that resolved the chain's values" in out
     for t in failing:
         assert f"{t['name']}({json.dumps(t['arguments'], sort_keys=True)[:60]}" in out
         assert f"-> ERROR {t['error_code']}: {t['error'][:60]}" in out
-    # every call of the conversation is shown, the successful ones with their result
-    assert out.count("-> ok: ") == sum(t["ok"] for t in conv["trace"])
+    # every call is shown, the successful ones with their result
+    assert out.count("-> ok: ") == sum(t["ok"] for t in calls)
     assert "failing calls:" in out
 
     rc, out, _ = _cli(capsys, "lineage", r["rejection_id"], *where, "--json", "--data-dir", str(data))
     d = json.loads(out)
     assert d["type"] == "rejection" and d["version"] == a.name
-    assert d["rule"] == {"stage": "replay", "reason": "error_rate", "detail": r["detail"]}
+    assert d["rule"] == {"stage": r["stage"], "reason": "error_rate", "detail": r["detail"]}
     assert [d["calls"][i]["error_code"] for i in d["failing_calls"]] == [t["error_code"] for t in failing]
 
 

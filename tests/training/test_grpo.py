@@ -42,3 +42,14 @@ def test_two_grpo_steps_change_the_weights_and_write_the_report(corpus, tmp_path
     assert len(grpo) == 2 and all({"kl", "loss", "reward/validity", "reward/coverage"} <= set(s) for s in grpo)
     assert (tmp_path / "run" / "reward_curve.png").stat().st_size > 1000
     assert (tmp_path / "run" / "eval_report.md").read_text().startswith("# Evaluation report")
+
+
+def test_a_task_limit_takes_a_stable_sample_by_example_id_not_the_first_rows(corpus, tmp_path):
+    from training.data import load_tasks
+
+    df = pl.read_parquet(corpus / "train.parquet").reverse()  # rows not in id order
+    df.write_parquet(tmp_path / "train.parquet")
+    five = load_tasks(tmp_path, "train", 5)
+    assert [t.example_id for t in five] == sorted(df["example_id"].to_list())[:5] != df["example_id"].to_list()[:5]
+    assert [t.example_id for t in load_tasks(tmp_path, "train", 5)] == [t.example_id for t in five]
+    assert len(load_tasks(tmp_path, "train", None)) == df.height
