@@ -31,33 +31,23 @@ from mcp import Client, StdioServerParameters
 
 from pipeline.config import ServerConfig
 from pipeline.records import CallResult, ToolSpec, stable_hash
+# the session contract as the kit defines it: session and seed in ``_meta``; on kit servers a reset and
+# the ids of closed sessions ride on the next call's ``_meta`` (no extra round trip)
+from servers.kit import ADMIN_PREFIX, CLOSE_META_KEY, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY, Clock
 
 logging.getLogger("mcp").setLevel(logging.ERROR)
 logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs as "client"
 
-SESSION_META_KEY = "prove/session"
-SEED_META_KEY = "prove/seed"
-RESET_META_KEY = "prove/reset"  # kit servers: reset this session before the call (no extra round trip)
-CLOSE_META_KEY = "prove/close"  # kit servers: drop these closed sessions' worlds (no extra round trip)
-ADMIN_PREFIX = "prove_admin_"
 ADMIN_TOOLS = ("reset", "state_hash", "state", "close")
 
 _CODE_RE = re.compile(r"^(?:Error executing tool [^:]+: )?([a-z][a-z_]+): (.*)$", re.S)
 
 
-class CallClock:
+class CallClock(Clock):
     """Optional accounting of client-side tool-call time (off by default; benchmarks turn it on).
 
     ``seconds`` is the wall time of every MCP ``tools/call`` round trip made through a
     :class:`Session` (user tools and the admin reset/state/close calls alike)."""
-
-    enabled: bool = False
-    seconds: float = 0.0
-    calls: int = 0
-
-    @classmethod
-    def reset(cls) -> None:
-        cls.seconds, cls.calls = 0.0, 0
 
 
 class _Closing(Exception):

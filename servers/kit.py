@@ -47,11 +47,9 @@ ADMIN_PREFIX = "prove_admin_"
 
 
 # --------------------------------------------------------------------------- timing (benchmarks only)
-class HandlerClock:
-    """Optional accounting of time spent inside tool handlers (off by default: one attribute check per call).
-
-    ``bench/build_throughput.py`` turns it on to split build time into tool execution and pipeline overhead.
-    """
+class Clock:
+    """Accumulated seconds and calls of one kind of work, off unless ``enabled`` (benchmarks turn it on).
+    Each subclass keeps its own totals."""
 
     enabled: bool = False
     seconds: float = 0.0
@@ -60,6 +58,13 @@ class HandlerClock:
     @classmethod
     def reset(cls) -> None:
         cls.seconds, cls.calls = 0.0, 0
+
+
+class HandlerClock(Clock):
+    """Optional accounting of time spent inside tool handlers (off by default: one attribute check per call).
+
+    ``bench/build_throughput.py`` turns it on to split build time into tool execution and pipeline overhead.
+    """
 
 
 # --------------------------------------------------------------------------- errors
