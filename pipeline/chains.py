@@ -60,12 +60,13 @@ def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, 
 
 
 def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainConfig, seed: int = 0,
-                   near_duplicate: float | None = 0.70, dedup_cfg: DedupConfig | None = None) -> list[Chain]:
+                   dedup_cfg: DedupConfig | None = DedupConfig()) -> list[Chain]:
     """Up to ``n`` chains whose tool sequences are pairwise below the dedup threshold.
 
-    Dedup later drops conversations whose tool-call sequences have Jaccard >= 0.70, so a chain
-    that near-duplicates an earlier one would only cost a simulation and a replay to be thrown
-    away: it is skipped here, and sampling stops when the graph has no new sequences to give.
+    Dedup later drops conversations whose tool-call sequences have Jaccard >= ``dedup_cfg.threshold``,
+    so a chain that near-duplicates an earlier one would only cost a simulation and a replay to be
+    thrown away: it is skipped here (``dedup_cfg=None`` keeps every chain), and sampling stops when
+    the graph has no new sequences to give.
     """
     from pipeline.dedup import _minhash, jaccard, shingles
 
@@ -73,8 +74,7 @@ def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainCon
     G = to_networkx(graph)
     usage: Counter = Counter()
     chains: list[Chain] = []
-    dcfg = dedup_cfg or DedupConfig()
-    lsh = MinHashLSH(threshold=dcfg.threshold * 0.85, num_perm=dcfg.num_perm) if near_duplicate else None
+    lsh = MinHashLSH(threshold=dedup_cfg.threshold * 0.85, num_perm=dedup_cfg.num_perm) if dedup_cfg else None
     kept: dict[str, set[str]] = {}
     attempts = misses = 0
     while len(chains) < n and attempts < n * 8 and misses < 400:
@@ -83,10 +83,10 @@ def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainCon
         if c is None:
             misses += 1
             continue
-        if lsh is not None:
+        if lsh is not None and dedup_cfg is not None:
             sh = shingles([(name, {}) for name in c.names])
-            m = _minhash(sh, dcfg.num_perm)
-            if any(jaccard(sh, kept[k]) >= near_duplicate for k in lsh.query(m)):
+            m = _minhash(sh, dedup_cfg.num_perm)
+            if any(jaccard(sh, kept[k]) >= dedup_cfg.threshold for k in lsh.query(m)):
                 misses += 1
                 continue
             lsh.insert(c.chain_id, m)

@@ -86,15 +86,18 @@ def stage_snapshot(cfg: BuildConfig, server: str, env: Environment | None = None
 
         sc = cfg.server_config(server)
         tools, excluded = usable_tools(sc, env.tools())
+        secrets = sc.resolved_secrets() or None
+
+        def probe_world(seed: int) -> Snapshot:
+            with env.session(seed) as s:
+                return probe(s, tools, cfg.probe, allowlist=sc.probe_allowlist, config_secrets=secrets)
+
         seed0 = env_seed(cfg, server)
-        with env.session(seed0) as s:
-            snap = probe(s, tools, cfg.probe, allowlist=sc.probe_allowlist, config_secrets=sc.resolved_secrets() or None)
+        snap = probe_world(seed0)
         snap.skipped_tools.update(excluded)
         # the context is refreshed every k conversations: each refresh probes the world of the next seed
         # (new entities, balances, names); a third-party server has one world, so it keeps one context
-        for j in range(1, n_contexts(cfg) if sc.kind == "builtin" else 1):
-            with env.session(seed0 + j) as s:
-                snap.refreshes.append(probe(s, tools, cfg.probe, allowlist=sc.probe_allowlist, config_secrets=sc.resolved_secrets() or None))
+        snap.refreshes = [probe_world(seed0 + j) for j in range(1, n_contexts(cfg) if sc.kind == "builtin" else 1)]
         return snap
     finally:
         if own:
@@ -127,8 +130,7 @@ def probe_rejections(snap: Snapshot) -> list[Rejection]:
 
 
 def stage_chains(cfg: BuildConfig, snap: Snapshot, graph: DependencyGraph) -> StageOutput:
-    chains = extract_chains(graph, snap, chains_wanted(cfg), cfg.chains, seed=cfg.seed, near_duplicate=cfg.dedup.threshold,
-                            dedup_cfg=cfg.dedup)
+    chains = extract_chains(graph, snap, chains_wanted(cfg), cfg.chains, seed=cfg.seed, dedup_cfg=cfg.dedup)
     assign_contexts(chains, snap, cfg.probe.refresh_every)
     out = StageOutput(items=chains, rejections=probe_rejections(snap))
     out.stats = {"chains": len(chains), "tool_coverage": coverage(chains, [t.name for t in snap.tools]),
