@@ -128,3 +128,85 @@ def test_tool_list_hides_admin_tools_and_carries_annotations(banking_tools):
 ])
 def test_error_texts_classify_to_named_codes(text, code):
     assert classify_error(text)[0] == code
+
+
+# --------------------------------------------------------------------------- how calls reach the event loop
+def test_inline_loop_runs_coroutines_on_the_calling_thread_and_holds_contexts_open():
+    import contextlib
+    import threading
+
+    from pipeline.env import InlineLoop
+
+    loop = InlineLoop()
+    events: list[str] = []
+
+    async def whose_thread() -> int:
+        return threading.get_ident()
+
+    @contextlib.asynccontextmanager
+    async def resource():
+        events.append("enter")
+        yield "handle"
+        events.append("exit")
+
+    try:
+        assert loop.call(whose_thread) == threading.get_ident()  # no hand-off to another thread
+        with loop.wrap_async_context_manager(resource()) as handle:
+            assert handle == "handle" and events == ["enter"]
+            assert loop.call(whose_thread) == threading.get_ident()
+        assert events == ["enter", "exit"]
+    finally:
+        loop.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        loop.call(whose_thread)
+
+
+def test_inline_loop_reports_a_context_that_fails_to_open():
+    import contextlib
+
+    from pipeline.env import InlineLoop
+
+    @contextlib.asynccontextmanager
+    async def broken():
+        raise ConnectionError("server would not start")
+        yield  # pragma: no cover
+
+    loop = InlineLoop()
+    try:
+        with pytest.raises(ConnectionError, match="would not start"):
+            loop.wrap_async_context_manager(broken()).__enter__()
+    finally:
+        loop.close()
+
+
+def test_environment_works_from_inside_a_running_event_loop():
+    """A notebook or an async app already runs a loop in its thread; calls still go through."""
+    import asyncio
+
+    from pipeline.env import Environment
+
+    async def app() -> tuple[bool, str | None]:
+        with Environment("banking") as env, env.session(SEED) as s:
+            r = s.call("list_customers", {})
+            return r.ok, s.state_hash()
+
+    ok, h = asyncio.run(app())
+    assert ok and h
+
+
+def test_environment_serialises_calls_from_many_threads(banking_env):
+    from concurrent.futures import ThreadPoolExecutor
+
+    acc = None
+    with banking_env.session(SEED) as probe_s:
+        acc = _active_account(probe_s)
+
+    def deposits(k: int) -> float:
+        with banking_env.session(SEED) as s:
+            for _ in range(k):
+                assert s.call("deposit", {"account_id": acc["account_id"], "amount": 1.0}).ok
+            return s.call("get_balance", {"account_id": acc["account_id"]}).data["balance"]
+
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(deposits, [1, 2, 3, 4, 5, 6]))
+    assert got == [pytest.approx(acc["balance"] + k) for k in [1, 2, 3, 4, 5, 6]]
