@@ -23,10 +23,8 @@ def _weighted(rng: random.Random, items: list[str], usage: Counter) -> str:
     return rng.choices(items, weights=weights, k=1)[0]
 
 
-def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, usage: Counter, cfg: ChainConfig) -> Chain | None:
-    starts = [n for n in G.nodes if G.out_degree(n) > 0]
-    if not starts:
-        return None
+def _sample_path(G, starts: list[str], rng: random.Random, usage: Counter, cfg: ChainConfig) -> list[str] | None:
+    """The tool names of one chain, walked along the graph's edges (``None``: shorter than ``min_len``)."""
     lengths = range(cfg.min_len, cfg.max_len + 1)
     target = rng.choices(lengths, weights=[(5, 4, 2)[i] if i < 3 else 1 for i in range(len(lengths))], k=1)[0]
     path = [_weighted(rng, starts, usage)]
@@ -37,7 +35,13 @@ def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, 
         path.append(_weighted(rng, cands, usage))
     if len(path) < cfg.min_len:
         return None
-    by_name = {t.name: t for t in snap.tools}
+    for name in path:
+        usage[name] += 1
+    return path
+
+
+def _build_chain(G, path: list[str], graph: DependencyGraph, snap: Snapshot, by_name: dict, nonce: float) -> Chain:
+    """The chain of a sampled path: each step's dependencies and where each argument comes from."""
     steps: list[ChainStep] = []
     for k, name in enumerate(path):
         deps: set[int] = set()
@@ -53,9 +57,7 @@ def sample_chain(G, graph: DependencyGraph, snap: Snapshot, rng: random.Random, 
         for p in tool.required:
             args.setdefault(p, ArgSource(kind="user"))
         steps.append(ChainStep(name=name, args=args, depends_on=sorted(deps)))
-    for s in steps:
-        usage[s.name] += 1
-    cid = "chain-" + stable_hash([graph.graph_id, [s.model_dump() for s in steps], rng.random()], 12)
+    cid = "chain-" + stable_hash([graph.graph_id, [s.model_dump() for s in steps], nonce], 12)
     return Chain(chain_id=cid, server=graph.server, seed=snap.seed, snapshot_id=snap.snapshot_id, graph_id=graph.graph_id, steps=steps)
 
 
@@ -66,33 +68,45 @@ def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainCon
     Dedup later drops conversations whose tool-call sequences have Jaccard >= ``dedup_cfg.threshold``,
     so a chain that near-duplicates an earlier one would only cost a simulation and a replay to be
     thrown away: it is skipped here (``dedup_cfg=None`` keeps every chain), and sampling stops when
-    the graph has no new sequences to give.
+    the graph has no new sequences to give. The check runs on the sampled tool names, before the
+    chain's steps are built, and a sequence already judged is not judged again (the kept set only
+    grows, so a sequence once a near-duplicate stays one); sampling draws the same random numbers
+    either way, so the chains are the ones a check after building would keep.
     """
     from pipeline.dedup import _minhash, jaccard, shingles
 
     rng = random.Random(f"chains:{graph.server}:{seed}")
     G = to_networkx(graph)
+    starts = [n for n in G.nodes if G.out_degree(n) > 0]
+    by_name = {t.name: t for t in snap.tools}
     usage: Counter = Counter()
     chains: list[Chain] = []
     lsh = MinHashLSH(threshold=dedup_cfg.threshold * 0.85, num_perm=dedup_cfg.num_perm) if dedup_cfg else None
-    kept: dict[str, set[str]] = {}
+    kept: dict[int, set[str]] = {}
+    judged: set[tuple[str, ...]] = set()  # sequences already kept or found near-duplicate
     attempts = misses = 0
     while len(chains) < n and attempts < n * 8 and misses < 400:
         attempts += 1
-        c = sample_chain(G, graph, snap, rng, usage, cfg)
-        if c is None:
+        path = _sample_path(G, starts, rng, usage, cfg) if starts else None
+        if path is None:
             misses += 1
             continue
+        nonce = rng.random()  # the chain id's; drawn for every sampled path, kept or not
         if lsh is not None and dedup_cfg is not None:
-            sh = shingles([(name, {}) for name in c.names])
+            key = tuple(path)
+            if key in judged:
+                misses += 1
+                continue
+            judged.add(key)
+            sh = shingles([(name, {}) for name in path])
             m = _minhash(sh, dedup_cfg.num_perm)
             if any(jaccard(sh, kept[k]) >= dedup_cfg.threshold for k in lsh.query(m)):
                 misses += 1
                 continue
-            lsh.insert(c.chain_id, m)
-            kept[c.chain_id] = sh
+            lsh.insert(len(kept), m)
+            kept[len(kept)] = sh
         misses = 0
-        chains.append(c)
+        chains.append(_build_chain(G, path, graph, snap, by_name, nonce))
     return chains
 
 
