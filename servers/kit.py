@@ -22,6 +22,7 @@ import functools
 import hashlib
 import inspect
 import json
+import os
 import pickle
 import random
 import time
@@ -29,6 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
 
+from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -44,6 +46,27 @@ HIDDEN_META_KEY = "prove/hidden"
 SENSITIVE_KEY = "x-sensitive"
 DEFAULT_SESSION = "default"
 ADMIN_PREFIX = "prove_admin_"
+TELEMETRY_ENV = "PROVE_SERVER_TELEMETRY"
+
+
+def tracing_installed() -> bool:
+    """Whether an OpenTelemetry tracer provider is installed (the API's default provider records nothing)."""
+    from opentelemetry import trace
+
+    return not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+
+
+def telemetry_wanted(telemetry: bool | None = None) -> bool:
+    """Keep mcp's per-request OpenTelemetry span? An explicit choice wins, then ``PROVE_SERVER_TELEMETRY``
+    (``1``/``0``), then whether a tracer provider is installed when the server is built."""
+    if telemetry is not None:
+        return telemetry
+    env = os.environ.get(TELEMETRY_ENV, "").strip().lower()
+    if env in {"1", "true", "yes", "on"}:
+        return True
+    if env in {"0", "false", "no", "off"}:
+        return False
+    return tracing_installed()
 
 
 # --------------------------------------------------------------------------- timing (benchmarks only)
@@ -245,6 +268,10 @@ class EnvServer(MCPServer, Generic[W]):
 
     ``category`` is the catalogue category; ``expected_tools`` the user-visible tool count
     from the paper's table (checked by the conformance suite).
+
+    mcp wraps every request in an OpenTelemetry server span. With no tracer provider installed those
+    spans record nothing but still cost a few percent of an in-process call, so the middleware is
+    dropped unless ``telemetry`` (or, left unset, :func:`telemetry_wanted`) asks for it.
     """
 
     def __init__(
@@ -255,10 +282,14 @@ class EnvServer(MCPServer, Generic[W]):
         category: str,
         description: str,
         default_seed: int = 0,
+        telemetry: bool | None = None,
         **kw: Any,
     ):
         kw.setdefault("log_level", "WARNING")
         super().__init__(name, description=description, instructions=description, **kw)
+        if not telemetry_wanted(telemetry):  # mcp's documented opt-out: drop it from the middleware list
+            low = self._lowlevel_server
+            low.middleware = [m for m in low.middleware if not isinstance(m, OpenTelemetryMiddleware)]
         self.category = category
         self.summary = description
         self.default_seed = default_seed

@@ -220,3 +220,26 @@ def test_python_m_servers_streamable_http_with_a_plain_client() -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def _has_otel(srv) -> bool:
+    from mcp.server._otel import OpenTelemetryMiddleware
+
+    return any(isinstance(m, OpenTelemetryMiddleware) for m in srv._lowlevel_server.middleware)
+
+
+def test_request_spans_are_dropped_without_a_tracer_provider_and_kept_when_asked(monkeypatch) -> None:
+    monkeypatch.delenv("PROVE_SERVER_TELEMETRY", raising=False)
+    quiet = build("banking")
+    assert not _has_otel(quiet)  # no provider installed here: spans would record nothing
+
+    async def balance(srv) -> float:
+        async with Client(srv) as c:
+            r = await c.call_tool("get_balance", {"account_id": "ACC-0001"}, meta={SESSION_META_KEY: "t", SEED_META_KEY: 0})
+            assert not r.is_error, r.content
+            return r.structured_content["balance"]
+
+    monkeypatch.setenv("PROVE_SERVER_TELEMETRY", "1")
+    traced = build("banking")
+    assert _has_otel(traced)
+    assert anyio.run(balance, quiet) == anyio.run(balance, traced)  # the same answers either way
