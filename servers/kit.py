@@ -214,16 +214,8 @@ def current_world() -> World:
         raise InternalError("no session is active for this call") from None
 
 
-def _session_of(ctx: Context | None, default_seed: int, store: "SessionStore[Any] | None" = None) -> tuple[str, int]:
-    """(session, seed) named in the request ``_meta``. Given the store, also applies the optional
-    bookkeeping keys: ``prove/close`` (session ids whose worlds to drop) and ``prove/reset``
-    (reset this session to its seed before the call)."""
-    meta: Any = None
-    if ctx is not None:
-        try:
-            meta = ctx.request_context.meta
-        except (ValueError, AttributeError, LookupError):
-            meta = None
+def _session_and_seed(meta: Any, default_seed: int) -> tuple[str, int]:
+    """(session, seed) named in a request's ``_meta`` mapping (the ``default`` session without one)."""
     if meta is None:
         meta = {}
     elif not isinstance(meta, dict):
@@ -234,15 +226,55 @@ def _session_of(ctx: Context | None, default_seed: int, store: "SessionStore[Any
         seed = int(raw_seed)
     except (TypeError, ValueError):
         raise InvalidArgument(f"_meta {SEED_META_KEY!r} must be an integer, got {raw_seed!r}") from None
-    if store is not None:
+    return session, seed
+
+
+def _session_of(ctx: Context | None, default_seed: int) -> tuple[str, int]:
+    """(session, seed) of the running tool call."""
+    meta: Any = None
+    if ctx is not None:
+        try:
+            meta = ctx.request_context.meta
+        except (ValueError, AttributeError, LookupError):
+            meta = None
+    return _session_and_seed(meta, default_seed)
+
+
+class SessionBookkeeping:
+    """Server middleware applying the optional bookkeeping keys of a ``tools/call`` request's ``_meta``:
+    ``prove/close`` (ids of sessions whose worlds to drop) and ``prove/reset`` (reset this session to its
+    seed before the call).
+
+    It runs before mcp looks the tool up or validates its arguments, so the keys hold even when the call
+    they ride on fails there (an unknown tool, arguments that do not validate): a client sends a reset
+    once and may rely on it."""
+
+    def __init__(self, store: "SessionStore[Any]", default_seed: int):
+        self.store, self.default_seed = store, default_seed
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        if ctx.method == "tools/call" and ctx.params:
+            meta = ctx.params.get("_meta")
+            if isinstance(meta, dict) and (CLOSE_META_KEY in meta or RESET_META_KEY in meta):
+                self.apply(meta)
+        return await call_next(ctx)
+
+    def apply(self, meta: dict[str, Any]) -> None:
+        # the work the admin close and reset tools would do, so HandlerClock counts it as theirs
+        t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+        try:
+            session, seed = _session_and_seed(meta, self.default_seed)
+        except InvalidArgument:
+            return  # the tool call itself reports the bad seed
         closes = meta.get(CLOSE_META_KEY)
         if closes and isinstance(closes, list):
             for sid in closes:
                 if str(sid) != session:
-                    store.close(str(sid))
+                    self.store.close(str(sid))
         if meta.get(RESET_META_KEY):
-            store.reset(session, seed)
-    return session, seed
+            self.store.reset(session, seed)
+        if t0:
+            HandlerClock.seconds += time.perf_counter() - t0
 
 
 # --------------------------------------------------------------------------- admin results
@@ -294,6 +326,8 @@ class EnvServer(MCPServer, Generic[W]):
         self.summary = description
         self.default_seed = default_seed
         self.store: SessionStore[W] = SessionStore(name, seeder)
+        # closes and resets riding on a request apply before mcp validates it (see SessionBookkeeping)
+        self._lowlevel_server.middleware.append(SessionBookkeeping(self.store, default_seed))
         self.tool_specs: dict[str, dict[str, Any]] = {}
         self._install_admin_tools()
 
@@ -344,7 +378,7 @@ class EnvServer(MCPServer, Generic[W]):
         @functools.wraps(fn)
         async def wrapper(*args: Any, prove_ctx: Context | None = None, **kwargs: Any) -> Any:
             t0 = time.perf_counter() if HandlerClock.enabled else 0.0
-            session, seed = _session_of(prove_ctx, default_seed, store)
+            session, seed = _session_of(prove_ctx, default_seed)
             world = store.get(session, seed)
             token = _CURRENT.set(world)
             try:
@@ -381,7 +415,7 @@ class EnvServer(MCPServer, Generic[W]):
         async def prove_admin_reset(with_hash: bool = True, prove_ctx: Context | None = None) -> SessionInfo:
             """Reset this session's world to its seeded initial state (``with_hash=false``: skip hashing it)."""
             t0 = time.perf_counter() if HandlerClock.enabled else 0.0
-            session, seed = _session_of(prove_ctx, default_seed, store)
+            session, seed = _session_of(prove_ctx, default_seed)
             world = store.reset(session, seed)
             out = SessionInfo(session=session, seed=seed, state_hash=world.state_hash() if with_hash else None)
             _done(t0)
@@ -390,7 +424,7 @@ class EnvServer(MCPServer, Generic[W]):
         async def prove_admin_state_hash(prove_ctx: Context | None = None) -> SessionInfo:
             """The sha256 of this session's world state."""
             t0 = time.perf_counter() if HandlerClock.enabled else 0.0
-            session, seed = _session_of(prove_ctx, default_seed, store)
+            session, seed = _session_of(prove_ctx, default_seed)
             out = SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
             _done(t0)
             return out
@@ -398,7 +432,7 @@ class EnvServer(MCPServer, Generic[W]):
         async def prove_admin_state(prove_ctx: Context | None = None) -> SessionState:
             """The full state of this session's world, as JSON."""
             t0 = time.perf_counter() if HandlerClock.enabled else 0.0
-            session, seed = _session_of(prove_ctx, default_seed, store)
+            session, seed = _session_of(prove_ctx, default_seed)
             world = store.get(session, seed)
             out = SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
             _done(t0)
@@ -407,7 +441,7 @@ class EnvServer(MCPServer, Generic[W]):
         async def prove_admin_close(prove_ctx: Context | None = None) -> Closed:
             """Drop this session's world."""
             t0 = time.perf_counter() if HandlerClock.enabled else 0.0
-            session, _ = _session_of(prove_ctx, default_seed, store)
+            session, _ = _session_of(prove_ctx, default_seed)
             out = Closed(session=session, closed=store.close(session))
             _done(t0)
             return out

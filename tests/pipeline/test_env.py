@@ -210,3 +210,15 @@ def test_environment_serialises_calls_from_many_threads(banking_env):
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(deposits, [1, 2, 3, 4, 5, 6]))
     assert got == [pytest.approx(acc["balance"] + k) for k in [1, 2, 3, 4, 5, 6]]
+
+
+@pytest.mark.parametrize("failing_call", [("deposit", {"account_id": "ACC-0001"}), ("no_such_tool", {})],
+                         ids=["arguments_fail_validation", "unknown_tool"])
+def test_a_reset_holds_even_when_the_call_it_rides_on_fails_before_the_handler(session, failing_call):
+    seeded = session.state_hash()
+    acc = _active_account(session)
+    assert session.call("deposit", {"account_id": acc["account_id"], "amount": 5.0}).ok
+    session.reset()  # sent with the next request, which mcp rejects before any tool code runs
+    name, args = failing_call
+    assert not session.call(name, args).ok
+    assert session.state_hash() == seeded

@@ -243,3 +243,21 @@ def test_request_spans_are_dropped_without_a_tracer_provider_and_kept_when_asked
     traced = build("banking")
     assert _has_otel(traced)
     assert anyio.run(balance, quiet) == anyio.run(balance, traced)  # the same answers either way
+
+
+def test_closed_sessions_are_dropped_even_when_the_call_carrying_the_close_fails() -> None:
+    from servers.kit import CLOSE_META_KEY
+
+    srv = build("banking")
+
+    async def main() -> None:
+        async with Client(srv) as c:
+            for sid in ("a", "b"):
+                r = await c.call_tool("list_accounts", {}, meta={SESSION_META_KEY: sid, SEED_META_KEY: 0})
+                assert not r.is_error
+            assert len(srv.store) == 2
+            bad = await c.call_tool("get_balance", {}, meta={SESSION_META_KEY: "c", SEED_META_KEY: 0, CLOSE_META_KEY: ["a", "b"]})
+            assert bad.is_error  # account_id missing: rejected before the handler
+            assert len(srv.store) == 0  # yet the worlds of a and b are gone
+
+    anyio.run(main)
