@@ -90,6 +90,27 @@ class HandlerClock(Clock):
     """
 
 
+class ServerClock(Clock):
+    """Optional accounting of a server's whole handling of ``tools/call`` requests: its middleware, the
+    tool lookup, argument validation, the handler and the result's serialization (off by default).
+
+    The difference from :class:`HandlerClock` is mcp's server-side work around each handler."""
+
+
+class _ServerTiming:
+    """Outermost server middleware feeding :class:`ServerClock`."""
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        if not ServerClock.enabled or ctx.method != "tools/call":
+            return await call_next(ctx)
+        t0 = time.perf_counter()
+        try:
+            return await call_next(ctx)
+        finally:
+            ServerClock.seconds += time.perf_counter() - t0
+            ServerClock.calls += 1
+
+
 # --------------------------------------------------------------------------- errors
 class ToolFailure(ToolError):
     """A failure the caller can read and recover from. ``code`` is a stable reason code."""
@@ -328,6 +349,7 @@ class EnvServer(MCPServer, Generic[W]):
         self.store: SessionStore[W] = SessionStore(name, seeder)
         # closes and resets riding on a request apply before mcp validates it (see SessionBookkeeping)
         self._lowlevel_server.middleware.append(SessionBookkeeping(self.store, default_seed))
+        self._lowlevel_server.middleware.insert(0, _ServerTiming())
         self.tool_specs: dict[str, dict[str, Any]] = {}
         self._install_admin_tools()
 

@@ -261,3 +261,23 @@ def test_closed_sessions_are_dropped_even_when_the_call_carrying_the_close_fails
             assert len(srv.store) == 0  # yet the worlds of a and b are gone
 
     anyio.run(main)
+
+
+def test_benchmark_clocks_nest_handler_inside_server_inside_round_trip() -> None:
+    from pipeline.env import CallClock
+    from servers.kit import HandlerClock, ServerClock
+
+    clocks = (HandlerClock, ServerClock, CallClock)
+    for c in clocks:
+        c.reset()
+        c.enabled = True
+    try:
+        with Environment("banking") as env, env.session(0) as s:
+            for _ in range(20):
+                assert s.call("list_accounts", {}).ok
+            assert s.call("get_balance", {}).error_code == "invalid_arguments"  # the server's work, no handler runs
+    finally:
+        for c in clocks:
+            c.enabled = False
+    assert CallClock.calls == ServerClock.calls == 21 and HandlerClock.calls == 20
+    assert 0 < HandlerClock.seconds < ServerClock.seconds < CallClock.seconds
