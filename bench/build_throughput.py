@@ -5,12 +5,22 @@ directory (so the dependency graphs are discovered, not read from a cache) over 
 server, with the optional timing hooks turned on:
 
 * ``servers.kit.HandlerClock``: time inside the tool handlers (the world's work, admin tools included);
+* ``servers.kit.ServerClock``: the servers' whole handling of each ``tools/call`` (mcp's middleware,
+  lookup, argument validation, the handler, result serialization);
 * ``pipeline.env.CallClock``: the client-side wall time of every ``tools/call`` round trip
-  (handler + MCP framing and validation + the event-loop hop).
+  (the server's part + the mcp client's request building and result validation).
+
+So build time splits into handlers, ``mcp_server_side_share``, ``mcp_client_side_share`` and
+``pipeline_code_share`` (the pipeline's own code, between calls).
 
 ``pipeline_overhead_share`` is the share of build time *not* spent inside tool handlers (target
 < 0.5). The baseline measured in the same run is the handler time itself (the build's lower bound
 if the pipeline cost nothing): ``ratio_total_vs_handlers`` = build time / handler time.
+
+Garbage-collection pauses are timed too (``gc.callbacks``), with the part that fell inside a
+handler: a handler's allocations can set off a full collection that walks the pipeline's records,
+so ``pipeline_overhead_share_gc_as_pipeline`` counts those pauses as overhead as well (the stricter
+figure).
 
     PYTHONPATH=. .venv/bin/python bench/build_throughput.py [--examples 1000] [--servers a,b] [--profile FILE]
 """
@@ -18,6 +28,7 @@ if the pipeline cost nothing): ``ratio_total_vs_handlers`` = build time / handle
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -32,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipeline.build import build_corpus  # noqa: E402
 from pipeline.config import BuildConfig  # noqa: E402
 from pipeline.env import CallClock  # noqa: E402
-from servers.kit import HandlerClock  # noqa: E402
+from servers.kit import HandlerClock, ServerClock  # noqa: E402
 
 TARGET_OVERHEAD_SHARE = 0.5
 
@@ -47,6 +58,37 @@ def machine() -> dict[str, Any]:
             "platform": platform.platform(), "loadavg_1m": round(os.getloadavg()[0], 2)}
 
 
+class GCPauses:
+    """Wall time of the cyclic collector's pauses, and the part of it that fell inside a tool handler."""
+
+    HANDLER_CODE = {"wrapper", "prove_admin_reset", "prove_admin_state_hash", "prove_admin_state", "prove_admin_close", "apply"}
+
+    def __init__(self) -> None:
+        self.seconds = self.in_handlers = 0.0
+        self.collections = [0, 0, 0]
+        self._t0 = 0.0
+        self._inside = False
+
+    def _handler_on_stack(self) -> bool:
+        f = sys._getframe(2)
+        while f is not None:
+            if f.f_code.co_name in self.HANDLER_CODE and f.f_code.co_filename.endswith("kit.py"):
+                return True
+            f = f.f_back
+        return False
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._inside = self._handler_on_stack()
+            self._t0 = time.perf_counter()
+            return
+        dt = time.perf_counter() - self._t0
+        self.seconds += dt
+        self.collections[info["generation"]] += 1
+        if self._inside:
+            self.in_handlers += dt
+
+
 def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile: str | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="prove-bench-build-") as d:
         kw: dict[str, Any] = {"examples": examples, "data_dir": d, "seed": seed}
@@ -55,7 +97,10 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
         cfg = BuildConfig(**kw)
         HandlerClock.reset()
         CallClock.reset()
-        HandlerClock.enabled = CallClock.enabled = True
+        ServerClock.reset()
+        HandlerClock.enabled = CallClock.enabled = ServerClock.enabled = True
+        pauses = GCPauses()
+        gc.callbacks.append(pauses)
         prof = None
         if profile:
             import cProfile
@@ -70,7 +115,8 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
             if prof is not None:
                 prof.disable()
                 prof.dump_stats(profile)
-            HandlerClock.enabled = CallClock.enabled = False
+            HandlerClock.enabled = CallClock.enabled = ServerClock.enabled = False
+            gc.callbacks.remove(pauses)
         manifest = json.loads((path / "manifest.json").read_text())
     stages = {k: round(v, 3) for k, v in stats["stage_seconds"].items()}
     n = manifest["counts"]["examples"]
@@ -92,7 +138,15 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
         "handler_share": round(handler_s / total, 3),
         "tool_call_roundtrip_share": round(call_s / total, 3),
         "mcp_framing_share": round((call_s - handler_s) / total, 3),
+        "server_side_seconds": round(ServerClock.seconds, 2),
+        "mcp_server_side_share": round((ServerClock.seconds - handler_s) / total, 3),
+        "mcp_client_side_share": round((call_s - ServerClock.seconds) / total, 3),
+        "pipeline_code_share": round((total - call_s) / total, 3),
         "pipeline_overhead_share": round(overhead_share, 3),
+        "gc_pause_seconds": round(pauses.seconds, 2),
+        "gc_pause_in_handlers_seconds": round(pauses.in_handlers, 2),
+        "gc_collections_by_generation": pauses.collections,
+        "pipeline_overhead_share_gc_as_pipeline": round(1 - (handler_s - pauses.in_handlers) / total, 3),
         "baseline": "time inside tool handlers (measured in this run)",
         "ratio_total_vs_handlers": round(total / max(handler_s, 1e-9), 2),
         "target_pipeline_overhead_share": TARGET_OVERHEAD_SHARE,
