@@ -8,10 +8,10 @@ and environment, so servers we do not control cannot leak state between sessions
 
 The pipeline, the trainer and Dagster assets call tools from plain synchronous code. An in-process
 server's connection lives on an event loop that the calling thread drives itself, one
-``run_until_complete`` per request (:class:`InlineLoop`): a loop in a thread of its own would cost two
-thread hand-offs per tool call, which at paper scale was a fifth of the build. Connections that do I/O
-(stdio, HTTP) keep a background event loop (an anyio blocking portal), so their readers run between
-calls.
+``run_until_complete`` per request (:class:`InlineLoop`): a loop in a thread of its own costs two
+thread hand-offs per tool call, a quarter to two fifths of a build's time in back-to-back runs
+(``bench/OPTIMISATIONS.md``, row 17). Connections that do I/O (stdio, HTTP) keep a background event
+loop (an anyio blocking portal), so their readers run between calls.
 """
 
 from __future__ import annotations
