@@ -286,16 +286,14 @@ class _Connection:
         raise ValueError(f"server {c.name!r}: unsupported kind/transport {c.kind}/{c.transport}")
 
     def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> CallResult:
-        t0 = time.perf_counter() if CallClock.enabled else 0.0
+        t0 = CallClock.start()
         try:
             raw = self.portal.call(lambda: self.client.call_tool(name, arguments, meta=meta))
         except Exception as exc:  # transport failure, timeout, crashed process
             return CallResult(ok=False, data=None, text=str(exc), error_code="server_error",
                               error=f"the server failed during {name}: {type(exc).__name__}: {exc}")
         finally:
-            if t0:
-                CallClock.seconds += time.perf_counter() - t0
-                CallClock.calls += 1
+            CallClock.stop(t0)
         return _result_to_call(raw)
 
     def list_tools(self) -> list[Any]:

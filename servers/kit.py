@@ -82,6 +82,18 @@ class Clock:
     def reset(cls) -> None:
         cls.seconds, cls.calls = 0.0, 0
 
+    @classmethod
+    def start(cls) -> float:
+        """A start time to hand to :meth:`stop` (0 while the clock is off: nothing is timed)."""
+        return time.perf_counter() if cls.enabled else 0.0
+
+    @classmethod
+    def stop(cls, t0: float, count: bool = True) -> None:
+        """Add the time since ``t0`` (and, with ``count``, one call)."""
+        if t0:
+            cls.seconds += time.perf_counter() - t0
+            cls.calls += count
+
 
 class HandlerClock(Clock):
     """Optional accounting of time spent inside tool handlers (off by default: one attribute check per call).
@@ -103,12 +115,11 @@ class _ServerTiming:
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         if not ServerClock.enabled or ctx.method != "tools/call":
             return await call_next(ctx)
-        t0 = time.perf_counter()
+        t0 = ServerClock.start()
         try:
             return await call_next(ctx)
         finally:
-            ServerClock.seconds += time.perf_counter() - t0
-            ServerClock.calls += 1
+            ServerClock.stop(t0)
 
 
 # --------------------------------------------------------------------------- errors
@@ -282,7 +293,7 @@ class SessionBookkeeping:
 
     def apply(self, meta: dict[str, Any]) -> None:
         # the work the admin close and reset tools would do, so HandlerClock counts it as theirs
-        t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+        t0 = HandlerClock.start()
         try:
             session, seed = _session_and_seed(meta, self.default_seed)
         except InvalidArgument:
@@ -294,8 +305,7 @@ class SessionBookkeeping:
                     self.store.close(str(sid))
         if meta.get(RESET_META_KEY):
             self.store.reset(session, seed)
-        if t0:
-            HandlerClock.seconds += time.perf_counter() - t0
+        HandlerClock.stop(t0, count=False)
 
 
 # --------------------------------------------------------------------------- admin results
@@ -399,7 +409,7 @@ class EnvServer(MCPServer, Generic[W]):
 
         @functools.wraps(fn)
         async def wrapper(*args: Any, prove_ctx: Context | None = None, **kwargs: Any) -> Any:
-            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            t0 = HandlerClock.start()
             session, seed = _session_of(prove_ctx, default_seed)
             world = store.get(session, seed)
             token = _CURRENT.set(world)
@@ -411,9 +421,7 @@ class EnvServer(MCPServer, Generic[W]):
                 raise InternalError(f"{tool_name} failed: {type(exc).__name__}: {exc}") from exc
             finally:
                 _CURRENT.reset(token)
-                if t0:
-                    HandlerClock.seconds += time.perf_counter() - t0
-                    HandlerClock.calls += 1
+                HandlerClock.stop(t0)
 
         del wrapper.__wrapped__
         wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), ctx_param])  # type: ignore[attr-defined]
@@ -429,43 +437,38 @@ class EnvServer(MCPServer, Generic[W]):
         store, default_seed = self.store, self.default_seed
         hidden = {HIDDEN_META_KEY: True}
 
-        def _done(t0: float) -> None:
-            if t0:
-                HandlerClock.seconds += time.perf_counter() - t0
-                HandlerClock.calls += 1
-
         async def prove_admin_reset(with_hash: bool = True, prove_ctx: Context | None = None) -> SessionInfo:
             """Reset this session's world to its seeded initial state (``with_hash=false``: skip hashing it)."""
-            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            t0 = HandlerClock.start()
             session, seed = _session_of(prove_ctx, default_seed)
             world = store.reset(session, seed)
             out = SessionInfo(session=session, seed=seed, state_hash=world.state_hash() if with_hash else None)
-            _done(t0)
+            HandlerClock.stop(t0)
             return out
 
         async def prove_admin_state_hash(prove_ctx: Context | None = None) -> SessionInfo:
             """The sha256 of this session's world state."""
-            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            t0 = HandlerClock.start()
             session, seed = _session_of(prove_ctx, default_seed)
             out = SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
-            _done(t0)
+            HandlerClock.stop(t0)
             return out
 
         async def prove_admin_state(prove_ctx: Context | None = None) -> SessionState:
             """The full state of this session's world, as JSON."""
-            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            t0 = HandlerClock.start()
             session, seed = _session_of(prove_ctx, default_seed)
             world = store.get(session, seed)
             out = SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
-            _done(t0)
+            HandlerClock.stop(t0)
             return out
 
         async def prove_admin_close(prove_ctx: Context | None = None) -> Closed:
             """Drop this session's world."""
-            t0 = time.perf_counter() if HandlerClock.enabled else 0.0
+            t0 = HandlerClock.start()
             session, _ = _session_of(prove_ctx, default_seed)
             out = Closed(session=session, closed=store.close(session))
-            _done(t0)
+            HandlerClock.stop(t0)
             return out
 
         for fn in (prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close):
