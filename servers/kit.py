@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
 
 from mcp.server._otel import OpenTelemetryMiddleware
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
@@ -77,15 +77,19 @@ class Clock:
     enabled: bool = False
     seconds: float = 0.0
     calls: int = 0
+    running: int = 0  # timed blocks entered and not yet left (a benchmark asks "is one running now?")
 
     @classmethod
     def reset(cls) -> None:
-        cls.seconds, cls.calls = 0.0, 0
+        cls.seconds, cls.calls, cls.running = 0.0, 0, 0
 
     @classmethod
     def start(cls) -> float:
         """A start time to hand to :meth:`stop` (0 while the clock is off: nothing is timed)."""
-        return time.perf_counter() if cls.enabled else 0.0
+        if not cls.enabled:
+            return 0.0
+        cls.running += 1
+        return time.perf_counter()
 
     @classmethod
     def stop(cls, t0: float, count: bool = True) -> None:
@@ -93,6 +97,7 @@ class Clock:
         if t0:
             cls.seconds += time.perf_counter() - t0
             cls.calls += count
+            cls.running -= 1
 
 
 class HandlerClock(Clock):
@@ -261,15 +266,13 @@ def _session_and_seed(meta: Any, default_seed: int) -> tuple[str, int]:
     return session, seed
 
 
-def _session_of(ctx: Context | None, default_seed: int) -> tuple[str, int]:
-    """(session, seed) of the running tool call."""
-    meta: Any = None
-    if ctx is not None:
-        try:
-            meta = ctx.request_context.meta
-        except (ValueError, AttributeError, LookupError):
-            meta = None
-    return _session_and_seed(meta, default_seed)
+# the ``_meta`` of the tools/call request being handled, set by :class:`SessionBookkeeping` around the call
+_REQUEST_META: contextvars.ContextVar[Any] = contextvars.ContextVar("prove_request_meta", default=None)
+
+
+def _session_of(default_seed: int) -> tuple[str, int]:
+    """(session, seed) of the running tool call (the ``default`` session when it is called outside a request)."""
+    return _session_and_seed(_REQUEST_META.get(), default_seed)
 
 
 class SessionBookkeeping:
@@ -285,27 +288,36 @@ class SessionBookkeeping:
         self.store, self.default_seed = store, default_seed
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
-        if ctx.method == "tools/call" and ctx.params:
-            meta = ctx.params.get("_meta")
-            if isinstance(meta, dict) and (CLOSE_META_KEY in meta or RESET_META_KEY in meta):
-                self.apply(meta)
-        return await call_next(ctx)
+        if ctx.method != "tools/call" or not ctx.params:
+            return await call_next(ctx)
+        meta = ctx.params.get("_meta")
+        if isinstance(meta, dict) and (CLOSE_META_KEY in meta or RESET_META_KEY in meta):
+            self.apply(meta)
+        # the tool reads its session from here: a handler taking mcp's Context only for its ``_meta``
+        # would cost a validated Context argument on every call
+        token = _REQUEST_META.set(meta)
+        try:
+            return await call_next(ctx)
+        finally:
+            _REQUEST_META.reset(token)
 
     def apply(self, meta: dict[str, Any]) -> None:
         # the work the admin close and reset tools would do, so HandlerClock counts it as theirs
         t0 = HandlerClock.start()
         try:
-            session, seed = _session_and_seed(meta, self.default_seed)
-        except InvalidArgument:
-            return  # the tool call itself reports the bad seed
-        closes = meta.get(CLOSE_META_KEY)
-        if closes and isinstance(closes, list):
-            for sid in closes:
-                if str(sid) != session:
-                    self.store.close(str(sid))
-        if meta.get(RESET_META_KEY):
-            self.store.reset(session, seed)
-        HandlerClock.stop(t0, count=False)
+            try:
+                session, seed = _session_and_seed(meta, self.default_seed)
+            except InvalidArgument:
+                return  # the tool call itself reports the bad seed
+            closes = meta.get(CLOSE_META_KEY)
+            if closes and isinstance(closes, list):
+                for sid in closes:
+                    if str(sid) != session:
+                        self.store.close(str(sid))
+            if meta.get(RESET_META_KEY):
+                self.store.reset(session, seed)
+        finally:
+            HandlerClock.stop(t0, count=False)
 
 
 # --------------------------------------------------------------------------- admin results
@@ -404,13 +416,12 @@ class EnvServer(MCPServer, Generic[W]):
 
     def _bind(self, fn: Callable[..., Any], tool_name: str) -> Callable[..., Any]:
         sig = inspect.signature(fn, eval_str=True)
-        ctx_param = inspect.Parameter("prove_ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context, default=None)
         store, default_seed = self.store, self.default_seed
 
         @functools.wraps(fn)
-        async def wrapper(*args: Any, prove_ctx: Context | None = None, **kwargs: Any) -> Any:
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
             t0 = HandlerClock.start()
-            session, seed = _session_of(prove_ctx, default_seed)
+            session, seed = _session_of(default_seed)
             world = store.get(session, seed)
             token = _CURRENT.set(world)
             try:
@@ -424,12 +435,11 @@ class EnvServer(MCPServer, Generic[W]):
                 HandlerClock.stop(t0)
 
         del wrapper.__wrapped__
-        wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), ctx_param])  # type: ignore[attr-defined]
+        wrapper.__signature__ = sig  # type: ignore[attr-defined]
         hints = dict(getattr(fn, "__annotations__", {}))
         hints.update({p.name: p.annotation for p in sig.parameters.values() if p.annotation is not inspect.Parameter.empty})
         if sig.return_annotation is not inspect.Signature.empty:
             hints["return"] = sig.return_annotation
-        hints["prove_ctx"] = Context
         wrapper.__annotations__ = hints
         return wrapper
 
@@ -437,39 +447,43 @@ class EnvServer(MCPServer, Generic[W]):
         store, default_seed = self.store, self.default_seed
         hidden = {HIDDEN_META_KEY: True}
 
-        async def prove_admin_reset(with_hash: bool = True, prove_ctx: Context | None = None) -> SessionInfo:
+        async def prove_admin_reset(with_hash: bool = True) -> SessionInfo:
             """Reset this session's world to its seeded initial state (``with_hash=false``: skip hashing it)."""
             t0 = HandlerClock.start()
-            session, seed = _session_of(prove_ctx, default_seed)
-            world = store.reset(session, seed)
-            out = SessionInfo(session=session, seed=seed, state_hash=world.state_hash() if with_hash else None)
-            HandlerClock.stop(t0)
-            return out
+            try:
+                session, seed = _session_of(default_seed)
+                world = store.reset(session, seed)
+                return SessionInfo(session=session, seed=seed, state_hash=world.state_hash() if with_hash else None)
+            finally:
+                HandlerClock.stop(t0)
 
-        async def prove_admin_state_hash(prove_ctx: Context | None = None) -> SessionInfo:
+        async def prove_admin_state_hash() -> SessionInfo:
             """The sha256 of this session's world state."""
             t0 = HandlerClock.start()
-            session, seed = _session_of(prove_ctx, default_seed)
-            out = SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
-            HandlerClock.stop(t0)
-            return out
+            try:
+                session, seed = _session_of(default_seed)
+                return SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
+            finally:
+                HandlerClock.stop(t0)
 
-        async def prove_admin_state(prove_ctx: Context | None = None) -> SessionState:
+        async def prove_admin_state() -> SessionState:
             """The full state of this session's world, as JSON."""
             t0 = HandlerClock.start()
-            session, seed = _session_of(prove_ctx, default_seed)
-            world = store.get(session, seed)
-            out = SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
-            HandlerClock.stop(t0)
-            return out
+            try:
+                session, seed = _session_of(default_seed)
+                world = store.get(session, seed)
+                return SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
+            finally:
+                HandlerClock.stop(t0)
 
-        async def prove_admin_close(prove_ctx: Context | None = None) -> Closed:
+        async def prove_admin_close() -> Closed:
             """Drop this session's world."""
             t0 = HandlerClock.start()
-            session, _ = _session_of(prove_ctx, default_seed)
-            out = Closed(session=session, closed=store.close(session))
-            HandlerClock.stop(t0)
-            return out
+            try:
+                session, _ = _session_of(default_seed)
+                return Closed(session=session, closed=store.close(session))
+            finally:
+                HandlerClock.stop(t0)
 
         for fn in (prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close):
             self.add_tool(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn is not prove_admin_reset))
