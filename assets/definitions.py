@@ -23,10 +23,10 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext,
 
 from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
-from pipeline.corpus import off_target, read_examples, write_corpus
+from pipeline.corpus import off_target, read_examples
 from pipeline.records import Rejection, rejection
-from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
-                             stage_queries, stage_snapshot, stage_validate)
+from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_corpus, stage_dedup,
+                             stage_graph, stage_queries, stage_snapshot, stage_validate)
 from pipeline.storage import atomic_write_text
 
 # data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
@@ -265,7 +265,7 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
 def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> dg.Output[str]:
     cfg = settings.build_config()
     snaps = _selected(settings, server_snapshots)
-    path = write_corpus(cfg, augmented_examples.items, rejections,
+    path = stage_corpus(cfg, augmented_examples.items, rejections,
                         code_versions={"assets": CODE_VERSION, **{f"asset:{a}": v for a, v in all_code_versions().items()}},
                         tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()},
                         extra={"schema_hashes": {s: snap.schema_hash for s, snap in sorted(snaps.items())},

@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipeline.build import build_corpus  # noqa: E402
 from pipeline.config import BuildConfig  # noqa: E402
 from pipeline.env import CallClock  # noqa: E402
+from pipeline.stages import Timer  # noqa: E402
 from servers.kit import HandlerClock, ServerClock  # noqa: E402
 
 TARGET_OVERHEAD_SHARE = 0.5
@@ -59,9 +60,9 @@ def machine() -> dict[str, Any]:
 
 
 class GCPauses:
-    """Wall time of the cyclic collector's pauses, and the part of it that fell inside a tool handler."""
-
-    HANDLER_CODE = {"wrapper", "prove_admin_reset", "prove_admin_state_hash", "prove_admin_state", "prove_admin_close", "apply"}
+    """Wall time of the cyclic collector's pauses, and the part of it that fell inside a tool handler
+    (``HandlerClock.running``: a handler's timed block was entered and not yet left; an O(1) check, so
+    the bookkeeping adds next to nothing to the handler time it runs in)."""
 
     def __init__(self) -> None:
         self.seconds = self.in_handlers = 0.0
@@ -69,17 +70,9 @@ class GCPauses:
         self._t0 = 0.0
         self._inside = False
 
-    def _handler_on_stack(self) -> bool:
-        f = sys._getframe(2)
-        while f is not None:
-            if f.f_code.co_name in self.HANDLER_CODE and f.f_code.co_filename.endswith("kit.py"):
-                return True
-            f = f.f_back
-        return False
-
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self._inside = self._handler_on_stack()
+            self._inside = HandlerClock.running > 0
             self._t0 = time.perf_counter()
             return
         dt = time.perf_counter() - self._t0
@@ -87,6 +80,19 @@ class GCPauses:
         self.collections[info["generation"]] += 1
         if self._inside:
             self.in_handlers += dt
+
+
+def stage_split(timer: Timer) -> dict[str, dict[str, float]]:
+    """Each stage's seconds split as the whole build's are (handlers, mcp server side, mcp client side,
+    pipeline code), its tool calls, and its own overhead share (time outside handlers)."""
+    out: dict[str, dict[str, float]] = {}
+    for stage, secs in timer.times.items():
+        m = timer.metered.get(stage, {})
+        h, srv, rt = m.get("handler", 0.0), m.get("server", 0.0), m.get("roundtrip", 0.0)
+        out[stage] = {"seconds": round(secs, 2), "tool_calls": int(m.get("calls", 0)), "handlers": round(h, 2),
+                      "mcp_server_side": round(srv - h, 2), "mcp_client_side": round(rt - srv, 2),
+                      "pipeline_code": round(secs - rt, 2), "overhead_share": round(1 - h / secs, 3) if secs else 0.0}
+    return out
 
 
 def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile: str | None = None) -> dict[str, Any]:
@@ -107,9 +113,11 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
 
             prof = cProfile.Profile()
             prof.enable()
+        timer = Timer(meters={"handler": lambda: HandlerClock.seconds, "server": lambda: ServerClock.seconds,
+                              "roundtrip": lambda: CallClock.seconds, "calls": lambda: CallClock.calls})
         t0 = time.perf_counter()
         try:
-            path, stats = build_corpus(cfg)
+            path, stats = build_corpus(cfg, timer=timer)
         finally:
             total = time.perf_counter() - t0
             if prof is not None:
@@ -131,6 +139,7 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
         "examples_per_s": round(n / total, 2),
         "stage_seconds": stages,
         "stage_share": {k: round(v / total, 3) for k, v in stats["stage_seconds"].items()},
+        "stage_split": stage_split(timer),
         "tool_calls": CallClock.calls,
         "handler_calls": HandlerClock.calls,
         "handler_seconds": round(handler_s, 2),

@@ -8,19 +8,19 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pipeline.config import BuildConfig
-from pipeline.corpus import write_corpus
 from pipeline.records import Rejection, rejection
-from pipeline.stages import (Timer, open_env, probe_rejections, stage_augment, stage_chains, stage_conversations, stage_dedup, stage_graph,
-                             stage_queries, stage_snapshot, stage_validate)
+from pipeline.stages import (Timer, open_env, probe_rejections, stage_augment, stage_chains, stage_conversations, stage_corpus, stage_dedup,
+                             stage_graph, stage_queries, stage_snapshot, stage_validate)
 
 
 def unavailable(server: str, exc: BaseException) -> Rejection:
     return rejection("probe", "server_unavailable", f"{type(exc).__name__}: {exc}", server, {"server": server})
 
 
-def build_corpus(cfg: BuildConfig, log: Callable[[str], None] | None = None) -> tuple[Path, dict[str, Any]]:
+def build_corpus(cfg: BuildConfig, log: Callable[[str], None] | None = None, timer: Timer | None = None) -> tuple[Path, dict[str, Any]]:
+    """Build and write a corpus; ``timer`` (optional) receives the stage timings (a benchmark passes one with meters)."""
     log = log or (lambda s: None)
-    timer = Timer()
+    timer = timer or Timer()
     rejections: list[Rejection] = []
     snapshots, validated, stats = {}, [], {}
     for server in cfg.servers:
@@ -64,7 +64,7 @@ def build_corpus(cfg: BuildConfig, log: Callable[[str], None] | None = None) -> 
         au = stage_augment(cfg, dd.items, snapshots)
     rejections.extend(dd.rejections + au.rejections)
     with timer("corpus"):
-        path = write_corpus(cfg, au.items, rejections, extra={"stage_stats": {"servers": stats, "dedup": dd.stats, "augment": au.stats},
+        path = stage_corpus(cfg, au.items, rejections, extra={"stage_stats": {"servers": stats, "dedup": dd.stats, "augment": au.stats},
                                                                "stage_seconds": timer.times},
                             tools_by_server={s: [t.name for t in snap.tools] for s, snap in snapshots.items()})
     return path, {"stage_seconds": timer.times, "stats": stats, "dedup": dd.stats, "augment": au.stats}

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from pipeline.augment import abstention_example, apply_robustness, import_abstention_file, irrelevance_example, missing_function_variant
 from pipeline.chains import coverage, extract_chains
 from pipeline.config import BuildConfig
+from pipeline.corpus import write_corpus
 from pipeline.dedup import dedup, recall_check, shingles
 from pipeline.env import Environment
 from pipeline.graph import cached_discover
@@ -407,18 +408,38 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
     return out
 
 
+@heap_settled
+def stage_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: list[Rejection], **kwargs: Any) -> Path:
+    """Write the corpus version (:func:`pipeline.corpus.write_corpus`) with the records frozen out of the
+    collector's sight, as the other stages run."""
+    return write_corpus(cfg, examples, rejections, **kwargs)
+
+
 class Timer:
-    def __init__(self) -> None:
+    """Wall time per stage name (summed over servers).
+
+    ``meters`` (optional) are named counters read before and after every timed block (a benchmark
+    passes the tool-call clocks), so each stage also gets the part of its time each meter saw:
+    ``metered[stage][meter]``."""
+
+    def __init__(self, meters: dict[str, Callable[[], float]] | None = None) -> None:
         self.times: dict[str, float] = {}
+        self.meters = dict(meters or {})
+        self.metered: dict[str, dict[str, float]] = {}
 
     def __call__(self, name: str):
         timer = self
 
         class _T:
             def __enter__(self):
+                self.before = {k: m() for k, m in timer.meters.items()}
                 self.t = time.perf_counter()
 
             def __exit__(self, *exc):
                 timer.times[name] = timer.times.get(name, 0.0) + time.perf_counter() - self.t
+                if timer.meters:
+                    seen = timer.metered.setdefault(name, {})
+                    for k, m in timer.meters.items():
+                        seen[k] = seen.get(k, 0.0) + m() - self.before[k]
 
         return _T()
