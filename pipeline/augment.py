@@ -71,7 +71,24 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
     total = len(convs)
     ids = [c.conversation_id for c in convs]
     pick_d = _quota(ids, cfg.distractor_rate, total, f"distractors:{seed}")
-    enum_ids = [c.conversation_id for c in convs if has_enum(c.tools)]
+    # the conversations of a server share their tool records: judge and strip each record once
+    # (keyed by identity; every record stays alive in ``convs`` or ``pool`` while this runs)
+    enum_of: dict[int, bool] = {}
+    stripped: dict[int, ToolSpec] = {}
+
+    def with_enum(tools: list[ToolSpec]) -> bool:
+        for t in tools:
+            if id(t) not in enum_of:
+                enum_of[id(t)] = has_enum([t])
+        return any(enum_of[id(t)] for t in tools)
+
+    def enum_stripped(t: ToolSpec) -> ToolSpec:
+        if id(t) not in stripped:
+            schema, _ = strip_enums(t.input_schema)
+            stripped[id(t)] = t.model_copy(update={"input_schema": schema})
+        return stripped[id(t)]
+
+    enum_ids = [c.conversation_id for c in convs if with_enum(c.tools)]
     pick_e = _quota(enum_ids, cfg.enum_strip_rate, total, f"enums:{seed}")
     for c in convs:
         rng = random.Random(f"aug:{seed}:{c.conversation_id}")
@@ -96,11 +113,7 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
                 c.tools = tools
                 c.augmentations.append(f"distractors:{len(extra)}")
         if c.conversation_id in pick_e:
-            new_tools = []
-            for t in c.tools:
-                schema, _ = strip_enums(t.input_schema)
-                new_tools.append(t.model_copy(update={"input_schema": schema}))
-            c.tools = new_tools
+            c.tools = [enum_stripped(t) for t in c.tools]
             c.augmentations.append("enum_stripped")
     return convs
 

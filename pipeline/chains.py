@@ -8,10 +8,10 @@ least-used tools so chains cover the server's tools.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
 from collections import Counter
-
-from datasketch import MinHashLSH
 
 from pipeline.config import ChainConfig, DedupConfig
 from pipeline.graph import to_networkx
@@ -19,17 +19,20 @@ from pipeline.records import ArgSource, Chain, ChainStep, DependencyGraph, Snaps
 
 
 def _weighted(rng: random.Random, items: list[str], usage: Counter) -> str:
-    weights = [1.0 / (1 + usage[i]) ** 2 for i in items]
-    return rng.choices(items, weights=weights, k=1)[0]
+    """One item, the less used the likelier: ``rng.choices(items, weights=1/(1+uses)^2, k=1)[0]``,
+    computed as ``random.choices`` does (same draw) without its per-call checks."""
+    cum = list(itertools.accumulate(1.0 / (1 + usage[i]) ** 2 for i in items))
+    return items[bisect.bisect(cum, rng.random() * cum[-1], 0, len(items) - 1)]
 
 
-def _sample_path(G, starts: list[str], rng: random.Random, usage: Counter, cfg: ChainConfig) -> list[str] | None:
-    """The tool names of one chain, walked along the graph's edges (``None``: shorter than ``min_len``)."""
+def _sample_path(successors: dict[str, list[str]], starts: list[str], rng: random.Random, usage: Counter, cfg: ChainConfig) -> list[str] | None:
+    """The tool names of one chain, walked along the graph's edges (``successors``: each tool's
+    successors in the graph; ``None``: shorter than ``min_len``)."""
     lengths = range(cfg.min_len, cfg.max_len + 1)
     target = rng.choices(lengths, weights=[(5, 4, 2)[i] if i < 3 else 1 for i in range(len(lengths))], k=1)[0]
     path = [_weighted(rng, starts, usage)]
     while len(path) < target:
-        cands = sorted({s for n in path for s in G.successors(n) if s not in path})
+        cands = sorted({s for n in path for s in successors[n] if s not in path})
         if not cands:
             break
         path.append(_weighted(rng, cands, usage))
@@ -73,33 +76,35 @@ def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainCon
     grows, so a sequence once a near-duplicate stays one); sampling draws the same random numbers
     either way, so the chains are the ones a check after building would keep.
     """
-    from pipeline.dedup import _minhash, jaccard, shingles
+    from pipeline.dedup import MinHasher, jaccard, new_lsh, shingles
 
     rng = random.Random(f"chains:{graph.server}:{seed}")
     G = to_networkx(graph)
     starts = [n for n in G.nodes if G.out_degree(n) > 0]
+    successors = {n: list(G.successors(n)) for n in G.nodes}
     by_name = {t.name: t for t in snap.tools}
     usage: Counter = Counter()
     chains: list[Chain] = []
-    lsh = MinHashLSH(threshold=dedup_cfg.threshold * 0.85, num_perm=dedup_cfg.num_perm) if dedup_cfg else None
+    lsh = new_lsh(dedup_cfg.threshold * 0.85, dedup_cfg.num_perm) if dedup_cfg else None
+    minhash = MinHasher(dedup_cfg.num_perm) if dedup_cfg else None
     kept: dict[int, set[str]] = {}
     judged: set[tuple[str, ...]] = set()  # sequences already kept or found near-duplicate
     attempts = misses = 0
     while len(chains) < n and attempts < n * 8 and misses < 400:
         attempts += 1
-        path = _sample_path(G, starts, rng, usage, cfg) if starts else None
+        path = _sample_path(successors, starts, rng, usage, cfg) if starts else None
         if path is None:
             misses += 1
             continue
         nonce = rng.random()  # the chain id's; drawn for every sampled path, kept or not
-        if lsh is not None and dedup_cfg is not None:
+        if lsh is not None and minhash is not None and dedup_cfg is not None:
             key = tuple(path)
             if key in judged:
                 misses += 1
                 continue
             judged.add(key)
             sh = shingles([(name, {}) for name in path])
-            m = _minhash(sh, dedup_cfg.num_perm)
+            m = minhash(sh)
             if any(jaccard(sh, kept[k]) >= dedup_cfg.threshold for k in lsh.query(m)):
                 misses += 1
                 continue

@@ -52,12 +52,20 @@ def split_of(example_id: str, eval_fraction: float) -> str:
     return "eval" if h < eval_fraction else "train"
 
 
-def example_row(c: Conversation, eval_fraction: float) -> dict[str, Any]:
+def example_row(c: Conversation, eval_fraction: float, tools_json: dict[tuple[int, ...], str] | None = None) -> dict[str, Any]:
+    """One corpus row. ``tools_json`` (optional) caches the tools column by the identity of the tool
+    records: the conversations of a server share them, and each would otherwise re-serialize every schema."""
     eid = "ex-" + stable_hash([c.conversation_id, c.augmentations, [t.name for t in c.tools]], 14)
     n_calls = sum(len(t) for t in c.reference)
+    key = tuple(map(id, c.tools))
+    tools = tools_json.get(key) if tools_json is not None else None
+    if tools is None:
+        tools = json.dumps([t.to_openai() for t in c.tools])
+        if tools_json is not None:
+            tools_json[key] = tools
     return {
         "example_id": eid, "kind": c.kind, "server": c.server, "servers": list(c.servers), "env_seed": c.seed,
-        "messages": json.dumps(c.messages, default=str), "tools": json.dumps([t.to_openai() for t in c.tools]),
+        "messages": json.dumps(c.messages, default=str), "tools": tools,
         "reference": ref_to_json(c.reference), "augmentations": list(c.augmentations), "split": split_of(eid, eval_fraction),
         "conversation_id": c.conversation_id, "chain_id": c.chain_id, "snapshot_id": c.snapshot_id, "query_id": c.query_id,
         "parent_id": c.parent_id, "info_level": c.info_level, "persona": c.persona, "n_calls": n_calls,
@@ -81,7 +89,8 @@ def composition(df: pl.DataFrame, targets: dict[str, float] | None = None) -> di
     levels = Counter(mt["info_level"].to_list())
     m = max(1, mt.height)
     # enum stripping can only apply where the offered schemas have enums (third-party servers may have none)
-    with_enums = sum(1 for t, a in zip(df["tools"].to_list(), df["augmentations"].to_list()) if '"enum"' in t or "enum_stripped" in a)
+    with_enums = df.select((pl.col("tools").str.contains('"enum"', literal=True)
+                            | pl.col("augmentations").list.contains("enum_stripped")).sum()).item()
     targets = dict(base, enum_stripped=min(base["enum_stripped"], with_enums / n))
     actual = {"distractors": augs.get("distractors", 0) / n, "enum_stripped": augs.get("enum_stripped", 0) / n,
               "irrelevance": df.filter(pl.col("kind") == "irrelevance").height / n,
@@ -141,7 +150,8 @@ def new_version_name(content_hash: str, now: dt.datetime | None = None) -> str:
 
 def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: list[Rejection], extra: dict[str, Any] | None = None,
                  code_versions: dict[str, str] | None = None, tools_by_server: dict[str, list[str]] | None = None) -> Path:
-    rows = [example_row(c, cfg.corpus.eval_fraction) for c in examples]
+    tools_json: dict[tuple[int, ...], str] = {}  # keyed by ids of records that all stay alive until the rows are built
+    rows = [example_row(c, cfg.corpus.eval_fraction, tools_json) for c in examples]
     df = pl.DataFrame(rows, schema=EXAMPLE_SCHEMA).sort("example_id")
     rej = rejection_rows(rejections).unique("rejection_id", keep="first").sort("rejection_id")
     content = stable_hash([df["example_id"].to_list(), df["messages"].to_list(), df["tools"].to_list()], 16)

@@ -7,7 +7,8 @@ LSH only proposes candidates: every candidate pair is confirmed with the exact J
 pair under the threshold is ever removed, and recall is measured against exact pairwise Jaccard
 on a sample. LSH alone misses some pairs at the threshold (the shingle sets are small), so
 candidates also come from an exact prefix-filter index: any two sets with Jaccard >= t share a
-token among the first ``|s| - ceil(t*|s|) + 1`` of their sorted tokens. The kept set therefore
+token among the first ``|s| - ceil(t*|s|) + 1`` of their tokens in one global order (rarest first,
+so few pairs are compared). The kept set therefore
 never holds a pair at or above the threshold.
 """
 
@@ -17,8 +18,11 @@ import itertools
 import json
 import math
 import random
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from datasketch import MinHash, MinHashLSH
 
 from pipeline.config import DedupConfig
@@ -52,28 +56,91 @@ def _minhash(sh: set[str], num_perm: int) -> MinHash:
     return m
 
 
-def _prefix(sh: set[str], threshold: float) -> list[str]:
-    """Tokens any set with Jaccard >= threshold against ``sh`` must share (sorted-order prefix filter)."""
+def _sizes_allow(a: int, b: int, threshold: float) -> bool:
+    """Can two sets of these sizes reach Jaccard ``threshold``? (Jaccard <= min / max of the sizes.)"""
+    return min(a, b) >= threshold * max(a, b) - 1e-9
+
+
+def token_order(sets: Iterable[set[str]]) -> dict[str, int]:
+    """A rank for every token, rarest first (ties by the token): the order prefixes are taken in.
+
+    Any one order over all sets keeps the prefix filter exact; rarest-first makes the tokens the
+    prefixes share rare, so few pairs are compared (sorted by name, a tool every conversation calls
+    would lead many prefixes and bring in most of the corpus as candidates)."""
+    freq: Counter[str] = Counter()
+    for sh in sets:
+        freq.update(sh)
+    return {tok: i for i, tok in enumerate(sorted(freq, key=lambda t: (freq[t], t)))}
+
+
+class MinHasher:
+    """MinHashes of token sets, each token hashed once: a set's MinHash is the element-wise minimum
+    of its tokens' MinHashes (what ``MinHash.update_batch`` computes, and ``MinHash.merge`` does), so
+    the tool names and pairs that recur across thousands of sequences are not hashed again for each.
+    One per run: the cache grows with the tokens seen."""
+
+    def __init__(self, num_perm: int):
+        self.num_perm = num_perm
+        self._tokens: dict[str, np.ndarray] = {}
+
+    def __call__(self, sh: set[str]) -> MinHash:
+        if not sh:
+            return _minhash(sh, self.num_perm)
+        vals = []
+        for tok in sh:
+            hv = self._tokens.get(tok)
+            if hv is None:
+                hv = self._tokens[tok] = _minhash({tok}, self.num_perm).hashvalues
+            vals.append(hv)
+        proto = _PERMUTATIONS[self.num_perm]
+        return MinHash(num_perm=self.num_perm, seed=1, hashvalues=np.minimum.reduce(vals), permutations=proto.permutations,
+                       scheme=proto.scheme)
+
+
+_LSH_PARAMS: dict[tuple[float, int], tuple[int, int]] = {}
+
+
+def new_lsh(threshold: float, num_perm: int) -> MinHashLSH:
+    """``MinHashLSH(threshold, num_perm)``; its band layout (b, r), which datasketch finds by numerical
+    integration on every construction, is computed once per (threshold, num_perm) and passed in."""
+    params = _LSH_PARAMS.get((threshold, num_perm))
+    if params is None:
+        lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+        _LSH_PARAMS[(threshold, num_perm)] = (lsh.b, lsh.r)
+        return lsh
+    return MinHashLSH(threshold=threshold, num_perm=num_perm, params=params)
+
+
+def _prefix(sh: set[str], threshold: float, order: dict[str, int] | None = None) -> list[str]:
+    """Tokens any set with Jaccard >= threshold against ``sh`` must share: the first ones of ``sh`` in
+    ``order`` (by name without one), ``|s| - ceil(threshold * |s|) + 1`` of them (the prefix filter)."""
     if not sh:
         return [""]  # empty sets are duplicates of each other (jaccard 1.0)
-    toks = sorted(sh)
+    toks = sorted(sh, key=order.__getitem__) if order is not None else sorted(sh)
     return toks[: len(toks) - math.ceil(threshold * len(toks) - 1e-9) + 1]
 
 
 def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str], dict[str, tuple[str, float]]]:
     """Returns (kept ids in stable order, dropped id -> (kept duplicate id, jaccard))."""
-    lsh = MinHashLSH(threshold=cfg.threshold * 0.85, num_perm=cfg.num_perm)
+    lsh = new_lsh(cfg.threshold * 0.85, cfg.num_perm)
+    minhash = MinHasher(cfg.num_perm)
     index: dict[str, list[str]] = {}  # prefix token -> kept ids (exact candidates LSH may miss)
     kept: list[str] = []
     sets: dict[str, set[str]] = {}
     dropped: dict[str, tuple[str, float]] = {}
+    order = token_order(sh for _, sh in items)
+    t = cfg.threshold
     for cid, sh in sorted(items, key=lambda x: x[0]):
-        m = _minhash(sh, cfg.num_perm)
-        prefix = _prefix(sh, cfg.threshold)
+        m = minhash(sh)
+        prefix = _prefix(sh, t, order)
         cands = set(lsh.query(m)) | {k for tok in prefix for k in index.get(tok, ())}
         dup = None
+        n = len(sh)
         for cand in sorted(cands):
-            j = jaccard(sh, sets[cand])
+            other = sets[cand]
+            if min(n, len(other)) < t * max(n, len(other)) - 1e-9:
+                continue  # jaccard <= smaller / larger size < threshold (_sizes_allow): no need to intersect
+            j = jaccard(sh, other)
             if j >= cfg.threshold and (dup is None or j > dup[1]):
                 dup = (cand, j)
         if dup:
@@ -92,13 +159,15 @@ def similar_pairs(items: list[tuple[str, set[str]]], threshold: float) -> set[tu
     threshold shares a token of each set's sorted prefix, so only pairs sharing one are compared."""
     index: dict[str, list[int]] = {}
     out = set()
+    order = token_order(sa for _, sa in items)
     for i, (a, sa) in enumerate(items):
-        cands = {j for tok in _prefix(sa, threshold) for j in index.get(tok, ())}
+        prefix = _prefix(sa, threshold, order)
+        cands = {j for tok in prefix for j in index.get(tok, ())}
         for j in cands:
             b, sb = items[j]
-            if jaccard(sa, sb) >= threshold:
+            if _sizes_allow(len(sa), len(sb), threshold) and jaccard(sa, sb) >= threshold:
                 out.add((min(a, b), max(a, b)))
-        for tok in _prefix(sa, threshold):
+        for tok in prefix:
             index.setdefault(tok, []).append(i)
     return out
 
@@ -113,10 +182,11 @@ def exact_pairs(items: list[tuple[str, set[str]]], threshold: float) -> set[tupl
 
 
 def lsh_pairs(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> set[tuple[str, str]]:
-    lsh = MinHashLSH(threshold=cfg.threshold * 0.85, num_perm=cfg.num_perm)
+    lsh = new_lsh(cfg.threshold * 0.85, cfg.num_perm)
+    minhash = MinHasher(cfg.num_perm)
     mh = {}
     for cid, sh in items:
-        mh[cid] = _minhash(sh, cfg.num_perm)
+        mh[cid] = minhash(sh)
         lsh.insert(cid, mh[cid])
     sets = dict(items)
     out = set()

@@ -17,6 +17,7 @@ loop (an anyio blocking portal), so their readers run between calls.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import os
@@ -87,9 +88,7 @@ class InlineLoop:
                 if asyncio.iscoroutine(awaitable):
                     awaitable.close()  # never to be awaited
                 raise RuntimeError("the environment's event loop is closed")
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:  # the usual case: no loop running in this thread
+            if asyncio._get_running_loop() is None:  # the usual case: no loop running in this thread
                 return self._loop.run_until_complete(awaitable)
             if self._helper is None:
                 self._helper = ThreadPoolExecutor(1, thread_name_prefix="prove-env-loop")
@@ -337,7 +336,7 @@ class Session:
     def __init__(self, env: Environment, seed: int):
         self.env = env
         self.seed = seed
-        self.id = uuid.uuid4().hex[:16]
+        self.id = env._new_session_id()
         self._own: _Connection | None = None
         self._tmp: str | None = None
         self._touched = False  # the server has a world for this session
@@ -473,6 +472,13 @@ class Environment:
         self._conn: _Connection | None = None
         self._tools: list[ToolSpec] | None = None
         self._pending_close: list[str] = []  # closed kit sessions, dropped with the next request
+        # session ids: a random prefix per environment (a shared HTTP server tells the clients' sessions
+        # apart) and a counter (a uuid4 per session costs a system call for randomness every time)
+        self._id_prefix = uuid.uuid4().hex[:10]
+        self._id_counter = itertools.count(1)
+
+    def _new_session_id(self) -> str:
+        return f"{self._id_prefix}{next(self._id_counter):06x}"
 
     @property
     def conn(self) -> _Connection:

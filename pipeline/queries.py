@@ -14,6 +14,7 @@ snapshot is rejected.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -46,10 +47,15 @@ def words(name: str) -> str:
 
 def describe_tool(tool: ToolSpec) -> str:
     """The first sentence of a tool's description as a lower-case verb phrase."""
-    d = (tool.description or words(tool.name)).strip().split("\n")[0]
+    return _describe(tool.name, tool.description)
+
+
+@functools.lru_cache(maxsize=4096)
+def _describe(name: str, description: str) -> str:
+    d = (description or words(name)).strip().split("\n")[0]
     d = re.split(r"(?<=[a-z0-9)])[.;:] ", d)[0].rstrip(".")
     d = re.sub(r"\s*\([^)]*\)", "", d)
-    return d[:1].lower() + d[1:] if d else words(tool.name)
+    return d[:1].lower() + d[1:] if d else words(name)
 
 
 def relative_date(value: str, reference: str) -> str | None:
@@ -273,12 +279,14 @@ def known_ids(snapshot: Snapshot) -> set[str]:
 
 def grounding_errors(texts: list[str], snapshot: Snapshot, extra_ok: set[str] | None = None) -> list[str]:
     """Entity ids named in the requests that the sampled state does not contain."""
-    ok = known_ids(snapshot) | (extra_ok or set())
+    extra = extra_ok or set()
     bad = []
     for t in texts:
         for tok in ID_TOKEN.findall(t):
-            if tok not in ok:
-                bad.append(tok)
+            # the few tokens a request names are looked up, rather than every value of the state gathered per request
+            if tok in extra or tok in snapshot.entities or any(tok in vals for vals in snapshot.values.values()):
+                continue
+            bad.append(tok)
     return bad
 
 

@@ -41,7 +41,8 @@ def replay_trace(env: Environment, conv: Conversation) -> tuple[list[dict[str, A
 
 
 def sensitive_violations(conv: Conversation) -> list[str]:
-    sens = {t.name: set(t.sensitive) for t in conv.tools}
+    called = {tc["function"]["name"] for m in conv.messages if m["role"] == "assistant" for tc in m.get("tool_calls") or ()}
+    sens = {t.name: set(t.sensitive) for t in conv.tools if t.name in called}  # the offered tools that were called
     seen_text = ""
     bad = []
     call_iter = iter(conv.trace)

@@ -20,7 +20,7 @@ from pipeline.config import QueryConfig, SimulateConfig
 from pipeline.env import Environment
 from pipeline.queries import PERSONAS, QueryBackend, describe_tool, grounding_errors, words
 from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection, Snapshot, ToolSpec, UserQuery, rejection, stable_hash
-from pipeline.values import fill_args, find_field
+from pipeline.values import RecordIndex, fill_args, find_field
 
 INFO_LEVELS = ("complete", "missing", "minimal")
 RESOLVE_ATTEMPTS = 5
@@ -71,12 +71,15 @@ def pick_info_level(rng: random.Random, cfg: SimulateConfig) -> str:
     return rng.choices(INFO_LEVELS, weights=[cfg.complete, cfg.missing, cfg.minimal], k=1)[0]
 
 
-def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Random, qcfg: QueryConfig) -> tuple[list[dict[str, Any]], str | None]:
+def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Random, qcfg: QueryConfig,
+                  by_name: dict[str, ToolSpec] | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """Dry-run the chain on a scratch session to fix every argument (user values, earlier outputs,
-    the user's own secrets). Returns per-step {tool, args, user_args, from_steps, result}."""
-    by_name = {t.name: t for t in snap.tools}
+    the user's own secrets). Returns per-step {tool, args, user_args, from_steps, result}.
+    ``by_name``: the snapshot's tools by name, when the caller has them."""
+    by_name = by_name if by_name is not None else {t.name: t for t in snap.tools}
     pick: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
+    earlier = RecordIndex()  # the records in the results so far, by the ids they carry
     with env.session(chain.seed) as s:
         for k, st in enumerate(chain.steps):
             tool = by_name[st.name]
@@ -91,11 +94,14 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
                     fixed[p] = val
                     from_steps.append(p)
             args = fill_args(tool, snap, rng, fixed=fixed, optional_rate=0.25, reference_date=qcfg.reference_date, pick=pick,
-                             context=[st['result'].data for st in steps if st['result'].ok])
+                             context=earlier)
+            sensitive = tool.sensitive
             for p, v in args.items():
-                if p not in fixed and p not in tool.sensitive:
+                if p not in fixed and p not in sensitive:
                     pick.setdefault(p, v)
             res = s.call(tool.name, args)
+            if res.ok:
+                earlier.add(res.data)
             user_args = {p: v for p, v in args.items() if p not in fixed}
             steps.append({"tool": tool, "args": args, "user_args": user_args, "from_steps": from_steps, "result": res, "index": k})
     return steps, None
@@ -157,8 +163,9 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     best: tuple[float, list[dict[str, Any]]] | None = None
     problem: str | None = None
     steps: list[dict[str, Any]] = []
+    by_name = {t.name: t for t in snap.tools}
     for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
-        steps, problem = resolve_chain(env, snap, chain, rng, qcfg)
+        steps, problem = resolve_chain(env, snap, chain, rng, qcfg, by_name)
         if problem:
             continue
         calls, errors = live_calls(chain, [st["result"].ok for st in steps])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from datetime import date, timedelta
@@ -260,30 +261,61 @@ def _fits_pattern(vals: list[Any], spec: dict[str, Any]) -> list[Any]:
     return out
 
 
-def _records_of(eid: str, snapshot: Snapshot, context: list[Any]) -> list[dict[str, Any]]:
-    """What is known of entity ``eid``: its sampled record, and records carrying it in earlier results."""
-    out = [snapshot.entities[eid]] if eid in snapshot.entities else []
+class RecordIndex:
+    """The records carrying each id in earlier results (the dicts with an ``*_id`` field of that value),
+    in the order a depth-first walk of the results meets them.
 
-    def walk(d: Any) -> None:
-        if isinstance(d, dict):
-            if any(k.endswith("_id") and str(v) == eid for k, v in d.items() if isinstance(v, (str, int))):
-                out.append(d)
-            for v in d.values():
-                walk(v)
-        elif isinstance(d, list):
-            for x in d:
-                walk(x)
+    A dry run adds each step's result as it comes (:meth:`add`); each is walked once, when an id is
+    first looked up after it was added, instead of every parameter that looks for linked values
+    walking every earlier result again."""
 
-    for data in context:
+    def __init__(self, results: list[Any] | None = None):
+        self._by_id: dict[str, list[dict[str, Any]]] = {}
+        self._pending: list[Any] = list(results or [])  # walked when an id is first looked up
+
+    def add(self, data: Any) -> None:
+        self._pending.append(data)
+
+    def _walk(self, data: Any) -> None:
+        by_id = self._by_id
+
+        def walk(d: Any) -> None:
+            if isinstance(d, dict):
+                for key in {str(v) for k, v in d.items() if k.endswith("_id") and isinstance(v, (str, int))}:
+                    by_id.setdefault(key, []).append(d)
+                for v in d.values():
+                    walk(v)
+            elif isinstance(d, list):
+                for x in d:
+                    walk(x)
+
         walk(data)
-    return out
+
+    def carrying(self, eid: str) -> list[dict[str, Any]]:
+        if self._pending:
+            pending, self._pending = self._pending, []
+            for data in pending:
+                self._walk(data)
+        return self._by_id.get(eid, [])
 
 
-def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[str], snapshot: Snapshot, context: list[Any]) -> Any:
+def _records_of(eid: str, snapshot: Snapshot, context: list[Any] | RecordIndex) -> list[dict[str, Any]]:
+    """What is known of entity ``eid``: its sampled record, and records carrying it in earlier results."""
+    index = context if isinstance(context, RecordIndex) else RecordIndex(context)
+    return ([snapshot.entities[eid]] if eid in snapshot.entities else []) + index.carrying(eid)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_fields(desc: str) -> tuple[str, ...]:
+    """snake_case words of a description (the fields it may point at)."""
+    return tuple(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", desc))
+
+
+def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[str], snapshot: Snapshot, context: list[Any] | RecordIndex) -> Any:
     """A value the entities already named in ``args`` determine: the listing's own ``seller_id``,
     or a field the description points at (an amount "at least the listing's min_next_bid")."""
     desc = _schema_of(spec).get("description") or ""
-    named = [w for w in re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", desc) if w != param]
+    named = [w for w in _named_fields(desc) if w != param]
     numeric = _schema_of(spec).get("type") in ("number", "integer")
     for p in order:
         v = args.get(p)
@@ -347,7 +379,7 @@ def fill_args(
     optional_rate: float = 0.0,
     reference_date: str = "2026-03-02",
     pick: dict[str, Any] | None = None,
-    context: list[Any] | None = None,
+    context: list[Any] | RecordIndex | None = None,
 ) -> dict[str, Any]:
     """Arguments for ``tool``: fixed values, then sampled state values, then schema synthesis.
 
@@ -355,16 +387,18 @@ def fill_args(
     shape of the description's example (``e.g. 'CON-0002'``); a value the named entities
     determine (the listing's seller) wins over a random one; a writer with only optional fields
     to change gets at least one (an update that changes nothing is refused); an end follows its
-    start. ``context`` holds earlier results in the conversation (entities the snapshot lacks)."""
+    start. ``context`` holds earlier results in the conversation (entities the snapshot lacks), as a list
+    or as a :class:`RecordIndex` the caller adds each result to."""
     args: dict[str, Any] = {}
     fixed = dict(fixed or {})
     props = tool.properties
-    optional = [p for p in props if p not in tool.required]
-    wanted = list(tool.required) + [p for p in optional if p in fixed or rng.random() < optional_rate]
+    required = tool.required
+    optional = [p for p in props if p not in required]
+    wanted = list(required) + [p for p in optional if p in fixed or rng.random() < optional_rate]
     if not tool.read_only and optional and not any(p in wanted for p in optional):
         wanted.append(rng.choice(optional))
     sens = set(tool.sensitive)
-    ctx = list(context or [])
+    ctx = context if isinstance(context, RecordIndex) else RecordIndex(list(context or []))
     chosen: list[str] = []
     for p in wanted:
         if p in fixed:

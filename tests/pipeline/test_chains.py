@@ -83,3 +83,18 @@ def test_a_graph_without_confirmed_edges_gives_no_chains(graph, snapshot):
 def test_chains_longer_than_the_default_range_can_be_asked_for(graph, snapshot):
     chains = extract_chains(graph, snapshot, 30, ChainConfig(min_len=2, max_len=7), seed=SEED)
     assert chains and max(len(c.steps) for c in chains) <= 7 and min(len(c.steps) for c in chains) >= 2
+
+
+def test_weighted_pick_draws_what_random_choices_draws():
+    import random
+    from collections import Counter
+
+    from pipeline.chains import _weighted
+
+    items = [f"tool_{i}" for i in range(17)]
+    usage = Counter({t: i % 5 for i, t in enumerate(items)})
+    a, b = random.Random(5), random.Random(5)
+    ours = [_weighted(a, items, usage) for _ in range(5000)]
+    ref = [b.choices(items, weights=[1.0 / (1 + usage[t]) ** 2 for t in items], k=1)[0] for _ in range(5000)]
+    assert ours == ref
+    assert Counter(ours)["tool_0"] > Counter(ours)["tool_4"]  # the unused tool is picked more than the most used

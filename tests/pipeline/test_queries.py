@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from pipeline.config import QueryConfig, SimulateConfig
+from pipeline.records import Snapshot
 from pipeline.queries import CLOSERS, PERSONAS, LLMBackend, TemplateBackend, grounding_errors, relative_date, render_value
 from pipeline.simulate import plan_query
 
@@ -284,3 +285,13 @@ def test_resolution_keeps_values_whose_dry_run_stays_within_the_error_threshold(
             strict_rejected += 1
     assert lax_failing >= 3, "without the threshold some resolved chains keep failing calls"
     assert strict_failing == 0
+
+
+
+def test_grounding_accepts_an_id_the_state_holds_only_as_a_field_value():
+    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[],
+                    entities={"ACC-0001": {"account_id": "ACC-0001"}},
+                    values={"account_id": ["ACC-0001"], "owner_id": ["CUS-0002", 7], "note": ["CUS-0003 is mentioned"]})
+    assert grounding_errors(["Move money from ACC-0001 for CUS-0002"], snap) == []  # an entity, and a field value
+    assert grounding_errors(["Ask CUS-0003 and CUS-0007"], snap) == ["CUS-0003", "CUS-0007"]  # not whole values
+    assert grounding_errors(["Ask CUS-0007"], snap, extra_ok={"CUS-0007"}) == []

@@ -1,0 +1,67 @@
+"""Argument values: the records earlier results hold for an id, found by one walk per result."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pipeline.records import Snapshot, ToolSpec
+from pipeline.values import RecordIndex, _records_of, fill_args
+
+
+def carrying_by_walking(eid: str, results: list[Any]) -> list[dict[str, Any]]:
+    """The reference: walk every result depth first, keeping each dict with an ``*_id`` field equal to ``eid``."""
+    out: list[dict[str, Any]] = []
+
+    def walk(d: Any) -> None:
+        if isinstance(d, dict):
+            if any(k.endswith("_id") and str(v) == eid for k, v in d.items() if isinstance(v, (str, int))):
+                out.append(d)
+            for v in d.values():
+                walk(v)
+        elif isinstance(d, list):
+            for x in d:
+                walk(x)
+
+    for r in results:
+        walk(r)
+    return out
+
+
+RESULTS = [
+    {"listing_id": "LST-1", "seller_id": "USR-7", "bids": [{"bid_id": "BID-1", "listing_id": "LST-1", "bidder_id": "USR-2"}]},
+    {"listings": [{"listing_id": "LST-2", "seller_id": "USR-2", "min_next_bid": 12.5},
+                  {"listing_id": "LST-1", "seller_id": "USR-7", "owner_id": "LST-1"}]},  # one dict, the id twice
+    {"order_id": 41, "customer_id": "CUS-1"},  # an integer id
+    ["LST-1", {"note": "no id field here", "ref": "LST-1"}],
+]
+
+
+def test_index_finds_the_records_of_each_id_in_walk_order_each_once():
+    index = RecordIndex()
+    for r in RESULTS:
+        index.add(r)
+    for eid in ("LST-1", "LST-2", "USR-2", "USR-7", "BID-1", "41", "CUS-1", "NOPE"):
+        found = index.carrying(eid)
+        assert found == carrying_by_walking(eid, RESULTS), eid
+        assert len({id(d) for d in found}) == len(found)
+    assert [d.get("bid_id") or d.get("seller_id") for d in index.carrying("LST-1")] == ["USR-7", "BID-1", "USR-7"]
+    assert RecordIndex(RESULTS).carrying("USR-2") == index.carrying("USR-2")
+
+
+def test_records_of_an_id_are_its_sampled_record_then_those_in_results():
+    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[], entities={"USR-2": {"user_id": "USR-2", "name": "Ana"}})
+    recs = _records_of("USR-2", snap, RESULTS)
+    assert recs[0] == {"user_id": "USR-2", "name": "Ana"}
+    assert recs[1:] == carrying_by_walking("USR-2", RESULTS)
+
+
+def test_a_linked_value_is_the_same_from_a_list_of_results_or_an_index():
+    bid = ToolSpec(name="place_bid", server="x", input_schema={
+        "type": "object", "required": ["listing_id", "amount"],
+        "properties": {"listing_id": {"type": "string"},
+                       "amount": {"type": "number", "description": "at least the listing's min_next_bid"}}})
+    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[bid], values={"listing_id": ["LST-2"]})
+    from_list = fill_args(bid, snap, random.Random(3), context=RESULTS)
+    from_index = fill_args(bid, snap, random.Random(3), context=RecordIndex(RESULTS))
+    assert from_list == from_index == {"listing_id": "LST-2", "amount": 12.5}
