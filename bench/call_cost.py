@@ -1,0 +1,125 @@
+"""Where one in-process tool call's time goes, layer by layer. Prints JSON.
+
+The build's overhead share (time outside tool handlers) has a floor set by the cost of one MCP round
+trip. This figure measures that floor: a small read (``get_customer``) and a listing
+(``list_customers``) on the banking server, each called a few thousand times through
+``pipeline.env.Session`` over the in-process transport, with every layer timed:
+
+* ``pipeline``: ``Session.call`` outside the round trip (session bookkeeping, turning the result into a record);
+* ``event_loop_and_env``: driving the event loop for the request (``InlineLoop``) and the connection wrapper;
+* ``mcp_client``: ``mcp.Client.call_tool`` minus what its dispatcher hands to the server (request building,
+  result validation);
+* ``mcp_server_before_middleware``: mcp's per-request set-up in the server runner before the server's
+  middleware runs (a connection per request, the request context, its teardown). The build benchmark
+  counts this in its "mcp client side", since ``ServerClock`` starts at the outermost middleware;
+* ``mcp_server``: the middleware chain and mcp's tool path around the handler (request and argument
+  validation, the Context, result conversion and serialization);
+* ``handler``: the tool handler itself (``HandlerClock``).
+
+The baseline measured in the same run is the handler time: ``ratio_total_vs_handler`` is the call's
+cost over it, and ``handler_share`` the share of the call that is the tool's own work. The timing
+wrappers are installed on two mcp methods for this figure only (they add about a microsecond each).
+
+    PYTHONPATH=. .venv/bin/python bench/call_cost.py [--calls 3000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import mcp.client.client as mcp_client  # noqa: E402
+from mcp.shared.direct_dispatcher import DirectDispatcher  # noqa: E402
+
+from pipeline.env import CallClock, Environment  # noqa: E402
+from servers.kit import HandlerClock, ServerClock  # noqa: E402
+
+CLOCKS = (HandlerClock, ServerClock, CallClock)
+
+
+class _Boundaries:
+    """Wall time spent inside ``Client.call_tool`` and inside the dispatcher's hand-off to the server."""
+
+    def __init__(self) -> None:
+        self.client = self.dispatch = 0.0
+
+    def install(self) -> None:
+        orig_call, orig_send = mcp_client.Client.call_tool, DirectDispatcher.send_raw_request
+        acc = self
+
+        async def call_tool(self: Any, *a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return await orig_call(self, *a, **k)
+            finally:
+                acc.client += time.perf_counter() - t0
+
+        async def send_raw_request(self: Any, *a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return await orig_send(self, *a, **k)
+            finally:
+                acc.dispatch += time.perf_counter() - t0
+
+        mcp_client.Client.call_tool = call_tool  # type: ignore[method-assign]
+        DirectDispatcher.send_raw_request = send_raw_request  # type: ignore[method-assign]
+
+    def reset(self) -> None:
+        self.client = self.dispatch = 0.0
+
+
+def measure(session: Any, name: str, args: dict[str, Any], calls: int, bounds: _Boundaries) -> dict[str, Any]:
+    first = session.call(name, args)
+    if not first.ok:
+        raise RuntimeError(f"{name} failed: {first.error}")
+    for _ in range(min(300, calls)):  # warm up
+        session.call(name, args)
+    for c in CLOCKS:
+        c.reset()
+        c.enabled = True
+    bounds.reset()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        session.call(name, args)
+    total = time.perf_counter() - t0
+    for c in CLOCKS:
+        c.enabled = False
+    us = lambda s: round(s / calls * 1e6, 1)  # noqa: E731
+    parts = {
+        "pipeline": us(total - CallClock.seconds),
+        "event_loop_and_env": us(CallClock.seconds - bounds.client),
+        "mcp_client": us(bounds.client - bounds.dispatch),
+        "mcp_server_before_middleware": us(bounds.dispatch - ServerClock.seconds),
+        "mcp_server": us(ServerClock.seconds - HandlerClock.seconds),
+        "handler": us(HandlerClock.seconds),
+    }
+    total_us = us(total)
+    return {"tool": name, "result_bytes": len(first.text), "calls": calls, "us_per_call": total_us, "parts_us": parts,
+            "handler_share": round(parts["handler"] / total_us, 3), "baseline": "time inside the tool handler (same run)",
+            "ratio_total_vs_handler": round(total_us / max(parts["handler"], 1e-9), 1)}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser()
+    p.add_argument("--calls", type=int, default=3000)
+    a = p.parse_args(argv)
+    bounds = _Boundaries()
+    bounds.install()
+    with Environment("banking") as env:
+        s = env.session(seed=1)
+        customer = s.call("list_customers", {}).data["customers"][0]["customer_id"]
+        runs = [measure(s, "get_customer", {"customer_id": customer}, a.calls, bounds),
+                measure(s, "list_customers", {}, a.calls, bounds)]
+    out = {"figure": "call_cost", "server": "banking", "transport": "in-process", "runs": runs}
+    print(json.dumps(out, indent=2))
+    return out
+
+
+if __name__ == "__main__":
+    main()
