@@ -11,7 +11,10 @@ server, with the optional timing hooks turned on:
   (the server's part + the mcp client's request building and result validation).
 
 So build time splits into handlers, ``mcp_server_side_share``, ``mcp_client_side_share`` and
-``pipeline_code_share`` (the pipeline's own code, between calls).
+``pipeline_code_share`` (the pipeline's own code, between calls). ``ServerClock`` starts at the
+server's outermost middleware, so mcp's per-request set-up in the server runner before it (about a
+third of an in-process call: ``bench/call_cost.py``) falls in the client-side share. ``stage_split``
+gives the same split for every stage, with the stage's tool calls and its own overhead share.
 
 ``pipeline_overhead_share`` is the share of build time *not* spent inside tool handlers (target
 < 0.5). The baseline measured in the same run is the handler time itself (the build's lower bound
