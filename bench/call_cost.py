@@ -50,28 +50,24 @@ class _Boundaries:
         self.client = self.dispatch = 0.0
 
     def install(self) -> None:
-        orig_call, orig_send = mcp_client.Client.call_tool, DirectDispatcher.send_raw_request
-        acc = self
-
-        async def call_tool(self: Any, *a: Any, **k: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return await orig_call(self, *a, **k)
-            finally:
-                acc.client += time.perf_counter() - t0
-
-        async def send_raw_request(self: Any, *a: Any, **k: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return await orig_send(self, *a, **k)
-            finally:
-                acc.dispatch += time.perf_counter() - t0
-
-        mcp_client.Client.call_tool = call_tool  # type: ignore[method-assign]
-        DirectDispatcher.send_raw_request = send_raw_request  # type: ignore[method-assign]
+        mcp_client.Client.call_tool = _timed(mcp_client.Client.call_tool, self, "client")  # type: ignore[method-assign]
+        DirectDispatcher.send_raw_request = _timed(DirectDispatcher.send_raw_request, self, "dispatch")  # type: ignore[method-assign]
 
     def reset(self) -> None:
         self.client = self.dispatch = 0.0
+
+
+def _timed(method: Any, into: _Boundaries, field: str) -> Any:
+    """``method`` (an async method) adding its wall time to ``into.<field>``."""
+
+    async def timed(self: Any, *a: Any, **k: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return await method(self, *a, **k)
+        finally:
+            setattr(into, field, getattr(into, field) + time.perf_counter() - t0)
+
+    return timed
 
 
 def measure(session: Any, name: str, args: dict[str, Any], calls: int, bounds: _Boundaries) -> dict[str, Any]:
