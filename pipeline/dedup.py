@@ -111,12 +111,12 @@ def new_lsh(threshold: float, num_perm: int) -> MinHashLSH:
     return MinHashLSH(threshold=threshold, num_perm=num_perm, params=params)
 
 
-def _prefix(sh: set[str], threshold: float, order: dict[str, int] | None = None) -> list[str]:
+def _prefix(sh: set[str], threshold: float, order: dict[str, int]) -> list[str]:
     """Tokens any set with Jaccard >= threshold against ``sh`` must share: the first ones of ``sh`` in
-    ``order`` (by name without one), ``|s| - ceil(threshold * |s|) + 1`` of them (the prefix filter)."""
+    ``order`` (:func:`token_order`), ``|s| - ceil(threshold * |s|) + 1`` of them (the prefix filter)."""
     if not sh:
         return [""]  # empty sets are duplicates of each other (jaccard 1.0)
-    toks = sorted(sh, key=order.__getitem__) if order is not None else sorted(sh)
+    toks = sorted(sh, key=order.__getitem__)
     return toks[: len(toks) - math.ceil(threshold * len(toks) - 1e-9) + 1]
 
 
@@ -138,8 +138,8 @@ def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str
         n = len(sh)
         for cand in sorted(cands):
             other = sets[cand]
-            if min(n, len(other)) < t * max(n, len(other)) - 1e-9:
-                continue  # jaccard <= smaller / larger size < threshold (_sizes_allow): no need to intersect
+            if not _sizes_allow(n, len(other), t):
+                continue  # no need to intersect
             j = jaccard(sh, other)
             if j >= cfg.threshold and (dup is None or j > dup[1]):
                 dup = (cand, j)

@@ -299,9 +299,8 @@ class RecordIndex:
         return self._by_id.get(eid, [])
 
 
-def _records_of(eid: str, snapshot: Snapshot, context: list[Any] | RecordIndex) -> list[dict[str, Any]]:
+def _records_of(eid: str, snapshot: Snapshot, index: RecordIndex) -> list[dict[str, Any]]:
     """What is known of entity ``eid``: its sampled record, and records carrying it in earlier results."""
-    index = context if isinstance(context, RecordIndex) else RecordIndex(context)
     return ([snapshot.entities[eid]] if eid in snapshot.entities else []) + index.carrying(eid)
 
 
@@ -311,7 +310,7 @@ def _named_fields(desc: str) -> tuple[str, ...]:
     return tuple(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", desc))
 
 
-def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[str], snapshot: Snapshot, context: list[Any] | RecordIndex) -> Any:
+def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[str], snapshot: Snapshot, context: RecordIndex) -> Any:
     """A value the entities already named in ``args`` determine: the listing's own ``seller_id``,
     or a field the description points at (an amount "at least the listing's min_next_bid")."""
     desc = _schema_of(spec).get("description") or ""

@@ -99,6 +99,22 @@ class Clock:
             cls.calls += count
             cls.running -= 1
 
+    @classmethod
+    def timed(cls, count: bool = True) -> "_Timed":
+        """``with Clock.timed(): ...``: :meth:`start` on entry, :meth:`stop` on the way out, however it is left."""
+        return _Timed(cls, count)
+
+
+class _Timed:
+    def __init__(self, clock: type[Clock], count: bool):
+        self.clock, self.count, self.t0 = clock, count, 0.0
+
+    def __enter__(self) -> None:
+        self.t0 = self.clock.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.clock.stop(self.t0, self.count)
+
 
 class HandlerClock(Clock):
     """Optional accounting of time spent inside tool handlers (off by default: one attribute check per call).
@@ -303,8 +319,7 @@ class SessionBookkeeping:
 
     def apply(self, meta: dict[str, Any]) -> None:
         # the work the admin close and reset tools would do, so HandlerClock counts it as theirs
-        t0 = HandlerClock.start()
-        try:
+        with HandlerClock.timed(count=False):
             try:
                 session, seed = _session_and_seed(meta, self.default_seed)
             except InvalidArgument:
@@ -316,8 +331,6 @@ class SessionBookkeeping:
                         self.store.close(str(sid))
             if meta.get(RESET_META_KEY):
                 self.store.reset(session, seed)
-        finally:
-            HandlerClock.stop(t0, count=False)
 
 
 # --------------------------------------------------------------------------- admin results
@@ -449,41 +462,29 @@ class EnvServer(MCPServer, Generic[W]):
 
         async def prove_admin_reset(with_hash: bool = True) -> SessionInfo:
             """Reset this session's world to its seeded initial state (``with_hash=false``: skip hashing it)."""
-            t0 = HandlerClock.start()
-            try:
+            with HandlerClock.timed():
                 session, seed = _session_of(default_seed)
                 world = store.reset(session, seed)
                 return SessionInfo(session=session, seed=seed, state_hash=world.state_hash() if with_hash else None)
-            finally:
-                HandlerClock.stop(t0)
 
         async def prove_admin_state_hash() -> SessionInfo:
             """The sha256 of this session's world state."""
-            t0 = HandlerClock.start()
-            try:
+            with HandlerClock.timed():
                 session, seed = _session_of(default_seed)
                 return SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
-            finally:
-                HandlerClock.stop(t0)
 
         async def prove_admin_state() -> SessionState:
             """The full state of this session's world, as JSON."""
-            t0 = HandlerClock.start()
-            try:
+            with HandlerClock.timed():
                 session, seed = _session_of(default_seed)
                 world = store.get(session, seed)
                 return SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
-            finally:
-                HandlerClock.stop(t0)
 
         async def prove_admin_close() -> Closed:
             """Drop this session's world."""
-            t0 = HandlerClock.start()
-            try:
+            with HandlerClock.timed():
                 session, _ = _session_of(default_seed)
                 return Closed(session=session, closed=store.close(session))
-            finally:
-                HandlerClock.stop(t0)
 
         for fn in (prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close):
             self.add_tool(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn is not prove_admin_reset))

@@ -51,7 +51,7 @@ def test_index_finds_the_records_of_each_id_in_walk_order_each_once():
 
 def test_records_of_an_id_are_its_sampled_record_then_those_in_results():
     snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[], entities={"USR-2": {"user_id": "USR-2", "name": "Ana"}})
-    recs = _records_of("USR-2", snap, RESULTS)
+    recs = _records_of("USR-2", snap, RecordIndex(RESULTS))
     assert recs[0] == {"user_id": "USR-2", "name": "Ana"}
     assert recs[1:] == carrying_by_walking("USR-2", RESULTS)
 
