@@ -52,17 +52,13 @@ def split_of(example_id: str, eval_fraction: float) -> str:
     return "eval" if h < eval_fraction else "train"
 
 
-def example_row(c: Conversation, eval_fraction: float, tools_json: dict[tuple[int, ...], str] | None = None) -> dict[str, Any]:
-    """One corpus row. ``tools_json`` (optional) caches the tools column by the identity of the tool
-    records: the conversations of a server share them, and each would otherwise re-serialize every schema."""
+def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | None = None) -> dict[str, Any]:
+    """One corpus row. ``tools_json`` (optional) serializes the tools column from per-tool pieces
+    (:class:`ToolsJson`): the conversations of a server share tool records, and each would otherwise
+    re-serialize every schema."""
     eid = "ex-" + stable_hash([c.conversation_id, c.augmentations, [t.name for t in c.tools]], 14)
     n_calls = sum(len(t) for t in c.reference)
-    key = tuple(map(id, c.tools))
-    tools = tools_json.get(key) if tools_json is not None else None
-    if tools is None:
-        tools = json.dumps([t.to_openai() for t in c.tools])
-        if tools_json is not None:
-            tools_json[key] = tools
+    tools = tools_json(c.tools) if tools_json is not None else json.dumps([t.to_openai() for t in c.tools])
     return {
         "example_id": eid, "kind": c.kind, "server": c.server, "servers": list(c.servers), "env_seed": c.seed,
         "messages": json.dumps(c.messages, default=str), "tools": tools,
@@ -72,6 +68,53 @@ def example_row(c: Conversation, eval_fraction: float, tools_json: dict[tuple[in
         "chain_length": n_calls, "outcomes": list(c.outcomes), "trace": json.dumps(c.trace, default=str),
         "final_state_hash": c.final_state_hash,
     }
+
+
+class ToolsJson:
+    """The tools column, ``json.dumps([t.to_openai() for t in tools])`` byte for byte, built from each
+    tool's JSON serialized once. Augmented conversations offer thousands of distinct tool lists drawn
+    from a few hundred tool records (13,500 examples: 5,703 lists, 686 records). Keyed by the identity
+    of the records, which stay alive while the rows are built; a list seen before is served whole."""
+
+    def __init__(self) -> None:
+        self._tool: dict[int, str] = {}
+        self._list: dict[tuple[int, ...], str] = {}
+
+    def __call__(self, tools: list[Any]) -> str:
+        key = tuple(map(id, tools))
+        out = self._list.get(key)
+        if out is None:
+            parts = []
+            for t in tools:
+                one = self._tool.get(id(t))
+                if one is None:
+                    one = self._tool[id(t)] = json.dumps(t.to_openai())
+                parts.append(one)
+            out = self._list[key] = "[" + ", ".join(parts) + "]"
+        return out
+
+
+def content_hash(columns: list[list[str]], repeating: tuple[bool, ...] = (), n: int = 16) -> str:
+    """``stable_hash(columns, n)`` for lists of strings, streamed into the digest: the same value without
+    building the whole document. The strings of a column flagged in ``repeating`` (the tools column
+    repeats one string per tool list) are escaped once per distinct value."""
+    h = hashlib.sha256()
+    h.update(b"[")
+    for i, col in enumerate(columns):
+        h.update(b"[" if i == 0 else b",[")
+        escaped: dict[str, bytes] | None = {} if i < len(repeating) and repeating[i] else None
+        for j, s in enumerate(col):
+            e = escaped.get(s) if escaped is not None else None
+            if e is None:
+                e = json.dumps(s).encode()
+                if escaped is not None:
+                    escaped[s] = e
+            if j:
+                h.update(b",")
+            h.update(e)
+        h.update(b"]")
+    h.update(b"]")
+    return h.hexdigest()[:n]
 
 
 def rejection_rows(rejs: list[Rejection]) -> pl.DataFrame:
@@ -150,11 +193,11 @@ def new_version_name(content_hash: str, now: dt.datetime | None = None) -> str:
 
 def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: list[Rejection], extra: dict[str, Any] | None = None,
                  code_versions: dict[str, str] | None = None, tools_by_server: dict[str, list[str]] | None = None) -> Path:
-    tools_json: dict[tuple[int, ...], str] = {}  # keyed by ids of records that all stay alive until the rows are built
+    tools_json = ToolsJson()
     rows = [example_row(c, cfg.corpus.eval_fraction, tools_json) for c in examples]
     df = pl.DataFrame(rows, schema=EXAMPLE_SCHEMA).sort("example_id")
     rej = rejection_rows(rejections).unique("rejection_id", keep="first").sort("rejection_id")
-    content = stable_hash([df["example_id"].to_list(), df["messages"].to_list(), df["tools"].to_list()], 16)
+    content = content_hash([df["example_id"].to_list(), df["messages"].to_list(), df["tools"].to_list()], repeating=(False, False, True))
     root = corpus_root(cfg.data_dir)
     version = new_version_name(content)
     while (root / version).exists():

@@ -11,8 +11,8 @@ import pytest
 
 from pipeline.augment import irrelevance_example
 from pipeline.config import BuildConfig
-from pipeline.corpus import list_versions, read_examples, resolve_version, split_of, write_corpus
-from pipeline.records import rejection
+from pipeline.corpus import ToolsJson, content_hash, list_versions, read_examples, resolve_version, split_of, write_corpus
+from pipeline.records import rejection, stable_hash
 
 CONTRACT = ["example_id", "kind", "servers", "env_seed", "messages", "tools", "reference", "augmentations", "split",
             "chain_id", "snapshot_id"]
@@ -116,3 +116,16 @@ def test_composition_is_measured_against_the_configured_knobs(tmp_path, examples
     paper = BuildConfig(examples=10, servers=["banking"], data_dir=str(tmp_path / "p"))
     m = json.loads((write_corpus(paper, examples, rejections) / "manifest.json").read_text())
     assert m["composition"]["targets"]["distractors"] == 0.40 and m["composition"]["within_tolerance"]["distractors"] is False
+
+
+def test_tools_column_is_the_plain_json_of_each_tool_list(banking_tools):
+    lists = [banking_tools, banking_tools[:3], banking_tools[2:5], [banking_tools[4], banking_tools[0]], banking_tools[:3], []]
+    tools_json = ToolsJson()
+    assert [tools_json(ts) for ts in lists] == [json.dumps([t.to_openai() for t in ts]) for ts in lists]
+
+
+@pytest.mark.parametrize("columns", [[], [[], []], [["ex-1", "ex-2"], ['{"a": "\u00e9 \\"q\\""}', "x"], ["t", "t"]],
+                                     [["é", "\n"], ["\ud83d\ude00 ok", ""]]])
+def test_content_hash_is_the_stable_hash_of_the_columns(columns):
+    assert content_hash(columns) == stable_hash(columns, 16)
+    assert content_hash(columns, repeating=(True,) * len(columns)) == stable_hash(columns, 16)
