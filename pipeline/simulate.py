@@ -20,7 +20,7 @@ from pipeline.config import QueryConfig, SimulateConfig
 from pipeline.env import Environment
 from pipeline.queries import PERSONAS, QueryBackend, describe_tool, grounding_errors, words
 from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection, Snapshot, ToolSpec, UserQuery, rejection, stable_hash
-from pipeline.values import RecordIndex, fill_args, find_field
+from pipeline.values import RecordIndex, ValueMemo, fill_args, find_field
 
 INFO_LEVELS = ("complete", "missing", "minimal")
 RESOLVE_ATTEMPTS = 5
@@ -72,10 +72,10 @@ def pick_info_level(rng: random.Random, cfg: SimulateConfig) -> str:
 
 
 def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Random, qcfg: QueryConfig,
-                  by_name: dict[str, ToolSpec] | None = None) -> tuple[list[dict[str, Any]], str | None]:
+                  by_name: dict[str, ToolSpec] | None = None, memo: ValueMemo | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """Dry-run the chain on a scratch session to fix every argument (user values, earlier outputs,
     the user's own secrets). Returns per-step {tool, args, user_args, from_steps, result}.
-    ``by_name``: the snapshot's tools by name, when the caller has them."""
+    ``by_name``: the snapshot's tools by name, when the caller has them; ``memo``: see :func:`fill_args`."""
     by_name = by_name if by_name is not None else {t.name: t for t in snap.tools}
     pick: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
@@ -94,8 +94,8 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
                     fixed[p] = val
                     from_steps.append(p)
             args = fill_args(tool, snap, rng, fixed=fixed, optional_rate=0.25, reference_date=qcfg.reference_date, pick=pick,
-                             context=earlier)
-            sensitive = tool.sensitive
+                             context=earlier, memo=memo)
+            sensitive = memo.facts(tool).sensitive if memo is not None else tool.sensitive
             for p, v in args.items():
                 if p not in fixed and p not in sensitive:
                     pick.setdefault(p, v)
@@ -150,13 +150,14 @@ def _with_dry_run(chain: Chain, steps: list[dict[str, Any]]) -> dict[str, Any]:
 
 def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBackend, cfg: SimulateConfig, qcfg: QueryConfig,
                rng: random.Random, info_level: str | None = None, persona: str | None = None,
-               max_error_rate: float = 0.30) -> tuple[UserQuery | None, Rejection | None]:
+               max_error_rate: float = 0.30, memo: ValueMemo | None = None) -> tuple[UserQuery | None, Rejection | None]:
     """Resolve the chain's arguments on a scratch session and write the user's request per turn.
 
     Resolution tries up to ``RESOLVE_ATTEMPTS`` sets of values and keeps the first whose dry run
     both resolves every dependency and fails at most ``max_error_rate`` of its calls (the replay
     threshold): a request built on values that make most calls fail would be simulated and
-    replayed only to be rejected. Failures within the threshold stay: they teach give-up."""
+    replayed only to be rejected. Failures within the threshold stay: they teach give-up. ``memo``: a
+    :class:`~pipeline.values.ValueMemo` shared by the queries of a stage."""
     up = {"snapshot_id": snap.snapshot_id, "chain_id": chain.chain_id}
     info_level = info_level or pick_info_level(rng, cfg)
     persona = persona or rng.choice(sorted(PERSONAS))
@@ -165,7 +166,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     steps: list[dict[str, Any]] = []
     by_name = {t.name: t for t in snap.tools}
     for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
-        steps, problem = resolve_chain(env, snap, chain, rng, qcfg, by_name)
+        steps, problem = resolve_chain(env, snap, chain, rng, qcfg, by_name, memo)
         if problem:
             continue
         calls, errors = live_calls(chain, [st["result"].ok for st in steps])

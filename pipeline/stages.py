@@ -28,6 +28,7 @@ from pipeline.queries import make_backend
 from pipeline.records import Chain, Conversation, DependencyGraph, Rejection, Snapshot, UserQuery, rejection
 from pipeline.replay import validate
 from pipeline.simulate import INFO_LEVELS, plan_query, run_conversation
+from pipeline.values import ValueMemo
 
 # chains generated per multi-turn example needed: replay, dedup and the information-level selection keep
 # about 60-75% of them on the built-in servers, so 2x leaves a margin without simulating work thrown away
@@ -202,10 +203,11 @@ def stage_queries(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], env: En
     try:
         backend = make_backend(cfg.query, Path(cfg.query.cache_dir) if cfg.query.cache_dir else cfg.data_path / "cache" / "llm")
         levels = assign_levels(chains, info_level_plan(len(chains), cfg, f"{cfg.seed}:{snap.server}:levels", generation=True))
+        memo = ValueMemo()
         for i, chain in enumerate(chains):
             rng = _rng(cfg, "query", chain.chain_id)
             q, rej = plan_query(env, snap.context(chain.snapshot_id), chain, backend, cfg.simulate, cfg.query, rng, info_level=levels[i],
-                                max_error_rate=cfg.replay.max_error_rate)
+                                max_error_rate=cfg.replay.max_error_rate, memo=memo)
             if q is not None:
                 out.items.append(q)
             if rej is not None:

@@ -6,7 +6,7 @@ import functools
 import random
 import re
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from pipeline.records import Snapshot, ToolSpec
 
@@ -310,12 +310,16 @@ def _named_fields(desc: str) -> tuple[str, ...]:
     return tuple(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", desc))
 
 
-def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[str], snapshot: Snapshot, context: RecordIndex) -> Any:
+def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[str], snapshot: Snapshot, context: RecordIndex,
+            named: tuple[str, ...] | None = None, numeric: bool | None = None) -> Any:
     """A value the entities already named in ``args`` determine: the listing's own ``seller_id``,
-    or a field the description points at (an amount "at least the listing's min_next_bid")."""
-    desc = _schema_of(spec).get("description") or ""
-    named = [w for w in _named_fields(desc) if w != param]
-    numeric = _schema_of(spec).get("type") in ("number", "integer")
+    or a field the description points at (an amount "at least the listing's min_next_bid").
+    ``named`` and ``numeric``: the fields the description names and whether the parameter is a number,
+    when the caller has them."""
+    if named is None:
+        named = tuple(w for w in _named_fields(_schema_of(spec).get("description") or "") if w != param)
+    if numeric is None:
+        numeric = _schema_of(spec).get("type") in ("number", "integer")
     for p in order:
         v = args.get(p)
         if p == param or not isinstance(v, str) or not p.endswith("_id"):
@@ -352,8 +356,8 @@ def _pair_times(args: dict[str, Any], rng: random.Random) -> None:
             continue
 
 
-def _array_value(param: str, spec: dict[str, Any], snapshot: Snapshot, rng: random.Random) -> list[Any] | None:
-    """One or two observed values for an array of ids or addresses (``attendee_ids``, ``to``)."""
+def _array_candidates(param: str, spec: dict[str, Any], snapshot: Snapshot) -> list[Any] | None:
+    """The observed values an array of ids or addresses (``attendee_ids``, ``to``) draws from, if it is one."""
     s = _schema_of(spec)
     if s.get("type") != "array":
         return None
@@ -365,9 +369,77 @@ def _array_value(param: str, spec: dict[str, Any], snapshot: Snapshot, rng: rand
     if not vals:
         shape = example_shape(spec)
         vals = shaped_values(snapshot, shape) if shape else []
+    return vals or None
+
+
+def _array_value(param: str, spec: dict[str, Any], snapshot: Snapshot, rng: random.Random) -> list[Any] | None:
+    """One or two observed values for an array of ids or addresses (``attendee_ids``, ``to``)."""
+    vals = _array_candidates(param, spec, snapshot)
     if not vals:
         return None
     return rng.sample(vals, k=min(len(vals), rng.choice([1, 1, 2])))
+
+
+class _ParamPlan(NamedTuple):
+    """Where a parameter's value comes from, for one tool and one snapshot (nothing here is drawn)."""
+
+    spec: dict[str, Any]
+    vals: list[Any]  # observed values to choose from (used when ``use_vals``)
+    use_vals: bool
+    array_vals: list[Any] | None  # else: observed values for an array parameter; else the value is synthesized
+    named: tuple[str, ...]  # fields the description points at (:func:`_linked`)
+    numeric: bool
+
+
+def _param_plan(tool: ToolSpec, p: str, props: dict[str, Any], snapshot: Snapshot) -> _ParamPlan:
+    spec = props.get(p) or {}
+    # a writer's dates and times are new ones (after the reference date), not copies of the state's past ones
+    fresh_time = not tool.read_only and _temporal(p, spec)
+    vals = [] if fresh_time else _fits_pattern(observed_values(snapshot, p, tool.read_only), spec)
+    if not vals and not fresh_time and _schema_of(spec).get("type") in (None, "string"):
+        shape = example_shape(spec)
+        vals = (shaped_values(snapshot, shape) if shape else
+                described_id_values(snapshot, spec) if p.endswith("_id") else described_values(snapshot, spec))
+    use_vals = bool(vals) and "enum" not in _schema_of(spec)
+    desc = _schema_of(spec).get("description") or ""
+    return _ParamPlan(spec, vals, use_vals, None if use_vals else _array_candidates(p, spec, snapshot),
+                      tuple(w for w in _named_fields(desc) if w != p), _schema_of(spec).get("type") in ("number", "integer"))
+
+
+class _ToolFacts(NamedTuple):
+    props: dict[str, Any]
+    required: list[str]
+    optional: list[str]
+    sensitive: frozenset[str]
+
+
+def _tool_facts(tool: ToolSpec) -> _ToolFacts:
+    props, required = tool.properties, tool.required
+    return _ToolFacts(props, required, [p for p in props if p not in required], frozenset(tool.sensitive))
+
+
+class ValueMemo:
+    """What :func:`fill_args` works out per snapshot, tool and parameter before drawing anything (the
+    candidate values, the schema facts), kept across the calls of a stage: the query stage fills the
+    same tools against the same snapshot tens of thousands of times. Holds the snapshots and tools it
+    has seen, so their ids stay theirs; the draws are the ones made without a memo."""
+
+    def __init__(self) -> None:
+        self._facts: dict[int, tuple[ToolSpec, _ToolFacts]] = {}
+        self._plans: dict[tuple[int, int, str], tuple[Snapshot, ToolSpec, _ParamPlan]] = {}
+
+    def facts(self, tool: ToolSpec) -> _ToolFacts:
+        hit = self._facts.get(id(tool))
+        if hit is None or hit[0] is not tool:
+            hit = self._facts[id(tool)] = (tool, _tool_facts(tool))
+        return hit[1]
+
+    def plan(self, tool: ToolSpec, p: str, props: dict[str, Any], snapshot: Snapshot) -> _ParamPlan:
+        key = (id(snapshot), id(tool), p)
+        hit = self._plans.get(key)
+        if hit is None or hit[0] is not snapshot or hit[1] is not tool:
+            hit = self._plans[key] = (snapshot, tool, _param_plan(tool, p, props, snapshot))
+        return hit[2]
 
 
 def fill_args(
@@ -379,6 +451,7 @@ def fill_args(
     reference_date: str = "2026-03-02",
     pick: dict[str, Any] | None = None,
     context: list[Any] | RecordIndex | None = None,
+    memo: ValueMemo | None = None,
 ) -> dict[str, Any]:
     """Arguments for ``tool``: fixed values, then sampled state values, then schema synthesis.
 
@@ -387,18 +460,17 @@ def fill_args(
     determine (the listing's seller) wins over a random one; a writer with only optional fields
     to change gets at least one (an update that changes nothing is refused); an end follows its
     start. ``context`` holds earlier results in the conversation (entities the snapshot lacks), as a list
-    or as a :class:`RecordIndex` the caller adds each result to."""
+    or as a :class:`RecordIndex` the caller adds each result to. ``memo``: a :class:`ValueMemo` shared by the
+    calls of a stage (the same arguments, less work)."""
     args: dict[str, Any] = {}
     fixed = dict(fixed or {})
-    props = tool.properties
-    required = tool.required
-    optional = [p for p in props if p not in required]
+    facts = memo.facts(tool) if memo is not None else _tool_facts(tool)
+    props, required, optional, sens = facts
     wanted = list(required) + [p for p in optional if p in fixed or rng.random() < optional_rate]
     if not tool.read_only and optional and not any(p in wanted for p in optional):
         wanted.append(rng.choice(optional))
-    sens = set(tool.sensitive)
     ctx = context if isinstance(context, RecordIndex) else RecordIndex(list(context or []))
-    chosen: list[str] = []
+    chosen: list[tuple[str, _ParamPlan]] = []
     for p in wanted:
         if p in fixed:
             args[p] = fixed[p]
@@ -408,23 +480,17 @@ def fill_args(
         if pick is not None and p in pick:
             args[p] = pick[p]
             continue
-        spec = props.get(p) or {}
-        chosen.append(p)
-        # a writer's dates and times are new ones (after the reference date), not copies of the state's past ones
-        fresh_time = not tool.read_only and _temporal(p, spec)
-        vals = [] if fresh_time else _fits_pattern(observed_values(snapshot, p, tool.read_only), spec)
-        if not vals and not fresh_time and _schema_of(spec).get("type") in (None, "string"):
-            shape = example_shape(spec)
-            vals = (shaped_values(snapshot, shape) if shape else
-                    described_id_values(snapshot, spec) if p.endswith("_id") else described_values(snapshot, spec))
-        if vals and "enum" not in _schema_of(spec):
-            args[p] = rng.choice(vals)
-            continue
-        arr = _array_value(p, spec, snapshot, rng)
-        args[p] = arr if arr is not None else synth_value(p, spec, rng, reference_date)
+        plan = memo.plan(tool, p, props, snapshot) if memo is not None else _param_plan(tool, p, props, snapshot)
+        chosen.append((p, plan))
+        if plan.use_vals:
+            args[p] = rng.choice(plan.vals)
+        elif plan.array_vals:
+            args[p] = rng.sample(plan.array_vals, k=min(len(plan.array_vals), rng.choice([1, 1, 2])))
+        else:
+            args[p] = synth_value(p, plan.spec, rng, reference_date)
     order = [p for p in wanted if p in fixed] + [p for p in wanted if p not in fixed]
-    for p in chosen:
-        v = _linked(p, props.get(p) or {}, args, order, snapshot, ctx)
+    for p, plan in chosen:
+        v = _linked(p, plan.spec, args, order, snapshot, ctx, plan.named, plan.numeric)
         if v is not None:
             args[p] = v
     _pair_times(args, rng)

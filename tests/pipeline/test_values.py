@@ -65,3 +65,20 @@ def test_a_linked_value_is_the_same_from_a_list_of_results_or_an_index():
     from_list = fill_args(bid, snap, random.Random(3), context=RESULTS)
     from_index = fill_args(bid, snap, random.Random(3), context=RecordIndex(RESULTS))
     assert from_list == from_index == {"listing_id": "LST-2", "amount": 12.5}
+
+
+def test_a_shared_memo_gives_the_arguments_and_draws_of_filling_without_one(snapshot):
+    from pipeline.values import ValueMemo
+
+    memo = ValueMemo()
+    pick: dict[str, Any] = {}
+    for seed in range(12):
+        for tool in snapshot.tools:
+            plain_rng, memo_rng = random.Random(f"{seed}:{tool.name}"), random.Random(f"{seed}:{tool.name}")
+            plain = fill_args(tool, snapshot, plain_rng, optional_rate=0.5, pick=dict(pick), context=RESULTS)
+            memoized = fill_args(tool, snapshot, memo_rng, optional_rate=0.5, pick=dict(pick), context=RESULTS, memo=memo)
+            assert memoized == plain, tool.name
+            assert memo_rng.getstate() == plain_rng.getstate(), tool.name
+            if seed % 3 == 0:
+                pick.update({k: v for k, v in plain.items() if k not in pick})
+    assert memo.facts(snapshot.tools[0]).props == snapshot.tools[0].properties
