@@ -207,7 +207,9 @@ class Rejection(BaseModel):
 
 
 def rejection(stage: str, reason: str, detail: str, server: str | None, upstream: dict[str, str | None], payload: Any = None) -> Rejection:
-    body = payload.model_dump(mode="json") if isinstance(payload, BaseModel) else payload
+    if isinstance(payload, BaseModel):  # serialized by pydantic directly (a whole conversation, a chain)
+        body = payload.model_dump_json(fallback=str)
+    else:
+        body = json.dumps(payload, default=str) if payload is not None else ""
     rid = "rej-" + stable_hash([stage, reason, detail, upstream], 14)
-    return Rejection(rejection_id=rid, stage=stage, reason=reason, detail=detail, server=server, upstream=upstream,
-                     payload=json.dumps(body, default=str) if body is not None else "")
+    return Rejection(rejection_id=rid, stage=stage, reason=reason, detail=detail, server=server, upstream=upstream, payload=body)
