@@ -1,4 +1,4 @@
-"""Near-duplicate removal: MinHash LSH (``pipeline.dedup``) against exact pairwise Jaccard. Prints JSON.
+"""Near-duplicate removal: the pipeline's dedup and MinHash LSH against exact pairwise Jaccard. Prints JSON.
 
 Synthetic conversations are tool-call sequences drawn from the real servers' tool names (every
 built-in server, listed over MCP): per conversation one server, 2-5 calls (the chain-length
@@ -8,8 +8,8 @@ set has both exact duplicate groups and pairs just above and below the 0.70 thre
 
 For each size (default 5,000 and 50,000):
 
-* ``dedup_seconds``: ``pipeline.dedup.dedup`` (LSH candidates + prefix-filter candidates, each
-  confirmed with the exact Jaccard) — what the pipeline runs;
+* ``dedup_seconds``: ``pipeline.dedup.dedup`` (prefix-filter candidates, each confirmed with the
+  exact Jaccard) — what the pipeline runs;
 * ``lsh_pairs_seconds``: ``pipeline.dedup.lsh_pairs`` (all pairs LSH finds, confirmed);
 * ``exact_seconds``: ``pipeline.dedup.exact_pairs`` (every pair's Jaccard). Measured in full where
   the pair count is at most ``--exact-max-pairs``; above that it is measured on a random sample of

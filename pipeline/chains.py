@@ -11,55 +11,91 @@ from __future__ import annotations
 import bisect
 import itertools
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 
 from pipeline.config import ChainConfig, DedupConfig
 from pipeline.graph import to_networkx
 from pipeline.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
 
 
-def _weighted(rng: random.Random, items: list[str], usage: Counter) -> str:
-    """One item, the less used the likelier: ``rng.choices(items, weights=1/(1+uses)^2, k=1)[0]``,
-    computed as ``random.choices`` does (same draw) without its per-call checks."""
-    cum = list(itertools.accumulate(1.0 / (1 + usage[i]) ** 2 for i in items))
+class _Usage:
+    """How often each tool has been put in a chain, with the weight that makes the least used likelier:
+    ``1 / (1 + uses) ** 2``, kept up to date as uses are counted (rather than recomputed per draw)."""
+
+    def __init__(self) -> None:
+        self.uses: Counter = Counter()
+        self.weight: defaultdict[str, float] = defaultdict(lambda: 1.0)
+
+    def count(self, name: str) -> None:
+        self.uses[name] += 1
+        self.weight[name] = 1.0 / (1 + self.uses[name]) ** 2
+
+
+def _weighted(rng: random.Random, items: list[str], weight: dict[str, float]) -> str:
+    """One item drawn by ``weight``: ``rng.choices(items, weights=[weight[i] for i in items], k=1)[0]``,
+    computed as ``random.choices`` does (the same draw) without its per-call checks."""
+    cum = list(itertools.accumulate(map(weight.__getitem__, items)))
     return items[bisect.bisect(cum, rng.random() * cum[-1], 0, len(items) - 1)]
 
 
-def _sample_path(successors: dict[str, list[str]], starts: list[str], rng: random.Random, usage: Counter, cfg: ChainConfig) -> list[str] | None:
+def _length_draw(cfg: ChainConfig) -> tuple[list[int], list[int]]:
+    """The chain lengths and their cumulative weights (5, 4, 2, then 1 each), for ``_sample_path``."""
+    lengths = list(range(cfg.min_len, cfg.max_len + 1))
+    return lengths, list(itertools.accumulate((5, 4, 2)[i] if i < 3 else 1 for i in range(len(lengths))))
+
+
+def _sample_path(successors: dict[str, list[str]], starts: list[str], rng: random.Random, usage: _Usage,
+                 lengths: tuple[list[int], list[int]]) -> list[str] | None:
     """The tool names of one chain, walked along the graph's edges (``successors``: each tool's
-    successors in the graph; ``None``: shorter than ``min_len``)."""
-    lengths = range(cfg.min_len, cfg.max_len + 1)
-    target = rng.choices(lengths, weights=[(5, 4, 2)[i] if i < 3 else 1 for i in range(len(lengths))], k=1)[0]
-    path = [_weighted(rng, starts, usage)]
+    successors in the graph; ``lengths``: :func:`_length_draw`; ``None``: shorter than the minimum)."""
+    values, cum = lengths
+    # rng.choices(values, weights, k=1)[0], the same draw
+    target = values[bisect.bisect(cum, rng.random() * (cum[-1] + 0.0), 0, len(values) - 1)]
+    weight = usage.weight
+    path = [_weighted(rng, starts, weight)]
     while len(path) < target:
-        cands = sorted({s for n in path for s in successors[n] if s not in path})
+        cands = sorted({s for n in path for s in successors[n]}.difference(path))
         if not cands:
             break
-        path.append(_weighted(rng, cands, usage))
-    if len(path) < cfg.min_len:
+        path.append(_weighted(rng, cands, weight))
+    if len(path) < values[0]:
         return None
     for name in path:
-        usage[name] += 1
+        usage.count(name)
     return path
 
 
-def _build_chain(G, path: list[str], graph: DependencyGraph, snap: Snapshot, by_name: dict, nonce: float) -> Chain:
-    """The chain of a sampled path: each step's dependencies and where each argument comes from."""
+def _edge_fields(G) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """For each pair of tools joined by confirmed edges: the (output field, parameter) links of those
+    edges, in the graph's order."""
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for a, b, data in G.edges(data=True):
+        out.setdefault((a, b), []).extend((data.get("fields") or {}).items())
+    return out
+
+
+def _build_chain(links: dict[tuple[str, str], list[tuple[str, str]]], path: list[str], graph: DependencyGraph, snap: Snapshot,
+                 by_name: dict, nonce: float) -> Chain:
+    """The chain of a sampled path: each step's dependencies and where each argument comes from
+    (``links``: :func:`_edge_fields` of the graph)."""
     steps: list[ChainStep] = []
     for k, name in enumerate(path):
-        deps: set[int] = set()
+        deps: list[int] = []
         args: dict[str, ArgSource] = {}
         tool = by_name[name]
+        props = tool.input_schema.get("properties") or {}
         for j in range(k):
-            if G.has_edge(path[j], name):
-                deps.add(j)
-                for e in G.get_edge_data(path[j], name).values():
-                    for out_field, param in (e.get("fields") or {}).items():
-                        if param in tool.properties and param not in args:
-                            args[param] = ArgSource(kind="step", step=j, field=out_field)
+            fields = links.get((path[j], name))
+            if fields is None:
+                continue
+            deps.append(j)
+            for out_field, param in fields:
+                if param in props and param not in args:
+                    args[param] = ArgSource(kind="step", step=j, field=out_field)
         for p in tool.required:
-            args.setdefault(p, ArgSource(kind="user"))
-        steps.append(ChainStep(name=name, args=args, depends_on=sorted(deps)))
+            if p not in args:
+                args[p] = ArgSource(kind="user")
+        steps.append(ChainStep(name=name, args=args, depends_on=deps))
     cid = "chain-" + stable_hash([graph.graph_id, [s.model_dump() for s in steps], nonce], 12)
     return Chain(chain_id=cid, server=graph.server, seed=snap.seed, snapshot_id=snap.snapshot_id, graph_id=graph.graph_id, steps=steps)
 
@@ -76,42 +112,41 @@ def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainCon
     grows, so a sequence once a near-duplicate stays one); sampling draws the same random numbers
     either way, so the chains are the ones a check after building would keep.
     """
-    from pipeline.dedup import MinHasher, jaccard, new_lsh, shingles
+    from pipeline.dedup import NearDuplicates, shingles
 
     rng = random.Random(f"chains:{graph.server}:{seed}")
     G = to_networkx(graph)
     starts = [n for n in G.nodes if G.out_degree(n) > 0]
     successors = {n: list(G.successors(n)) for n in G.nodes}
+    links = _edge_fields(G)
+    lengths = _length_draw(cfg)
     by_name = {t.name: t for t in snap.tools}
-    usage: Counter = Counter()
+    usage = _Usage()
     chains: list[Chain] = []
-    lsh = new_lsh(dedup_cfg.threshold * 0.85, dedup_cfg.num_perm) if dedup_cfg else None
-    minhash = MinHasher(dedup_cfg.num_perm) if dedup_cfg else None
-    kept: dict[int, set[str]] = {}
+    # consecutive pairs ("a>b") before single tool names: pairs are the rarer tokens
+    near = NearDuplicates(dedup_cfg.threshold, order=lambda tok: (">" not in tok, tok)) if dedup_cfg else None
     judged: set[tuple[str, ...]] = set()  # sequences already kept or found near-duplicate
     attempts = misses = 0
     while len(chains) < n and attempts < n * 8 and misses < 400:
         attempts += 1
-        path = _sample_path(successors, starts, rng, usage, cfg) if starts else None
+        path = _sample_path(successors, starts, rng, usage, lengths) if starts else None
         if path is None:
             misses += 1
             continue
         nonce = rng.random()  # the chain id's; drawn for every sampled path, kept or not
-        if lsh is not None and minhash is not None and dedup_cfg is not None:
+        if near is not None:
             key = tuple(path)
             if key in judged:
                 misses += 1
                 continue
             judged.add(key)
             sh = shingles([(name, {}) for name in path])
-            m = minhash(sh)
-            if any(jaccard(sh, kept[k]) >= dedup_cfg.threshold for k in lsh.query(m)):
+            if near.best(sh) is not None:
                 misses += 1
                 continue
-            lsh.insert(len(kept), m)
-            kept[len(kept)] = sh
+            near.add(str(len(chains)), sh)
         misses = 0
-        chains.append(_build_chain(G, path, graph, snap, by_name, nonce))
+        chains.append(_build_chain(links, path, graph, snap, by_name, nonce))
     return chains
 
 

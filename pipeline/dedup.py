@@ -1,15 +1,17 @@
-"""Near-duplicate removal: MinHash LSH (datasketch) at Jaccard 0.70 on tool-call sequences.
+"""Near-duplicate removal: Jaccard 0.70 on tool-call sequences, exactly.
 
 A conversation's shingles are the tool names of its reference calls across all turns plus each
 consecutive pair of names (order-aware); optionally the argument values too. Conversations are
 visited in a stable order (by id) and one is dropped when an earlier kept one is a duplicate.
-LSH only proposes candidates: every candidate pair is confirmed with the exact Jaccard, so no
-pair under the threshold is ever removed, and recall is measured against exact pairwise Jaccard
-on a sample. LSH alone misses some pairs at the threshold (the shingle sets are small), so
-candidates also come from an exact prefix-filter index: any two sets with Jaccard >= t share a
-token among the first ``|s| - ceil(t*|s|) + 1`` of their tokens in one global order (rarest first,
-so few pairs are compared). The kept set therefore
-never holds a pair at or above the threshold.
+
+Candidates come from a prefix-filter index (:class:`NearDuplicates`): any two sets with Jaccard >= t
+share a token among the first ``|s| - ceil(t*|s|) + 1`` of their tokens in one global order (rarest
+first, so few pairs are compared); each candidate is confirmed with the exact Jaccard. So no
+duplicate is missed and no pair under the threshold is removed: the kept set never holds a pair at
+or above the threshold. MinHash LSH (datasketch, :func:`lsh_pairs`) is the approximate alternative
+the benchmark and :func:`recall_check` measure against exact pairwise Jaccard; on these small sets it
+misses about one pair in twenty at the threshold, and when it ran beside the prefix filter it found
+no pair the filter had not (``bench/OPTIMISATIONS.md``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import json
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -111,45 +113,66 @@ def new_lsh(threshold: float, num_perm: int) -> MinHashLSH:
     return MinHashLSH(threshold=threshold, num_perm=num_perm, params=params)
 
 
-def _prefix(sh: set[str], threshold: float, order: dict[str, int]) -> list[str]:
+def _prefix(sh: set[str], threshold: float, key: Callable[[str], Any]) -> list[str]:
     """Tokens any set with Jaccard >= threshold against ``sh`` must share: the first ones of ``sh`` in
-    ``order`` (:func:`token_order`), ``|s| - ceil(threshold * |s|) + 1`` of them (the prefix filter)."""
+    the order of ``key`` (one order for all sets), ``|s| - ceil(threshold * |s|) + 1`` of them (the prefix filter)."""
     if not sh:
         return [""]  # empty sets are duplicates of each other (jaccard 1.0)
-    toks = sorted(sh, key=order.__getitem__)
+    toks = sorted(sh, key=key)
     return toks[: len(toks) - math.ceil(threshold * len(toks) - 1e-9) + 1]
 
 
-def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str], dict[str, tuple[str, float]]]:
-    """Returns (kept ids in stable order, dropped id -> (kept duplicate id, jaccard))."""
-    lsh = new_lsh(cfg.threshold * 0.85, cfg.num_perm)
-    minhash = MinHasher(cfg.num_perm)
-    index: dict[str, list[str]] = {}  # prefix token -> kept ids (exact candidates LSH may miss)
-    kept: list[str] = []
-    sets: dict[str, set[str]] = {}
-    dropped: dict[str, tuple[str, float]] = {}
-    order = token_order(sh for _, sh in items)
-    t = cfg.threshold
-    for cid, sh in sorted(items, key=lambda x: x[0]):
-        m = minhash(sh)
-        prefix = _prefix(sh, t, order)
-        cands = set(lsh.query(m)) | {k for tok in prefix for k in index.get(tok, ())}
+class NearDuplicates:
+    """Exact near-duplicate search over a growing collection of token sets (a prefix-filter index).
+
+    :meth:`best` returns the indexed set with the highest Jaccard >= ``threshold`` against a query
+    (ties: the smallest id), :meth:`add` indexes a set. Only the first ``|s| - ceil(t*|s|) + 1`` tokens
+    of each set in one fixed order are indexed and probed: two sets at the threshold always share one
+    of them, so no duplicate is missed. ``order``: the sort key of a token (any one order is exact; rare
+    tokens first keeps the candidates few: :func:`token_order`, where the sets are known up front)."""
+
+    def __init__(self, threshold: float, order: Callable[[str], Any]):
+        self.threshold = threshold
+        self._order = order
+        self._index: dict[str, list[str]] = {}
+        self._sets: dict[str, set[str]] = {}
+
+    def prefix(self, sh: set[str]) -> list[str]:
+        return _prefix(sh, self.threshold, self._order)
+
+    def best(self, sh: set[str], prefix: list[str] | None = None) -> tuple[str, float] | None:
+        """The best match of ``sh`` (``prefix``: its :meth:`prefix`, if the caller has it)."""
+        t, n = self.threshold, len(sh)
+        cands = {k for tok in (prefix if prefix is not None else self.prefix(sh)) for k in self._index.get(tok, ())}
         dup = None
-        n = len(sh)
         for cand in sorted(cands):
-            other = sets[cand]
+            other = self._sets[cand]
             if not _sizes_allow(n, len(other), t):
                 continue  # no need to intersect
             j = jaccard(sh, other)
-            if j >= cfg.threshold and (dup is None or j > dup[1]):
+            if j >= t and (dup is None or j > dup[1]):
                 dup = (cand, j)
+        return dup
+
+    def add(self, key: str, sh: set[str], prefix: list[str] | None = None) -> None:
+        for tok in prefix if prefix is not None else self.prefix(sh):
+            self._index.setdefault(tok, []).append(key)
+        self._sets[key] = sh
+
+
+def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str], dict[str, tuple[str, float]]]:
+    """Returns (kept ids in stable order, dropped id -> (kept duplicate id, jaccard)); the duplicate
+    named is the kept set of highest Jaccard (the first by id among equals)."""
+    near = NearDuplicates(cfg.threshold, token_order(sh for _, sh in items).__getitem__)
+    kept: list[str] = []
+    dropped: dict[str, tuple[str, float]] = {}
+    for cid, sh in sorted(items, key=lambda x: x[0]):
+        prefix = near.prefix(sh)
+        dup = near.best(sh, prefix)
         if dup:
             dropped[cid] = dup
             continue
-        lsh.insert(cid, m)
-        for tok in prefix:
-            index.setdefault(tok, []).append(cid)
-        sets[cid] = sh
+        near.add(cid, sh, prefix)
         kept.append(cid)
     return kept, dropped
 
@@ -159,7 +182,7 @@ def similar_pairs(items: list[tuple[str, set[str]]], threshold: float) -> set[tu
     threshold shares a token of each set's sorted prefix, so only pairs sharing one are compared."""
     index: dict[str, list[int]] = {}
     out = set()
-    order = token_order(sa for _, sa in items)
+    order = token_order(sa for _, sa in items).__getitem__
     for i, (a, sa) in enumerate(items):
         prefix = _prefix(sa, threshold, order)
         cands = {j for tok in prefix for j in index.get(tok, ())}

@@ -89,12 +89,30 @@ def test_weighted_pick_draws_what_random_choices_draws():
     import random
     from collections import Counter
 
-    from pipeline.chains import _weighted
+    from pipeline.chains import _Usage, _weighted
 
     items = [f"tool_{i}" for i in range(17)]
-    usage = Counter({t: i % 5 for i, t in enumerate(items)})
+    usage = _Usage()
+    for i, t in enumerate(items):
+        for _ in range(i % 5):
+            usage.count(t)
     a, b = random.Random(5), random.Random(5)
-    ours = [_weighted(a, items, usage) for _ in range(5000)]
-    ref = [b.choices(items, weights=[1.0 / (1 + usage[t]) ** 2 for t in items], k=1)[0] for _ in range(5000)]
+    ours = [_weighted(a, items, usage.weight) for _ in range(5000)]
+    ref = [b.choices(items, weights=[1.0 / (1 + usage.uses[t]) ** 2 for t in items], k=1)[0] for _ in range(5000)]
     assert ours == ref
     assert Counter(ours)["tool_0"] > Counter(ours)["tool_4"]  # the unused tool is picked more than the most used
+
+
+def test_no_two_extracted_chains_are_near_duplicates(graph, snapshot):
+    from itertools import combinations
+
+    from pipeline.config import DedupConfig
+    from pipeline.dedup import jaccard, shingles
+
+    threshold = DedupConfig().threshold
+    filtered = extract_chains(graph, snapshot, 60, ChainConfig(), seed=SEED)
+    sets = [shingles([(s.name, {}) for s in c.steps]) for c in filtered]
+    assert len(filtered) >= 10
+    assert all(jaccard(a, b) < threshold for a, b in combinations(sets, 2))  # the pre-filter is exact
+    unfiltered = extract_chains(graph, snapshot, 60, ChainConfig(), seed=SEED, dedup_cfg=None)
+    assert any(jaccard(a, b) >= threshold for a, b in combinations([shingles([(s.name, {}) for s in c.steps]) for c in unfiltered], 2))
