@@ -206,7 +206,7 @@ def _result_to_call(raw: Any) -> CallResult:
             data = json.loads(text) if text else None
         except (ValueError, TypeError):
             data = text
-    return CallResult.model_construct(ok=True, data=data, text=text)  # the fields are of their types already
+    return CallResult(ok=True, data=data, text=text)
 
 
 def free_port() -> int:
