@@ -83,7 +83,7 @@ def _build_chain(links: dict[tuple[str, str], list[tuple[str, str]]], path: list
         deps: list[int] = []
         args: dict[str, ArgSource] = {}
         tool = by_name[name]
-        props = tool.input_schema.get("properties") or {}
+        props = tool.properties
         for j in range(k):
             fields = links.get((path[j], name))
             if fields is None:

@@ -113,15 +113,6 @@ def new_lsh(threshold: float, num_perm: int) -> MinHashLSH:
     return MinHashLSH(threshold=threshold, num_perm=num_perm, params=params)
 
 
-def _prefix(sh: set[str], threshold: float, key: Callable[[str], Any]) -> list[str]:
-    """Tokens any set with Jaccard >= threshold against ``sh`` must share: the first ones of ``sh`` in
-    the order of ``key`` (one order for all sets), ``|s| - ceil(threshold * |s|) + 1`` of them (the prefix filter)."""
-    if not sh:
-        return [""]  # empty sets are duplicates of each other (jaccard 1.0)
-    toks = sorted(sh, key=key)
-    return toks[: len(toks) - math.ceil(threshold * len(toks) - 1e-9) + 1]
-
-
 class NearDuplicates:
     """Exact near-duplicate search over a growing collection of token sets (a prefix-filter index).
 
@@ -134,27 +125,39 @@ class NearDuplicates:
     def __init__(self, threshold: float, order: Callable[[str], Any]):
         self.threshold = threshold
         self._order = order
-        self._index: dict[str, list[str]] = {}
-        self._sets: dict[str, set[str]] = {}
+        self._index: dict[str, list[Any]] = {}
+        self._sets: dict[Any, set[str]] = {}
 
     def prefix(self, sh: set[str]) -> list[str]:
-        return _prefix(sh, self.threshold, self._order)
+        """The tokens of ``sh`` that any set at the threshold with it must share: its first
+        ``|s| - ceil(threshold * |s|) + 1`` tokens in the order (the prefix filter)."""
+        if not sh:
+            return [""]  # empty sets are duplicates of each other (jaccard 1.0)
+        toks = sorted(sh, key=self._order)
+        return toks[: len(toks) - math.ceil(self.threshold * len(toks) - 1e-9) + 1]
 
-    def best(self, sh: set[str], prefix: list[str] | None = None) -> tuple[str, float] | None:
-        """The best match of ``sh`` (``prefix``: its :meth:`prefix`, if the caller has it)."""
+    def matches(self, sh: set[str], prefix: list[str] | None = None) -> list[tuple[Any, float]]:
+        """Every indexed set at Jaccard >= threshold with ``sh``, as (key, jaccard) in key order
+        (``prefix``: its :meth:`prefix`, if the caller has it)."""
         t, n = self.threshold, len(sh)
-        cands = {k for tok in (prefix if prefix is not None else self.prefix(sh)) for k in self._index.get(tok, ())}
-        dup = None
-        for cand in sorted(cands):
+        out = []
+        for cand in sorted({k for tok in (prefix if prefix is not None else self.prefix(sh)) for k in self._index.get(tok, ())}):
             other = self._sets[cand]
-            if not _sizes_allow(n, len(other), t):
-                continue  # no need to intersect
-            j = jaccard(sh, other)
-            if j >= t and (dup is None or j > dup[1]):
+            if _sizes_allow(n, len(other), t):  # else no need to intersect
+                j = jaccard(sh, other)
+                if j >= t:
+                    out.append((cand, j))
+        return out
+
+    def best(self, sh: set[str], prefix: list[str] | None = None) -> tuple[Any, float] | None:
+        """The match of highest Jaccard (the first in key order among equals), or ``None``."""
+        dup = None
+        for cand, j in self.matches(sh, prefix):
+            if dup is None or j > dup[1]:
                 dup = (cand, j)
         return dup
 
-    def add(self, key: str, sh: set[str], prefix: list[str] | None = None) -> None:
+    def add(self, key: Any, sh: set[str], prefix: list[str] | None = None) -> None:
         for tok in prefix if prefix is not None else self.prefix(sh):
             self._index.setdefault(tok, []).append(key)
         self._sets[key] = sh
@@ -178,20 +181,15 @@ def dedup(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> tuple[list[str
 
 
 def similar_pairs(items: list[tuple[str, set[str]]], threshold: float) -> set[tuple[str, str]]:
-    """Every pair with Jaccard >= threshold, exactly, without comparing all pairs: a pair at the
-    threshold shares a token of each set's sorted prefix, so only pairs sharing one are compared."""
-    index: dict[str, list[int]] = {}
+    """Every pair with Jaccard >= threshold, exactly, without comparing all pairs (:class:`NearDuplicates`)."""
+    near = NearDuplicates(threshold, token_order(sa for _, sa in items).__getitem__)
     out = set()
-    order = token_order(sa for _, sa in items).__getitem__
     for i, (a, sa) in enumerate(items):
-        prefix = _prefix(sa, threshold, order)
-        cands = {j for tok in prefix for j in index.get(tok, ())}
-        for j in cands:
-            b, sb = items[j]
-            if _sizes_allow(len(sa), len(sb), threshold) and jaccard(sa, sb) >= threshold:
-                out.add((min(a, b), max(a, b)))
-        for tok in prefix:
-            index.setdefault(tok, []).append(i)
+        prefix = near.prefix(sa)
+        for j, _ in near.matches(sa, prefix):
+            b = items[j][0]
+            out.add((min(a, b), max(a, b)))
+        near.add(i, sa, prefix)
     return out
 
 

@@ -77,6 +77,7 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
     the user's own secrets). Returns per-step {tool, args, user_args, from_steps, result}.
     ``by_name``: the snapshot's tools by name, when the caller has them; ``memo``: see :func:`fill_args`."""
     by_name = by_name if by_name is not None else {t.name: t for t in snap.tools}
+    memo = memo if memo is not None else ValueMemo()
     pick: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
     earlier = RecordIndex()  # the records in the results so far, by the ids they carry
@@ -95,7 +96,7 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
                     from_steps.append(p)
             args = fill_args(tool, snap, rng, fixed=fixed, optional_rate=0.25, reference_date=qcfg.reference_date, pick=pick,
                              context=earlier, memo=memo)
-            sensitive = memo.facts(tool).sensitive if memo is not None else tool.sensitive
+            sensitive = memo.facts(tool).sensitive
             for p, v in args.items():
                 if p not in fixed and p not in sensitive:
                     pick.setdefault(p, v)

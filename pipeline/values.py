@@ -310,16 +310,11 @@ def _named_fields(desc: str) -> tuple[str, ...]:
     return tuple(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", desc))
 
 
-def _linked(param: str, spec: dict[str, Any], args: dict[str, Any], order: list[str], snapshot: Snapshot, context: RecordIndex,
-            named: tuple[str, ...] | None = None, numeric: bool | None = None) -> Any:
+def _linked(param: str, named: tuple[str, ...], numeric: bool, args: dict[str, Any], order: list[str], snapshot: Snapshot,
+            context: RecordIndex) -> Any:
     """A value the entities already named in ``args`` determine: the listing's own ``seller_id``,
-    or a field the description points at (an amount "at least the listing's min_next_bid").
-    ``named`` and ``numeric``: the fields the description names and whether the parameter is a number,
-    when the caller has them."""
-    if named is None:
-        named = tuple(w for w in _named_fields(_schema_of(spec).get("description") or "") if w != param)
-    if numeric is None:
-        numeric = _schema_of(spec).get("type") in ("number", "integer")
+    or, for a number (``numeric``), a field the description points at (``named``: an amount "at least
+    the listing's min_next_bid")."""
     for p in order:
         v = args.get(p)
         if p == param or not isinstance(v, str) or not p.endswith("_id"):
@@ -370,14 +365,6 @@ def _array_candidates(param: str, spec: dict[str, Any], snapshot: Snapshot) -> l
         shape = example_shape(spec)
         vals = shaped_values(snapshot, shape) if shape else []
     return vals or None
-
-
-def _array_value(param: str, spec: dict[str, Any], snapshot: Snapshot, rng: random.Random) -> list[Any] | None:
-    """One or two observed values for an array of ids or addresses (``attendee_ids``, ``to``)."""
-    vals = _array_candidates(param, spec, snapshot)
-    if not vals:
-        return None
-    return rng.sample(vals, k=min(len(vals), rng.choice([1, 1, 2])))
 
 
 class _ParamPlan(NamedTuple):
@@ -461,11 +448,11 @@ def fill_args(
     to change gets at least one (an update that changes nothing is refused); an end follows its
     start. ``context`` holds earlier results in the conversation (entities the snapshot lacks), as a list
     or as a :class:`RecordIndex` the caller adds each result to. ``memo``: a :class:`ValueMemo` shared by the
-    calls of a stage (the same arguments, less work)."""
+    calls of a stage (the same arguments, less work; without one, a fresh one)."""
     args: dict[str, Any] = {}
     fixed = dict(fixed or {})
-    facts = memo.facts(tool) if memo is not None else _tool_facts(tool)
-    props, required, optional, sens = facts
+    memo = memo if memo is not None else ValueMemo()
+    props, required, optional, sens = memo.facts(tool)
     wanted = list(required) + [p for p in optional if p in fixed or rng.random() < optional_rate]
     if not tool.read_only and optional and not any(p in wanted for p in optional):
         wanted.append(rng.choice(optional))
@@ -480,7 +467,7 @@ def fill_args(
         if pick is not None and p in pick:
             args[p] = pick[p]
             continue
-        plan = memo.plan(tool, p, props, snapshot) if memo is not None else _param_plan(tool, p, props, snapshot)
+        plan = memo.plan(tool, p, props, snapshot)
         chosen.append((p, plan))
         if plan.use_vals:
             args[p] = rng.choice(plan.vals)
@@ -490,7 +477,7 @@ def fill_args(
             args[p] = synth_value(p, plan.spec, rng, reference_date)
     order = [p for p in wanted if p in fixed] + [p for p in wanted if p not in fixed]
     for p, plan in chosen:
-        v = _linked(p, plan.spec, args, order, snapshot, ctx, plan.named, plan.numeric)
+        v = _linked(p, plan.named, plan.numeric, args, order, snapshot, ctx)
         if v is not None:
             args[p] = v
     _pair_times(args, rng)
