@@ -12,8 +12,9 @@ trip. This figure measures that floor: a small read (``get_customer``) and a lis
 * ``mcp_server_before_middleware``: mcp's per-request set-up in the server runner before the server's
   middleware runs (a connection per request, the request context, its teardown). The build benchmark
   counts this in its "mcp client side", since ``ServerClock`` starts at the outermost middleware;
-* ``mcp_server``: the middleware chain and mcp's tool path around the handler (request and argument
-  validation, the Context, result conversion and serialization);
+* ``mcp_server``: the middleware chain and the tool path around the handler: for kit tools the kit's
+  own (``servers.kit.DirectCalls``: request and argument validation, the result's wire form), with
+  ``PROVE_DIRECT_CALLS=0`` mcp's (the same plus a Context, a second validation and dump of the result);
 * ``handler``: the tool handler itself (``HandlerClock``).
 
 The baseline measured in the same run is the handler time: ``ratio_total_vs_handler`` is the call's

@@ -11,6 +11,8 @@ A server built with the kit keeps one *world* (a pydantic model of its state) pe
   ``random.Random`` keyed by server name and seed, and new ids come from per-world counters.
 * Admin tools (reset, state, state hash, close) are callable but hidden from ``tools/list``:
   they are not part of the user-visible tool count.
+* Plain calls of kit tools are answered by the kit's own ``tools/call`` path (:class:`DirectCalls`):
+  the result ``MCPServer`` would give, without the parts of mcp's path a kit tool does not need.
 * Tool failures are results a model can read: :class:`ToolFailure` subclasses carry a reason
   code and a message naming the argument or entity at fault. Unexpected exceptions are turned
   into a named ``internal_error`` instead of the SDK's generic "Error executing tool".
@@ -22,6 +24,7 @@ import functools
 import hashlib
 import inspect
 import json
+import logging
 import os
 import pickle
 import random
@@ -30,10 +33,15 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
 
+import pydantic_core
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.shared.exceptions import MCPError
+from mcp.types import SERVER_INFO_META_KEY, CallToolResult, ToolAnnotations
+from mcp.types.methods import validate_client_request
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
 SESSION_META_KEY = "prove/session"
@@ -47,6 +55,9 @@ SENSITIVE_KEY = "x-sensitive"
 DEFAULT_SESSION = "default"
 ADMIN_PREFIX = "prove_admin_"
 TELEMETRY_ENV = "PROVE_SERVER_TELEMETRY"
+DIRECT_CALLS_ENV = "PROVE_DIRECT_CALLS"
+
+logger = logging.getLogger(__name__)
 
 
 def tracing_installed() -> bool:
@@ -291,6 +302,118 @@ def _session_of(default_seed: int) -> tuple[str, int]:
     return _session_and_seed(_REQUEST_META.get(), default_seed)
 
 
+def direct_calls_wanted(direct: bool | None = None) -> bool:
+    """Answer plain calls of kit tools with :class:`DirectCalls`? An explicit choice wins, then
+    ``PROVE_DIRECT_CALLS`` (``0`` turns it off, to compare with mcp's own path); on by default."""
+    if direct is not None:
+        return direct
+    return os.environ.get(DIRECT_CALLS_ENV, "").strip().lower() not in {"0", "false", "no", "off"}
+
+
+class DirectCalls:
+    """The kit's own ``tools/call`` path for its tools: the same result as ``MCPServer``'s, with less in between.
+
+    For a ``tools/call``, mcp's server runs its middleware and then its request handler: a check of the
+    request against the protocol version's schema, the typed request parameters, ``MCPServer``'s
+    ``Context``, the tool lookup, argument validation, the tool, the result's conversion into a
+    ``CallToolResult``, then a second pass over the result (validated against the version's result schema
+    and dumped again) and a deep copy of the server-info stamp. On an in-process connection that is
+    about a third of a small call (``bench/call_cost.py``).
+
+    As the innermost server middleware (mcp lets a middleware answer without calling on: it then owns
+    the whole result), this answers a plain call of a kit tool on a 2026-07-28 connection with the pieces
+    mcp would use, where they are public: the request check (``validate_client_request``), the tool's own
+    argument model (``FuncMetadata.validate_arguments``), the handler, and the result as ``MCPServer``
+    builds it (text: the JSON of the returned model, indented by 2; ``structuredContent``: its JSON dump;
+    a failure: ``Error executing tool <name>: <message>``, ``isError``), with that version's envelope
+    (``resultType``, the ``serverInfo`` stamp). Everything else goes on to mcp unchanged, before the tool
+    runs: a request that fails the check or carries other fields, arguments that do not validate (mcp
+    words the error), an unknown tool, a tool that takes a ``Context`` or resolvers, a handshake-era
+    connection, a cache hint on ``tools/call``. The conformance suite (``test_direct_calls_answer_as_mcp_does``)
+    checks the wire result against mcp's own path for every call it makes on every built-in server, failures
+    included.
+    """
+
+    _PLAIN_PARAMS = frozenset({"name", "arguments", "_meta"})
+
+    def __init__(self, server: MCPServer) -> None:
+        self._server = server._lowlevel_server
+        self._tools: dict[str, Tool] = {}
+        self._stamp: dict[str, Any] | None = None
+        self.answered = 0  # calls this path answered (the rest went on to mcp)
+
+    def add(self, tool: Tool | None) -> None:
+        """Answer calls of ``tool`` directly, if it is a plain one (async, no Context, no resolvers)."""
+        if tool is None:
+            return
+        md = tool.fn_metadata
+        if tool.is_async and tool.context_kwarg is None and not tool.resolved_params and md.output_model is not None \
+                and md.output_schema is not None and not md.wrap_output:
+            self._tools[tool.name] = tool
+        else:
+            self._tools.pop(tool.name, None)
+
+    def tool_for(self, ctx: Any) -> Tool | None:
+        """The tool this request calls, if it is one to answer directly (``None``: leave it to mcp)."""
+        params = ctx.params
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not params.keys() <= self._PLAIN_PARAMS:
+            return None
+        tool = self._tools.get(params.get("name"))  # type: ignore[arg-type]
+        if tool is None or "tools/call" in self._server.cache_hints:
+            return None
+        try:
+            validate_client_request("tools/call", ctx.protocol_version, params)
+        except Exception:  # mcp reports the malformed request in its own words
+            return None
+        return tool
+
+    async def __call__(self, tool: Tool, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        arguments = ctx.params.get("arguments") or {}
+        try:
+            validated = tool.fn_metadata.validate_arguments(arguments)
+        except Exception:  # mcp words the rejection (the same validation fails again there); the tool has not run
+            return await call_next(ctx)
+        self.answered += 1
+        try:
+            returned = await tool.fn(**validated)
+            if type(returned) is tool.fn_metadata.output_model:  # what kit tools return
+                result = {"content": [{"type": "text", "text": pydantic_core.to_json(returned, fallback=str, indent=2).decode()}],
+                          "structuredContent": returned.model_dump(mode="json", by_alias=True), "isError": False}
+            else:  # mcp's own conversion (a subclass, a dict)
+                converted = tool.fn_metadata.convert_result(returned)
+                if not isinstance(converted, CallToolResult):
+                    raise TypeError(f"{tool.name} returned {type(returned).__name__}, not a tool result")
+                result = converted.model_dump(by_alias=True, mode="json", exclude_none=True)
+        except MCPError:
+            raise
+        except UnexpectedToolError as exc:  # a nested crash: its text is already the generic one
+            logger.exception("Tool %r raised an unexpected exception", tool.name)
+            result = _error_result(f"Error executing tool {tool.name}: {exc}")
+        except (ToolError, ResourceError) as exc:
+            logger.info("Tool %r failed: %r", tool.name, str(exc))
+            result = _error_result(f"Error executing tool {tool.name}: {exc}")
+        except Exception:  # a crash: its text stays on the server
+            logger.exception("Tool %r raised an unexpected exception", tool.name)
+            result = _error_result(f"Error executing tool {tool.name}")
+        result["resultType"] = "complete"
+        result["_meta"] = {SERVER_INFO_META_KEY: self._server_info()}
+        return result
+
+    def _server_info(self) -> dict[str, Any]:
+        """A fresh copy of the server's identity stamp (mcp deep-copies it per response; it holds only
+        strings here, so a shallow copy is as fresh)."""
+        if self._stamp is None:
+            self._stamp = self._server.server_info_stamp
+        stamp = self._stamp
+        if all(isinstance(v, (str, int, float, bool)) or v is None for v in stamp.values()):
+            return dict(stamp)
+        return copy.deepcopy(stamp)
+
+
+def _error_result(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
 class SessionBookkeeping:
     """Server middleware applying the optional bookkeeping keys of a ``tools/call`` request's ``_meta``:
     ``prove/close`` (ids of sessions whose worlds to drop) and ``prove/reset`` (reset this session to its
@@ -298,10 +421,11 @@ class SessionBookkeeping:
 
     It runs before mcp looks the tool up or validates its arguments, so the keys hold even when the call
     they ride on fails there (an unknown tool, arguments that do not validate): a client sends a reset
-    once and may rely on it."""
+    once and may rely on it. Being the innermost middleware, it then hands a plain call of a kit tool
+    to ``direct`` (:class:`DirectCalls`), when the server has one."""
 
-    def __init__(self, store: "SessionStore[Any]", default_seed: int):
-        self.store, self.default_seed = store, default_seed
+    def __init__(self, store: "SessionStore[Any]", default_seed: int, direct: DirectCalls | None = None):
+        self.store, self.default_seed, self.direct = store, default_seed, direct
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         if ctx.method != "tools/call" or not ctx.params:
@@ -313,6 +437,9 @@ class SessionBookkeeping:
         # would cost a validated Context argument on every call
         token = _REQUEST_META.set(meta)
         try:
+            direct = self.direct
+            if direct is not None and (tool := direct.tool_for(ctx)) is not None:
+                return await direct(tool, ctx, call_next)
             return await call_next(ctx)
         finally:
             _REQUEST_META.reset(token)
@@ -371,6 +498,7 @@ class EnvServer(MCPServer, Generic[W]):
         description: str,
         default_seed: int = 0,
         telemetry: bool | None = None,
+        direct_calls: bool | None = None,
         **kw: Any,
     ):
         kw.setdefault("log_level", "WARNING")
@@ -383,7 +511,9 @@ class EnvServer(MCPServer, Generic[W]):
         self.default_seed = default_seed
         self.store: SessionStore[W] = SessionStore(name, seeder)
         # closes and resets riding on a request apply before mcp validates it (see SessionBookkeeping)
-        self._lowlevel_server.middleware.append(SessionBookkeeping(self.store, default_seed))
+        # plain calls of kit tools are answered by the kit's own path (DirectCalls), innermost
+        self.direct_calls = DirectCalls(self) if direct_calls_wanted(direct_calls) else None
+        self._lowlevel_server.middleware.append(SessionBookkeeping(self.store, default_seed, self.direct_calls))
         self._lowlevel_server.middleware.insert(0, _ServerTiming())
         self.tool_specs: dict[str, dict[str, Any]] = {}
         self._install_admin_tools()
@@ -422,6 +552,7 @@ class EnvServer(MCPServer, Generic[W]):
             )
             wrapper = self._bind(fn, tool_name)
             self.add_tool(wrapper, name=tool_name, title=title, description=inspect.getdoc(fn), annotations=annotations)
+            self._direct(tool_name)
             self.tool_specs[tool_name] = {"read_only": read_only, "destructive": destructive}
             return fn
 
@@ -488,6 +619,11 @@ class EnvServer(MCPServer, Generic[W]):
 
         for fn in (prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close):
             self.add_tool(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn is not prove_admin_reset))
+            self._direct(fn.__name__)
+
+    def _direct(self, tool_name: str) -> None:
+        if self.direct_calls is not None:
+            self.direct_calls.add(self._tool_manager.get_tool(tool_name))
 
     # -- running
     def serve(self, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> None:

@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from jsonschema import Draft202012Validator
@@ -31,7 +32,8 @@ from jsonschema import Draft202012Validator
 from pipeline.config import ServerConfig
 from pipeline.env import Environment
 from pipeline.records import ToolSpec
-from servers.registry import available, entry
+from servers.kit import DIRECT_CALLS_ENV, SEED_META_KEY, SESSION_META_KEY
+from servers.registry import available, build, entry
 from tests.servers.schema_strategies import hint_values, simplest, singular, strategy_for_tool
 
 SERVERS = available()
@@ -77,6 +79,7 @@ class ServerUnderTest:
     discovery_failures: list[str] = field(default_factory=list)
     _reports: dict[str, ToolReport] | None = None
     mutations: list[Mutation] = field(default_factory=list)
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # every call explore made, resets included, in order
     _stdio: Any = None  # (thread, box) starting the stdio twin in the background
 
     def start_stdio(self) -> None:
@@ -256,12 +259,14 @@ def explore(sut: ServerUnderTest) -> dict[str, ToolReport]:
             def attempt(args: dict[str, Any]) -> None:
                 if state["dirty"]:
                     s.reset()
+                    sut.calls.append(("prove_admin_reset", {}))
                     state["dirty"] = False
                 rep.calls += 1
                 if not in_validator.is_valid(args):  # a bug of the generator, not of the server
                     rep.generator_invalid.append((args, sorted(in_validator.iter_errors(args), key=str)[0].message))
                     return
                 r = s.call(tool.name, args)
+                sut.calls.append((tool.name, args))
                 if tool.read_only:
                     rep.args_seen.append(args)
                 if r.ok:
@@ -296,6 +301,7 @@ def explore(sut: ServerUnderTest) -> dict[str, ToolReport]:
                 for args in rep.args_seen:
                     s.reset()
                     s.call(tool.name, args)
+                    sut.calls += [("prove_admin_reset", {}), (tool.name, args)]
                     if s.state_hash() != seed_hash:
                         rep.state_changed_by_read.append(args)
                 state["dirty"] = True
@@ -308,6 +314,7 @@ def explore(sut: ServerUnderTest) -> dict[str, ToolReport]:
                         break
             if state["dirty"]:
                 s.reset()
+                sut.calls.append(("prove_admin_reset", {}))
     finally:
         s.close()
     return reports
@@ -508,3 +515,61 @@ def test_same_seed_same_state_over_stdio(sut: ServerUnderTest) -> None:
         assert rs.state_hash() == ls.state_hash()
     finally:
         ls.close()
+
+
+# --------------------------------------------------------------------------- the kit's direct call path
+class _WireRecorder:
+    """Outermost server middleware keeping the wire result of every ``tools/call`` (what the transport sends)."""
+
+    def __init__(self) -> None:
+        self.results: list[Any] = []
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "tools/call":
+            self.results.append((ctx.params.get("name"), ctx.params.get("arguments"), json.loads(json.dumps(result))))
+        return result
+
+
+async def _replay(server: Any, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Each call on one session of a fresh mcp client; a protocol error is kept as its text."""
+    from mcp import Client
+
+    meta = {SESSION_META_KEY: "direct-calls", SEED_META_KEY: SEED}
+    errors: list[Any] = []
+    async with Client(server, raise_exceptions=False) as client:
+        for name, args in calls:
+            try:
+                await client.call_tool(name, args, meta=meta)
+            except Exception as exc:  # an MCP error response: both paths must give the same one
+                errors.append((name, type(exc).__name__, str(exc)))
+    return errors
+
+
+def test_direct_calls_answer_as_mcp_does(sut: ServerUnderTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kit answers plain calls of its tools itself (``servers.kit.DirectCalls``): every call the
+    exploration made (results, named failures, resets), plus calls mcp itself rejects (missing and
+    mistyped arguments, an unknown tool), gives the same wire result as ``MCPServer``'s own path."""
+    _ = sut.reports
+    calls = list(sut.calls)
+    for t in sut.tools:
+        calls.append((t.name, {}))  # missing required arguments: mcp's validation error (or a result)
+        props = list(t.input_schema.get("properties", {}))
+        if props:
+            calls.append((t.name, {props[0]: {"not": ["a", "valid", "value"]}}))
+    calls += [("no_such_tool", {}), ("prove_admin_state_hash", {}), ("prove_admin_state", {}), ("prove_admin_reset", {"with_hash": False})]
+    wire: dict[str, tuple[list[Any], list[Any], int]] = {}
+    for direct in ("1", "0"):
+        monkeypatch.setenv(DIRECT_CALLS_ENV, direct)
+        server = build(sut.name)
+        recorder = _WireRecorder()
+        server._lowlevel_server.middleware.insert(0, recorder)
+        errors = anyio.run(_replay, server, calls)
+        answered = server.direct_calls.answered if server.direct_calls is not None else 0
+        wire[direct] = (recorder.results, errors, answered)
+    (fast, fast_errors, answered), (mcp_path, mcp_errors, none) = wire["1"], wire["0"]
+    assert none == 0 and answered >= len(sut.calls) // 2, f"{sut.name}: the direct path answered {answered} of {len(calls)} calls"
+    assert len(fast) == len(mcp_path) == len(calls) - len(mcp_errors)
+    for (name, args, a), b in zip(fast, mcp_path):
+        assert (name, args, a) == b, f"{sut.name}: {name}({_fmt(args)}) answered differently:\n  direct: {_fmt(a)}\n  mcp:    {_fmt(b)}"
+    assert fast_errors == mcp_errors

@@ -7,6 +7,7 @@ entry point works with a plain ``mcp.Client`` over stdio and streamable HTTP.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -281,3 +282,36 @@ def test_benchmark_clocks_nest_handler_inside_server_inside_round_trip() -> None
             c.enabled = False
     assert CallClock.calls == ServerClock.calls == 21 and HandlerClock.calls == 20
     assert 0 < HandlerClock.seconds < ServerClock.seconds < CallClock.seconds
+
+
+def test_direct_calls_answer_plain_calls_and_leave_the_rest_to_mcp() -> None:
+    """``DirectCalls`` answers a plain call of a kit tool on a 2026-07-28 connection; arguments that do not
+    validate, an unknown tool and a handshake-era (legacy) connection go on to mcp, with the same answers.
+    (The conformance suite compares its results with mcp's for every server.)"""
+    meta = {SESSION_META_KEY: "d", SEED_META_KEY: 0}
+    srv = build("banking")
+    direct = srv.direct_calls
+    assert direct is not None
+
+    async def modern() -> None:
+        async with Client(srv) as c:
+            ok = await c.call_tool("get_balance", {"account_id": "ACC-0001"}, meta=meta)
+            assert not ok.is_error and ok.structured_content["account_id"] == "ACC-0001"
+            assert ok.content[0].text == json.dumps(ok.structured_content, indent=2)
+            failed = await c.call_tool("get_balance", {"account_id": "ACC-9999"}, meta=meta)
+            assert failed.is_error and failed.content[0].text.startswith("Error executing tool get_balance: not_found:")
+            assert direct.answered == 2  # a named failure is the tool's answer too
+            bad = await c.call_tool("get_balance", {"account_id": 7}, meta=meta)
+            assert bad.is_error and "validation error" in bad.content[0].text  # mcp's wording
+            unknown = await c.call_tool("no_such_tool", {}, meta=meta)
+            assert unknown.is_error and "Unknown tool" in unknown.content[0].text
+            assert direct.answered == 2
+
+    async def legacy() -> float:
+        async with Client(srv, mode="legacy") as c:
+            r = await c.call_tool("get_balance", {"account_id": "ACC-0001"}, meta=meta)
+            assert not r.is_error
+            return r.structured_content["balance"]
+
+    anyio.run(modern)
+    assert anyio.run(legacy) > 0 and direct.answered == 2
