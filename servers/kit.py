@@ -396,7 +396,11 @@ class DirectCalls:
             logger.exception("Tool %r raised an unexpected exception", tool.name)
             result = _error_result(f"Error executing tool {tool.name}")
         result["resultType"] = "complete"
-        result["_meta"] = {SERVER_INFO_META_KEY: self._server_info()}
+        meta = result.get("_meta")  # only a converted result can carry one: mcp keeps it and adds the stamp if absent
+        if meta is None:
+            result["_meta"] = {SERVER_INFO_META_KEY: self._server_info()}
+        elif isinstance(meta, dict) and meta.get(SERVER_INFO_META_KEY) is None:
+            result["_meta"] = {**meta, SERVER_INFO_META_KEY: self._server_info()}
         return result
 
     def _server_info(self) -> dict[str, Any]:
