@@ -82,18 +82,14 @@ def _execute(instance: dg.DagsterInstance, mode: str, examples: int, data_dir: s
                                           for s in servers},
                                   "loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     if mode == "multiprocess":
-        # the executor configuration the project's jobs use (assets.definitions.FORKED_STEPS): steps are forked from a
-        # process that has already imported dagster and the pipeline, instead of each spawned process importing them
+        # the start method the project's jobs use (assets.definitions.FORKED_STEPS): steps are forked from a process
+        # that has already imported what they need (here dagster and the pipeline, as this job's steps are defined in bench)
         run_config["execution"] = {"config": {"max_concurrent": 2, "start_method": {"forkserver": {"preload_modules": ["dagster", "pipeline.stages"]}}}}
-        job: Any = dg.reconstructable(make_job)
-    else:
-        job = dg.reconstructable(make_job)
-        run_config["execution"] = {"config": {"max_concurrent": 1}}
+    job = dg.reconstructable(make_job)
     t0 = time.perf_counter()
     if mode == "in_process":
         # the same job definition, executed in this process step after step
-        res = make_job().execute_in_process(run_config={k: v for k, v in run_config.items() if k != "execution"},
-                                            instance=instance)
+        res = make_job().execute_in_process(run_config=run_config, instance=instance)
         ok = res.success
         outs = {s: res.output_for_node(f"per_server_{s}") for s in servers}
     else:

@@ -53,12 +53,12 @@ def split_of(example_id: str, eval_fraction: float) -> str:
 
 
 def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | None = None) -> dict[str, Any]:
-    """One corpus row. ``tools_json`` (optional) serializes the tools column from per-tool pieces
-    (:class:`ToolsJson`): the conversations of a server share tool records, and each would otherwise
-    re-serialize every schema."""
+    """One corpus row. ``tools_json``: a :class:`ToolsJson` shared by the rows of a corpus (the
+    conversations of a server share tool records, and each would otherwise re-serialize every schema;
+    without one, a fresh one)."""
     eid = "ex-" + stable_hash([c.conversation_id, c.augmentations, [t.name for t in c.tools]], 14)
     n_calls = sum(len(t) for t in c.reference)
-    tools = tools_json(c.tools) if tools_json is not None else json.dumps([t.to_openai() for t in c.tools])
+    tools = (tools_json if tools_json is not None else ToolsJson())(c.tools)
     return {
         "example_id": eid, "kind": c.kind, "server": c.server, "servers": list(c.servers), "env_seed": c.seed,
         "messages": json.dumps(c.messages, default=str), "tools": tools,

@@ -269,12 +269,14 @@ class LLMBackend:
 
 
 def known_ids(snapshot: Snapshot) -> set[str]:
-    ids = set(snapshot.entities)
-    for k, vals in snapshot.values.items():
-        for v in vals:
-            if isinstance(v, str):
-                ids.add(v)
-    return ids
+    """Every id the snapshot knows (:func:`is_known_id` of each)."""
+    return set(snapshot.entities) | {v for vals in snapshot.values.values() for v in vals if isinstance(v, str)}
+
+
+def is_known_id(token: str, snapshot: Snapshot) -> bool:
+    """Is ``token`` an entity of the snapshot or a value its read-only results showed? (One lookup, where
+    :func:`known_ids` gathers every value.)"""
+    return token in snapshot.entities or any(token in vals for vals in snapshot.values.values())
 
 
 def grounding_errors(texts: list[str], snapshot: Snapshot, extra_ok: set[str] | None = None) -> list[str]:
@@ -284,9 +286,8 @@ def grounding_errors(texts: list[str], snapshot: Snapshot, extra_ok: set[str] | 
     for t in texts:
         for tok in ID_TOKEN.findall(t):
             # the few tokens a request names are looked up, rather than every value of the state gathered per request
-            if tok in extra or tok in snapshot.entities or any(tok in vals for vals in snapshot.values.values()):
-                continue
-            bad.append(tok)
+            if tok not in extra and not is_known_id(tok, snapshot):
+                bad.append(tok)
     return bad
 
 

@@ -340,6 +340,7 @@ class DirectCalls:
         self._server = server._lowlevel_server
         self._tools: dict[str, Tool] = {}
         self._stamp: dict[str, Any] | None = None
+        self._stamp_flat = False  # the stamp holds only scalars (a shallow copy is a fresh one)
         self.answered = 0  # calls this path answered (the rest went on to mcp)
 
     def add(self, tool: Tool | None) -> None:
@@ -386,11 +387,11 @@ class DirectCalls:
                 result = converted.model_dump(by_alias=True, mode="json", exclude_none=True)
         except MCPError:
             raise
-        except UnexpectedToolError as exc:  # a nested crash: its text is already the generic one
-            logger.exception("Tool %r raised an unexpected exception", tool.name)
-            result = _error_result(f"Error executing tool {tool.name}: {exc}")
         except (ToolError, ResourceError) as exc:
-            logger.info("Tool %r failed: %r", tool.name, str(exc))
+            if isinstance(exc, UnexpectedToolError):  # a nested crash: its text is already the generic one
+                logger.exception("Tool %r raised an unexpected exception", tool.name)
+            else:
+                logger.info("Tool %r failed: %r", tool.name, str(exc))
             result = _error_result(f"Error executing tool {tool.name}: {exc}")
         except Exception:  # a crash: its text stays on the server
             logger.exception("Tool %r raised an unexpected exception", tool.name)
@@ -408,10 +409,8 @@ class DirectCalls:
         strings here, so a shallow copy is as fresh)."""
         if self._stamp is None:
             self._stamp = self._server.server_info_stamp
-        stamp = self._stamp
-        if all(isinstance(v, (str, int, float, bool)) or v is None for v in stamp.values()):
-            return dict(stamp)
-        return copy.deepcopy(stamp)
+            self._stamp_flat = all(isinstance(v, (str, int, float, bool)) or v is None for v in self._stamp.values())
+        return dict(self._stamp) if self._stamp_flat else copy.deepcopy(self._stamp)
 
 
 def _error_result(text: str) -> dict[str, Any]:
