@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from servers.kit import EnvServer, InvalidArgument, NotFound, PermissionDenied, StateConflict, World, current_world, not_found
+from servers.kit import EnvServer, InvalidArgument, NotFound, PermissionDenied, StateConflict, ToolSet, World, not_found
 from servers.names import FIRST_NAMES, LAST_NAMES
 
 NOW = datetime(2026, 3, 2, 9, 0, 0)
@@ -319,8 +319,6 @@ def seed_world(rng: random.Random, seed: int) -> FsWorld:
 
 
 # --------------------------------------------------------------------------- path and permission helpers
-def _w() -> FsWorld:
-    return current_world()  # type: ignore[return-value]
 
 
 def _stamp(w: FsWorld) -> str:
@@ -420,15 +418,13 @@ def _walk(w: FsWorld, comps: list[str], follow: bool, shown: str, depth: int = 0
     return node
 
 
-def _resolve(path: str, follow: bool = True) -> tuple[Node, str]:
-    w = _w()
+def _resolve(w: FsWorld, path: str, follow: bool = True) -> tuple[Node, str]:
     comps = _abs(w, path)
     return _walk(w, comps, follow, _show(comps)), _show(comps)
 
 
-def _parent(path: str) -> tuple[Node, str, str]:
+def _parent(w: FsWorld, path: str) -> tuple[Node, str, str]:
     """The directory that holds ``path``, the final name, and the absolute path."""
-    w = _w()
     comps = _abs(w, path)
     if not comps:
         raise InvalidArgument("path '/' is the root directory and cannot be used here")
@@ -794,777 +790,794 @@ DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 TagArg = Annotated[str, Field(description="Tag name: lowercase letters, digits and dashes, e.g. 'important'", pattern=r"^[a-z0-9][a-z0-9-]{0,23}$")]
 
 
-def build() -> EnvServer[FsWorld]:
-    srv: EnvServer[FsWorld] = EnvServer(
-        "filesystem", seeder=seed_world, category="productivity",
-        description="A Linux-like virtual file system for one user: navigate, read, search, write, move, copy, link, tag and trash "
-                    "files, with owners, rwx permissions, a disk quota and a current working directory.",
-    )
-    tool = srv.env_tool
+TOOLS: ToolSet[FsWorld] = ToolSet()
 
-    # ------------------------------------------------------------------ navigation and identity
-    @tool(read_only=True)
-    def pwd() -> Cwd:
-        """Print the current working directory (relative paths are resolved against it)."""
-        return Cwd(path=_show(_cwd_comps(_w())))
 
-    @tool(idempotent=True)
-    def cd(path: DirArg) -> Cwd:
-        """Change the current working directory; '..' goes up, '~' goes home."""
-        w = _w()
-        node, shown = _resolve(path)
-        if node.kind != "directory":
-            raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
-        _need(w, node, "x", shown, "enter directory")
-        w.cwd_id = node.node_id
-        return Cwd(path=_path_of(w, node))
+@TOOLS.tool(read_only=True)
+def pwd(w: FsWorld) -> Cwd:
+    """Print the current working directory (relative paths are resolved against it)."""
+    return Cwd(path=_show(_cwd_comps(w)))
 
-    @tool(read_only=True)
-    def whoami() -> WhoAmI:
-        """Show who you are: username, groups (they decide group permissions), home directory and current directory."""
-        w = _w()
-        u = w.users[w.user]
-        return WhoAmI(username=u.username, groups=u.groups, home=u.home, cwd=_show(_cwd_comps(w)))
 
-    @tool(read_only=True)
-    def list_users() -> UserList:
-        """List the system's users and groups (valid values for chown)."""
-        w = _w()
-        groups = sorted({g for u in w.users.values() for g in u.groups})
-        return UserList(users=list(w.users.values()), groups=groups, total=len(w.users))
+@TOOLS.tool(idempotent=True)
+def cd(w: FsWorld, path: DirArg) -> Cwd:
+    """Change the current working directory; '..' goes up, '~' goes home."""
+    node, shown = _resolve(w, path)
+    if node.kind != "directory":
+        raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
+    _need(w, node, "x", shown, "enter directory")
+    w.cwd_id = node.node_id
+    return Cwd(path=_path_of(w, node))
 
-    # ------------------------------------------------------------------ reading the tree
-    @tool(read_only=True)
-    def ls(
-        path: DirArg = ".",
-        all: Annotated[bool, Field(description="Include hidden entries (names starting with '.')")] = False,
-        sort_by: Annotated[Literal["name", "size", "modified"], Field(description="Sort order (size and modified: largest/newest first)")] = "name",
-    ) -> Listing:
-        """List a directory's entries with size, owner, permissions and modification time (a file lists itself)."""
-        w = _w()
-        node, shown = _resolve(path)
-        if node.kind != "directory":
-            return Listing(path=shown, entries=[_entry(w, node, shown)], total=1)
+
+@TOOLS.tool(read_only=True)
+def whoami(w: FsWorld) -> WhoAmI:
+    """Show who you are: username, groups (they decide group permissions), home directory and current directory."""
+    u = w.users[w.user]
+    return WhoAmI(username=u.username, groups=u.groups, home=u.home, cwd=_show(_cwd_comps(w)))
+
+
+@TOOLS.tool(read_only=True)
+def list_users(w: FsWorld) -> UserList:
+    """List the system's users and groups (valid values for chown)."""
+    groups = sorted({g for u in w.users.values() for g in u.groups})
+    return UserList(users=list(w.users.values()), groups=groups, total=len(w.users))
+
+# ------------------------------------------------------------------ reading the tree
+@TOOLS.tool(read_only=True)
+def ls(
+    w: FsWorld,
+    path: DirArg = ".",
+    all: Annotated[bool, Field(description="Include hidden entries (names starting with '.')")] = False,
+    sort_by: Annotated[Literal["name", "size", "modified"], Field(description="Sort order (size and modified: largest/newest first)")] = "name",
+) -> Listing:
+    """List a directory's entries with size, owner, permissions and modification time (a file lists itself)."""
+    node, shown = _resolve(w, path)
+    if node.kind != "directory":
+        return Listing(path=shown, entries=[_entry(w, node, shown)], total=1)
+    _need(w, node, "r", shown, "list directory")
+    out = [_entry(w, w.nodes[cid], _join(shown, name)) for name, cid in node.children.items() if all or not name.startswith(".")]
+    if sort_by == "name":
+        out.sort(key=lambda e: e.name)
+    elif sort_by == "size":
+        out.sort(key=lambda e: (-e.size, e.name))
+    else:
+        out.sort(key=lambda e: (e.modified_at, e.name), reverse=True)
+    return Listing(path=shown, entries=out, total=len(out))
+
+
+@TOOLS.tool(read_only=True)
+def tree(
+    w: FsWorld,
+    path: DirArg = ".",
+    max_depth: Annotated[int, Field(description="How many levels to descend", ge=1, le=8)] = 3,
+    all: Annotated[bool, Field(description="Include hidden entries")] = False,
+) -> Tree:
+    """Show a directory hierarchy as an indented tree (symlinks are shown, not followed)."""
+    node, shown = _resolve(w, path)
+    if node.kind != "directory":
+        raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
+    _need(w, node, "r", shown, "list directory")
+    lines, entries, nd, nf = [shown], [], 0, 0
+
+    def rec(n: Node, p: str, prefix: str, depth: int) -> None:
+        nonlocal nd, nf
+        if not (_bits(w, n) & 4 and _bits(w, n) & 1):
+            lines.append(prefix + "└── [permission denied]")
+            return
+        names = [k for k in sorted(n.children) if all or not k.startswith(".")]
+        for i, name in enumerate(names):
+            c = w.nodes[n.children[name]]
+            last = i == len(names) - 1
+            label = name + ("/" if c.kind == "directory" else f" -> {c.target}" if c.kind == "symlink" else "")
+            lines.append(prefix + ("└── " if last else "├── ") + label)
+            entries.append(TreeEntry(path=_join(p, name), kind=c.kind, depth=depth))
+            if c.kind == "directory":
+                nd += 1
+                if depth < max_depth:
+                    rec(c, _join(p, name), prefix + ("    " if last else "│   "), depth + 1)
+            else:
+                nf += 1
+
+    rec(node, shown, "", 1)
+    return Tree(path=shown, tree="\n".join(lines), entries=entries, directories=nd, files=nf)
+
+
+@TOOLS.tool(read_only=True)
+def stat(
+    w: FsWorld,
+    path: PathArg,
+    follow_symlinks: Annotated[bool, Field(description="Describe the link's target instead of the link itself")] = True,
+) -> FileInfo:
+    """Show a file's or directory's metadata: kind, size, owner, group, permissions, times, tags and whether you can read/write it."""
+    node, shown = _resolve(w, path, follow_symlinks)
+    e = _entry(w, node, shown)
+    b = _bits(w, node) if node.kind != "symlink" else 7
+    return FileInfo(**e.model_dump(), created_at=node.created_at, inode=node.node_id, binary=node.binary_size is not None,
+                    readable=bool(b & 4), writable=bool(b & 2), entries=len(node.children) if node.kind == "directory" else None)
+
+
+@TOOLS.tool(read_only=True)
+def read_file(
+    w: FsWorld,
+    path: PathArg,
+    offset: Annotated[int, Field(description="First line to return (1-based)", ge=1)] = 1,
+    limit: Annotated[int, Field(description="Maximum number of lines to return", ge=1, le=5000)] = 500,
+) -> FileContent:
+    """Read a text file (optionally a window of lines); binary files and directories cannot be read."""
+    node, shown = _resolve(w, path)
+    text = _text(w, node, shown)
+    lines = text.splitlines(keepends=True)
+    chunk = lines[offset - 1: offset - 1 + limit]
+    return FileContent(path=shown, content="".join(chunk), start_line=offset, end_line=offset - 1 + len(chunk),
+                       total_lines=len(lines), size=_size(w, node))
+
+
+@TOOLS.tool(read_only=True)
+def head(w: FsWorld, path: PathArg, count: Annotated[int, Field(description="Number of lines", ge=1, le=1000)] = 10) -> Lines:
+    """Show the first lines of a text file."""
+    node, shown = _resolve(w, path)
+    lines = _text(w, node, shown).splitlines()
+    return Lines(path=shown, lines=lines[:count], count=len(lines[:count]), total_lines=len(lines))
+
+
+@TOOLS.tool(read_only=True)
+def tail(w: FsWorld, path: PathArg, count: Annotated[int, Field(description="Number of lines", ge=1, le=1000)] = 10) -> Lines:
+    """Show the last lines of a text file (e.g. the newest log entries)."""
+    node, shown = _resolve(w, path)
+    lines = _text(w, node, shown).splitlines()
+    out = lines[-count:]
+    return Lines(path=shown, lines=out, count=len(out), total_lines=len(lines))
+
+
+@TOOLS.tool(read_only=True)
+def wc(w: FsWorld, path: PathArg) -> WordCount:
+    """Count lines, words, bytes and characters of a text file."""
+    node, shown = _resolve(w, path)
+    text = _text(w, node, shown)
+    return WordCount(path=shown, lines=text.count("\n"), words=len(text.split()), bytes=len(text.encode()), characters=len(text))
+
+
+@TOOLS.tool(read_only=True)
+def diff(
+    w: FsWorld,
+    path_a: Annotated[str, Field(description="First (old) text file path", min_length=1)],
+    path_b: Annotated[str, Field(description="Second (new) text file path", min_length=1)],
+    context: Annotated[int, Field(description="Lines of context around changes", ge=0, le=10)] = 3,
+) -> DiffResult:
+    """Compare two text files and return a unified diff with counts of added and removed lines."""
+    na, sa = _resolve(w, path_a)
+    nb, sb = _resolve(w, path_b)
+    ta, tb = _text(w, na, sa), _text(w, nb, sb)
+    lines = list(difflib.unified_diff(ta.splitlines(), tb.splitlines(), fromfile=sa, tofile=sb, n=context, lineterm=""))
+    added = sum(1 for ln_ in lines if ln_.startswith("+") and not ln_.startswith("+++"))
+    removed = sum(1 for ln_ in lines if ln_.startswith("-") and not ln_.startswith("---"))
+    return DiffResult(path_a=sa, path_b=sb, identical=ta == tb, added=added, removed=removed, diff="\n".join(lines))
+
+# ------------------------------------------------------------------ searching
+@TOOLS.tool(read_only=True)
+def find(
+    w: FsWorld,
+    path: DirArg = ".",
+    name: Annotated[str | None, Field(description="Shell glob on the entry name, e.g. '*.md' or 'report*'")] = None,
+    kind: Annotated[Kind | None, Field(description="Only entries of this kind")] = None,
+    min_size: Annotated[int | None, Field(description="Only files of at least this many bytes", ge=0)] = None,
+    max_size: Annotated[int | None, Field(description="Only files of at most this many bytes", ge=0)] = None,
+    modified_after: Annotated[str | None, Field(description="Only entries modified on or after this date, YYYY-MM-DD", pattern=DATE_PATTERN)] = None,
+    max_depth: Annotated[int, Field(description="How many levels to descend", ge=1, le=20)] = 10,
+    limit: Annotated[int, Field(description="Maximum number of results", ge=1, le=500)] = 100,
+) -> PathList:
+    """Find files and directories below a directory by name glob, kind, size or modification date (like find(1))."""
+    node, shown = _resolve(w, path)
+    if node.kind != "directory":
+        raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
+    skipped: list[str] = []
+    out = []
+    for n, p, _ in _iter_tree(w, node, shown, max_depth, skipped):
+        if name is not None and not fnmatch.fnmatchcase(n.name, name):
+            continue
+        if kind is not None and n.kind != kind:
+            continue
+        size = _size(w, n)
+        if (min_size is not None or max_size is not None) and n.kind != "file":
+            continue
+        if (min_size is not None and size < min_size) or (max_size is not None and size > max_size):
+            continue
+        if modified_after is not None and n.modified_at[:10] < modified_after:
+            continue
+        out.append(_entry(w, n, p))
+    return PathList(entries=out[:limit], total=len(out[:limit]), skipped=skipped)
+
+
+@TOOLS.tool(read_only=True)
+def search_by_extension(
+    w: FsWorld,
+    extension: Annotated[str, Field(description="File extension with or without the dot, e.g. 'md' or '.py'", pattern=r"^\.?[A-Za-z0-9]{1,10}$")],
+    path: DirArg = "~",
+    limit: Annotated[int, Field(description="Maximum number of results", ge=1, le=500)] = 100,
+) -> PathList:
+    """Find all files with a given extension below a directory (default: your home), case-insensitively."""
+    node, shown = _resolve(w, path)
+    if node.kind != "directory":
+        raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
+    ext = "." + extension.lstrip(".").lower()
+    skipped: list[str] = []
+    out = [_entry(w, n, p) for n, p, _ in _iter_tree(w, node, shown, 20, skipped) if n.kind == "file" and n.name.lower().endswith(ext)]
+    return PathList(entries=out[:limit], total=len(out[:limit]), skipped=skipped)
+
+
+@TOOLS.tool(read_only=True)
+def grep(
+    w: FsWorld,
+    pattern: Annotated[str, Field(description="Regular expression (Python syntax) to search for", min_length=1, max_length=500)],
+    path: PathArg = ".",
+    recursive: Annotated[bool, Field(description="Search every file below a directory (required when path is a directory)")] = True,
+    ignore_case: Annotated[bool, Field(description="Case-insensitive matching")] = False,
+    include: Annotated[str | None, Field(description="Only search files whose name matches this glob, e.g. '*.py'")] = None,
+    max_results: Annotated[int, Field(description="Stop after this many matching lines", ge=1, le=1000)] = 100,
+) -> GrepResult:
+    """Search text files for lines matching a regular expression; returns path, line number and line for each match."""
+    try:
+        rx = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        raise InvalidArgument(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
+    node, shown = _resolve(w, path)
+    skipped: list[str] = []
+    if node.kind == "directory":
+        if not recursive:
+            raise InvalidArgument(f"'{shown}' is a directory; pass recursive=true or give a file path")
         _need(w, node, "r", shown, "list directory")
-        out = [_entry(w, w.nodes[cid], _join(shown, name)) for name, cid in node.children.items() if all or not name.startswith(".")]
-        if sort_by == "name":
-            out.sort(key=lambda e: e.name)
-        elif sort_by == "size":
-            out.sort(key=lambda e: (-e.size, e.name))
-        else:
-            out.sort(key=lambda e: (e.modified_at, e.name), reverse=True)
-        return Listing(path=shown, entries=out, total=len(out))
-
-    @tool(read_only=True)
-    def tree(
-        path: DirArg = ".",
-        max_depth: Annotated[int, Field(description="How many levels to descend", ge=1, le=8)] = 3,
-        all: Annotated[bool, Field(description="Include hidden entries")] = False,
-    ) -> Tree:
-        """Show a directory hierarchy as an indented tree (symlinks are shown, not followed)."""
-        w = _w()
-        node, shown = _resolve(path)
-        if node.kind != "directory":
-            raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
-        _need(w, node, "r", shown, "list directory")
-        lines, entries, nd, nf = [shown], [], 0, 0
-
-        def rec(n: Node, p: str, prefix: str, depth: int) -> None:
-            nonlocal nd, nf
-            if not (_bits(w, n) & 4 and _bits(w, n) & 1):
-                lines.append(prefix + "└── [permission denied]")
-                return
-            names = [k for k in sorted(n.children) if all or not k.startswith(".")]
-            for i, name in enumerate(names):
-                c = w.nodes[n.children[name]]
-                last = i == len(names) - 1
-                label = name + ("/" if c.kind == "directory" else f" -> {c.target}" if c.kind == "symlink" else "")
-                lines.append(prefix + ("└── " if last else "├── ") + label)
-                entries.append(TreeEntry(path=_join(p, name), kind=c.kind, depth=depth))
-                if c.kind == "directory":
-                    nd += 1
-                    if depth < max_depth:
-                        rec(c, _join(p, name), prefix + ("    " if last else "│   "), depth + 1)
-                else:
-                    nf += 1
-
-        rec(node, shown, "", 1)
-        return Tree(path=shown, tree="\n".join(lines), entries=entries, directories=nd, files=nf)
-
-    @tool(read_only=True)
-    def stat(
-        path: PathArg,
-        follow_symlinks: Annotated[bool, Field(description="Describe the link's target instead of the link itself")] = True,
-    ) -> FileInfo:
-        """Show a file's or directory's metadata: kind, size, owner, group, permissions, times, tags and whether you can read/write it."""
-        w = _w()
-        node, shown = _resolve(path, follow_symlinks)
-        e = _entry(w, node, shown)
-        b = _bits(w, node) if node.kind != "symlink" else 7
-        return FileInfo(**e.model_dump(), created_at=node.created_at, inode=node.node_id, binary=node.binary_size is not None,
-                        readable=bool(b & 4), writable=bool(b & 2), entries=len(node.children) if node.kind == "directory" else None)
-
-    @tool(read_only=True)
-    def read_file(
-        path: PathArg,
-        offset: Annotated[int, Field(description="First line to return (1-based)", ge=1)] = 1,
-        limit: Annotated[int, Field(description="Maximum number of lines to return", ge=1, le=5000)] = 500,
-    ) -> FileContent:
-        """Read a text file (optionally a window of lines); binary files and directories cannot be read."""
-        w = _w()
-        node, shown = _resolve(path)
-        text = _text(w, node, shown)
-        lines = text.splitlines(keepends=True)
-        chunk = lines[offset - 1: offset - 1 + limit]
-        return FileContent(path=shown, content="".join(chunk), start_line=offset, end_line=offset - 1 + len(chunk),
-                           total_lines=len(lines), size=_size(w, node))
-
-    @tool(read_only=True)
-    def head(path: PathArg, count: Annotated[int, Field(description="Number of lines", ge=1, le=1000)] = 10) -> Lines:
-        """Show the first lines of a text file."""
-        w = _w()
-        node, shown = _resolve(path)
-        lines = _text(w, node, shown).splitlines()
-        return Lines(path=shown, lines=lines[:count], count=len(lines[:count]), total_lines=len(lines))
-
-    @tool(read_only=True)
-    def tail(path: PathArg, count: Annotated[int, Field(description="Number of lines", ge=1, le=1000)] = 10) -> Lines:
-        """Show the last lines of a text file (e.g. the newest log entries)."""
-        w = _w()
-        node, shown = _resolve(path)
-        lines = _text(w, node, shown).splitlines()
-        out = lines[-count:]
-        return Lines(path=shown, lines=out, count=len(out), total_lines=len(lines))
-
-    @tool(read_only=True)
-    def wc(path: PathArg) -> WordCount:
-        """Count lines, words, bytes and characters of a text file."""
-        w = _w()
-        node, shown = _resolve(path)
-        text = _text(w, node, shown)
-        return WordCount(path=shown, lines=text.count("\n"), words=len(text.split()), bytes=len(text.encode()), characters=len(text))
-
-    @tool(read_only=True)
-    def diff(
-        path_a: Annotated[str, Field(description="First (old) text file path", min_length=1)],
-        path_b: Annotated[str, Field(description="Second (new) text file path", min_length=1)],
-        context: Annotated[int, Field(description="Lines of context around changes", ge=0, le=10)] = 3,
-    ) -> DiffResult:
-        """Compare two text files and return a unified diff with counts of added and removed lines."""
-        w = _w()
-        na, sa = _resolve(path_a)
-        nb, sb = _resolve(path_b)
-        ta, tb = _text(w, na, sa), _text(w, nb, sb)
-        lines = list(difflib.unified_diff(ta.splitlines(), tb.splitlines(), fromfile=sa, tofile=sb, n=context, lineterm=""))
-        added = sum(1 for ln_ in lines if ln_.startswith("+") and not ln_.startswith("+++"))
-        removed = sum(1 for ln_ in lines if ln_.startswith("-") and not ln_.startswith("---"))
-        return DiffResult(path_a=sa, path_b=sb, identical=ta == tb, added=added, removed=removed, diff="\n".join(lines))
-
-    # ------------------------------------------------------------------ searching
-    @tool(read_only=True)
-    def find(
-        path: DirArg = ".",
-        name: Annotated[str | None, Field(description="Shell glob on the entry name, e.g. '*.md' or 'report*'")] = None,
-        kind: Annotated[Kind | None, Field(description="Only entries of this kind")] = None,
-        min_size: Annotated[int | None, Field(description="Only files of at least this many bytes", ge=0)] = None,
-        max_size: Annotated[int | None, Field(description="Only files of at most this many bytes", ge=0)] = None,
-        modified_after: Annotated[str | None, Field(description="Only entries modified on or after this date, YYYY-MM-DD", pattern=DATE_PATTERN)] = None,
-        max_depth: Annotated[int, Field(description="How many levels to descend", ge=1, le=20)] = 10,
-        limit: Annotated[int, Field(description="Maximum number of results", ge=1, le=500)] = 100,
-    ) -> PathList:
-        """Find files and directories below a directory by name glob, kind, size or modification date (like find(1))."""
-        w = _w()
-        node, shown = _resolve(path)
-        if node.kind != "directory":
-            raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
-        skipped: list[str] = []
-        out = []
-        for n, p, _ in _iter_tree(w, node, shown, max_depth, skipped):
-            if name is not None and not fnmatch.fnmatchcase(n.name, name):
-                continue
-            if kind is not None and n.kind != kind:
-                continue
-            size = _size(w, n)
-            if (min_size is not None or max_size is not None) and n.kind != "file":
-                continue
-            if (min_size is not None and size < min_size) or (max_size is not None and size > max_size):
-                continue
-            if modified_after is not None and n.modified_at[:10] < modified_after:
-                continue
-            out.append(_entry(w, n, p))
-        return PathList(entries=out[:limit], total=len(out[:limit]), skipped=skipped)
-
-    @tool(read_only=True)
-    def search_by_extension(
-        extension: Annotated[str, Field(description="File extension with or without the dot, e.g. 'md' or '.py'", pattern=r"^\.?[A-Za-z0-9]{1,10}$")],
-        path: DirArg = "~",
-        limit: Annotated[int, Field(description="Maximum number of results", ge=1, le=500)] = 100,
-    ) -> PathList:
-        """Find all files with a given extension below a directory (default: your home), case-insensitively."""
-        w = _w()
-        node, shown = _resolve(path)
-        if node.kind != "directory":
-            raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
-        ext = "." + extension.lstrip(".").lower()
-        skipped: list[str] = []
-        out = [_entry(w, n, p) for n, p, _ in _iter_tree(w, node, shown, 20, skipped) if n.kind == "file" and n.name.lower().endswith(ext)]
-        return PathList(entries=out[:limit], total=len(out[:limit]), skipped=skipped)
-
-    @tool(read_only=True)
-    def grep(
-        pattern: Annotated[str, Field(description="Regular expression (Python syntax) to search for", min_length=1, max_length=500)],
-        path: PathArg = ".",
-        recursive: Annotated[bool, Field(description="Search every file below a directory (required when path is a directory)")] = True,
-        ignore_case: Annotated[bool, Field(description="Case-insensitive matching")] = False,
-        include: Annotated[str | None, Field(description="Only search files whose name matches this glob, e.g. '*.py'")] = None,
-        max_results: Annotated[int, Field(description="Stop after this many matching lines", ge=1, le=1000)] = 100,
-    ) -> GrepResult:
-        """Search text files for lines matching a regular expression; returns path, line number and line for each match."""
-        w = _w()
-        try:
-            rx = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-        except re.error as exc:
-            raise InvalidArgument(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
-        node, shown = _resolve(path)
-        skipped: list[str] = []
-        if node.kind == "directory":
-            if not recursive:
-                raise InvalidArgument(f"'{shown}' is a directory; pass recursive=true or give a file path")
-            _need(w, node, "r", shown, "list directory")
-            files = [(n, p) for n, p, _ in _iter_tree(w, node, shown, 20, skipped) if n.kind == "file"]
-        else:
-            _text(w, node, shown)
-            files = [(node, shown)]
-        matches: list[GrepMatch] = []
-        searched = 0
-        for n, p in files:
-            if include is not None and not fnmatch.fnmatchcase(n.name, include):
-                continue
-            if n.binary_size is not None:
-                continue
-            if not _bits(w, n) & 4:
-                skipped.append(p)
-                continue
-            searched += 1
-            for i, line in enumerate(n.content.splitlines(), 1):
-                if rx.search(line):
-                    matches.append(GrepMatch(path=p, line_number=i, line=line[:500]))
-                    if len(matches) >= max_results:
-                        break
-            if len(matches) >= max_results:
-                break
-        return GrepResult(pattern=pattern, matches=matches, total=len(matches), files_searched=searched, skipped=skipped)
-
-    @tool(read_only=True)
-    def list_recent(
-        path: DirArg = "~",
-        limit: Annotated[int, Field(description="How many files", ge=1, le=100)] = 10,
-    ) -> PathList:
-        """List the most recently modified files below a directory (default: your home), newest first."""
-        w = _w()
-        node, shown = _resolve(path)
-        if node.kind != "directory":
-            raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
-        skipped: list[str] = []
         files = [(n, p) for n, p, _ in _iter_tree(w, node, shown, 20, skipped) if n.kind == "file"]
-        files.sort(key=lambda t: (t[0].modified_at, t[1]), reverse=True)
-        out = [_entry(w, n, p) for n, p in files[:limit]]
-        return PathList(entries=out, total=len(out), skipped=skipped)
+    else:
+        _text(w, node, shown)
+        files = [(node, shown)]
+    matches: list[GrepMatch] = []
+    searched = 0
+    for n, p in files:
+        if include is not None and not fnmatch.fnmatchcase(n.name, include):
+            continue
+        if n.binary_size is not None:
+            continue
+        if not _bits(w, n) & 4:
+            skipped.append(p)
+            continue
+        searched += 1
+        for i, line in enumerate(n.content.splitlines(), 1):
+            if rx.search(line):
+                matches.append(GrepMatch(path=p, line_number=i, line=line[:500]))
+                if len(matches) >= max_results:
+                    break
+        if len(matches) >= max_results:
+            break
+    return GrepResult(pattern=pattern, matches=matches, total=len(matches), files_searched=searched, skipped=skipped)
 
-    @tool(read_only=True)
-    def du(path: PathArg = ".") -> DiskUsage:
-        """Show the total size of a directory (or file) and the size of each direct child, largest first."""
-        w = _w()
-        node, shown = _resolve(path)
-        skipped: list[str] = []
-        if node.kind != "directory":
-            return DiskUsage(path=shown, size=_size(w, node), human=_human(_size(w, node)), children=[])
-        _need(w, node, "r", shown, "list directory")
-        kids = []
-        for name, cid in node.children.items():
-            c = w.nodes[cid]
-            if c.kind == "directory" and not _bits(w, c) & 4:
-                skipped.append(_join(shown, name))
-            kids.append(DuEntry(path=_join(shown, name), kind=c.kind, size=_size(w, c)))
-        kids.sort(key=lambda k: (-k.size, k.path))
-        total = _size(w, node)
-        return DiskUsage(path=shown, size=total, human=_human(total), children=kids, skipped=skipped)
 
-    @tool(read_only=True)
-    def get_disk_usage() -> FsUsage:
-        """Show disk capacity, used and free space, your quota usage, the space held by the trash, and usage per top-level directory."""
-        w = _w()
-        root = w.nodes[w.root_id]
-        used = sum(_size(w, n) for n in w.nodes.values() if n.kind == "file")
-        trash = sum(_size(w, w.nodes[t.node_id]) for t in w.trash.values() if t.node_id in w.nodes)
-        by_dir = sorted((DuEntry(path="/" + name, kind=w.nodes[cid].kind, size=_size(w, w.nodes[cid])) for name, cid in root.children.items()),
-                        key=lambda d: (-d.size, d.path))
-        return FsUsage(capacity_bytes=w.capacity_bytes, used_bytes=used, free_bytes=w.capacity_bytes - used,
-                       used_percent=round(100 * used / w.capacity_bytes, 2), username=w.user, quota_bytes=w.quota_bytes,
-                       quota_used_bytes=_owned_bytes(w, w.user), trash_bytes=trash, by_directory=by_dir)
+@TOOLS.tool(read_only=True)
+def list_recent(
+    w: FsWorld,
+    path: DirArg = "~",
+    limit: Annotated[int, Field(description="How many files", ge=1, le=100)] = 10,
+) -> PathList:
+    """List the most recently modified files below a directory (default: your home), newest first."""
+    node, shown = _resolve(w, path)
+    if node.kind != "directory":
+        raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
+    skipped: list[str] = []
+    files = [(n, p) for n, p, _ in _iter_tree(w, node, shown, 20, skipped) if n.kind == "file"]
+    files.sort(key=lambda t: (t[0].modified_at, t[1]), reverse=True)
+    out = [_entry(w, n, p) for n, p in files[:limit]]
+    return PathList(entries=out, total=len(out), skipped=skipped)
 
-    # ------------------------------------------------------------------ creating and writing
-    @tool()
-    def mkdir(
-        path: PathArg,
-        parents: Annotated[bool, Field(description="Also create missing parent directories; no error if the directory exists")] = False,
-    ) -> Entry:
-        """Create a directory (with parents=true, also its missing parents, like mkdir -p)."""
-        w = _w()
-        comps = _abs(w, path)
-        if not comps:
-            raise StateConflict("file exists: '/'")
-        if parents:
-            node = w.nodes[w.root_id]
-            for i, name in enumerate(comps):
-                here = _show(comps[:i + 1])
-                c = _child(w, node, name)
-                if c is not None and c.kind == "symlink":
-                    c = _walk(w, comps[:i + 1], True, here)
-                if c is None:
-                    _need_dir_write(w, node, here, "create")
-                    c = _new_node(w, node, name, "directory")
-                elif c.kind != "directory":
-                    raise StateConflict(f"file exists: '{here}' is a {c.kind}, not a directory")
-                else:
-                    _need(w, c, "x", here, "enter directory")
-                node = c
-            return _entry(w, node, _show(comps))
-        parent, name, shown = _parent(path)
-        if _child(w, parent, name) is not None:
-            raise StateConflict(f"file exists: '{shown}' already exists")
+
+@TOOLS.tool(read_only=True)
+def du(w: FsWorld, path: PathArg = ".") -> DiskUsage:
+    """Show the total size of a directory (or file) and the size of each direct child, largest first."""
+    node, shown = _resolve(w, path)
+    skipped: list[str] = []
+    if node.kind != "directory":
+        return DiskUsage(path=shown, size=_size(w, node), human=_human(_size(w, node)), children=[])
+    _need(w, node, "r", shown, "list directory")
+    kids = []
+    for name, cid in node.children.items():
+        c = w.nodes[cid]
+        if c.kind == "directory" and not _bits(w, c) & 4:
+            skipped.append(_join(shown, name))
+        kids.append(DuEntry(path=_join(shown, name), kind=c.kind, size=_size(w, c)))
+    kids.sort(key=lambda k: (-k.size, k.path))
+    total = _size(w, node)
+    return DiskUsage(path=shown, size=total, human=_human(total), children=kids, skipped=skipped)
+
+
+@TOOLS.tool(read_only=True)
+def get_disk_usage(w: FsWorld) -> FsUsage:
+    """Show disk capacity, used and free space, your quota usage, the space held by the trash, and usage per top-level directory."""
+    root = w.nodes[w.root_id]
+    used = sum(_size(w, n) for n in w.nodes.values() if n.kind == "file")
+    trash = sum(_size(w, w.nodes[t.node_id]) for t in w.trash.values() if t.node_id in w.nodes)
+    by_dir = sorted((DuEntry(path="/" + name, kind=w.nodes[cid].kind, size=_size(w, w.nodes[cid])) for name, cid in root.children.items()),
+                    key=lambda d: (-d.size, d.path))
+    return FsUsage(capacity_bytes=w.capacity_bytes, used_bytes=used, free_bytes=w.capacity_bytes - used,
+                   used_percent=round(100 * used / w.capacity_bytes, 2), username=w.user, quota_bytes=w.quota_bytes,
+                   quota_used_bytes=_owned_bytes(w, w.user), trash_bytes=trash, by_directory=by_dir)
+
+# ------------------------------------------------------------------ creating and writing
+@TOOLS.tool()
+def mkdir(
+    w: FsWorld,
+    path: PathArg,
+    parents: Annotated[bool, Field(description="Also create missing parent directories; no error if the directory exists")] = False,
+) -> Entry:
+    """Create a directory (with parents=true, also its missing parents, like mkdir -p)."""
+    comps = _abs(w, path)
+    if not comps:
+        raise StateConflict("file exists: '/'")
+    if parents:
+        node = w.nodes[w.root_id]
+        for i, name in enumerate(comps):
+            here = _show(comps[:i + 1])
+            c = _child(w, node, name)
+            if c is not None and c.kind == "symlink":
+                c = _walk(w, comps[:i + 1], True, here)
+            if c is None:
+                _need_dir_write(w, node, here, "create")
+                c = _new_node(w, node, name, "directory")
+            elif c.kind != "directory":
+                raise StateConflict(f"file exists: '{here}' is a {c.kind}, not a directory")
+            else:
+                _need(w, c, "x", here, "enter directory")
+            node = c
+        return _entry(w, node, _show(comps))
+    parent, name, shown = _parent(w, path)
+    if _child(w, parent, name) is not None:
+        raise StateConflict(f"file exists: '{shown}' already exists")
+    _need_dir_write(w, parent, shown, "create")
+    return _entry(w, _new_node(w, parent, name, "directory"), shown)
+
+
+@TOOLS.tool()
+def touch(w: FsWorld, path: PathArg) -> Entry:
+    """Create an empty file, or update the modification time of an existing one."""
+    parent, name, shown = _parent(w, path)
+    c = _child(w, parent, name)
+    if c is None:
         _need_dir_write(w, parent, shown, "create")
-        return _entry(w, _new_node(w, parent, name, "directory"), shown)
+        return _entry(w, _new_node(w, parent, name, "file"), shown)
+    if c.kind == "symlink":
+        c, _ = _resolve(w, path)
+    _need(w, c, "w", shown, "modify")
+    c.modified_at = _stamp(w)
+    return _entry(w, c, shown)
 
-    @tool()
-    def touch(path: PathArg) -> Entry:
-        """Create an empty file, or update the modification time of an existing one."""
-        w = _w()
-        parent, name, shown = _parent(path)
-        c = _child(w, parent, name)
-        if c is None:
-            _need_dir_write(w, parent, shown, "create")
-            return _entry(w, _new_node(w, parent, name, "file"), shown)
-        if c.kind == "symlink":
-            c, _ = _resolve(path)
-        _need(w, c, "w", shown, "modify")
-        c.modified_at = _stamp(w)
-        return _entry(w, c, shown)
 
-    @tool(destructive=True, idempotent=True)
-    def write_file(
-        path: PathArg,
-        content: Content,
-        overwrite: Annotated[bool, Field(description="Replace the content if the file already exists (otherwise that is an error)")] = False,
-    ) -> WriteResult:
-        """Write text to a file, creating it; replacing an existing file's content needs overwrite=true."""
-        w = _w()
-        parent, name, shown = _parent(path)
-        c = _child(w, parent, name)
-        if c is not None and c.kind == "symlink":
-            c, _ = _resolve(path)
-        if c is None:
-            _need_dir_write(w, parent, shown, "create")
-            _quota(w, len(content.encode()))
-            n = _new_node(w, parent, name, "file", content=content)
-            return WriteResult(path=shown, size=_size(w, n), created=True, modified_at=n.modified_at)
-        if c.kind == "directory":
-            raise InvalidArgument(f"'{shown}' is a directory; give a file path")
-        if not overwrite:
-            raise StateConflict(f"file exists: '{shown}' ({_size(w, c)} bytes); pass overwrite=true to replace it or append_file to add to it")
-        _need(w, c, "w", shown, "write")
-        _quota(w, len(content.encode()) - _size(w, c) if c.owner == w.user else 0)
-        c.content, c.binary_size, c.modified_at = content, None, _stamp(w)
-        return WriteResult(path=shown, size=_size(w, c), created=False, modified_at=c.modified_at)
-
-    @tool()
-    def append_file(path: PathArg, content: Annotated[str, Field(description="Text to add at the end (include a trailing newline yourself)",
-                                                                 min_length=1, max_length=100_000)]) -> WriteResult:
-        """Append text to the end of a file, creating the file if it does not exist."""
-        w = _w()
-        parent, name, shown = _parent(path)
-        c = _child(w, parent, name)
-        if c is not None and c.kind == "symlink":
-            c, _ = _resolve(path)
-        if c is None:
-            _need_dir_write(w, parent, shown, "create")
-            _quota(w, len(content.encode()))
-            n = _new_node(w, parent, name, "file", content=content)
-            return WriteResult(path=shown, size=_size(w, n), created=True, modified_at=n.modified_at)
-        _text(w, c, shown)
-        _need(w, c, "w", shown, "write")
-        _quota(w, len(content.encode()) if c.owner == w.user else 0)
-        c.content += content
-        c.modified_at = _stamp(w)
-        return WriteResult(path=shown, size=_size(w, c), created=False, modified_at=c.modified_at)
-
-    @tool(idempotent=False)
-    def replace_in_file(
-        path: PathArg,
-        old_text: Annotated[str, Field(description="Exact text to find", min_length=1)],
-        new_text: Annotated[str, Field(description="Replacement text (may be empty)")],
-        count: Annotated[int, Field(description="Replace at most this many occurrences; 0 replaces all", ge=0)] = 0,
-    ) -> ReplaceResult:
-        """Replace exact occurrences of a text in a file (like sed s/old/new/g) and return how many were replaced."""
-        w = _w()
-        node, shown = _resolve(path)
-        text = _text(w, node, shown)
-        n = text.count(old_text)
-        if n == 0:
-            raise InvalidArgument(f"old_text {old_text[:60]!r} does not occur in '{shown}'; read_file or grep shows its content")
-        _need(w, node, "w", shown, "write")
-        done = n if count == 0 else min(n, count)
-        new = text.replace(old_text, new_text, done)
-        _quota(w, len(new.encode()) - len(text.encode()) if node.owner == w.user else 0)
-        node.content, node.modified_at = new, _stamp(w)
-        return ReplaceResult(path=shown, replacements=done, size=_size(w, node))
-
-    @tool()
-    def ln(
-        target: Annotated[str, Field(description="What the link points to (absolute, or relative to the link's directory); it need not exist", min_length=1)],
-        link_path: Annotated[str, Field(description="Where to create the symbolic link", min_length=1)],
-    ) -> Entry:
-        """Create a symbolic link at link_path pointing to target (like ln -s)."""
-        w = _w()
-        parent, name, shown = _parent(link_path)
-        if _child(w, parent, name) is not None:
-            raise StateConflict(f"file exists: '{shown}' already exists")
+@TOOLS.tool(destructive=True, idempotent=True)
+def write_file(
+    w: FsWorld,
+    path: PathArg,
+    content: Content,
+    overwrite: Annotated[bool, Field(description="Replace the content if the file already exists (otherwise that is an error)")] = False,
+) -> WriteResult:
+    """Write text to a file, creating it; replacing an existing file's content needs overwrite=true."""
+    parent, name, shown = _parent(w, path)
+    c = _child(w, parent, name)
+    if c is not None and c.kind == "symlink":
+        c, _ = _resolve(w, path)
+    if c is None:
         _need_dir_write(w, parent, shown, "create")
-        return _entry(w, _new_node(w, parent, name, "symlink", target=target), shown)
+        _quota(w, len(content.encode()))
+        n = _new_node(w, parent, name, "file", content=content)
+        return WriteResult(path=shown, size=_size(w, n), created=True, modified_at=n.modified_at)
+    if c.kind == "directory":
+        raise InvalidArgument(f"'{shown}' is a directory; give a file path")
+    if not overwrite:
+        raise StateConflict(f"file exists: '{shown}' ({_size(w, c)} bytes); pass overwrite=true to replace it or append_file to add to it")
+    _need(w, c, "w", shown, "write")
+    _quota(w, len(content.encode()) - _size(w, c) if c.owner == w.user else 0)
+    c.content, c.binary_size, c.modified_at = content, None, _stamp(w)
+    return WriteResult(path=shown, size=_size(w, c), created=False, modified_at=c.modified_at)
 
-    @tool(read_only=True)
-    def readlink(path: PathArg) -> LinkInfo:
-        """Show where a symbolic link points and whether its target exists."""
-        w = _w()
-        node, shown = _resolve(path, follow=False)
-        if node.kind != "symlink":
-            raise InvalidArgument(f"'{shown}' is not a symbolic link (it is a {node.kind})")
-        comps = _norm(w, node.target or "", _abs(w, path)[:-1])
-        try:
-            _walk(w, comps, True, _show(comps))
-            exists = True
-        except (NotFound, InvalidArgument, PermissionDenied):
-            exists = False
-        return LinkInfo(path=shown, target=node.target or "", resolved_path=_show(comps), target_exists=exists)
 
-    # ------------------------------------------------------------------ moving and copying
-    def _destination(src: Node, destination: str) -> tuple[Node, str, str]:
-        """(parent, name, shown) for placing ``src`` at ``destination`` (into it when it is a directory)."""
-        w = _w()
+@TOOLS.tool()
+def append_file(w: FsWorld, path: PathArg, content: Annotated[str, Field(description="Text to add at the end (include a trailing newline yourself)",
+                                                             min_length=1, max_length=100_000)]) -> WriteResult:
+    """Append text to the end of a file, creating the file if it does not exist."""
+    parent, name, shown = _parent(w, path)
+    c = _child(w, parent, name)
+    if c is not None and c.kind == "symlink":
+        c, _ = _resolve(w, path)
+    if c is None:
+        _need_dir_write(w, parent, shown, "create")
+        _quota(w, len(content.encode()))
+        n = _new_node(w, parent, name, "file", content=content)
+        return WriteResult(path=shown, size=_size(w, n), created=True, modified_at=n.modified_at)
+    _text(w, c, shown)
+    _need(w, c, "w", shown, "write")
+    _quota(w, len(content.encode()) if c.owner == w.user else 0)
+    c.content += content
+    c.modified_at = _stamp(w)
+    return WriteResult(path=shown, size=_size(w, c), created=False, modified_at=c.modified_at)
+
+
+@TOOLS.tool(idempotent=False)
+def replace_in_file(
+    w: FsWorld,
+    path: PathArg,
+    old_text: Annotated[str, Field(description="Exact text to find", min_length=1)],
+    new_text: Annotated[str, Field(description="Replacement text (may be empty)")],
+    count: Annotated[int, Field(description="Replace at most this many occurrences; 0 replaces all", ge=0)] = 0,
+) -> ReplaceResult:
+    """Replace exact occurrences of a text in a file (like sed s/old/new/g) and return how many were replaced."""
+    node, shown = _resolve(w, path)
+    text = _text(w, node, shown)
+    n = text.count(old_text)
+    if n == 0:
+        raise InvalidArgument(f"old_text {old_text[:60]!r} does not occur in '{shown}'; read_file or grep shows its content")
+    _need(w, node, "w", shown, "write")
+    done = n if count == 0 else min(n, count)
+    new = text.replace(old_text, new_text, done)
+    _quota(w, len(new.encode()) - len(text.encode()) if node.owner == w.user else 0)
+    node.content, node.modified_at = new, _stamp(w)
+    return ReplaceResult(path=shown, replacements=done, size=_size(w, node))
+
+
+@TOOLS.tool()
+def ln(
+    w: FsWorld,
+    target: Annotated[str, Field(description="What the link points to (absolute, or relative to the link's directory); it need not exist", min_length=1)],
+    link_path: Annotated[str, Field(description="Where to create the symbolic link", min_length=1)],
+) -> Entry:
+    """Create a symbolic link at link_path pointing to target (like ln -s)."""
+    parent, name, shown = _parent(w, link_path)
+    if _child(w, parent, name) is not None:
+        raise StateConflict(f"file exists: '{shown}' already exists")
+    _need_dir_write(w, parent, shown, "create")
+    return _entry(w, _new_node(w, parent, name, "symlink", target=target), shown)
+
+
+@TOOLS.tool(read_only=True)
+def readlink(w: FsWorld, path: PathArg) -> LinkInfo:
+    """Show where a symbolic link points and whether its target exists."""
+    node, shown = _resolve(w, path, follow=False)
+    if node.kind != "symlink":
+        raise InvalidArgument(f"'{shown}' is not a symbolic link (it is a {node.kind})")
+    comps = _norm(w, node.target or "", _abs(w, path)[:-1])
+    try:
+        _walk(w, comps, True, _show(comps))
+        exists = True
+    except (NotFound, InvalidArgument, PermissionDenied):
+        exists = False
+    return LinkInfo(path=shown, target=node.target or "", resolved_path=_show(comps), target_exists=exists)
+
+# ------------------------------------------------------------------ moving and copying
+def _destination(w: FsWorld, src: Node, destination: str) -> tuple[Node, str, str]:
+    """(parent, name, shown) for placing ``src`` at ``destination`` (into it when it is a directory)."""
+    try:
+        d_node, d_shown = _resolve(w, destination)
+    except NotFound:
+        d_node = None
+    if d_node is not None and d_node.kind == "directory":
+        c = _child(w, d_node, src.name)
+        shown = _join(d_shown, src.name)
+        if c is not None:
+            raise StateConflict(f"file exists: '{shown}' already exists; choose another destination or remove it first")
+        return d_node, src.name, shown
+    parent, name, shown = _parent(w, destination)
+    if _child(w, parent, name) is not None:
+        raise StateConflict(f"file exists: '{shown}' already exists; choose another destination or remove it first")
+    return parent, name, shown
+
+
+@TOOLS.tool()
+def mv(
+    w: FsWorld,
+    source: Annotated[str, Field(description="Path of the file, directory or link to move", min_length=1)],
+    destination: Annotated[str, Field(description="New path, or an existing directory to move into", min_length=1)],
+) -> Moved:
+    """Move (or rename) a file, directory or symlink; an existing directory as destination receives it. Never overwrites."""
+    src, s_shown = _resolve(w, source, follow=False)
+    if src.node_id == w.root_id:
+        raise PermissionDenied("cannot move the root directory '/'")
+    if src.kind == "directory" and _path_of(w, src) in {u.home for u in w.users.values()}:
+        raise PermissionDenied(f"cannot move '{s_shown}': it is a user's home directory")
+    old_parent = w.nodes[src.parent_id]  # type: ignore[index]
+    parent, name, shown = _destination(w, src, destination)
+    if _is_ancestor(w, src, parent):
+        raise InvalidArgument(f"cannot move '{s_shown}' into itself ('{shown}')")
+    _need_dir_write(w, old_parent, s_shown, "remove")
+    _need_dir_write(w, parent, shown, "create")
+    old_parent.children.pop(src.name)
+    src.name, src.parent_id = name, parent.node_id
+    parent.children[name] = src.node_id
+    t = _stamp(w)
+    old_parent.modified_at = parent.modified_at = t
+    return Moved(source=s_shown, path=shown, kind=src.kind)
+
+
+@TOOLS.tool()
+def rename(
+    w: FsWorld,
+    path: PathArg,
+    new_name: Annotated[str, Field(description="New name in the same directory (no '/')", min_length=1, max_length=255,
+                                   pattern=r"^[^/\x00]+$")],
+) -> Moved:
+    """Rename a file, directory or link within its directory."""
+    if new_name in (".", ".."):
+        raise InvalidArgument("new_name cannot be '.' or '..'")
+    node, shown = _resolve(w, path, follow=False)
+    if node.node_id == w.root_id:
+        raise PermissionDenied("cannot rename the root directory '/'")
+    if node.kind == "directory" and _path_of(w, node) in {u.home for u in w.users.values()}:
+        raise PermissionDenied(f"cannot rename '{shown}': it is a user's home directory")
+    parent = w.nodes[node.parent_id]  # type: ignore[index]
+    new_path = _join(shown.rsplit("/", 1)[0] or "/", new_name)
+    if new_name == node.name:
+        return Moved(source=shown, path=new_path, kind=node.kind)
+    if new_name in parent.children:
+        raise StateConflict(f"file exists: '{new_path}' already exists")
+    _need_dir_write(w, parent, shown, "rename")
+    parent.children.pop(node.name)
+    node.name = new_name
+    parent.children[new_name] = node.node_id
+    parent.modified_at = _stamp(w)
+    return Moved(source=shown, path=new_path, kind=node.kind)
+
+
+@TOOLS.tool()
+def cp(
+    w: FsWorld,
+    source: Annotated[str, Field(description="Path of the file or directory to copy", min_length=1)],
+    destination: Annotated[str, Field(description="Path of the copy, or an existing directory to copy into", min_length=1)],
+    recursive: Annotated[bool, Field(description="Required to copy a directory and everything in it")] = False,
+    overwrite: Annotated[bool, Field(description="Replace an existing destination file's content")] = False,
+) -> Copied:
+    """Copy a file (or, with recursive=true, a directory tree); copies are owned by you and count against your quota."""
+    src, s_shown = _resolve(w, source)
+    if src.kind == "directory" and not recursive:
+        raise InvalidArgument(f"'{s_shown}' is a directory; pass recursive=true to copy it")
+    tree_nodes = _descendants(w, src)
+    for n in tree_nodes:
+        p = s_shown + _path_of(w, n)[len(_path_of(w, src)):]
+        if n.kind != "symlink":
+            _need(w, n, "r", p, "read")
+        if n.kind == "directory":
+            _need(w, n, "x", p, "enter directory")
+    nbytes = sum(_size(w, n) for n in tree_nodes if n.kind == "file")
+    if overwrite and src.kind == "file":
         try:
-            d_node, d_shown = _resolve(destination)
+            d_node, d_shown = _resolve(w, destination)
         except NotFound:
             d_node = None
         if d_node is not None and d_node.kind == "directory":
-            c = _child(w, d_node, src.name)
-            shown = _join(d_shown, src.name)
-            if c is not None:
-                raise StateConflict(f"file exists: '{shown}' already exists; choose another destination or remove it first")
-            return d_node, src.name, shown
-        parent, name, shown = _parent(destination)
-        if _child(w, parent, name) is not None:
-            raise StateConflict(f"file exists: '{shown}' already exists; choose another destination or remove it first")
-        return parent, name, shown
+            d_node = _child(w, d_node, src.name)
+            d_shown = _join(d_shown, src.name)
+            if d_node is not None and d_node.kind == "symlink":
+                d_node, _ = _resolve(w, d_shown)
+        if d_node is not None and d_node.kind == "file":
+            if d_node.node_id == src.node_id:
+                raise InvalidArgument(f"'{s_shown}' and '{d_shown}' are the same file")
+            _need(w, d_node, "w", d_shown, "write")
+            _quota(w, nbytes - (_size(w, d_node) if d_node.owner == w.user else 0))
+            d_node.content, d_node.binary_size, d_node.modified_at = src.content, src.binary_size, _stamp(w)
+            return Copied(source=s_shown, path=d_shown, kind="file", files_copied=1, bytes_copied=nbytes)
+    parent, name, shown = _destination(w, src, destination)
+    if _is_ancestor(w, src, parent):
+        raise InvalidArgument(f"cannot copy '{s_shown}' into itself ('{shown}')")
+    _need_dir_write(w, parent, shown, "create")
+    _quota(w, nbytes)
 
-    @tool()
-    def mv(
-        source: Annotated[str, Field(description="Path of the file, directory or link to move", min_length=1)],
-        destination: Annotated[str, Field(description="New path, or an existing directory to move into", min_length=1)],
-    ) -> Moved:
-        """Move (or rename) a file, directory or symlink; an existing directory as destination receives it. Never overwrites."""
-        w = _w()
-        src, s_shown = _resolve(source, follow=False)
-        if src.node_id == w.root_id:
-            raise PermissionDenied("cannot move the root directory '/'")
-        if src.kind == "directory" and _path_of(w, src) in {u.home for u in w.users.values()}:
-            raise PermissionDenied(f"cannot move '{s_shown}': it is a user's home directory")
-        old_parent = w.nodes[src.parent_id]  # type: ignore[index]
-        parent, name, shown = _destination(src, destination)
-        if _is_ancestor(w, src, parent):
-            raise InvalidArgument(f"cannot move '{s_shown}' into itself ('{shown}')")
-        _need_dir_write(w, old_parent, s_shown, "remove")
-        _need_dir_write(w, parent, shown, "create")
-        old_parent.children.pop(src.name)
-        src.name, src.parent_id = name, parent.node_id
-        parent.children[name] = src.node_id
-        t = _stamp(w)
-        old_parent.modified_at = parent.modified_at = t
-        return Moved(source=s_shown, path=shown, kind=src.kind)
+    def copy(n: Node, into: Node, as_name: str) -> int:
+        c = _new_node(w, into, as_name, n.kind, content=n.content, target=n.target, mode=n.mode)
+        c.binary_size = n.binary_size
+        k = 1 if n.kind == "file" else 0
+        for child_name in sorted(n.children):
+            k += copy(w.nodes[n.children[child_name]], c, child_name)
+        return k
 
-    @tool()
-    def rename(
-        path: PathArg,
-        new_name: Annotated[str, Field(description="New name in the same directory (no '/')", min_length=1, max_length=255,
-                                       pattern=r"^[^/\x00]+$")],
-    ) -> Moved:
-        """Rename a file, directory or link within its directory."""
-        w = _w()
-        if new_name in (".", ".."):
-            raise InvalidArgument("new_name cannot be '.' or '..'")
-        node, shown = _resolve(path, follow=False)
-        if node.node_id == w.root_id:
-            raise PermissionDenied("cannot rename the root directory '/'")
-        if node.kind == "directory" and _path_of(w, node) in {u.home for u in w.users.values()}:
-            raise PermissionDenied(f"cannot rename '{shown}': it is a user's home directory")
-        parent = w.nodes[node.parent_id]  # type: ignore[index]
-        new_path = _join(shown.rsplit("/", 1)[0] or "/", new_name)
-        if new_name == node.name:
-            return Moved(source=shown, path=new_path, kind=node.kind)
-        if new_name in parent.children:
-            raise StateConflict(f"file exists: '{new_path}' already exists")
-        _need_dir_write(w, parent, shown, "rename")
-        parent.children.pop(node.name)
-        node.name = new_name
-        parent.children[new_name] = node.node_id
-        parent.modified_at = _stamp(w)
-        return Moved(source=shown, path=new_path, kind=node.kind)
+    files = copy(src, parent, name)
+    return Copied(source=s_shown, path=shown, kind=src.kind, files_copied=files, bytes_copied=nbytes)
 
-    @tool()
-    def cp(
-        source: Annotated[str, Field(description="Path of the file or directory to copy", min_length=1)],
-        destination: Annotated[str, Field(description="Path of the copy, or an existing directory to copy into", min_length=1)],
-        recursive: Annotated[bool, Field(description="Required to copy a directory and everything in it")] = False,
-        overwrite: Annotated[bool, Field(description="Replace an existing destination file's content")] = False,
-    ) -> Copied:
-        """Copy a file (or, with recursive=true, a directory tree); copies are owned by you and count against your quota."""
-        w = _w()
-        src, s_shown = _resolve(source)
-        if src.kind == "directory" and not recursive:
-            raise InvalidArgument(f"'{s_shown}' is a directory; pass recursive=true to copy it")
-        tree_nodes = _descendants(w, src)
-        for n in tree_nodes:
-            p = s_shown + _path_of(w, n)[len(_path_of(w, src)):]
-            if n.kind != "symlink":
-                _need(w, n, "r", p, "read")
-            if n.kind == "directory":
-                _need(w, n, "x", p, "enter directory")
-        nbytes = sum(_size(w, n) for n in tree_nodes if n.kind == "file")
-        if overwrite and src.kind == "file":
-            try:
-                d_node, d_shown = _resolve(destination)
-            except NotFound:
-                d_node = None
-            if d_node is not None and d_node.kind == "directory":
-                d_node = _child(w, d_node, src.name)
-                d_shown = _join(d_shown, src.name)
-                if d_node is not None and d_node.kind == "symlink":
-                    d_node, _ = _resolve(d_shown)
-            if d_node is not None and d_node.kind == "file":
-                if d_node.node_id == src.node_id:
-                    raise InvalidArgument(f"'{s_shown}' and '{d_shown}' are the same file")
-                _need(w, d_node, "w", d_shown, "write")
-                _quota(w, nbytes - (_size(w, d_node) if d_node.owner == w.user else 0))
-                d_node.content, d_node.binary_size, d_node.modified_at = src.content, src.binary_size, _stamp(w)
-                return Copied(source=s_shown, path=d_shown, kind="file", files_copied=1, bytes_copied=nbytes)
-        parent, name, shown = _destination(src, destination)
-        if _is_ancestor(w, src, parent):
-            raise InvalidArgument(f"cannot copy '{s_shown}' into itself ('{shown}')")
-        _need_dir_write(w, parent, shown, "create")
-        _quota(w, nbytes)
+# ------------------------------------------------------------------ removing, trash
+@TOOLS.tool(destructive=True, idempotent=True)
+def rmdir(w: FsWorld, path: DirArg) -> Removed:
+    """Remove an empty directory."""
+    node, shown = _resolve(w, path, follow=False)
+    if node.kind != "directory":
+        raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}; use rm for files and links")
+    _protect(w, node, shown, "remove")
+    if node.children:
+        raise StateConflict(f"directory not empty: '{shown}' holds {len(node.children)} entries ({', '.join(sorted(node.children)[:5])}); "
+                            "remove them first or use rm with recursive=true")
+    parent = w.nodes[node.parent_id]  # type: ignore[index]
+    _need_dir_write(w, parent, shown, "remove")
+    parent.children.pop(node.name)
+    parent.modified_at = _stamp(w)
+    _delete_tree(w, node)
+    return Removed(path=shown, kind="directory", removed_count=1, freed_bytes=0)
 
-        def copy(n: Node, into: Node, as_name: str) -> int:
-            c = _new_node(w, into, as_name, n.kind, content=n.content, target=n.target, mode=n.mode)
-            c.binary_size = n.binary_size
-            k = 1 if n.kind == "file" else 0
-            for child_name in sorted(n.children):
-                k += copy(w.nodes[n.children[child_name]], c, child_name)
-            return k
 
-        files = copy(src, parent, name)
-        return Copied(source=s_shown, path=shown, kind=src.kind, files_copied=files, bytes_copied=nbytes)
+@TOOLS.tool(destructive=True, idempotent=True)
+def rm(
+    w: FsWorld,
+    path: PathArg,
+    recursive: Annotated[bool, Field(description="Required to remove a directory and everything in it")] = False,
+    force: Annotated[bool, Field(description="Also remove write-protected (read-only) files")] = False,
+) -> Removed:
+    """Permanently delete a file, link or (with recursive=true) a directory tree; it cannot be restored (use trash for that)."""
+    node, shown = _resolve(w, path, follow=False)
+    if node.kind == "directory" and not recursive:
+        raise InvalidArgument(f"'{shown}' is a directory; pass recursive=true, or use rmdir for an empty directory")
+    _protect(w, node, shown, "remove")
+    parent = w.nodes[node.parent_id]  # type: ignore[index]
+    _need_dir_write(w, parent, shown, "remove")
+    _check_tree_removable(w, node, shown, force, "remove")
+    freed = _size(w, node)
+    parent.children.pop(node.name)
+    parent.modified_at = _stamp(w)
+    count = _delete_tree(w, node)
+    return Removed(path=shown, kind=node.kind, removed_count=count, freed_bytes=freed)
 
-    # ------------------------------------------------------------------ removing, trash
-    @tool(destructive=True, idempotent=True)
-    def rmdir(path: DirArg) -> Removed:
-        """Remove an empty directory."""
-        w = _w()
-        node, shown = _resolve(path, follow=False)
-        if node.kind != "directory":
-            raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}; use rm for files and links")
-        _protect(w, node, shown, "remove")
-        if node.children:
-            raise StateConflict(f"directory not empty: '{shown}' holds {len(node.children)} entries ({', '.join(sorted(node.children)[:5])}); "
-                                "remove them first or use rm with recursive=true")
-        parent = w.nodes[node.parent_id]  # type: ignore[index]
-        _need_dir_write(w, parent, shown, "remove")
-        parent.children.pop(node.name)
-        parent.modified_at = _stamp(w)
-        _delete_tree(w, node)
-        return Removed(path=shown, kind="directory", removed_count=1, freed_bytes=0)
 
-    @tool(destructive=True, idempotent=True)
-    def rm(
-        path: PathArg,
-        recursive: Annotated[bool, Field(description="Required to remove a directory and everything in it")] = False,
-        force: Annotated[bool, Field(description="Also remove write-protected (read-only) files")] = False,
-    ) -> Removed:
-        """Permanently delete a file, link or (with recursive=true) a directory tree; it cannot be restored (use trash for that)."""
-        w = _w()
-        node, shown = _resolve(path, follow=False)
-        if node.kind == "directory" and not recursive:
-            raise InvalidArgument(f"'{shown}' is a directory; pass recursive=true, or use rmdir for an empty directory")
-        _protect(w, node, shown, "remove")
-        parent = w.nodes[node.parent_id]  # type: ignore[index]
-        _need_dir_write(w, parent, shown, "remove")
-        _check_tree_removable(w, node, shown, force, "remove")
-        freed = _size(w, node)
-        parent.children.pop(node.name)
-        parent.modified_at = _stamp(w)
-        count = _delete_tree(w, node)
-        return Removed(path=shown, kind=node.kind, removed_count=count, freed_bytes=freed)
+@TOOLS.tool()
+def trash(w: FsWorld, path: PathArg) -> TrashItem:
+    """Move a file, link or directory to the trash; restore brings it back, empty_trash deletes it for good."""
+    node, shown = _resolve(w, path, follow=False)
+    _protect(w, node, shown, "trash")
+    parent = w.nodes[node.parent_id]  # type: ignore[index]
+    _need_dir_write(w, parent, shown, "remove")
+    _check_tree_removable(w, node, shown, True, "trash")
+    t = _stamp(w)
+    parent.children.pop(node.name)
+    parent.modified_at = t
+    node.parent_id = None
+    tid = w.new_id("TRS")
+    item = TrashItem(trash_id=tid, original_path=shown, name=node.name, kind=node.kind, size=_size(w, node),
+                     trashed_at=t, node_id=node.node_id)
+    w.trash[tid] = item
+    return item
 
-    @tool()
-    def trash(path: PathArg) -> TrashItem:
-        """Move a file, link or directory to the trash; restore brings it back, empty_trash deletes it for good."""
-        w = _w()
-        node, shown = _resolve(path, follow=False)
-        _protect(w, node, shown, "trash")
-        parent = w.nodes[node.parent_id]  # type: ignore[index]
-        _need_dir_write(w, parent, shown, "remove")
-        _check_tree_removable(w, node, shown, True, "trash")
-        t = _stamp(w)
-        parent.children.pop(node.name)
-        parent.modified_at = t
-        node.parent_id = None
-        tid = w.new_id("TRS")
-        item = TrashItem(trash_id=tid, original_path=shown, name=node.name, kind=node.kind, size=_size(w, node),
-                         trashed_at=t, node_id=node.node_id)
-        w.trash[tid] = item
-        return item
 
-    @tool(read_only=True)
-    def list_trash() -> TrashList:
-        """List what is in the trash with each item's trash_id and original path."""
-        items = sorted(_w().trash.values(), key=lambda t: t.trashed_at, reverse=True)
-        return TrashList(items=items, total=len(items), total_bytes=sum(t.size for t in items))
+@TOOLS.tool(read_only=True)
+def list_trash(w: FsWorld) -> TrashList:
+    """List what is in the trash with each item's trash_id and original path."""
+    items = sorted(w.trash.values(), key=lambda t: t.trashed_at, reverse=True)
+    return TrashList(items=items, total=len(items), total_bytes=sum(t.size for t in items))
 
-    @tool()
-    def restore(
-        trash_id: Annotated[str, Field(description="Trash item id, e.g. 'TRS-0001' (from list_trash)")],
-        destination: Annotated[str | None, Field(description="Restore to this path instead of the original one")] = None,
-    ) -> Restored:
-        """Restore an item from the trash to its original path (or to destination); fails if that path is taken."""
-        w = _w()
-        item = w.trash.get(trash_id)
-        if item is None:
-            raise not_found("trash item", trash_id, "list_trash shows valid trash ids")
-        parent, name, shown = _parent(destination or item.original_path)
-        if _child(w, parent, name) is not None:
-            raise StateConflict(f"file exists: '{shown}' is occupied; pass destination to restore {trash_id} elsewhere")
-        _need_dir_write(w, parent, shown, "create")
-        node = w.nodes[item.node_id]
-        node.name, node.parent_id = name, parent.node_id
-        parent.children[name] = node.node_id
-        parent.modified_at = _stamp(w)
-        del w.trash[trash_id]
-        return Restored(trash_id=trash_id, path=shown, kind=node.kind)
 
-    @tool(destructive=True)
-    def empty_trash(
-        trash_id: Annotated[str | None, Field(description="Delete only this trash item (default: everything in the trash)")] = None,
-    ) -> Emptied:
-        """Permanently delete everything in the trash (or one item), freeing its space."""
-        w = _w()
-        if trash_id is not None and trash_id not in w.trash:
-            raise not_found("trash item", trash_id, "list_trash shows valid trash ids")
-        ids = [trash_id] if trash_id else list(w.trash)
-        freed = count = 0
-        for tid in ids:
-            item = w.trash.pop(tid)
-            node = w.nodes.get(item.node_id)
-            if node is not None:
-                freed += _size(w, node)
-                count += _delete_tree(w, node)
-        return Emptied(removed_count=count, freed_bytes=freed)
+@TOOLS.tool()
+def restore(
+    w: FsWorld,
+    trash_id: Annotated[str, Field(description="Trash item id, e.g. 'TRS-0001' (from list_trash)")],
+    destination: Annotated[str | None, Field(description="Restore to this path instead of the original one")] = None,
+) -> Restored:
+    """Restore an item from the trash to its original path (or to destination); fails if that path is taken."""
+    item = w.trash.get(trash_id)
+    if item is None:
+        raise not_found("trash item", trash_id, "list_trash shows valid trash ids")
+    parent, name, shown = _parent(w, destination or item.original_path)
+    if _child(w, parent, name) is not None:
+        raise StateConflict(f"file exists: '{shown}' is occupied; pass destination to restore {trash_id} elsewhere")
+    _need_dir_write(w, parent, shown, "create")
+    node = w.nodes[item.node_id]
+    node.name, node.parent_id = name, parent.node_id
+    parent.children[name] = node.node_id
+    parent.modified_at = _stamp(w)
+    del w.trash[trash_id]
+    return Restored(trash_id=trash_id, path=shown, kind=node.kind)
 
-    # ------------------------------------------------------------------ ownership and permissions
-    @tool(idempotent=True)
-    def chmod(
-        path: PathArg,
-        mode: Annotated[str, Field(description="Octal permission bits for owner, group, others, e.g. '644' or '755'", pattern=r"^[0-7]{3}$")],
-    ) -> Entry:
-        """Change a file's or directory's permission bits; only its owner may do this."""
-        w = _w()
-        node, shown = _resolve(path)
-        if node.owner != w.user:
-            raise PermissionDenied(f"cannot chmod '{shown}': it is owned by {node.owner}, not by you ({w.user})")
-        node.mode = mode
-        node.modified_at = _stamp(w)
-        return _entry(w, node, shown)
 
-    @tool(idempotent=True)
-    def chown(
-        path: PathArg,
-        owner: Annotated[str, Field(description="New owner's username (from list_users)", min_length=1)],
-        group: Annotated[str | None, Field(description="New group name (from list_users); default: keep the current group")] = None,
-    ) -> Entry:
-        """Give a file or directory you own to another user and/or group (you lose owner rights over it)."""
-        w = _w()
-        node, shown = _resolve(path)
-        if owner not in w.users:
-            raise not_found("user", owner, f"owner must be one of {', '.join(sorted(w.users))}")
-        groups = {g for u in w.users.values() for g in u.groups}
-        if group is not None and group not in groups:
-            raise not_found("group", group, f"group must be one of {', '.join(sorted(groups))}")
-        if node.owner != w.user:
-            raise PermissionDenied(f"cannot chown '{shown}': it is owned by {node.owner}, not by you ({w.user})")
-        if group is not None and group not in w.users[w.user].groups and group not in w.users[owner].groups:
-            raise PermissionDenied(f"cannot set group {group!r}: neither you nor {owner} belong to it")
-        node.owner = owner
-        if group is not None:
-            node.group = group
-        node.modified_at = _stamp(w)
-        return _entry(w, node, shown)
+@TOOLS.tool(destructive=True)
+def empty_trash(
+    w: FsWorld,
+    trash_id: Annotated[str | None, Field(description="Delete only this trash item (default: everything in the trash)")] = None,
+) -> Emptied:
+    """Permanently delete everything in the trash (or one item), freeing its space."""
+    if trash_id is not None and trash_id not in w.trash:
+        raise not_found("trash item", trash_id, "list_trash shows valid trash ids")
+    ids = [trash_id] if trash_id else list(w.trash)
+    freed = count = 0
+    for tid in ids:
+        item = w.trash.pop(tid)
+        node = w.nodes.get(item.node_id)
+        if node is not None:
+            freed += _size(w, node)
+            count += _delete_tree(w, node)
+    return Emptied(removed_count=count, freed_bytes=freed)
 
-    # ------------------------------------------------------------------ tags
-    @tool(idempotent=True)
-    def tag_file(path: PathArg, tag: TagArg) -> Tags:
-        """Attach a tag to a file or directory you can write (tags are searchable with find_by_tag)."""
-        w = _w()
-        node, shown = _resolve(path)
-        _need(w, node, "w", shown, "tag")
-        if tag not in node.tags:
-            node.tags = sorted(node.tags + [tag])
-        return Tags(path=shown, tags=list(node.tags))
+# ------------------------------------------------------------------ ownership and permissions
+@TOOLS.tool(idempotent=True)
+def chmod(
+    w: FsWorld,
+    path: PathArg,
+    mode: Annotated[str, Field(description="Octal permission bits for owner, group, others, e.g. '644' or '755'", pattern=r"^[0-7]{3}$")],
+) -> Entry:
+    """Change a file's or directory's permission bits; only its owner may do this."""
+    node, shown = _resolve(w, path)
+    if node.owner != w.user:
+        raise PermissionDenied(f"cannot chmod '{shown}': it is owned by {node.owner}, not by you ({w.user})")
+    node.mode = mode
+    node.modified_at = _stamp(w)
+    return _entry(w, node, shown)
 
-    @tool(idempotent=True)
-    def untag_file(path: PathArg, tag: TagArg) -> Tags:
-        """Remove a tag from a file or directory."""
-        w = _w()
-        node, shown = _resolve(path)
-        if tag not in node.tags:
-            raise StateConflict(f"'{shown}' has no tag {tag!r}; its tags are {node.tags or 'none'}")
-        _need(w, node, "w", shown, "untag")
-        node.tags = [t for t in node.tags if t != tag]
-        return Tags(path=shown, tags=list(node.tags))
 
-    @tool(read_only=True)
-    def list_tags() -> TagList:
-        """List all tags in use with the number of files carrying each."""
-        w = _w()
-        counts: dict[str, int] = {}
-        for n in w.nodes.values():
-            if not n.tags or _path_of(w, n).startswith("(trash)"):
-                continue
-            for t in n.tags:
-                counts[t] = counts.get(t, 0) + 1
-        out = [TagCount(tag=t, count=c) for t, c in sorted(counts.items())]
-        return TagList(tags=out, total=len(out))
+@TOOLS.tool(idempotent=True)
+def chown(
+    w: FsWorld,
+    path: PathArg,
+    owner: Annotated[str, Field(description="New owner's username (from list_users)", min_length=1)],
+    group: Annotated[str | None, Field(description="New group name (from list_users); default: keep the current group")] = None,
+) -> Entry:
+    """Give a file or directory you own to another user and/or group (you lose owner rights over it)."""
+    node, shown = _resolve(w, path)
+    if owner not in w.users:
+        raise not_found("user", owner, f"owner must be one of {', '.join(sorted(w.users))}")
+    groups = {g for u in w.users.values() for g in u.groups}
+    if group is not None and group not in groups:
+        raise not_found("group", group, f"group must be one of {', '.join(sorted(groups))}")
+    if node.owner != w.user:
+        raise PermissionDenied(f"cannot chown '{shown}': it is owned by {node.owner}, not by you ({w.user})")
+    if group is not None and group not in w.users[w.user].groups and group not in w.users[owner].groups:
+        raise PermissionDenied(f"cannot set group {group!r}: neither you nor {owner} belong to it")
+    node.owner = owner
+    if group is not None:
+        node.group = group
+    node.modified_at = _stamp(w)
+    return _entry(w, node, shown)
 
-    @tool(read_only=True)
-    def find_by_tag(tag: TagArg) -> PathList:
-        """List the files and directories carrying a tag (items in the trash are not included)."""
-        w = _w()
-        out = []
-        for n in w.nodes.values():
-            if tag in n.tags:
-                p = _path_of(w, n)
-                if not p.startswith("(trash)"):
-                    out.append(_entry(w, n, p))
-        if not out:
-            known = sorted({t for n in w.nodes.values() for t in n.tags})
-            raise not_found("tag", tag, f"tags in use: {', '.join(known) or 'none'}")
-        out.sort(key=lambda e: e.path)
-        return PathList(entries=out, total=len(out))
+# ------------------------------------------------------------------ tags
+@TOOLS.tool(idempotent=True)
+def tag_file(w: FsWorld, path: PathArg, tag: TagArg) -> Tags:
+    """Attach a tag to a file or directory you can write (tags are searchable with find_by_tag)."""
+    node, shown = _resolve(w, path)
+    _need(w, node, "w", shown, "tag")
+    if tag not in node.tags:
+        node.tags = sorted(node.tags + [tag])
+    return Tags(path=shown, tags=list(node.tags))
 
-    return srv
+
+@TOOLS.tool(idempotent=True)
+def untag_file(w: FsWorld, path: PathArg, tag: TagArg) -> Tags:
+    """Remove a tag from a file or directory."""
+    node, shown = _resolve(w, path)
+    if tag not in node.tags:
+        raise StateConflict(f"'{shown}' has no tag {tag!r}; its tags are {node.tags or 'none'}")
+    _need(w, node, "w", shown, "untag")
+    node.tags = [t for t in node.tags if t != tag]
+    return Tags(path=shown, tags=list(node.tags))
+
+
+@TOOLS.tool(read_only=True)
+def list_tags(w: FsWorld) -> TagList:
+    """List all tags in use with the number of files carrying each."""
+    counts: dict[str, int] = {}
+    for n in w.nodes.values():
+        if not n.tags or _path_of(w, n).startswith("(trash)"):
+            continue
+        for t in n.tags:
+            counts[t] = counts.get(t, 0) + 1
+    out = [TagCount(tag=t, count=c) for t, c in sorted(counts.items())]
+    return TagList(tags=out, total=len(out))
+
+
+@TOOLS.tool(read_only=True)
+def find_by_tag(w: FsWorld, tag: TagArg) -> PathList:
+    """List the files and directories carrying a tag (items in the trash are not included)."""
+    out = []
+    for n in w.nodes.values():
+        if tag in n.tags:
+            p = _path_of(w, n)
+            if not p.startswith("(trash)"):
+                out.append(_entry(w, n, p))
+    if not out:
+        known = sorted({t for n in w.nodes.values() for t in n.tags})
+        raise not_found("tag", tag, f"tags in use: {', '.join(known) or 'none'}")
+    out.sort(key=lambda e: e.path)
+    return PathList(entries=out, total=len(out))
+
+
+def build(seed: int = 0) -> EnvServer[FsWorld]:
+    """A fresh filesystem server; a request naming no seed gets the world of ``seed``."""
+    return EnvServer(
+        "filesystem", seeder=seed_world, category="productivity",
+        description="A Linux-like virtual file system for one user: navigate, read, search, write, move, copy, link, tag and trash "
+                    "files, with owners, rwx permissions, a disk quota and a current working directory.",
+        tools=TOOLS, default_seed=seed,
+    )

@@ -6,7 +6,7 @@ import importlib
 from dataclasses import dataclass
 from functools import lru_cache
 
-from servers.kit import EnvServer
+from servers.kit import EnvServer, World, seeded_world
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,12 @@ def _module(name: str):
     return importlib.import_module(entry(name).module)
 
 
-def build(name: str) -> EnvServer:
-    """A fresh server instance (its own session store)."""
-    return _module(name).build()
+def build(name: str, seed: int = 0) -> EnvServer:
+    """A fresh server instance (its own session store); a request naming no seed gets the world of ``seed``."""
+    return _module(name).build(seed)
+
+
+def world(name: str, seed: int = 0) -> World:
+    """The initial world of built-in server ``name`` for ``seed``: the world every session with that seed
+    starts from, to call the server's tool functions on directly."""
+    return seeded_world(name, _module(name).seed_world, seed)

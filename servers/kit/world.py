@@ -1,0 +1,91 @@
+"""A server's state (:class:`World`) and the worlds of its sessions (:class:`SessionStore`)."""
+
+import copy
+import hashlib
+import json
+import pickle
+import random
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+
+class World(BaseModel):
+    """Base class of a server's state. Subclasses add their entity tables."""
+
+    seed: int = 0
+    counters: dict[str, int] = Field(default_factory=dict)
+
+    def new_id(self, prefix: str, width: int = 4) -> str:
+        n = self.counters.get(prefix, 0) + 1
+        self.counters[prefix] = n
+        return f"{prefix}-{n:0{width}d}"
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    def state_hash(self) -> str:
+        blob = json.dumps(self.state_dict(), sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+W = TypeVar("W", bound=World)
+Seeder = Callable[[random.Random, int], W]
+
+
+def seeded_world(name: str, seeder: "Seeder[W]", seed: int = 0) -> W:
+    """The initial world of server ``name`` for ``seed``: ``seeder`` fed a ``random.Random`` keyed by both.
+
+    Every session of the server starts from (a copy of) this world; a tool function can be called on it
+    directly (``transfer(seeded_world("banking", seed_world, 0), ...)``)."""
+    world = seeder(random.Random(f"{name}:{seed}"), seed)
+    world.seed = seed
+    return world
+
+
+class SessionStore(Generic[W]):
+    """Worlds by session id, created lazily from the seed; seed worlds are cached and copied."""
+
+    def __init__(self, name: str, seeder: "Seeder[W]", max_sessions: int = 4096):
+        self.name = name
+        self.seeder = seeder
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, W] = OrderedDict()
+        self._seed_cache: dict[int, W] = {}
+        self._seed_blobs: dict[int, bytes | None] = {}
+
+    def seeded(self, seed: int) -> W:
+        base = self._seed_cache.get(seed)
+        if base is None:
+            base = seeded_world(self.name, self.seeder, seed)
+            self._seed_cache[seed] = base
+            try:  # unpickling a cached blob copies a world about twice as fast as deepcopy
+                self._seed_blobs[seed] = pickle.dumps(base, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # a world that does not pickle is deep-copied
+                self._seed_blobs[seed] = None
+        blob = self._seed_blobs.get(seed)
+        return pickle.loads(blob) if blob is not None else copy.deepcopy(base)
+
+    def get(self, session: str, seed: int) -> W:
+        world = self._sessions.get(session)
+        if world is None or world.seed != seed:
+            world = self.seeded(seed)
+            self._sessions[session] = world
+            while len(self._sessions) > self.max_sessions:
+                self._sessions.popitem(last=False)
+        else:
+            self._sessions.move_to_end(session)
+        return world
+
+    def reset(self, session: str, seed: int) -> W:
+        world = self.seeded(seed)
+        self._sessions[session] = world
+        return world
+
+    def close(self, session: str) -> bool:
+        return self._sessions.pop(session, None) is not None
+
+    def __len__(self) -> int:
+        return len(self._sessions)
