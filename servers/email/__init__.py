@@ -1,0 +1,24 @@
+"""email: one mailbox with inbox, sent, drafts, archive, spam and trash folders, threads, labels and contacts.
+
+Messages are append-only: once sent or received they are never edited (only their folder, labels and
+read/starred flags change). Drafts are editable until sent.
+"""
+
+from __future__ import annotations
+
+from servers.kit import EnvServer
+from servers.email import tools  # noqa: F401  (their tools register with TOOLS, in this order)
+from servers.email.seed import seed_world
+from servers.email.world import TOOLS, MailWorld
+
+__all__ = ["TOOLS", "MailWorld", "build", "seed_world"]
+
+
+def build(seed: int = 0) -> EnvServer[MailWorld]:
+    """A fresh email server; a request naming no seed gets the world of ``seed``."""
+    return EnvServer(
+        "email", seeder=seed_world, category="productivity",
+        description="An email mailbox: read, search, send, reply to and forward messages; drafts, threads, folders and labels. "
+                    "Sent and received messages are never edited; drafts are. The current time is 2026-03-02T09:00.",
+        tools=TOOLS, default_seed=seed,
+    )

@@ -1,0 +1,575 @@
+"""filesystem: the world (entities and their state) and the rules its tools share."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from servers.kit import InvalidArgument, NotFound, PermissionDenied, StateConflict, ToolSet, World
+
+NOW = datetime(2026, 3, 2, 9, 0, 0)
+CAPACITY = 20 * 1024**3
+QUOTA = 256 * 1024**2
+DIR_SIZE = 4096
+MAX_LINK_DEPTH = 8
+
+Kind = Literal["file", "directory", "symlink"]
+
+
+class Node(BaseModel):
+    node_id: str
+    name: str
+    kind: Kind
+    parent_id: str | None
+    children: dict[str, str] = {}
+    content: str = ""
+    binary_size: int | None = None  # set for binary files (images, archives): content is not readable text
+    target: str | None = None
+    owner: str
+    group: str
+    mode: str
+    created_at: str
+    modified_at: str
+    tags: list[str] = []
+
+
+class User(BaseModel):
+    username: str
+    uid: int
+    groups: list[str]
+    home: str
+    full_name: str
+
+
+class TrashItem(BaseModel):
+    trash_id: str
+    original_path: str
+    name: str
+    kind: Kind
+    size: int
+    trashed_at: str
+    node_id: str
+
+
+class FsWorld(World):
+    user: str = ""
+    users: dict[str, User] = {}
+    root_id: str = ""
+    cwd_id: str = ""
+    nodes: dict[str, Node] = {}
+    trash: dict[str, TrashItem] = {}
+    clock: int = 0
+    capacity_bytes: int = CAPACITY
+    quota_bytes: int = QUOTA
+
+
+# --------------------------------------------------------------------------- seeding
+PROJECTS = [("weather-cli", "Command-line weather forecasts from public APIs"),
+            ("budget-tracker", "Track monthly spending from bank CSV exports"),
+            ("photo-sorter", "Sort photos into folders by EXIF date"),
+            ("inventory-api", "REST API for a small warehouse inventory"),
+            ("habit-tracker", "Daily habit streaks with reminders"),
+            ("recipe-box", "Store and search family recipes")]
+LOG_COMPONENTS = ["scheduler", "db", "http", "auth", "cache", "worker", "mailer"]
+LOG_MESSAGES = {
+    "INFO": ["request completed in {n}ms", "job {n} finished", "cache warmed ({n} keys)", "user login ok", "config reloaded"],
+    "WARN": ["slow query took {n}ms", "retrying connection (attempt {k})", "disk usage at {p}%", "deprecated setting 'timeout' used"],
+    "ERROR": ["connection refused by db:5432", "job {n} failed: timeout after 30s", "invalid token for user id {n}",
+              "upstream returned 502", "failed to write /var/tmp/cache-{n}.bin: no space left"],
+}
+
+
+# --------------------------------------------------------------------------- path and permission helpers
+
+
+def _stamp(w: FsWorld) -> str:
+    w.clock += 1
+    return (NOW + timedelta(seconds=w.clock)).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _path_of(w: FsWorld, node: Node) -> str:
+    parts = []
+    while node.parent_id is not None:
+        parts.append(node.name)
+        node = w.nodes[node.parent_id]
+    if node.node_id != w.root_id:
+        return "(trash)/" + "/".join(reversed(parts))
+    return "/" + "/".join(reversed(parts))
+
+
+def _norm(w: FsWorld, path: str, base: list[str]) -> list[str]:
+    if "\x00" in path:
+        raise InvalidArgument("path must not contain NUL characters")
+    if path == "~" or path.startswith("~/"):
+        path = w.users[w.user].home + path[1:]
+    comps = [] if path.startswith("/") else list(base)
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if comps:
+                comps.pop()
+        else:
+            comps.append(part)
+    return comps
+
+
+def _cwd_comps(w: FsWorld) -> list[str]:
+    node = w.nodes.get(w.cwd_id)
+    p = _path_of(w, node) if node is not None else w.users[w.user].home
+    if p.startswith("(trash)"):
+        p = w.users[w.user].home
+    return [c for c in p.split("/") if c]
+
+
+def _abs(w: FsWorld, path: str) -> list[str]:
+    return _norm(w, path, _cwd_comps(w))
+
+
+def _show(comps: list[str]) -> str:
+    return "/" + "/".join(comps)
+
+
+def _bits(w: FsWorld, node: Node) -> int:
+    if w.user == "root":
+        return 7
+    if node.owner == w.user:
+        return int(node.mode[0])
+    if node.group in w.users[w.user].groups:
+        return int(node.mode[1])
+    return int(node.mode[2])
+
+
+def _perm_string(node: Node) -> str:
+    head = {"file": "-", "directory": "d", "symlink": "l"}[node.kind]
+    out = head
+    for ch in node.mode:
+        v = int(ch)
+        out += ("r" if v & 4 else "-") + ("w" if v & 2 else "-") + ("x" if v & 1 else "-")
+    return out
+
+
+def _deny(w: FsWorld, node: Node, path: str, action: str) -> PermissionDenied:
+    return PermissionDenied(f"permission denied: cannot {action} '{path}' ({_perm_string(node)} {node.owner}:{node.group}; "
+                            f"you are {w.user}, groups {','.join(w.users[w.user].groups)})")
+
+
+def _need(w: FsWorld, node: Node, bit: str, path: str, action: str) -> None:
+    if node.kind == "symlink":
+        return
+    if not _bits(w, node) & {"r": 4, "w": 2, "x": 1}[bit]:
+        raise _deny(w, node, path, action)
+
+
+def _walk(w: FsWorld, comps: list[str], follow: bool, shown: str, depth: int = 0) -> Node:
+    node = w.nodes[w.root_id]
+    for i, name in enumerate(comps):
+        here = _show(comps[:i])
+        if node.kind != "directory":
+            raise InvalidArgument(f"not a directory: '{here}' in path '{shown}' is a {node.kind}")
+        _need(w, node, "x", here, "enter directory")
+        cid = node.children.get(name)
+        if cid is None:
+            raise NotFound(f"no such file or directory: '{shown}' ('{_show(comps[:i + 1])}' does not exist; ls '{here}' shows what is there)")
+        node = w.nodes[cid]
+        if node.kind == "symlink" and (i < len(comps) - 1 or follow):
+            if depth >= MAX_LINK_DEPTH:
+                raise InvalidArgument(f"too many levels of symbolic links resolving '{shown}'")
+            node = _walk(w, _norm(w, node.target or "", comps[:i]), True, shown, depth + 1)
+    return node
+
+
+def _resolve(w: FsWorld, path: str, follow: bool = True) -> tuple[Node, str]:
+    comps = _abs(w, path)
+    return _walk(w, comps, follow, _show(comps)), _show(comps)
+
+
+def _parent(w: FsWorld, path: str) -> tuple[Node, str, str]:
+    """The directory that holds ``path``, the final name, and the absolute path."""
+    comps = _abs(w, path)
+    if not comps:
+        raise InvalidArgument("path '/' is the root directory and cannot be used here")
+    shown = _show(comps)
+    parent = _walk(w, comps[:-1], True, shown)
+    if parent.kind != "directory":
+        raise InvalidArgument(f"not a directory: '{_show(comps[:-1])}'")
+    name = comps[-1]
+    if len(name) > 255:
+        raise InvalidArgument(f"file name '{name[:40]}...' is longer than 255 characters")
+    return parent, name, shown
+
+
+def _child(w: FsWorld, parent: Node, name: str) -> Node | None:
+    cid = parent.children.get(name)
+    return w.nodes[cid] if cid else None
+
+
+def _need_dir_write(w: FsWorld, parent: Node, path: str, action: str) -> None:
+    if _bits(w, parent) & 3 != 3:
+        raise PermissionDenied(f"permission denied: cannot {action} '{path}': no write access to directory '{_path_of(w, parent)}' "
+                               f"({_perm_string(parent)} {parent.owner}:{parent.group}; you are {w.user}, "
+                               f"groups {','.join(w.users[w.user].groups)})")
+
+
+def _size(w: FsWorld, node: Node) -> int:
+    if node.kind == "file":
+        return node.binary_size if node.binary_size is not None else len(node.content.encode())
+    if node.kind == "symlink":
+        return len((node.target or "").encode())
+    return sum(_size(w, w.nodes[c]) for c in node.children.values())
+
+
+def _descendants(w: FsWorld, node: Node) -> list[Node]:
+    out = [node]
+    if node.kind == "directory":
+        for c in node.children.values():
+            out.extend(_descendants(w, w.nodes[c]))
+    return out
+
+
+def _is_ancestor(w: FsWorld, anc: Node, node: Node | None) -> bool:
+    while node is not None:
+        if node.node_id == anc.node_id:
+            return True
+        node = w.nodes.get(node.parent_id) if node.parent_id else None
+    return False
+
+
+def _protect(w: FsWorld, node: Node, path: str, action: str) -> None:
+    if node.node_id == w.root_id:
+        raise PermissionDenied(f"cannot {action} the root directory '/'")
+    if _is_ancestor(w, node, w.nodes.get(w.cwd_id)):
+        raise StateConflict(f"cannot {action} '{path}': it is or contains the current working directory "
+                            f"({_path_of(w, w.nodes[w.cwd_id])}); cd elsewhere first")
+    if node.kind == "directory" and _path_of(w, node) in {u.home for u in w.users.values()}:
+        raise PermissionDenied(f"cannot {action} '{path}': it is a user's home directory")
+
+
+def _owned_bytes(w: FsWorld, user: str) -> int:
+    return sum(_size(w, n) for n in w.nodes.values() if n.kind == "file" and n.owner == user)
+
+
+def _quota(w: FsWorld, extra: int) -> None:
+    if extra <= 0:
+        return
+    used = _owned_bytes(w, w.user)
+    if used + extra > w.quota_bytes:
+        raise StateConflict(f"disk quota exceeded: user {w.user} uses {used} of {w.quota_bytes} bytes and this needs {extra} more; "
+                            "rm files or empty_trash to free space (get_disk_usage shows usage)")
+
+
+def _text(w: FsWorld, node: Node, path: str) -> str:
+    if node.kind == "directory":
+        raise InvalidArgument(f"'{path}' is a directory, not a file; ls lists its entries")
+    _need(w, node, "r", path, "read")
+    if node.binary_size is not None:
+        raise StateConflict(f"'{path}' is a binary file ({node.binary_size} bytes) and has no text content; stat shows its metadata")
+    return node.content
+
+
+def _new_node(w: FsWorld, parent: Node, name: str, kind: Kind, content: str = "", target: str | None = None, mode: str | None = None) -> Node:
+    t = _stamp(w)
+    u = w.users[w.user]
+    nid = w.new_id("INO", 5)
+    n = Node(node_id=nid, name=name, kind=kind, parent_id=parent.node_id, content=content, target=target, owner=w.user, group=u.groups[0],
+             mode=mode or {"file": "644", "directory": "755", "symlink": "777"}[kind], created_at=t, modified_at=t)
+    w.nodes[nid] = n
+    parent.children[name] = nid
+    parent.modified_at = t
+    return n
+
+
+def _delete_tree(w: FsWorld, node: Node) -> int:
+    gone = _descendants(w, node)
+    for n in gone:
+        w.nodes.pop(n.node_id, None)
+    return len(gone)
+
+
+def _check_tree_removable(w: FsWorld, node: Node, path: str, force: bool, action: str) -> None:
+    for n in _descendants(w, node):
+        p = path + _path_of(w, n)[len(_path_of(w, node)):]
+        if n.kind == "directory" and (n is not node or n.children):
+            _need(w, n, "r", p, f"{action} '{path}': cannot list")
+            _need(w, n, "w", p, f"{action} '{path}': cannot remove the entries of")
+        if n.kind == "file" and not force and not _bits(w, n) & 2:
+            raise PermissionDenied(f"'{p}' is write-protected ({_perm_string(n)} {n.owner}:{n.group}); pass force=true to remove it anyway")
+
+
+# --------------------------------------------------------------------------- results
+class Entry(BaseModel):
+    path: str
+    name: str
+    kind: Kind
+    size: int
+    owner: str
+    group: str
+    mode: str = Field(description="Octal permission bits, e.g. '644'")
+    permissions: str = Field(description="ls-style permission string, e.g. '-rw-r--r--'")
+    modified_at: str
+    target: str | None = Field(default=None, description="Link target (symlinks only)")
+    tags: list[str] = []
+
+
+class FileInfo(Entry):
+    created_at: str
+    inode: str
+    binary: bool
+    readable: bool
+    writable: bool
+    entries: int | None = Field(default=None, description="Number of entries (directories only)")
+
+
+class Listing(BaseModel):
+    path: str
+    entries: list[Entry]
+    total: int
+
+
+class PathList(BaseModel):
+    entries: list[Entry]
+    total: int
+    skipped: list[str] = Field(default=[], description="Directories that could not be searched (permission denied)")
+
+
+class Cwd(BaseModel):
+    path: str
+
+
+class WhoAmI(BaseModel):
+    username: str
+    groups: list[str]
+    home: str
+    cwd: str
+
+
+class UserList(BaseModel):
+    users: list[User]
+    groups: list[str]
+    total: int
+
+
+class TreeEntry(BaseModel):
+    path: str
+    kind: Kind
+    depth: int
+
+
+class Tree(BaseModel):
+    path: str
+    tree: str
+    entries: list[TreeEntry]
+    directories: int
+    files: int
+
+
+class FileContent(BaseModel):
+    path: str
+    content: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    size: int
+
+
+class Lines(BaseModel):
+    path: str
+    lines: list[str]
+    count: int
+    total_lines: int
+
+
+class WordCount(BaseModel):
+    path: str
+    lines: int
+    words: int
+    bytes: int
+    characters: int
+
+
+class GrepMatch(BaseModel):
+    path: str
+    line_number: int
+    line: str
+
+
+class GrepResult(BaseModel):
+    pattern: str
+    matches: list[GrepMatch]
+    total: int
+    files_searched: int
+    skipped: list[str] = []
+
+
+class DuEntry(BaseModel):
+    path: str
+    kind: Kind
+    size: int
+
+
+class DiskUsage(BaseModel):
+    path: str
+    size: int
+    human: str
+    children: list[DuEntry]
+    skipped: list[str] = []
+
+
+class FsUsage(BaseModel):
+    capacity_bytes: int
+    used_bytes: int
+    free_bytes: int
+    used_percent: float
+    username: str
+    quota_bytes: int
+    quota_used_bytes: int
+    trash_bytes: int
+    by_directory: list[DuEntry]
+
+
+class DiffResult(BaseModel):
+    path_a: str
+    path_b: str
+    identical: bool
+    added: int
+    removed: int
+    diff: str
+
+
+class WriteResult(BaseModel):
+    path: str
+    size: int
+    created: bool
+    modified_at: str
+
+
+class Moved(BaseModel):
+    source: str
+    path: str = Field(description="The new location")
+    kind: Kind
+
+
+class Copied(BaseModel):
+    source: str
+    path: str = Field(description="The new copy")
+    kind: Kind
+    files_copied: int
+    bytes_copied: int
+
+
+class Removed(BaseModel):
+    path: str
+    kind: Kind
+    removed_count: int
+    freed_bytes: int
+
+
+class TrashList(BaseModel):
+    items: list[TrashItem]
+    total: int
+    total_bytes: int
+
+
+class Restored(BaseModel):
+    trash_id: str
+    path: str
+    kind: Kind
+
+
+class Emptied(BaseModel):
+    removed_count: int
+    freed_bytes: int
+
+
+class LinkInfo(BaseModel):
+    path: str
+    target: str
+    resolved_path: str
+    target_exists: bool
+
+
+class Tags(BaseModel):
+    path: str
+    tags: list[str]
+
+
+class TagCount(BaseModel):
+    tag: str
+    count: int
+
+
+class TagList(BaseModel):
+    tags: list[TagCount]
+    total: int
+
+
+class ReplaceResult(BaseModel):
+    path: str
+    replacements: int
+    size: int
+
+
+def _human(n: int) -> str:
+    for unit in ("B", "K", "M", "G"):
+        if n < 1024 or unit == "G":
+            return f"{n}{unit}" if unit == "B" else f"{n:.1f}{unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+def _entry(w: FsWorld, node: Node, path: str) -> Entry:
+    size = DIR_SIZE if node.kind == "directory" else _size(w, node)
+    return Entry(path=path, name=node.name or "/", kind=node.kind, size=size, owner=node.owner, group=node.group, mode=node.mode,
+                 permissions=_perm_string(node), modified_at=node.modified_at, target=node.target, tags=list(node.tags))
+
+
+def _join(base: str, name: str) -> str:
+    return base.rstrip("/") + "/" + name
+
+
+def _iter_tree(w: FsWorld, node: Node, path: str, max_depth: int, skipped: list[str], depth: int = 0):
+    """Yield (node, path, depth) below ``node`` without following symlinks; unreadable directories are skipped."""
+    if node.kind != "directory" or depth >= max_depth:
+        return
+    if not (_bits(w, node) & 4 and _bits(w, node) & 1):
+        skipped.append(path)
+        return
+    for name in sorted(node.children):
+        child = w.nodes[node.children[name]]
+        cp = _join(path, name)
+        yield child, cp, depth + 1
+        yield from _iter_tree(w, child, cp, max_depth, skipped, depth + 1)
+
+
+# --------------------------------------------------------------------------- parameter types
+PathArg = Annotated[str, Field(description="File or directory path, absolute ('/etc/hosts'), relative to the current directory "
+                                           "('docs/todo.txt') or under your home ('~/notes')", min_length=1, max_length=1024)]
+DirArg = Annotated[str, Field(description="Directory path, absolute or relative to the current directory ('.' is the current one)",
+                              min_length=1, max_length=1024)]
+Content = Annotated[str, Field(description="Text content", max_length=100_000)]
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+TagArg = Annotated[str, Field(description="Tag name: lowercase letters, digits and dashes, e.g. 'important'", pattern=r"^[a-z0-9][a-z0-9-]{0,23}$")]
+
+# ------------------------------------------------------------------ moving and copying
+def _destination(w: FsWorld, src: Node, destination: str) -> tuple[Node, str, str]:
+    """(parent, name, shown) for placing ``src`` at ``destination`` (into it when it is a directory)."""
+    try:
+        d_node, d_shown = _resolve(w, destination)
+    except NotFound:
+        d_node = None
+    if d_node is not None and d_node.kind == "directory":
+        c = _child(w, d_node, src.name)
+        shown = _join(d_shown, src.name)
+        if c is not None:
+            raise StateConflict(f"file exists: '{shown}' already exists; choose another destination or remove it first")
+        return d_node, src.name, shown
+    parent, name, shown = _parent(w, destination)
+    if _child(w, parent, name) is not None:
+        raise StateConflict(f"file exists: '{shown}' already exists; choose another destination or remove it first")
+    return parent, name, shown
+
+
+# the server's tools, in tools/list order: the tools_*.py modules add theirs, imported in order by __init__
+TOOLS: ToolSet[FsWorld] = ToolSet()
