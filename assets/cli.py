@@ -46,7 +46,7 @@ def cmd_servers_list(a: argparse.Namespace) -> int:
 def cmd_servers_serve(a: argparse.Namespace) -> int:
     from servers.registry import build
 
-    build(a.name).serve(a.transport, host=a.host, port=a.port)
+    build(a.name, seed=a.seed).serve(a.transport, host=a.host, port=a.port)
     return 0
 
 
@@ -521,6 +521,8 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     x.add_argument("--host", default="127.0.0.1")
     x.add_argument("--port", type=int, default=8000)
+    x.add_argument("--seed", type=int, default=0,
+                   help="seed of the world a request naming none gets (the corpus's env_seed; default 0)")
     x.set_defaults(fn=cmd_servers_serve)
     x = sv.add_parser("check")
     x.add_argument("config", help="YAML/TOML servers file")
