@@ -128,9 +128,12 @@ def replace_in_file(
         raise InvalidArgument(f"old_text {old_text[:60]!r} does not occur in '{shown}'; read_file or grep shows its content")
     _need(w, node, "w", shown, "write")
     done = n if count == 0 else min(n, count)
-    new = text.replace(old_text, new_text, done)
-    _quota(w, len(new.encode()) - len(text.encode()) if node.owner == w.user else 0)
-    node.content, node.modified_at = new, _stamp(w)
+    grow = done * (len(new_text.encode()) - len(old_text.encode()))  # the size change, known before allocating anything
+    _quota(w, grow if node.owner == w.user else 0)
+    if len(text.encode()) + grow > w.quota_bytes:  # another user's file: no quota of yours, still a bounded size
+        raise InvalidArgument(f"replacing {done} occurrences would make '{shown}' {len(text.encode()) + grow} bytes, over the "
+                              f"largest file this filesystem holds ({w.quota_bytes} bytes); replace fewer (count) or shorter text")
+    node.content, node.modified_at = text.replace(old_text, new_text, done), _stamp(w)
     return ReplaceResult(path=shown, replacements=done, size=_size(w, node))
 
 
@@ -218,6 +221,20 @@ def rename(
     return Moved(source=shown, path=new_path, kind=node.kind)
 
 
+def _copy_tree(w: FsWorld, src: Node, into: Node, as_name: str) -> int:
+    """Copy ``src`` (and, for a directory, everything below it, children in name order) into ``into`` as
+    ``as_name``; the number of files copied. Iterative, so no tree is too deep to copy."""
+    files = 0
+    stack = [(src, into, as_name)]
+    while stack:
+        n, parent, name = stack.pop()
+        c = _new_node(w, parent, name, n.kind, content=n.content, target=n.target, mode=n.mode)
+        c.binary_size = n.binary_size
+        files += n.kind == "file"
+        stack.extend((w.nodes[n.children[k]], c, k) for k in sorted(n.children, reverse=True))
+    return files
+
+
 @TOOLS.tool()
 def cp(
     w: FsWorld,
@@ -261,15 +278,7 @@ def cp(
     _need_dir_write(w, parent, shown, "create")
     _quota(w, nbytes)
 
-    def copy(n: Node, into: Node, as_name: str) -> int:
-        c = _new_node(w, into, as_name, n.kind, content=n.content, target=n.target, mode=n.mode)
-        c.binary_size = n.binary_size
-        k = 1 if n.kind == "file" else 0
-        for child_name in sorted(n.children):
-            k += copy(w.nodes[n.children[child_name]], c, child_name)
-        return k
-
-    files = copy(src, parent, name)
+    files = _copy_tree(w, src, parent, name)
     return Copied(source=s_shown, path=shown, kind=src.kind, files_copied=files, bytes_copied=nbytes)
 
 # ------------------------------------------------------------------ removing, trash

@@ -5,8 +5,10 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import re
-from typing import Annotated, Literal
+import warnings
+from typing import Annotated, Any, Literal
 
+import re2
 from pydantic import Field
 
 from servers.filesystem.world import (
@@ -231,6 +233,44 @@ def search_by_extension(
     return PathList(entries=out[:limit], total=len(out[:limit]), skipped=skipped)
 
 
+def _linear_regex(pattern: str, ignore_case: bool) -> Any:
+    """``pattern`` compiled for a linear-time engine (RE2): no pattern can make a search run for more than a time
+    proportional to the text, where Python's backtracking ``re`` can take hours on ``(a+)+$``.
+
+    The pattern is checked with Python's ``re`` first (so a malformed one is reported as before), then compiled
+    with RE2; the few Python constructs RE2 lacks (backreferences, lookaround, possessive quantifiers and atomic
+    groups: the ones that need backtracking) are refused with a named error."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "possible nested set" and friends: the pattern is still valid
+            re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        raise InvalidArgument(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
+    options = re2.Options()
+    options.case_sensitive = not ignore_case
+    options.log_errors = False
+    try:
+        return re2.compile(_re2_syntax(pattern), options)
+    except re2.error as exc:
+        why = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise InvalidArgument(f"pattern {pattern!r} cannot be searched in linear time ({why}); grep does not support "
+                              "backreferences, lookahead/lookbehind, possessive quantifiers, atomic groups or repetition "
+                              "counts over 1000: rewrite the pattern without them") from None
+
+
+def _re2_syntax(pattern: str) -> str:
+    """Python's ``\\Z`` (end of text) is RE2's ``\\z``; everything else grep accepts is spelled the same."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern[i] == "\\" and i + 1 < len(pattern):
+            out.append("\\z" if pattern[i + 1] == "Z" else pattern[i:i + 2])
+            i += 2
+        else:
+            out.append(pattern[i])
+            i += 1
+    return "".join(out)
+
+
 @TOOLS.tool(read_only=True)
 def grep(
     w: FsWorld,
@@ -242,10 +282,7 @@ def grep(
     max_results: Annotated[int, Field(description="Stop after this many matching lines", ge=1, le=1000)] = 100,
 ) -> GrepResult:
     """Search text files for lines matching a regular expression; returns path, line number and line for each match."""
-    try:
-        rx = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
-        raise InvalidArgument(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
+    rx = _linear_regex(pattern, ignore_case)
     node, shown = _resolve(w, path)
     skipped: list[str] = []
     if node.kind == "directory":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
@@ -218,14 +219,18 @@ def _size(w: FsWorld, node: Node) -> int:
         return node.binary_size if node.binary_size is not None else len(node.content.encode())
     if node.kind == "symlink":
         return len((node.target or "").encode())
-    return sum(_size(w, w.nodes[c]) for c in node.children.values())
+    return sum(_size(w, n) for n in _descendants(w, node) if n.kind != "directory")
 
 
 def _descendants(w: FsWorld, node: Node) -> list[Node]:
-    out = [node]
-    if node.kind == "directory":
-        for c in node.children.values():
-            out.extend(_descendants(w, w.nodes[c]))
+    """``node`` and everything below it, depth first in directory order; iterative, so no tree is too deep."""
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if n.kind == "directory":
+            stack.extend(w.nodes[c] for c in reversed(n.children.values()))
     return out
 
 
@@ -529,18 +534,28 @@ def _join(base: str, name: str) -> str:
     return base.rstrip("/") + "/" + name
 
 
-def _iter_tree(w: FsWorld, node: Node, path: str, max_depth: int, skipped: list[str], depth: int = 0):
+def _iter_tree(w: FsWorld, node: Node, path: str, max_depth: int, skipped: list[str], depth: int = 0) -> Iterator[tuple[Node, str, int]]:
     """Yield (node, path, depth) below ``node`` without following symlinks; unreadable directories are skipped."""
-    if node.kind != "directory" or depth >= max_depth:
-        return
-    if not (_bits(w, node) & 4 and _bits(w, node) & 1):
-        skipped.append(path)
-        return
-    for name in sorted(node.children):
-        child = w.nodes[node.children[name]]
-        cp = _join(path, name)
-        yield child, cp, depth + 1
-        yield from _iter_tree(w, child, cp, max_depth, skipped, depth + 1)
+
+    def enter(n: Node, p: str, d: int) -> Iterator[tuple[Node, str, int]] | None:
+        if n.kind != "directory" or d >= max_depth:
+            return None
+        if not (_bits(w, n) & 4 and _bits(w, n) & 1):
+            skipped.append(p)
+            return None
+        return ((w.nodes[n.children[name]], _join(p, name), d + 1) for name in sorted(n.children))
+
+    first = enter(node, path, depth)
+    stack = [first] if first is not None else []  # iterative: a tree of any depth is walked without recursion
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+            continue
+        yield item
+        below = enter(*item)
+        if below is not None:
+            stack.append(below)
 
 
 # --------------------------------------------------------------------------- parameter types

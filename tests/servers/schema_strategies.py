@@ -366,3 +366,55 @@ def simplest(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, n
         props = schema.get("properties", {}) or {}
         return {k: simplest(v, root, k, hints) for k, v in props.items() if k in set(schema.get("required", []))}
     return None
+
+
+# --------------------------------------------------------------------------- hostile values
+# Patterns with catastrophic backtracking in a backtracking engine (each runs for minutes on ordinary text),
+# glob bombs, unbalanced syntax; then the largest sizes and counts a schema lets through.
+HOSTILE_PATTERNS = (
+    r"^(\w+\s?)*$",
+    r"(a+)+$",
+    r"(.*a){25}",
+    r"(x+x+)+y",
+    "*a" * 60 + "b",
+    "[" * 50,
+    "**/" * 80,
+)
+HUGE_INT = 10**18
+HUGE_NUMBER = 1e308
+LONG_TEXT = 100_000  # the length of a long string where the schema sets none
+
+
+def hostile_values(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None) -> list[Any]:
+    """Schema-valid values meant to hurt: hostile regular expressions and globs, the longest string the schema
+    allows, the largest and smallest numbers it allows (huge ones where it sets no bound)."""
+    ss = SchemaStrategies(root or schema, None)
+    schema = ss._deref(schema)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            out: list[Any] = []
+            for b in schema[key]:
+                out += [v for v in hostile_values(ss._deref(b), root or schema) if v not in out]
+            return out
+    if "enum" in schema or "const" in schema or schema.get("format") in ("date", "date-time"):
+        return []
+    typ = schema.get("type")
+    if isinstance(typ, list):
+        return [v for t in typ if t != "null" for v in hostile_values({**schema, "type": t}, root)]
+    if typ == "string":
+        lo, hi, pattern = int(schema.get("minLength", 0)), schema.get("maxLength"), schema.get("pattern")
+
+        def fits(v: str) -> bool:
+            return len(v) >= lo and (hi is None or len(v) <= hi) and (not pattern or re.search(pattern, v) is not None)
+
+        longest = "a" * (hi if hi is not None else LONG_TEXT)
+        return [v for v in (*HOSTILE_PATTERNS, longest) if fits(v)]
+    if typ in ("integer", "number"):
+        huge = HUGE_INT if typ == "integer" else HUGE_NUMBER
+        hi = schema.get("maximum", schema.get("exclusiveMaximum"))
+        lo = schema.get("minimum", schema.get("exclusiveMinimum"))
+        step = 1 if typ == "integer" else 0.5
+        top = huge if hi is None else (hi if "maximum" in schema else hi - step)
+        bottom = -huge if lo is None else (lo if "minimum" in schema else lo + step)
+        return [int(v) if typ == "integer" else float(v) for v in dict.fromkeys((top, bottom))]
+    return []
