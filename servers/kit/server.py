@@ -17,6 +17,7 @@ from servers.kit.clocks import HandlerClock, ServerTiming
 from servers.kit.direct import DirectCalls, direct_calls_wanted
 from servers.kit.errors import InternalError
 from servers.kit.keys import HIDDEN_META_KEY, TELEMETRY_ENV
+from servers.kit.redact import redacting_model, sensitive_parameters
 from servers.kit.sessions import SessionBookkeeping, session_of
 from servers.kit.toolset import ToolDef, ToolSet
 from servers.kit.world import SessionStore, W
@@ -141,6 +142,7 @@ class EnvServer(MCPServer, Generic[W]):
         """Register one tool of a :class:`ToolSet`: called with the world of the request's session."""
         wrapper = world_tool(tool, self.store, self.default_seed)
         self.add_tool(wrapper, name=tool.name, title=tool.title, description=tool.description, annotations=tool.annotations)
+        self._redact_sensitive(tool.name)
         self._direct(tool.name)
         self.tool_specs[tool.name] = {"read_only": tool.read_only, "destructive": tool.destructive}
 
@@ -177,6 +179,14 @@ class EnvServer(MCPServer, Generic[W]):
         for fn in (prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close):
             self.add_tool(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn is not prove_admin_reset))
             self._direct(fn.__name__)
+
+    def _redact_sensitive(self, tool_name: str) -> None:
+        """Validation errors of a tool with sensitive parameters never show their values (see :mod:`servers.kit.redact`)."""
+        registered = self._tool_manager.get_tool(tool_name)
+        secret = sensitive_parameters(registered.parameters) if registered is not None else set()
+        if secret:
+            md = registered.fn_metadata
+            md.arg_model = redacting_model(md.arg_model, secret)
 
     def _direct(self, tool_name: str) -> None:
         if self.direct_calls is not None:
