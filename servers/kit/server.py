@@ -10,6 +10,7 @@ from typing import Any, Generic
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
@@ -182,7 +183,7 @@ class EnvServer(MCPServer, Generic[W]):
 
     def _redact_sensitive(self, tool_name: str) -> None:
         """Validation errors of a tool with sensitive parameters never show their values (see :mod:`servers.kit.redact`)."""
-        registered = self._tool_manager.get_tool(tool_name)
+        registered = self._registered(tool_name)
         secret = sensitive_parameters(registered.parameters) if registered is not None else set()
         if secret:
             md = registered.fn_metadata
@@ -190,7 +191,11 @@ class EnvServer(MCPServer, Generic[W]):
 
     def _direct(self, tool_name: str) -> None:
         if self.direct_calls is not None:
-            self.direct_calls.add(self._tool_manager.get_tool(tool_name))
+            self.direct_calls.add(self._registered(tool_name))
+
+    def _registered(self, tool_name: str) -> Tool | None:
+        """mcp's ``Tool`` for ``tool_name`` (``MCPServer`` has no public accessor: the kit's one use of its tool manager)."""
+        return self._tool_manager.get_tool(tool_name)
 
     # -- running
     def serve(self, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> None:
