@@ -425,7 +425,7 @@ def cmd_lineage(a: argparse.Namespace) -> int:
         print("  reference (what a policy is rewarded for, per user turn):")
         for i, turn in enumerate(ref):
             print(f"    turn {i}: " + ("; ".join(f"{c['name']}({_short(c['arguments'], 80)})" for c in turn) or "(no call: answer or ask)"))
-    if d["kind"] == "multi_turn":
+    if d["kind"] in ("multi_turn", "clarification"):
         print("  accepted: replayed on a fresh session to the same results and final state; passed the error-rate, "
               "sensitive-provenance and near-duplicate rules")
     else:

@@ -24,7 +24,7 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext,
 from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
 from pipeline.corpus import off_target, read_examples
-from pipeline.records import Rejection, rejection
+from pipeline.records import TOOL_KINDS, Rejection, rejection
 from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_corpus, stage_dedup,
                              stage_graph, stage_queries, stage_snapshot, stage_validate)
 from pipeline.storage import atomic_write_text
@@ -307,7 +307,7 @@ def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetChec
 
     cfg = settings.build_config()
     df = read_examples(corpus)
-    mt = df.filter(df["kind"] == "multi_turn")
+    mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
     seen: dict[str, set[str]] = {}
     items = []
     for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):

@@ -236,7 +236,8 @@ def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], q
             rng = _rng(cfg, "conv", q.query_id)
             try:
                 out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng,
-                                                  recovery_rate=cfg.simulate.recovery_rate, max_error_rate=cfg.replay.max_error_rate))
+                                                  recovery_rate=cfg.simulate.recovery_rate, max_error_rate=cfg.replay.max_error_rate,
+                                                  reference_date=cfg.query.reference_date))
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
                 out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
                                                 {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
@@ -379,16 +380,17 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
     # missing-function variants from conversations not selected (so they do not duplicate an example)
     mf_src = spare + multi
     for c in mf_src:
-        if len([e for e in extra if e.kind == "clarification"]) >= n_mf:
+        if len([e for e in extra if e.kind == "missing_function"]) >= n_mf:
             break
         v = missing_function_variant(c, rng)
         if v is not None:
             extra.append(v)
     pool = tool_pool(snapshots)
+    asked: set[str] = set()  # no request is used twice by the no-call kinds
     for i in range(n_irr):
         s = servers[i % len(servers)]
         snap = snapshots[s]
-        extra.append(irrelevance_example(s, snap.tools, snap.seed, rng, snap.snapshot_id))
+        extra.append(irrelevance_example(s, snap.tools, snap.seed, rng, snap.snapshot_id, asked))
     for i in range(n_abs):
         s = servers[i % len(servers)]
         snap = snapshots[s]
@@ -396,7 +398,7 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
         others = [t for o, ts in pool.items() if o != s for t in ts if t.name not in own]  # a same-named tool would apply
         if not others:
             break
-        extra.append(abstention_example(s, snap.tools, rng.choice(others), snap.seed, rng, snap.snapshot_id))
+        extra.append(abstention_example(s, snap.tools, rng.choice(others), snap.seed, rng, snap.snapshot_id, asked))
     examples = multi + extra + imported
     apply_robustness(examples, pool, a, cfg.seed)
     out.items = examples
