@@ -94,7 +94,9 @@ PAST = {"set": "set", "put": "put", "send": "sent", "pay": "paid", "make": "made
         "withdraw": "withdrew", "hold": "held", "get": "got", "take": "took", "unlink": "unlinked", "link": "linked", "write": "wrote",
         "find": "found", "read": "read", "bring": "brought", "dig": "dug", "give": "gave", "show": "showed", "switch": "switched",
         "touch": "touched", "copy": "copied", "compare": "compared", "search": "searched", "check": "checked", "pull": "pulled",
-        "call": "called", "sign": "signed", "kick": "kicked", "put": "put", "begin": "began", "lock": "locked"}
+        "call": "called", "sign": "signed", "kick": "kicked", "put": "put", "begin": "began", "lock": "locked", "control": "controlled",
+        "transfer": "transferred", "cancel": "canceled", "label": "labeled", "comment": "commented", "submit": "submitted",
+        "plan": "planned", "drop": "dropped", "ship": "shipped", "unfollow": "unfollowed", "unlike": "unliked"}
 # whole-name commands (Unix tools and single-word actions): (verb family, verb phrase, object)
 COMMANDS = {
     "ls": ("list", "list what's in", "directory"), "pwd": ("get", "tell me", "current directory"),
@@ -184,6 +186,16 @@ def plural(noun: str) -> str:
     if _INFLECT.singular_noun(last):
         return noun
     return " ".join([*head, _INFLECT.plural_noun(last)])
+
+
+FUNCTION_WORDS = {"is", "was", "has", "does", "this", "its", "yes", "us", "plus", "less", "across", "thus", "always", "perhaps", "towards",
+                  "as", "his", "hers", "ours", "yours", "whereas", "unless", "besides", "afterwards"}
+
+
+def is_plural(word: str) -> bool:
+    """Is ``word`` (one word) a plural noun, as in ``1 webhooks``? Function words ending in s are not."""
+    w = word.lower()
+    return len(w) > 3 and w.endswith("s") and w not in FUNCTION_WORDS and bool(_INFLECT.singular_noun(w))
 
 
 def count_noun(n: int, noun: str) -> str:

@@ -37,7 +37,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.config import BuildConfig, LintConfig
-from pipeline.lexicon import singular, words
+from pipeline.lexicon import is_plural, words
 from pipeline.phrasing import mentions
 from pipeline.records import TOOL_KINDS
 
@@ -155,10 +155,10 @@ class Linter:
             if len(sents) != len(set(sents)):
                 rep.add("repeated_sentence", eid, text)
             if m["role"] == "assistant":
-                dec = [w for w in DECIMAL_COUNT.findall(text) if w not in UNITS and singular(w) != w]
+                dec = [w for w in DECIMAL_COUNT.findall(text) if w not in UNITS and is_plural(w)]
                 if dec:
                     rep.add("non_integer_count", eid, text)
-                if any(singular(w) != w and w not in UNITS for w in ONE_OF.findall(text)):
+                if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
                     rep.add("plural_mismatch", eid, text)
         if row["kind"] in TOOL_KINDS:
             self.writes(eid, msgs, by_name, json.loads(row["reference"]), rep)
@@ -221,7 +221,7 @@ class Linter:
             return
         question, answer = msgs[users[0] + 1]["content"].lower(), msgs[users[1]]["content"]
         asked = [p for p, v in first["arguments"].items() if mentions(answer, v, self.ref) and not isinstance(v, bool)
-                 and words(p).lower().split(" ")[-1] in question and not mentions(msgs[users[0]]["content"], v, self.ref)]
+                 and words(p).lower().split(" ")[-1] in question]
         if not asked:
             rep.add("clarification_mismatch", eid, f"question {question!r} / answer {answer!r}")
 

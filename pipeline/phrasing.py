@@ -18,7 +18,8 @@ WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 NAME_FIELDS = ("name", "title", "subject", "display_name", "full_name", "label", "username", "company_name", "symbol")
 MONEY = ("amount", "price", "deposit", "limit", "total", "fee", "tip", "budget", "cost", "balance", "goal")
-UNITS = {"pct": "%", "percent": "%", "km": " km", "minutes": " minutes", "hours": " hours", "days": " days", "c": "°C", "kg": " kg"}
+UNITS = {"pct": "%", "percent": "%", "km": " km", "minutes": " minutes", "hours": " hours", "days": " days", "c": "°C", "kg": " kg",
+         "mb": " MB", "gb": " GB", "seconds": " seconds", "kwh": " kWh"}
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ISO_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})")
 
@@ -175,6 +176,8 @@ def say_value(param: str, value: Any, reference: str, rng: random.Random, entiti
         return say_date(s, reference, rng)
     if ISO_DATETIME.match(s):
         return say_datetime(s, reference, rng)
+    if re.fullmatch(r"[a-z]+(?:_[a-z]+)+", s):  # an enum word: rear_left -> rear left
+        return s.replace("_", " ")
     if s in entities and (param.endswith("_id") or param.endswith("_ids")):
         name = entity_name(entities[s])
         return rng.choice([f"{name} ({s})", s, s]) if name and name != s else s

@@ -12,12 +12,13 @@ import random
 import re
 from typing import Any
 
-from pipeline.lexicon import PREPOSITIONS, count_noun, intent_of, join_prose, past, plural, singular, words
-from pipeline.phrasing import NAME_FIELDS, entity_name, say_value
+from pipeline.lexicon import PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, words
+from pipeline.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
 from pipeline.records import CallResult, ToolSpec
 
 LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
 COUNT_KEYS = ("total", "count", "total_count", "n")
+GENERIC_KEYS = {"rows", "items", "results", "data", "entries", "records", "matches"}
 SKIP_FACT = re.compile(r"(^|_)(id|ids|secret|pin|token|hash|password)$")
 
 
@@ -60,7 +61,10 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
         return None
     if isinstance(v, bool):
         return f"{words(k)}: {'yes' if v else 'no'}"
-    return f"{words(k)} {say_value(k, v, '1970-01-01', rng)}"
+    name = words(k)
+    if isinstance(v, (int, float)) and "_" in k and k.rsplit("_", 1)[1] in UNITS:  # duration_minutes 45 -> duration 45 minutes
+        name = words(k.rsplit("_", 1)[0])
+    return f"{name} {say_value(k, v, '1970-01-01', rng)}"
 
 
 def facts_of(rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4, skip: tuple[str, ...] = ()) -> list[str]:
@@ -101,7 +105,7 @@ def record_reply(tool: ToolSpec, data: dict[str, Any], rng: random.Random) -> st
     if ident and not singular(words(ident[0])).endswith(singular(noun.split(" ")[-1])):
         ident = None  # get_current_time returns the user's contact_id: not the record's own id
     name = entity_name(data) if ident else None
-    subject = f"{singular(noun)} {ident[1]}" if ident else f"the {singular(noun)}"
+    subject = f"{singular(noun)} {ident[1]}" if ident else f"the {noun}"
     if name and ident and name != ident[1]:
         subject += f" ({name})"
     facts = facts_of(data, rng, noun, skip=NAME_FIELDS if name else ())
@@ -127,6 +131,10 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
         p = next((p for p in args if p.endswith("_id")), None)
         if p:
             done.append(f"for {words(p)} {args[p]}")
+        else:
+            p = next((p for p, v in args.items() if isinstance(v, str) and v and " " not in v), None)
+            if p:
+                done.append(str(args[p]))
     text = rng.choice(["Done: I ", "All set. I ", "Done. I ", "That's done: I ", "OK, I "]) + " ".join(done) + "."
     if isinstance(data, dict):
         ident = _id_of(data)
@@ -161,6 +169,8 @@ def step_reply(tool: ToolSpec, args: dict[str, Any], res: CallResult, rng: rando
         lst = main_list(data, intent.object or "result") if intent.family in ("list", "search") or not _id_of(data) else None
         if lst is not None:
             key, items = lst
+            if key in GENERIC_KEYS and intent.family in ("list", "search") and is_plural(intent.object.split(" ")[-1] or "x"):
+                key = intent.object  # list_categories returns "rows": they are categories
             total = next((data[k] for k in COUNT_KEYS if k in data), None)
             return list_reply(key, items, total, rng)
         return record_reply(tool, data, rng)

@@ -94,6 +94,9 @@ class StepWriter:
             return join_prose([self.entity(p, x, singular(noun), terse) for x in v])
         if terse:
             return str(v)
+        prep, _, rest = noun.partition(" ")
+        if prep in PREPOSITIONS and rest:  # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)"
+            return f"{prep} {say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng).removeprefix('the ')}"
         return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng)
 
     def back_ref(self, step: dict[str, Any], p: str, terse: bool) -> tuple[str, bool]:
@@ -101,16 +104,20 @@ class StepWriter:
         src = step["sources"][p]
         v = step["args"][p]
         noun = words(p) or "one"
+        prep, _, rest = noun.partition(" ")
+        lead = ""
+        if prep in PREPOSITIONS and rest:  # to_account_id: "to the account you just got"
+            lead, noun = prep + " ", rest
         data = self.steps[src]["result"].data if self.steps[src]["result"].ok else None
         field = step["source_fields"][p]
         if data is not None and singled_out(data, field, v):
-            return ("it" if terse else self.rng.choice(BACK_REFS).format(n=noun)), False
+            return lead + ("it" if terse else self.rng.choice(BACK_REFS).format(n=noun)), False
         nameable = str(v) in self.seen or self.known(str(v))
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
-            return self.rng.choice(FIRST_REFS).format(n=noun), False
+            return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
         if step["tool"].read_only and not nameable:
-            return f"one of those {plural(noun)}", False
-        return self.entity(p, v, noun, terse), True
+            return lead + f"one of those {plural(noun)}", False
+        return self.entity(p, v, words(p) or "one", terse), True
 
     def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:
         pw = words(p)
@@ -137,6 +144,8 @@ class StepWriter:
         if p.startswith(("is_", "has_")):
             rest = words(p[p.index("_") + 1:])
             return (f"marked {rest}" if p.startswith("is_") else f"with {rest}") if v else (f"not {rest}" if p.startswith("is_") else f"without {rest}")
+        if p in ("on", "enabled", "active", "open", "locked", "charging", "muted"):
+            return ("switched " if p == "on" else "") + ("on" if p == "on" and v else "off" if p == "on" else (p if v else f"not {p}"))
         return f"with {words(p)} {'on' if v else 'off'}"
 
     def phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
@@ -177,7 +186,10 @@ class StepWriter:
                 continue
             if p in step["sources"]:
                 ref, _ = self.back_ref(step, p, terse)
-                extras.append(f"for {ref}" if terse else f"{self.rng.choice(['for', 'on', 'with'])} {ref}")
+                if ref.split(" ")[0] in PREPOSITIONS:
+                    extras.append(ref)
+                else:
+                    extras.append(f"for {ref}" if terse else f"{self.rng.choice(['for', 'on', 'with'])} {ref}")
             elif v not in (None, "", [], {}):
                 extras.append(self.arg_phrase(p, v, intent.read, terse))
         if terse:
