@@ -77,6 +77,7 @@ class LLMBackend:
                                        timeout=cfg.llm_timeout_s, max_retries=0)
         self.calls = 0
         self.cache_hits = 0
+        self.reply_fallbacks = 0
 
     def complete(self, prompt: str) -> str:
         key = stable_hash([self.cfg.llm_model, prompt], 24)
@@ -99,31 +100,40 @@ class LLMBackend:
         raise RuntimeError(f"LLM endpoint {self.cfg.llm_base_url} failed after {self.cfg.llm_retries} tries: {last}")
 
     def write(self, server, turns, info_level, persona, withheld, snapshot, rng):
-        spec = []
-        for ti, steps in enumerate(turns):
-            spec.append([{"action": describe_tool(s["tool"]), "values": {k: v for k, v in s["user_args"].items() if not (ti == 0 and k in withheld)}}
-                         for s in steps])
+        """The user's turns, written by the teacher from the offline drafts and checked (:mod:`pipeline.teacher`)."""
         from pipeline.probe import narrow
+        from pipeline.teacher import parse_json_answer, turn_spec, user_turn_problems, user_turns_prompt
 
+        drafts = TemplateBackend(self.cfg).write(server, turns, info_level, persona, withheld, snapshot, rng)
+        spec = turn_spec(turns, drafts, withheld, self.cfg.reference_date)
         touched = narrow(snapshot, [v for steps in turns for s in steps for v in s["user_args"].values()])
-        prompt = (
-            f"You write the user's messages in a conversation with an assistant that operates a {server} service.\n"
-            f"What the user's account holds (the only entities you may refer to): {json.dumps(touched, default=str, sort_keys=True)}\n"
-            f"Persona: {persona.replace('_', ' ')}. Information level: {info_level} "
-            "(complete: give every value listed; minimal: be terse).\n"
-            f"Today is {self.cfg.reference_date}. Mention ONLY the values listed; never invent ids or names.\n"
-            f"Turns (one user message per turn, in order): {json.dumps(spec, default=str)}\n"
-            'Answer with JSON: {"turns": ["message for turn 1", ...]}'
-        )
-        text = self.complete(prompt)
-        try:
-            data = json.loads(text[text.index("{"): text.rindex("}") + 1])
-            msgs = [str(m) for m in data["turns"]]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"LLM answer is not the JSON asked for: {text[:200]!r}") from exc
+        text = self.complete(user_turns_prompt(server, persona, info_level, self.cfg.reference_date, touched, spec))
+        msgs = parse_json_answer(text, "turns")
+        if not isinstance(msgs, list):
+            raise ValueError(f"LLM answer is not the JSON asked for: {text[:200]!r}")
+        msgs = [str(m) for m in msgs]
         if len(msgs) != len(turns):
             raise ValueError(f"LLM wrote {len(msgs)} user turns, expected {len(turns)}")
+        first = turns[0][0]
+        problems = user_turn_problems(msgs, turns, {p: first["user_args"][p] for p in withheld if p in first["user_args"]},
+                                      snapshot.tools, self.cfg.reference_date)
+        if problems:
+            raise ValueError("LLM user turns fail the checks: " + "; ".join(problems[:5]))
         return msgs
+
+    def reply(self, server: str, request: str, calls: list[dict[str, Any]], draft: str) -> str:
+        """The assistant's final reply of a turn, written by the teacher; the offline ``draft`` when the teacher's
+        reply names an id or number no result holds, repeats itself or holds a placeholder."""
+        from pipeline.teacher import parse_json_answer, reply_problems, reply_prompt
+
+        try:
+            reply = str(parse_json_answer(self.complete(reply_prompt(server, request, calls, draft)), "reply")).strip()
+        except (ValueError, RuntimeError):
+            reply = ""
+        if not reply or reply_problems(reply, request, calls, draft):
+            self.reply_fallbacks += 1
+            return draft
+        return reply
 
 
 def known_ids(snapshot: Snapshot) -> set[str]:

@@ -182,6 +182,10 @@ class StepWriter:
         parts = [verb, *slots]
         extras = []
         for p, v in args.items():
+            if p in withheld and p not in used and p.endswith("_id") and not terse:  # "the balance of my account": which one is asked for
+                noun = words(p)
+                extras.append(f"{self.rng.choice(['for', 'of', 'on'])} {self.rng.choice(['my ', 'the ', article(noun) + ' '])}{noun}")
+                continue
             if p in used or p in withheld:
                 continue
             if p in step["sources"]:

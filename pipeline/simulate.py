@@ -21,6 +21,7 @@ from pipeline.env import Environment
 from pipeline.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
 from pipeline.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
 from pipeline.requests import result_values, unnamed_writes
+from pipeline.teacher import call_record
 from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection, Snapshot, ToolSpec, UserQuery, rejection, stable_hash
 from pipeline.values import RecordIndex, ValueMemo, fill_args, find_field
 
@@ -218,11 +219,13 @@ def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) ->
 
 
 def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random,
-                     recovery_rate: float = 0.15, max_error_rate: float = 0.30, reference_date: str = "2026-03-02") -> Conversation:
+                     recovery_rate: float = 0.15, max_error_rate: float = 0.30, reference_date: str = "2026-03-02",
+                     replier: Any | None = None) -> Conversation:
     """Play the conversation live on a fresh session of the chain's seed.
 
     Some calls are preceded by a plausible wrong attempt that the assistant then corrects (a
-    recovery demonstration), as many as the error-rate threshold of replay leaves room for."""
+    recovery demonstration), as many as the error-rate threshold of replay leaves room for. ``replier``: a teacher
+    (:meth:`pipeline.queries.LLMBackend.reply`) that rewrites each turn's final reply from its calls, or None."""
     by_name = {t.name: t for t in snap.tools}
     texts, withheld = query.turns, query.withheld
     say = random.Random(f"words:{query.query_id}")  # the assistant's wording; ``rng`` keeps deciding the recovery attempts
@@ -287,7 +290,12 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                 else:
                     failed_steps.add(k)
                 final_lines.append(step_reply(tool, args, res, say))
-            messages.append({"role": "assistant", "content": turn_reply(final_lines)})
+            reply = turn_reply(final_lines)
+            if replier is not None:
+                calls = [call_record(by_name[t["name"]], t["arguments"], t["ok"], t["result"], t["error"], reference_date)
+                         for t in trace if t["turn"] == ti and t["reference"]]
+                reply = replier.reply(snap.server, texts[ti], calls, reply)
+            messages.append({"role": "assistant", "content": reply})
             reference.append(turn_ref)
             outcomes.append("SUCCESS" if attempted and ok_count == attempted else ("PARTIAL" if ok_count else "FAILURE"))
         final_hash = s.state_hash()

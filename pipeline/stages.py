@@ -231,19 +231,26 @@ def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], q
     env = env or open_env(cfg, snap.server)
     by_id = {c.chain_id: c for c in chains}
     out = StageOutput()
+    replier = None
+    if cfg.query.backend == "llm":  # the teacher also writes the assistant's replies
+        from pipeline.queries import LLMBackend
+
+        replier = LLMBackend(cfg.query, Path(cfg.query.cache_dir) if cfg.query.cache_dir else cfg.data_path / "cache" / "llm")
     try:
         for i, q in enumerate(queries):
             rng = _rng(cfg, "conv", q.query_id)
             try:
                 out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng,
                                                   recovery_rate=cfg.simulate.recovery_rate, max_error_rate=cfg.replay.max_error_rate,
-                                                  reference_date=cfg.query.reference_date))
+                                                  reference_date=cfg.query.reference_date, replier=replier))
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
                 out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
                                                 {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
             if progress:
                 progress(i + 1, len(queries))
         out.stats = {"conversations": len(out.items), "outcomes": dict(Counter(o for c in out.items for o in c.outcomes))}
+        if replier is not None:
+            out.stats.update(reply_calls=replier.calls, reply_cache_hits=replier.cache_hits, reply_fallbacks=replier.reply_fallbacks)
     finally:
         if own:
             env.close()
