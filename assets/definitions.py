@@ -329,6 +329,17 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     return AssetCheckResult(passed=not off, metadata={"off_target": off, "tolerance": tol})
 
 
+@dg.asset_check(asset=corpus, blocking=True, description="The corpus linter (pipeline/lint.py) finds no defect: language, grounding, "
+                "request variety; thresholds in the build config's lint section.")
+def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    from pipeline.lint import lint_version
+
+    rep = lint_version(corpus)
+    return AssetCheckResult(passed=rep.passed, metadata={"defects": MetadataValue.json({k: v for k, v in rep.counts.items() if v}),
+                                                         "samples": MetadataValue.json(dict(rep.samples)),
+                                                         "metrics": MetadataValue.json(rep.metrics)})
+
+
 @dg.asset(code_version=_cv("grpo_policy"), group_name="training", deps=[],
           description="SFT warm start then GRPO on the corpus with live tool execution and the programmatic reward.")
 def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus: str) -> str:
@@ -351,7 +362,7 @@ def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus:
 
 PER_SERVER = [server_snapshots, dependency_graphs, tool_chains, user_queries, conversations, validated_conversations]
 CROSS = [unique_conversations, augmented_examples, rejections, corpus, grpo_policy]
-CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composition]
+CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composition, corpus_lint]
 ALL_ASSETS = PER_SERVER + CROSS
 
 # Steps run in processes forked from one that has already imported this module (the multiprocess

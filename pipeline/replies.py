@@ -62,8 +62,11 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
     if isinstance(v, bool):
         return f"{words(k)}: {'yes' if v else 'no'}"
     name = words(k)
-    if isinstance(v, (int, float)) and "_" in k and k.rsplit("_", 1)[1] in UNITS:  # duration_minutes 45 -> duration 45 minutes
-        name = words(k.rsplit("_", 1)[0])
+    if isinstance(v, (int, float)):  # the number as the tool returned it, with its unit (duration_minutes 45 -> duration 45 minutes)
+        num = str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+        if "_" in k and k.rsplit("_", 1)[1] in UNITS:
+            return f"{words(k.rsplit('_', 1)[0])} {num}{UNITS[k.rsplit('_', 1)[1]]}"
+        return f"{name} {num}"
     return f"{name} {say_value(k, v, '1970-01-01', rng)}"
 
 
@@ -199,8 +202,8 @@ def ask_for(tool: ToolSpec, p: str, rng: random.Random) -> str:
     meaning = words(p)
     action = describe(tool)
     if p.endswith(("_id", "_ids")):
-        q = rng.choice([f"Which {meaning} should I use?", f"Which {meaning} do you mean?", f"Which {meaning} is it?"])
-        q += rng.choice([f" Its ID is enough.", "", f" The {meaning} ID or its name works."])
+        q = rng.choice([f"Which {meaning} should I use?", f"Which {meaning} do you mean?", f"Which {meaning} is it?",
+                        f"Which {meaning} should I use (its ID is enough)?", f"Which {meaning} is it, by ID or name?"])
     elif any(m in p for m in ("amount", "price", "quantity", "limit")):
         q = rng.choice([f"What {meaning} should I use?", f"How much for the {meaning}?", f"What should the {meaning} be?"])
     elif "date" in p or p.endswith(("_at", "time", "start", "end")):
@@ -210,8 +213,8 @@ def ask_for(tool: ToolSpec, p: str, rng: random.Random) -> str:
     else:
         q = rng.choice([f"What {meaning} should I use?", f"What should the {meaning} be?", f"Which {meaning} would you like?"])
     lead = rng.choice(["Sure. ", "Happy to. ", "I can do that. ", "", "Okay. ", "Of course. "])
-    why = rng.choice(["", f" I need it to {action}.", ""])
-    return f"{lead}{q}{why}".strip()
+    why = rng.choice(["", f"To {action}, I need one more detail. ", "", "One thing first. "])
+    return f"{lead}{why}{q}".strip()
 
 
 def answer_with(tool: ToolSpec, p: str, v: Any, reference: str, rng: random.Random, entities: dict[str, dict[str, Any]]) -> str:
