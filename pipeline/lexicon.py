@@ -173,6 +173,8 @@ def singular(noun: str) -> str:
     if not noun:
         return noun
     *head, last = noun.split(" ")
+    if last.lower().endswith(("ss", "us", "is")):  # address, status, analysis: singular already
+        return noun
     s = _INFLECT.singular_noun(last)
     return " ".join([*head, s if isinstance(s, str) and s else last])
 
@@ -183,7 +185,7 @@ def plural(noun: str) -> str:
     if not noun:
         return noun
     *head, last = noun.split(" ")
-    if _INFLECT.singular_noun(last):
+    if not last.lower().endswith(("ss", "us", "is")) and _INFLECT.singular_noun(last):
         return noun
     return " ".join([*head, _INFLECT.plural_noun(last)])
 
@@ -195,7 +197,8 @@ FUNCTION_WORDS = {"is", "was", "has", "does", "this", "its", "yes", "us", "plus"
 def is_plural(word: str) -> bool:
     """Is ``word`` (one word) a plural noun, as in ``1 webhooks``? Function words ending in s are not."""
     w = word.lower()
-    return len(w) > 3 and w.endswith("s") and w not in FUNCTION_WORDS and bool(_INFLECT.singular_noun(w))
+    return (len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")) and w not in FUNCTION_WORDS
+            and bool(_INFLECT.singular_noun(w)))
 
 
 def count_noun(n: int, noun: str) -> str:

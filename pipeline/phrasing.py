@@ -123,9 +123,11 @@ def entity_name(record: dict[str, Any] | None) -> str | None:
 
 def say_date(value: str, reference: str, rng: random.Random) -> str:
     forms = date_forms(value, reference)
+    if len(forms) < 4:  # not a calendar date (a pattern-shaped string such as 2026-02-31): said as given
+        return value
     rel = relative_date(value, reference)
     if rel and rng.random() < 0.5:
-        return rel
+        return rel.removeprefix("on ")  # the caller adds its own preposition
     return rng.choice(forms[1:4])
 
 

@@ -117,6 +117,8 @@ class StepWriter:
             return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
         if step["tool"].read_only and not nameable:
             return lead + f"one of those {plural(noun)}", False
+        if not p.endswith(("_id", "_ids")):  # a value, not an entity: "end time 10:30 March 15"
+            return f"{words(p)} {say_value(p, v, self.reference, self.rng, self.entities)}", True
         return self.entity(p, v, words(p) or "one", terse), True
 
     def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:

@@ -183,7 +183,8 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld: dict[str, Any] = {}
     if info_level == "missing":
-        cands = [p for p in turns[0][0]["tool"].required if p in turns[0][0]["user_args"]]
+        # a yes/no flag is no value a person forgets to give: only values are withheld
+        cands = [p for p in turns[0][0]["tool"].required if p in turns[0][0]["user_args"] and not isinstance(turns[0][0]["user_args"][p], bool)]
         if not cands:
             return None, rejection("query", "nothing_to_withhold", f"{turns[0][0]['tool'].name} takes no user value the user could omit",
                                    snap.server, up, chain)
