@@ -54,7 +54,7 @@ def date_forms(value: str, reference: str) -> list[str]:
         return [value]
     forms = [value, f"{MONTHS[d.month - 1]} {d.day}", f"{d.day} {MONTHS[d.month - 1]}", f"{MONTHS[d.month - 1]} {_ordinal(d.day)}"]
     rel = relative_date(value, reference)
-    return forms + ([rel] if rel else [])
+    return forms + ([rel, rel.removeprefix("on ")] if rel else [])
 
 
 def time_forms(hh: int, mm: int) -> list[str]:
