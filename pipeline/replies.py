@@ -157,6 +157,7 @@ def describe(tool: ToolSpec) -> str:
 def clean_error(err: str | None) -> str:
     e = (err or "the service refused it").strip().rstrip(".")
     e = re.sub(r"\b1 ([a-z]+)\b", lambda m: f"1 {singular(m.group(1))}", e)  # "only 1 units"
+    e = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: words(m.group(0)), e)  # "from_account_id" -> "from account"
     return re.sub(r"\b(None|null)\b", "empty", e)
 
 

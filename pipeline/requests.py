@@ -200,7 +200,11 @@ class StepWriter:
                 extras.append(self.arg_phrase(p, v, intent.read, terse))
         if terse:
             return " ".join(parts + extras)
-        return " ".join(parts) + ((" " + join_prose(extras)) if extras else "")
+        if not extras:
+            return " ".join(parts)
+        # "update the event EVT-0004, status confirmed"; a phrase that opens with a preposition joins directly
+        sep = " " if not slots or extras[0].split(" ")[0] in PREPOSITIONS or extras[0].startswith(("with", "including", "only")) else ", "
+        return " ".join(parts) + sep + join_prose(extras)
 
     @staticmethod
     def _param_for(noun: str, args: dict[str, Any], used: set[str]) -> str | None:
