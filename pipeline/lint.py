@@ -92,8 +92,8 @@ def opening(text: str) -> str:
     return " ".join(WORD.findall(text.lower())[:4])
 
 
-def _tool_facts(tools: list[dict[str, Any]]) -> tuple[set[tuple[str, ...]], set[str], dict[str, dict[str, Any]]]:
-    grams: set[tuple[str, ...]] = set()
+def _tool_facts(tools: list[dict[str, Any]]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """The snake_case names a user should never say (tools, parameters), and the tools by name."""
     names: set[str] = set()
     by_name: dict[str, dict[str, Any]] = {}
     for t in tools:
@@ -101,7 +101,7 @@ def _tool_facts(tools: list[dict[str, Any]]) -> tuple[set[tuple[str, ...]], set[
         by_name[fn["name"]] = fn
         names.add(fn["name"])
         names.update(p for p in (fn.get("parameters") or {}).get("properties", {}) if "_" in p)
-    return grams, names, by_name
+    return names, by_name
 
 
 def _values_by_key(data: Any, out: dict[str, set[str]]) -> None:
@@ -133,7 +133,7 @@ class Linter:
         eid = row["example_id"]
         msgs = json.loads(row["messages"])
         tools = json.loads(row["tools"])
-        _, names, by_name = _tool_facts(tools)
+        names, by_name = _tool_facts(tools)
         descs = [ngrams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
         for m in msgs:
             text = m.get("content")
