@@ -235,6 +235,7 @@ def join_prose(items: list[str], conj: str = "and") -> str:
     return ", ".join(items[:-1]) + f" {conj} " + items[-1]
 
 
+@functools.lru_cache(maxsize=8192)
 def words(name: str) -> str:
     """A parameter or field name as words: ``from_account_id`` -> ``from account``."""
     w = re.sub(r"_ids?$", "", name)

@@ -87,7 +87,14 @@ class StepWriter:
                  known: Callable[[str], bool] | None = None):
         self.steps, self.entities, self.reference, self.rng = steps, entities, reference, rng
         self.known = known or (lambda v: v in entities)
-        self.seen: set[str] = set()  # values the user has seen in results of earlier turns
+        self.shown: list[Any] = []  # results of earlier turns (what the user has seen), walked only when asked
+        self._seen: set[str] | None = None
+
+    def seen(self, value: str) -> bool:
+        """Has the user seen ``value`` in a result of an earlier turn?"""
+        if self._seen is None:
+            self._seen = set().union(*(result_values(d) for d in self.shown)) if self.shown else set()
+        return value in self._seen
 
     def entity(self, p: str, v: Any, noun: str, terse: bool) -> str:
         if isinstance(v, list):
@@ -112,7 +119,7 @@ class StepWriter:
         field = step["source_fields"][p]
         if data is not None and singled_out(data, field, v):
             return lead + ("it" if terse else self.rng.choice(BACK_REFS).format(n=noun)), False
-        nameable = str(v) in self.seen or self.known(str(v))
+        nameable = self.seen(str(v)) or self.known(str(v))
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
             return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
         if step["tool"].read_only and not nameable:
@@ -292,7 +299,6 @@ def write_turns(turns: list[list[dict[str, Any]]], steps: list[dict[str, Any]], 
     for ti, turn in enumerate(turns):
         phrases = [w.phrase(st, withheld if (ti == 0 and i == 0) else [], terse) for i, st in enumerate(turn)]
         out.append(compose_turn(phrases, rng, persona, ti, terse))
-        for st in turn:
-            if st["result"].ok:
-                w.seen |= result_values(st["result"].data)
+        w.shown += [st["result"].data for st in turn if st["result"].ok]
+        w._seen = None
     return out
