@@ -96,6 +96,11 @@ class StepWriter:
             self._seen = set().union(*(result_values(d) for d in self.shown)) if self.shown else set()
         return value in self._seen
 
+    def saw(self, results: list[Any]) -> None:
+        """The user has now seen these results (a turn's)."""
+        self.shown += results
+        self._seen = None
+
     def entity(self, p: str, v: Any, noun: str, terse: bool) -> str:
         if isinstance(v, list):
             return join_prose([self.entity(p, x, singular(noun), terse) for x in v])
@@ -299,6 +304,5 @@ def write_turns(turns: list[list[dict[str, Any]]], steps: list[dict[str, Any]], 
     for ti, turn in enumerate(turns):
         phrases = [w.phrase(st, withheld if (ti == 0 and i == 0) else [], terse) for i, st in enumerate(turn)]
         out.append(compose_turn(phrases, rng, persona, ti, terse))
-        w.shown += [st["result"].data for st in turn if st["result"].ok]
-        w._seen = None
+        w.saw([st["result"].data for st in turn if st["result"].ok])
     return out
