@@ -20,7 +20,8 @@ Per example (a defect names the example):
 * ``duplicate_no_call_request``: two irrelevance or abstention examples ask the same thing.
 
 Over the corpus (a defect when under the threshold): ``distinct_frames``, the share of distinct
-request frames (first user turns with values masked) among examples with tool calls, and
+request frames (first user turns with values masked and the offered tools' words folded into
+slots: the phrasing around the task) among examples with tool calls, and
 ``unique_openings``, the share of user turns in those examples whose first four words occur
 nowhere else in the corpus. Thresholds: :class:`pipeline.config.LintConfig`.
 """
@@ -82,10 +83,28 @@ def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
     return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
 
 
-def frame_of(text: str) -> str:
+def frame_of(text: str, vocab: set[str] | frozenset[str] = frozenset()) -> str:
+    """A request's frame: its words with values masked and the words of the offered tools (names, parameters,
+    descriptions) each folded into one slot, so what is left is the phrasing around the task."""
     for pat, slot in MASK:
         text = pat.sub(slot, text)
-    return " ".join(WORD.findall(text.lower()))
+    out: list[str] = []
+    for w in WORD.findall(text.lower()):
+        w = "_" if w in vocab else w
+        if not (w == "_" and out and out[-1] == "_"):
+            out.append(w)
+    return " ".join(out)
+
+
+def tool_vocab(tools: list[dict[str, Any]]) -> set[str]:
+    """The words of the offered tools: their names, parameter names and descriptions."""
+    out: set[str] = set()
+    for t in tools:
+        fn = t.get("function", t)
+        params = (fn.get("parameters") or {}).get("properties") or {}
+        text = " ".join([fn["name"].replace("_", " "), fn.get("description") or "", *(p.replace("_", " ") for p in params)])
+        out.update(WORD.findall(text.lower()))
+    return out
 
 
 def opening(text: str) -> str:
@@ -242,7 +261,7 @@ def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict
         users = [m["content"] for m in msgs if m["role"] == "user" and isinstance(m.get("content"), str)]
         openings_all.update(opening(u) for u in users)
         if row["kind"] in TOOL_KINDS and users:
-            frames.append(frame_of(users[0]))
+            frames.append(frame_of(users[0], tool_vocab(json.loads(row["tools"]))))
             tool_turns.extend((row["example_id"], u) for u in users)
         elif row["kind"] in ("irrelevance", "abstention") and users:
             key = users[0].strip().lower()
