@@ -282,6 +282,19 @@ def cmd_corpus_show(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_corpus_lint(a: argparse.Namespace) -> int:
+    """Lint a corpus version (pipeline/lint.py): counts per defect with example ids; exit 1 when any."""
+    from pipeline.corpus import resolve_version
+    from pipeline.lint import format_report, lint_version
+
+    rep = lint_version(resolve_version(a.data_dir, a.version))
+    if a.json:
+        _print_json(rep.as_dict())
+    else:
+        print(format_report(rep))
+    return 0 if rep.passed else 1
+
+
 def _count_table(title: str, counts: dict[str, list[int]], a: str, b: str) -> list[str]:
     if not counts:
         return [f"{title}: (none)"]
@@ -425,7 +438,7 @@ def cmd_lineage(a: argparse.Namespace) -> int:
         print("  reference (what a policy is rewarded for, per user turn):")
         for i, turn in enumerate(ref):
             print(f"    turn {i}: " + ("; ".join(f"{c['name']}({_short(c['arguments'], 80)})" for c in turn) or "(no call: answer or ask)"))
-    if d["kind"] == "multi_turn":
+    if d["kind"] in ("multi_turn", "clarification"):
         print("  accepted: replayed on a fresh session to the same results and final state; passed the error-rate, "
               "sensitive-provenance and near-duplicate rules")
     else:
@@ -563,6 +576,11 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("--json", action="store_true")
     x.add_argument("--data-dir", default="data")
     x.set_defaults(fn=cmd_corpus_diff)
+    x = cp.add_parser("lint", help="language and grounding defects of a version, per defect with example ids (exit 1 if any)")
+    x.add_argument("version", nargs="?", default="latest")
+    x.add_argument("--json", action="store_true")
+    x.add_argument("--data-dir", default="data")
+    x.set_defaults(fn=cmd_corpus_lint)
 
     x = sub.add_parser("rejected", help="why trajectories were rejected")
     x.add_argument("--reason")

@@ -24,7 +24,7 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext,
 from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
 from pipeline.corpus import off_target, read_examples
-from pipeline.records import Rejection, rejection
+from pipeline.records import TOOL_KINDS, Rejection, rejection
 from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_corpus, stage_dedup,
                              stage_graph, stage_queries, stage_snapshot, stage_validate)
 from pipeline.storage import atomic_write_text
@@ -307,7 +307,7 @@ def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetChec
 
     cfg = settings.build_config()
     df = read_examples(corpus)
-    mt = df.filter(df["kind"] == "multi_turn")
+    mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
     seen: dict[str, set[str]] = {}
     items = []
     for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):
@@ -327,6 +327,17 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     tol = float(os.environ.get("PROVE_COMPOSITION_TOLERANCE", "0.02"))
     off = off_target(comp, tol)
     return AssetCheckResult(passed=not off, metadata={"off_target": off, "tolerance": tol})
+
+
+@dg.asset_check(asset=corpus, blocking=True, description="The corpus linter (pipeline/lint.py) finds no defect: language, grounding, "
+                "request variety; thresholds in the build config's lint section.")
+def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    from pipeline.lint import lint_version
+
+    rep = lint_version(corpus)
+    return AssetCheckResult(passed=rep.passed, metadata={"defects": MetadataValue.json({k: v for k, v in rep.counts.items() if v}),
+                                                         "samples": MetadataValue.json(dict(rep.samples)),
+                                                         "metrics": MetadataValue.json(rep.metrics)})
 
 
 @dg.asset(code_version=_cv("grpo_policy"), group_name="training", deps=[],
@@ -351,7 +362,7 @@ def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus:
 
 PER_SERVER = [server_snapshots, dependency_graphs, tool_chains, user_queries, conversations, validated_conversations]
 CROSS = [unique_conversations, augmented_examples, rejections, corpus, grpo_policy]
-CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composition]
+CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composition, corpus_lint]
 ALL_ASSETS = PER_SERVER + CROSS
 
 # Steps run in processes forked from one that has already imported this module (the multiprocess

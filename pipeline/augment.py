@@ -3,7 +3,8 @@
 * distractors: 3-8 tools from *other* servers added to the offered tools (exact share of examples)
 * enum stripping: enum constraints removed from the schemas shown (exact share)
 * irrelevance: requests no tool applies to (general questions); the reference is no call
-* abstention: in-domain-sounding requests another server could serve, offered this server's tools
+* abstention: near misses (an action none of the offered tools performs on what they handle, :mod:`pipeline.offtopic`),
+  else in-domain-sounding requests another server could serve, offered this server's tools
 * missing function: a needed tool hidden from the offered tools; the assistant says it cannot do
   that with the tools it has and asks how to proceed (clarification), making no call
 * importer for When2Call / xLAM-irrelevance style JSONL files a user already has on disk
@@ -20,21 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.config import AugmentConfig
+from pipeline.offtopic import NO_TOOL_REPLIES, irrelevant_request, near_miss
 from pipeline.queries import describe_tool
 from pipeline.records import Conversation, RefCall, ToolSpec, stable_hash
 from pipeline.simulate import system_prompt
 
-IRRELEVANT_REQUESTS = [
-    "What's the capital of Australia?", "Can you write me a haiku about autumn?", "How many minutes are in a week?",
-    "Explain photosynthesis in one sentence.", "What's a good name for a golden retriever puppy?",
-    "Translate 'good morning' into Italian.", "Who painted the Mona Lisa?", "Tell me a fun fact about octopuses.",
-    "What's the difference between weather and climate?", "Suggest a title for my blog post about sourdough.",
-    "How do I convert Celsius to Fahrenheit?", "What rhymes with orange?", "Give me three tips for better sleep.",
-    "What year did the first moon landing happen?", "Is a tomato a fruit or a vegetable?",
-    "Summarize the plot of Romeo and Juliet in two lines.", "What does 'serendipity' mean?",
-    "Recommend a board game for four players.", "Why is the sky blue?", "How far is the Moon from Earth?",
-]
-NO_TOOL_REPLY = "None of the tools I have can help with that, so I won't call any. {extra}"
+NO_TOOL_REPLY = NO_TOOL_REPLIES[0]
 
 
 def strip_enums(schema: dict[str, Any]) -> tuple[dict[str, Any], int]:
@@ -98,7 +90,10 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
             # abstention), and never two tools of one name
             own = {t.name for t in c.tools} | {a.split(":", 1)[1] for a in c.augmentations
                                                if a.startswith(("missing_function:", "abstention:"))}
-            others = [t for s, ts in pool.items() if s not in c.servers for t in ts if t.name not in own]
+            # a near-miss abstention asks for an action (export, print, ...) no offered tool may be named after
+            actions = [a.split(":", 2)[2] for a in c.augmentations if a.startswith("abstention:near_miss:")]
+            others = [t for s, ts in pool.items() if s not in c.servers for t in ts
+                      if t.name not in own and not any(k in t.name.lower() for k in actions)]
             if others:
                 k = min(len({t.name for t in others}), rng.randint(cfg.distractor_min, cfg.distractor_max))
                 extra, names = [], set()
@@ -118,22 +113,41 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
     return convs
 
 
-def irrelevance_example(server: str, tools: list[ToolSpec], seed: int, rng: random.Random, snapshot_id: str) -> Conversation:
-    q = rng.choice(IRRELEVANT_REQUESTS)
+def no_tool_reply(server: str, rng: random.Random, off_topic: bool) -> str:
+    extra = (rng.choice(["That question is outside what this service does.", "It's a general question, not something the "
+                         f"{server.replace('_', ' ')} tools cover.", "Happy to help with anything on your "
+                         f"{server.replace('_', ' ')} account, though."]) if off_topic else
+             rng.choice([f"I can only work with the {server.replace('_', ' ')} service here, and it doesn't offer that.",
+                         "You may be able to do it in the app itself.", "Is there something else I can do with your account?"]))
+    return rng.choice(NO_TOOL_REPLIES).format(extra=extra)
+
+
+def irrelevance_example(server: str, tools: list[ToolSpec], seed: int, rng: random.Random, snapshot_id: str,
+                        avoid: set[str] | None = None) -> Conversation:
+    q = irrelevant_request(rng, avoid if avoid is not None else set())
     msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
-            {"role": "assistant", "content": NO_TOOL_REPLY.format(extra="That question is outside what this service does.")}]
+            {"role": "assistant", "content": no_tool_reply(server, rng, True)}]
     cid = "irr-" + stable_hash([server, q, seed, rng.random()], 14)
     return Conversation(conversation_id=cid, kind="irrelevance", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
                         messages=msgs, tools=tools, reference=[[]], augmentations=["irrelevance"])
 
 
-def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed: int, rng: random.Random, snapshot_id: str) -> Conversation:
-    q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe_tool(other))
+def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed: int, rng: random.Random, snapshot_id: str,
+                       avoid: set[str] | None = None) -> Conversation:
+    """A request the offered tools cannot serve: a near miss (an action none of them performs on the things
+    they handle) where one is found, else what ``other`` (another server's tool) does."""
+    avoid = avoid if avoid is not None else set()
+    miss = near_miss(tools, rng, avoid)
+    if miss is not None:
+        q, tag = miss[0], f"abstention:near_miss:{miss[1]}"
+    else:
+        q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe_tool(other))
+        tag = f"abstention:{other.name}"
     msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
-            {"role": "assistant", "content": NO_TOOL_REPLY.format(extra=f"I can only work with the {server.replace('_', ' ')} service here.")}]
+            {"role": "assistant", "content": no_tool_reply(server, rng, False)}]
     cid = "abs-" + stable_hash([server, q, other.name, seed, rng.random()], 14)
     return Conversation(conversation_id=cid, kind="abstention", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
-                        messages=msgs, tools=tools, reference=[[]], augmentations=[f"abstention:{other.name}"])
+                        messages=msgs, tools=tools, reference=[[]], augmentations=[tag])
 
 
 def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversation | None:
@@ -147,12 +161,17 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversa
     users = [m for m in conv.messages if m["role"] == "user"]
     if not users:
         return None
-    reply = (f"I don't have a tool to {describe_tool(hidden)} right now, so I can't do that step. "
-             "Would you like me to help with something else, or can you enable that capability?")
+    what = describe_tool(hidden)
+    reply = rng.choice([f"I can't {what} with the tools I have here, so I haven't done anything yet.",
+                        f"No tool of mine lets me {what}, so I can't do that part.",
+                        f"There's no tool available to me to {what}, so I'll stop before doing anything.",
+                        f"I'm not able to {what}: that capability isn't among the tools offered to me."])
+    reply += " " + rng.choice(["Would you like me to help with something else?", "If that tool can be enabled, I can try again.",
+                               "Is there another way I can help?", "You may need to do that step yourself."])
     msgs = [conv.messages[0], users[0], {"role": "assistant", "content": reply}]
     tools = [t for t in conv.tools if t.name != first.name]
     cid = "mf-" + stable_hash([conv.conversation_id, first.name], 14)
-    return Conversation(conversation_id=cid, kind="clarification", server=conv.server, servers=conv.servers, seed=conv.seed,
+    return Conversation(conversation_id=cid, kind="missing_function", server=conv.server, servers=conv.servers, seed=conv.seed,
                         snapshot_id=conv.snapshot_id, chain_id=conv.chain_id, query_id=conv.query_id, info_level=conv.info_level,
                         persona=conv.persona, messages=msgs, tools=tools, reference=[[]],
                         augmentations=[f"missing_function:{first.name}"], parent_id=conv.conversation_id)

@@ -196,6 +196,17 @@ class CorpusConfig(StageConfig):
     eval_fraction: float = 0.1
 
 
+class LintConfig(StageConfig):
+    """Thresholds of the corpus linter (``pipeline/lint.py``)."""
+
+    # a user turn sharing a run of this many words with an offered tool's description repeats its documentation
+    description_ngram: int = Field(default=6, ge=2)
+    # share of distinct request frames (first user turns, values masked) among examples with tool calls
+    min_distinct_frames: float = Field(default=0.5, ge=0, le=1)
+    # share of user turns in those examples whose first four words occur nowhere else in the corpus
+    min_unique_openings: float = Field(default=0.30, ge=0, le=1)
+
+
 def default_servers() -> list[str]:
     """Every built-in server present in ``servers/``."""
     from servers.registry import available
@@ -219,6 +230,7 @@ class BuildConfig(StageConfig):
     dedup: DedupConfig = DedupConfig()
     augment: AugmentConfig = AugmentConfig()
     corpus: CorpusConfig = CorpusConfig()
+    lint: LintConfig = LintConfig()
     server_configs: list[ServerConfig] = []
     # servers whose per-server stages failed (crashed, hung, unreachable): name -> why; they are
     # left out of the corpus and recorded as rejections, and the build goes on with the others

@@ -20,7 +20,7 @@ import polars as pl
 
 from pipeline.augment import ref_to_json
 from pipeline.config import BuildConfig
-from pipeline.records import Conversation, Rejection, stable_hash
+from pipeline.records import TOOL_KINDS, Conversation, Rejection, stable_hash
 from pipeline.storage import atomic_dir
 
 
@@ -30,6 +30,7 @@ def targets_of(cfg: BuildConfig) -> dict[str, float]:
     a, s = cfg.augment, cfg.simulate
     total = s.complete + s.missing + s.minimal
     return {"distractors": a.distractor_rate, "enum_stripped": a.enum_strip_rate, "irrelevance": a.irrelevance_rate,
+            "missing_function": a.missing_function_rate,
             "info_complete": s.complete / total, "info_missing": s.missing / total, "info_minimal": s.minimal / total}
 
 EXAMPLE_SCHEMA = {
@@ -128,7 +129,7 @@ def composition(df: pl.DataFrame, targets: dict[str, float] | None = None) -> di
     base = targets or targets_of(BuildConfig())
     n = max(1, df.height)
     augs = Counter(a.split(":")[0] for lst in df["augmentations"].to_list() for a in lst)
-    mt = df.filter(pl.col("kind") == "multi_turn")
+    mt = df.filter(pl.col("kind").is_in(list(TOOL_KINDS)))
     levels = Counter(mt["info_level"].to_list())
     m = max(1, mt.height)
     # enum stripping can only apply where the offered schemas have enums (third-party servers may have none)
@@ -137,6 +138,7 @@ def composition(df: pl.DataFrame, targets: dict[str, float] | None = None) -> di
     targets = dict(base, enum_stripped=min(base["enum_stripped"], with_enums / n))
     actual = {"distractors": augs.get("distractors", 0) / n, "enum_stripped": augs.get("enum_stripped", 0) / n,
               "irrelevance": df.filter(pl.col("kind") == "irrelevance").height / n,
+              "missing_function": df.filter(pl.col("kind") == "missing_function").height / n,
               "info_complete": levels.get("complete", 0) / m, "info_missing": levels.get("missing", 0) / m,
               "info_minimal": levels.get("minimal", 0) / m}
     comp = {
@@ -178,6 +180,15 @@ def tool_coverage(df: pl.DataFrame, tools_by_server: dict[str, list[str]]) -> di
                 "share": round(len(used.get(s, set()) & set(ts)) / max(1, len(ts)), 4)} for s, ts in tools_by_server.items()}
 
 
+def tool_annotations(examples: list[Conversation]) -> dict[str, dict[str, bool]]:
+    """Per server, whether each offered tool is read-only (what the linter needs to tell writes apart)."""
+    out: dict[str, dict[str, bool]] = {}
+    for c in examples:
+        for t in c.tools:
+            out.setdefault(t.server, {}).setdefault(t.name, t.read_only)
+    return {s: dict(sorted(v.items())) for s, v in sorted(out.items())}
+
+
 def _git_rev() -> str | None:
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent).stdout.strip() or None
@@ -217,6 +228,7 @@ def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: lis
             "config": cfg.model_dump(mode="json"), "counts": {**files, "examples": df.height, "rejections": rej.height},
             "composition": comp,
             "tool_coverage": tool_coverage(df, tools_by_server or {}),
+            "tool_annotations": tool_annotations(examples),
             "rejections": {"by_stage": dict(Counter(rej["stage"].to_list())), "by_reason": dict(Counter(rej["reason"].to_list()))},
             "files": hashes,
             "code_versions": {"git": _git_rev(), "python": platform.python_version(), **(code_versions or {})},

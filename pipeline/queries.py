@@ -14,139 +14,28 @@ snapshot is rejected.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import re
 import time
-from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
 from pipeline.config import QueryConfig
+from pipeline.lexicon import intent_of
+from pipeline.requests import write_turns
 from pipeline.records import Snapshot, ToolSpec, stable_hash
 from pipeline.storage import atomic_write_text
 
-PERSONAS = {
-    "busy_parent": ["Hi! Quick one between school runs:", "Hey, in a rush here.", "Hello, hoping you can help fast."],
-    "small_business_owner": ["Good morning.", "Hi, for my shop's records:", "Hello, business request:"],
-    "student": ["hey", "hi there!", "Hey, could you help me out?"],
-    "ops_engineer": ["Task:", "Request:", "Need this done:"],
-    "retiree": ["Good afternoon, dear assistant.", "Hello there.", "Hi, I'd appreciate some help."],
-    "traveller": ["Hi from the airport!", "Hello, on the road right now.", "Hey, quick request before my flight:"],
-}
-CLOSERS = ["", "", " Thanks!", " Thank you.", " Appreciate it.", " Cheers."]
+PERSONAS = ("busy_parent", "small_business_owner", "student", "ops_engineer", "retiree", "traveller")
 ID_TOKEN = re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b")
-WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-
-
-def words(name: str) -> str:
-    w = name.replace("_id", "").replace("_", " ").strip()
-    return w
 
 
 def describe_tool(tool: ToolSpec) -> str:
-    """The first sentence of a tool's description as a lower-case verb phrase."""
-    return _describe(tool.name, tool.description)
-
-
-@functools.lru_cache(maxsize=4096)
-def _describe(name: str, description: str) -> str:
-    d = (description or words(name)).strip().split("\n")[0]
-    d = re.split(r"(?<=[a-z0-9)])[.;:] ", d)[0].rstrip(".")
-    d = re.sub(r"\s*\([^)]*\)", "", d)
-    return d[:1].lower() + d[1:] if d else words(name)
-
-
-def relative_date(value: str, reference: str) -> str | None:
-    try:
-        d, ref = date.fromisoformat(value), date.fromisoformat(reference)
-    except ValueError:
-        return None
-    delta = (d - ref).days
-    if delta == 0:
-        return "today"
-    if delta == 1:
-        return "tomorrow"
-    if 2 <= delta <= 6:
-        return f"this {WEEKDAYS[d.weekday()]}" if d.weekday() > ref.weekday() else f"next {WEEKDAYS[d.weekday()]}"
-    if 7 <= delta <= 13:
-        return f"next {WEEKDAYS[d.weekday()]}" if delta < 7 + (6 - ref.weekday()) else f"on {WEEKDAYS[d.weekday()]} the {d.day}{_suffix(d.day)}"
-    return None
-
-
-def _suffix(n: int) -> str:
-    return "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-
-
-def render_value(param: str, value: Any, reference: str, rng: random.Random) -> str:
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) and rng.random() < 0.5:
-        rel = relative_date(value, reference)
-        if rel:
-            return rel
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, (list, dict)):
-        return json.dumps(value)
-    return str(value)
-
-
-def render_args(args: dict[str, Any], sensitive: set[str], reference: str, rng: random.Random, terse: bool = False) -> str:
-    parts = []
-    for k, v in args.items():
-        val = render_value(k, v, reference, rng)
-        if k in sensitive:
-            parts.append(f"my {words(k).upper() if len(k) <= 4 else words(k)} is {val}")
-        elif terse:
-            parts.append(val)
-        else:
-            parts.append(f"{words(k)} {val}")
-    if terse:
-        return " ".join(parts)
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-VERB_TEMPLATES = {
-    "read": [
-        "Could you {desc}{with_args}?",
-        "I'd like to {desc}{with_args}.",
-        "Please {desc}{with_args}.",
-        "Can you help me {desc}{with_args}?",
-        "I need you to {desc}{with_args}.",
-    ],
-    "write": [
-        "Please {desc}{with_args}.",
-        "I want to {desc}{with_args}.",
-        "Go ahead and {desc}{with_args}.",
-        "Can you {desc}{with_args}?",
-        "I'd like you to {desc}{with_args}.",
-    ],
-}
-FOLLOW_TEMPLATES = [
-    "Then {desc}{with_args}.",
-    "After that, {desc}{with_args}.",
-    "Once that's done, {desc}{with_args}.",
-    "Next, {desc}{with_args}.",
-]
-SECOND_TURN = [
-    "Thanks. Now {desc}{with_args}.",
-    "Great, one more thing: {desc}{with_args}.",
-    "OK. Could you also {desc}{with_args}?",
-    "Perfect. Next I need you to {desc}{with_args}.",
-    "Got it. Now please {desc}{with_args}.",
-]
-FROM_PREVIOUS = [" using the {field} from that", " for the {field} you just got", " with that {field}", " (the {field} from the previous result)",
-                 " for that same {field}"]
-
-
-def field_words(param: str) -> str:
-    """How a user names a value taken from an earlier result: 'account_id' -> 'account ID'."""
-    w = param.replace("_", " ").strip()
-    return w[:-3] + " ID" if w.endswith(" id") else w
+    """What a tool does, as an infinitive verb phrase from its name (never its description):
+    ``list_payees`` -> ``list payees``, ``add_issue_to_sprint`` -> ``add issue to sprint``."""
+    intent = intent_of(tool.name, tool.read_only)
+    return " ".join([intent.verbs[0], *(f"{p} {n}".strip() for p, n in intent.nouns)])
 
 
 class QueryBackend(Protocol):
@@ -157,48 +46,17 @@ class QueryBackend(Protocol):
 
 
 class TemplateBackend:
-    """Offline, deterministic, varied requests from templates."""
+    """Offline, deterministic requests composed by :mod:`pipeline.requests`."""
 
     name = "template"
 
     def __init__(self, cfg: QueryConfig):
         self.cfg = cfg
 
-    def step_text(self, step: dict[str, Any], rng: random.Random, first: bool, turn_idx: int, terse: bool, withheld: list[str]) -> str:
-        tool: ToolSpec = step["tool"]
-        user_args = {k: v for k, v in step["user_args"].items() if k not in withheld}
-        sens = set(tool.sensitive)
-        desc = describe_tool(tool)
-        if terse:
-            body = f"{words(tool.name)} {render_args(user_args, sens, self.cfg.reference_date, rng, terse=True)}".strip()
-            return body
-        with_args = ""
-        if user_args:
-            with_args = rng.choice([": ", " with ", " — "]) + render_args(user_args, sens, self.cfg.reference_date, rng)
-        if step["from_steps"]:
-            with_args += rng.choice(FROM_PREVIOUS).format(field=field_words(step["from_steps"][0]))
-        if first and turn_idx == 0:
-            tpl = rng.choice(VERB_TEMPLATES["read" if tool.read_only else "write"])
-        elif first:
-            tpl = rng.choice(SECOND_TURN)
-        else:
-            tpl = rng.choice(FOLLOW_TEMPLATES)
-        return tpl.format(desc=desc, with_args=with_args)
-
     def write(self, server, turns, info_level, persona, withheld, snapshot, rng):
-        out = []
-        terse = info_level == "minimal"
-        for ti, steps in enumerate(turns):
-            parts = [self.step_text(s, rng, i == 0, ti, terse, withheld if ti == 0 else []) for i, s in enumerate(steps)]
-            if terse:
-                text = "; ".join(parts)
-            else:
-                text = " ".join(parts)
-                if ti == 0:
-                    text = f"{rng.choice(PERSONAS[persona])} {text}"
-                text += rng.choice(CLOSERS)
-            out.append(text)
-        return out
+        steps = sorted((s for t in turns for s in t), key=lambda s: s["index"])
+        return write_turns(turns, steps, info_level, persona, withheld, snapshot.entities, self.cfg.reference_date, rng,
+                           known=lambda v: is_known_id(v, snapshot))
 
 
 class LLMBackend:
@@ -219,6 +77,7 @@ class LLMBackend:
                                        timeout=cfg.llm_timeout_s, max_retries=0)
         self.calls = 0
         self.cache_hits = 0
+        self.reply_fallbacks = 0
 
     def complete(self, prompt: str) -> str:
         key = stable_hash([self.cfg.llm_model, prompt], 24)
@@ -241,31 +100,40 @@ class LLMBackend:
         raise RuntimeError(f"LLM endpoint {self.cfg.llm_base_url} failed after {self.cfg.llm_retries} tries: {last}")
 
     def write(self, server, turns, info_level, persona, withheld, snapshot, rng):
-        spec = []
-        for ti, steps in enumerate(turns):
-            spec.append([{"action": describe_tool(s["tool"]), "values": {k: v for k, v in s["user_args"].items() if not (ti == 0 and k in withheld)}}
-                         for s in steps])
+        """The user's turns, written by the teacher from the offline drafts and checked (:mod:`pipeline.teacher`)."""
         from pipeline.probe import narrow
+        from pipeline.teacher import parse_json_answer, turn_spec, user_turn_problems, user_turns_prompt
 
+        drafts = TemplateBackend(self.cfg).write(server, turns, info_level, persona, withheld, snapshot, rng)
+        spec = turn_spec(turns, drafts, withheld, self.cfg.reference_date)
         touched = narrow(snapshot, [v for steps in turns for s in steps for v in s["user_args"].values()])
-        prompt = (
-            f"You write the user's messages in a conversation with an assistant that operates a {server} service.\n"
-            f"What the user's account holds (the only entities you may refer to): {json.dumps(touched, default=str, sort_keys=True)}\n"
-            f"Persona: {persona.replace('_', ' ')}. Information level: {info_level} "
-            "(complete: give every value listed; minimal: be terse).\n"
-            f"Today is {self.cfg.reference_date}. Mention ONLY the values listed; never invent ids or names.\n"
-            f"Turns (one user message per turn, in order): {json.dumps(spec, default=str)}\n"
-            'Answer with JSON: {"turns": ["message for turn 1", ...]}'
-        )
-        text = self.complete(prompt)
-        try:
-            data = json.loads(text[text.index("{"): text.rindex("}") + 1])
-            msgs = [str(m) for m in data["turns"]]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"LLM answer is not the JSON asked for: {text[:200]!r}") from exc
+        text = self.complete(user_turns_prompt(server, persona, info_level, self.cfg.reference_date, touched, spec))
+        msgs = parse_json_answer(text, "turns")
+        if not isinstance(msgs, list):
+            raise ValueError(f"LLM answer is not the JSON asked for: {text[:200]!r}")
+        msgs = [str(m) for m in msgs]
         if len(msgs) != len(turns):
             raise ValueError(f"LLM wrote {len(msgs)} user turns, expected {len(turns)}")
+        first = turns[0][0]
+        problems = user_turn_problems(msgs, turns, {p: first["user_args"][p] for p in withheld if p in first["user_args"]},
+                                      snapshot.tools, self.cfg.reference_date)
+        if problems:
+            raise ValueError("LLM user turns fail the checks: " + "; ".join(problems[:5]))
         return msgs
+
+    def reply(self, server: str, request: str, calls: list[dict[str, Any]], draft: str) -> str:
+        """The assistant's final reply of a turn, written by the teacher; the offline ``draft`` when the teacher's
+        reply names an id or number no result holds, repeats itself or holds a placeholder."""
+        from pipeline.teacher import parse_json_answer, reply_problems, reply_prompt
+
+        try:
+            reply = str(parse_json_answer(self.complete(reply_prompt(server, request, calls, draft)), "reply")).strip()
+        except (ValueError, RuntimeError):
+            reply = ""
+        if not reply or reply_problems(reply, request, calls, draft):
+            self.reply_fallbacks += 1
+            return draft
+        return reply
 
 
 def known_ids(snapshot: Snapshot) -> set[str]:

@@ -172,6 +172,11 @@ class UserQuery(BaseModel):
     step_ok: list[bool] = []  # whether each step succeeded in the dry run (the live state decides; replay re-checks)
 
 
+# kinds of example with reference calls: a plain multi-turn conversation, and one where the user left out a
+# required value and the assistant asked for it first (information level "missing")
+TOOL_KINDS = ("multi_turn", "clarification")
+
+
 class Conversation(BaseModel):
     conversation_id: str
     kind: str = "multi_turn"

@@ -18,7 +18,10 @@ from typing import Any
 
 from pipeline.config import QueryConfig, SimulateConfig
 from pipeline.env import Environment
-from pipeline.queries import PERSONAS, QueryBackend, describe_tool, grounding_errors, words
+from pipeline.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
+from pipeline.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
+from pipeline.requests import result_values, unnamed_writes
+from pipeline.teacher import call_record
 from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection, Snapshot, ToolSpec, UserQuery, rejection, stable_hash
 from pipeline.values import RecordIndex, ValueMemo, fill_args, find_field
 
@@ -32,32 +35,9 @@ def system_prompt(server: str) -> str:
             "report only what the tools return.")
 
 
-def summarize(tool: ToolSpec, res: CallResult) -> str:
-    desc = describe_tool(tool)
-    if not res.ok:
-        return f"I couldn't {desc}: {res.error}."
-    data = res.data
-    if isinstance(data, dict):
-        lists = {k: v for k, v in data.items() if isinstance(v, list)}
-        if lists:
-            key, items = next(iter(lists.items()))
-            total = data.get("total", len(items))
-            if not items:
-                return f"There are no {words(key)} matching that."
-            labels = []
-            for it in items[:3]:
-                if isinstance(it, dict):
-                    ident = next((str(v) for k, v in it.items() if k.endswith("_id")), None)
-                    name = it.get("name") or it.get("title") or it.get("subject")
-                    labels.append(f"{ident} ({name})" if ident and name else (ident or str(name)))
-                else:
-                    labels.append(str(it))
-            more = f" and {total - 3} more" if isinstance(total, int) and total > 3 else ""
-            return f"I found {total} {words(key)}: {', '.join(labels)}{more}."
-        facts = [f"{words(k)} {v}" for k, v in data.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)][:5]
-        if facts:
-            return f"Done — {tool.name.replace('_', ' ')} returned " + ", ".join(facts) + "."
-    return f"Done — {tool.name.replace('_', ' ')} returned {json.dumps(data, default=str)[:200]}."
+def summarize(tool: ToolSpec, res: CallResult, args: dict[str, Any] | None = None, rng: random.Random | None = None) -> str:
+    """The assistant's sentence on one call's result (:func:`pipeline.replies.step_reply`)."""
+    return step_reply(tool, args or {}, res, rng or random.Random(0))
 
 
 def split_turns(n_steps: int, rng: random.Random, cfg: SimulateConfig) -> list[list[int]]:
@@ -86,8 +66,11 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
             tool = by_name[st.name]
             fixed: dict[str, Any] = {}
             from_steps: list[str] = []
+            sources: dict[str, int] = {}
+            source_fields: dict[str, str] = {}
             for p, src in st.args.items():
                 if src.kind == "step":
+                    sources[p], source_fields[p] = src.step, src.field
                     prev = steps[src.step]["result"]
                     val = find_field(prev.data, src.field) if prev.ok else None
                     if val is None:
@@ -104,7 +87,8 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
             if res.ok:
                 earlier.add(res.data)
             user_args = {p: v for p, v in args.items() if p not in fixed}
-            steps.append({"tool": tool, "args": args, "user_args": user_args, "from_steps": from_steps, "result": res, "index": k})
+            steps.append({"tool": tool, "args": args, "user_args": user_args, "from_steps": from_steps, "result": res, "index": k,
+                          "sources": sources, "source_fields": source_fields})
     return steps, None
 
 
@@ -184,11 +168,23 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
         return None, rejection("query", "error_rate", f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
                                f"calls in the dry run; fewest failing: {failing}", snap.server, up, _with_dry_run(chain, steps))
-    turns_idx = split_turns(len(steps), rng, cfg)
+    def known(v: str) -> bool:
+        return is_known_id(v, snap)
+
+    for _split in range(8):  # a write on a value a list returned needs the list shown in an earlier turn, or a value the user knows
+        turns_idx = split_turns(len(steps), rng, cfg)
+        unnamed = unnamed_writes(turns_idx, steps, known)
+        if not unnamed:
+            break
+    if unnamed:
+        return None, rejection("query", "unnamed_entity", f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
+                               "result of the same turn did not single out, and no turn split lets the user name it", snap.server, up,
+                               _with_dry_run(chain, steps))
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld: dict[str, Any] = {}
     if info_level == "missing":
-        cands = [p for p in turns[0][0]["tool"].required if p in turns[0][0]["user_args"]]
+        # a yes/no flag is no value a person forgets to give: only values are withheld
+        cands = [p for p in turns[0][0]["tool"].required if p in turns[0][0]["user_args"] and not isinstance(turns[0][0]["user_args"][p], bool)]
         if not cands:
             return None, rejection("query", "nothing_to_withhold", f"{turns[0][0]['tool'].name} takes no user value the user could omit",
                                    snap.server, up, chain)
@@ -203,8 +199,11 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
                       turns=texts, turn_steps=turns_idx, withheld=withheld, backend=backend.name, snapshot_id=snap.snapshot_id,
                       seed=chain.seed, step_args=[st["args"] for st in steps], step_ok=[st["result"].ok for st in steps])
     up["query_id"] = qid
-    synth_ok = {str(v) for st in steps for v in st["user_args"].values()}
+    synth_ok = {str(v) for st in steps for v in st["user_args"].values()} | {str(v) for st in steps for v in st["args"].values()}
     bad = grounding_errors(texts, snap, extra_ok=synth_ok if backend.name == "template" else None)
+    if bad and backend.name == "template":  # the template writer may also name what the dry run's results showed
+        shown = {v for st in steps if st["result"].ok for v in result_values(st["result"].data)}
+        bad = [b for b in bad if b not in shown]
     if bad:
         return None, rejection("query", "ungrounded_query", f"request names entities absent from the snapshot: {sorted(set(bad))}",
                                snap.server, up, query)
@@ -223,13 +222,16 @@ def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) ->
 
 
 def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random,
-                     recovery_rate: float = 0.15, max_error_rate: float = 0.30) -> Conversation:
+                     recovery_rate: float = 0.15, max_error_rate: float = 0.30, reference_date: str = "2026-03-02",
+                     replier: Any | None = None) -> Conversation:
     """Play the conversation live on a fresh session of the chain's seed.
 
     Some calls are preceded by a plausible wrong attempt that the assistant then corrects (a
-    recovery demonstration), as many as the error-rate threshold of replay leaves room for."""
+    recovery demonstration), as many as the error-rate threshold of replay leaves room for. ``replier``: a teacher
+    (:meth:`pipeline.queries.LLMBackend.reply`) that rewrites each turn's final reply from its calls, or None."""
     by_name = {t.name: t for t in snap.tools}
     texts, withheld = query.turns, query.withheld
+    say = random.Random(f"words:{query.query_id}")  # the assistant's wording; ``rng`` keeps deciding the recovery attempts
     messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(snap.server)}]
     reference: list[list[RefCall]] = []
     trace: list[dict[str, Any]] = []
@@ -246,8 +248,8 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
             first_tool = by_name[chain.steps[idx[0]].name]
             if ti == 0 and withheld:
                 p, v = next(iter(withheld.items()))
-                messages.append({"role": "assistant", "content": f"I can do that. What is the {words(p)} I should use?"})
-                messages.append({"role": "user", "content": f"It's {v}." if p not in first_tool.sensitive else f"My {words(p)} is {v}."})
+                messages.append({"role": "assistant", "content": ask_for(first_tool, p, say)})
+                messages.append({"role": "user", "content": answer_with(first_tool, p, v, reference_date, say, snap.entities)})
             turn_ref: list[RefCall] = []
             ok_count = 0
             attempted = 0
@@ -258,7 +260,7 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                 deps = chain.steps[k].depends_on
                 if any(d in failed_steps for d in deps):
                     failed_steps.add(k)
-                    final_lines.append(f"I did not {describe_tool(tool)}, because an earlier step failed.")
+                    final_lines.append(skipped_reply(tool))
                     continue
                 # sometimes a wrong first attempt, then the corrected call (a recovery demonstration)
                 if budget > 0 and rng.random() < recovery_rate:
@@ -290,8 +292,13 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                     ok_count += 1
                 else:
                     failed_steps.add(k)
-                final_lines.append(summarize(tool, res))
-            messages.append({"role": "assistant", "content": " ".join(final_lines) if final_lines else "There was nothing I could do for that."})
+                final_lines.append(step_reply(tool, args, res, say))
+            reply = turn_reply(final_lines)
+            if replier is not None:
+                calls = [call_record(by_name[t["name"]], t["arguments"], t["ok"], t["result"], t["error"], reference_date)
+                         for t in trace if t["turn"] == ti and t["reference"]]
+                reply = replier.reply(snap.server, texts[ti], calls, reply)
+            messages.append({"role": "assistant", "content": reply})
             reference.append(turn_ref)
             outcomes.append("SUCCESS" if attempted and ok_count == attempted else ("PARTIAL" if ok_count else "FAILURE"))
         final_hash = s.state_hash()
@@ -299,5 +306,6 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
     return Conversation(
         conversation_id=conv_id, server=snap.server, servers=[snap.server], seed=chain.seed, snapshot_id=snap.snapshot_id,
         chain_id=chain.chain_id, query_id=query.query_id, info_level=query.info_level, persona=query.persona, messages=messages,
-        tools=snap.tools, reference=reference, trace=trace, outcomes=outcomes, final_state_hash=final_hash, kind="multi_turn",
+        tools=snap.tools, reference=reference, trace=trace, outcomes=outcomes, final_state_hash=final_hash,
+        kind="clarification" if query.info_level == "missing" else "multi_turn",
     )

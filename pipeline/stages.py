@@ -231,18 +231,26 @@ def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], q
     env = env or open_env(cfg, snap.server)
     by_id = {c.chain_id: c for c in chains}
     out = StageOutput()
+    replier = None
+    if cfg.query.backend == "llm":  # the teacher also writes the assistant's replies
+        from pipeline.queries import LLMBackend
+
+        replier = LLMBackend(cfg.query, Path(cfg.query.cache_dir) if cfg.query.cache_dir else cfg.data_path / "cache" / "llm")
     try:
         for i, q in enumerate(queries):
             rng = _rng(cfg, "conv", q.query_id)
             try:
                 out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng,
-                                                  recovery_rate=cfg.simulate.recovery_rate, max_error_rate=cfg.replay.max_error_rate))
+                                                  recovery_rate=cfg.simulate.recovery_rate, max_error_rate=cfg.replay.max_error_rate,
+                                                  reference_date=cfg.query.reference_date, replier=replier))
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
                 out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
                                                 {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
             if progress:
                 progress(i + 1, len(queries))
         out.stats = {"conversations": len(out.items), "outcomes": dict(Counter(o for c in out.items for o in c.outcomes))}
+        if replier is not None:
+            out.stats.update(reply_calls=replier.calls, reply_cache_hits=replier.cache_hits, reply_fallbacks=replier.reply_fallbacks)
     finally:
         if own:
             env.close()
@@ -379,16 +387,17 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
     # missing-function variants from conversations not selected (so they do not duplicate an example)
     mf_src = spare + multi
     for c in mf_src:
-        if len([e for e in extra if e.kind == "clarification"]) >= n_mf:
+        if len([e for e in extra if e.kind == "missing_function"]) >= n_mf:
             break
         v = missing_function_variant(c, rng)
         if v is not None:
             extra.append(v)
     pool = tool_pool(snapshots)
+    asked: set[str] = set()  # no request is used twice by the no-call kinds
     for i in range(n_irr):
         s = servers[i % len(servers)]
         snap = snapshots[s]
-        extra.append(irrelevance_example(s, snap.tools, snap.seed, rng, snap.snapshot_id))
+        extra.append(irrelevance_example(s, snap.tools, snap.seed, rng, snap.snapshot_id, asked))
     for i in range(n_abs):
         s = servers[i % len(servers)]
         snap = snapshots[s]
@@ -396,7 +405,7 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
         others = [t for o, ts in pool.items() if o != s for t in ts if t.name not in own]  # a same-named tool would apply
         if not others:
             break
-        extra.append(abstention_example(s, snap.tools, rng.choice(others), snap.seed, rng, snap.snapshot_id))
+        extra.append(abstention_example(s, snap.tools, rng.choice(others), snap.seed, rng, snap.snapshot_id, asked))
     examples = multi + extra + imported
     apply_robustness(examples, pool, a, cfg.seed)
     out.items = examples

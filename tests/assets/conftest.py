@@ -37,7 +37,7 @@ REPOSITORY = "__repository__"
 SERVERS = ["banking", "crm"]
 PER_SERVER = ["server_snapshots", "dependency_graphs", "tool_chains", "user_queries", "conversations", "validated_conversations"]
 CROSS = ["unique_conversations", "augmented_examples", "rejections", "corpus", "grpo_policy"]
-CHECKS = ["corpus_nonempty_per_server", "corpus_no_near_duplicates", "corpus_composition"]
+CHECKS = ["corpus_nonempty_per_server", "corpus_no_near_duplicates", "corpus_composition", "corpus_lint"]
 START_TIMEOUT_S = 60
 RUN_TIMEOUT_S = 90
 

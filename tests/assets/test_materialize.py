@@ -40,7 +40,8 @@ def test_materialize_all_assets_writes_a_corpus_version_with_rejections_and_a_po
               "validated_conversations", "unique_conversations", "augmented_examples", "rejections", "corpus"]:
         assert instance.get_latest_materialization_event(dg.AssetKey(a)) is not None, a
     checks = {e.check_name: e.passed for e in r.get_asset_check_evaluations()}
-    assert checks == {"corpus_nonempty_per_server": True, "corpus_no_near_duplicates": True, "corpus_composition": True}
+    assert checks == {"corpus_nonempty_per_server": True, "corpus_no_near_duplicates": True, "corpus_composition": True,
+                      "corpus_lint": True}
     # the policy: a checkpoint and a per-step reward log
     ev = instance.get_latest_materialization_event(dg.AssetKey("grpo_policy"))
     assert ev is not None

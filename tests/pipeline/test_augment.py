@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import random
 from collections import Counter
 
@@ -12,6 +13,8 @@ from pipeline.augment import (abstention_example, apply_robustness, import_abste
                               missing_function_variant, strip_enums)
 from pipeline.config import AugmentConfig, BuildConfig
 from pipeline.env import Environment
+from pipeline.offtopic import irrelevant_request
+from pipeline.queries import describe_tool
 from pipeline.records import ToolSpec
 from pipeline.stages import stage_augment
 
@@ -111,12 +114,41 @@ def test_irrelevance_example_has_an_empty_reference(banking_tools, snapshot):
     assert conv.kind == "irrelevance" and conv.augmentations == ["irrelevance"]
 
 
-def test_abstention_example_offers_no_tool_that_serves_the_request(banking_tools, pool, snapshot):
+def test_irrelevance_requests_are_a_large_pool_without_repeats():
+    asked: set[str] = set()
+    rng = random.Random(3)
+    for _ in range(500):
+        irrelevant_request(rng, asked)
+    assert len(asked) == 500
+    assert len({q.split()[0] for q in asked}) >= 8, "many question shapes"
+
+
+def test_abstention_is_a_near_miss_on_what_the_offered_tools_handle(banking_tools, pool, snapshot):
     other = next(t for t in pool["crm"] if t.name == "create_contact")
-    conv = abstention_example("banking", banking_tools, other, 7, random.Random(0), snapshot.snapshot_id)
+    asked: set[str] = set()
+    for i in range(12):
+        conv = abstention_example("banking", banking_tools, other, 7, random.Random(i), snapshot.snapshot_id, asked)
+        _no_calls(conv)
+        (tag,) = conv.augmentations
+        assert conv.kind == "abstention" and tag.startswith("abstention:near_miss:")
+        action = tag.rsplit(":", 1)[1]
+        assert not any(action in t.name for t in conv.tools), "no offered tool is named after the asked action"
+        assert re.search(r"account|customer|transaction|payee|balance", conv.messages[1]["content"])
+        for seed in range(4):  # distractors never bring a tool named after the action
+            c = conv.model_copy(deep=True)
+            apply_robustness([c], {"banking": banking_tools, **pool}, AugmentConfig(distractor_rate=1.0), seed=seed)
+            assert not any(action in t.name for t in c.tools)
+    assert len(asked) == 12, "no request twice"
+
+
+def test_abstention_without_a_near_miss_asks_for_another_servers_tool(banking_tools, pool, snapshot):
+    other = next(t for t in pool["crm"] if t.name == "create_contact")
+    conv = abstention_example("banking", [], other, 7, random.Random(0), snapshot.snapshot_id)
     _no_calls(conv)
-    assert conv.kind == "abstention" and "create_contact" not in {t.name for t in conv.tools}
+    assert conv.kind == "abstention" and conv.augmentations == ["abstention:create_contact"]
     assert "contact" in conv.messages[1]["content"]
+    conv = abstention_example("banking", banking_tools, other, 7, random.Random(0), snapshot.snapshot_id).model_copy(
+        update={"augmentations": ["abstention:create_contact"]})
     # distractor injection must not bring the very tool back
     for seed in range(8):
         c = conv.model_copy(deep=True)
@@ -129,7 +161,8 @@ def test_missing_function_variant_hides_the_first_needed_tool(conversations):
     first = src.reference[0][0].name
     v = missing_function_variant(src, random.Random(0))
     _no_calls(v)
-    assert v.kind == "clarification" and v.parent_id == src.conversation_id
+    assert v.kind == "missing_function" and v.parent_id == src.conversation_id
+    assert describe_tool(next(t for t in src.tools if t.name == first)) in v.messages[2]["content"]
     assert first not in {t.name for t in v.tools}
     assert len(v.tools) == len(src.tools) - 1
     assert v.messages[1] == next(m for m in src.messages if m["role"] == "user")

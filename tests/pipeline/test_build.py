@@ -15,7 +15,9 @@ from pipeline.records import Conversation
 from pipeline.replay import replay_trace
 
 REASONS = {"unresolvable_dependency", "nothing_to_withhold", "ungrounded_query", "query_backend_error", "server_failure",
-           "error_rate", "sensitive_provenance", "replay_mismatch", "nondeterministic", "near_duplicate", "short_supply", "no_chains"}
+           "error_rate", "sensitive_provenance", "replay_mismatch", "nondeterministic", "near_duplicate", "short_supply", "no_chains",
+           "unnamed_entity"}
+TOOL_KINDS = ["multi_turn", "clarification"]
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +32,12 @@ def built(tmp_path_factory, graph, graph_cache_dir):
 def test_build_writes_the_requested_number_of_examples_from_both_servers(built):
     cfg, path, stats, df, _ = built
     assert df.height == cfg.examples
-    mt = df.filter(pl.col("kind") == "multi_turn")
+    mt = df.filter(pl.col("kind").is_in(TOOL_KINDS))
     assert set(mt["server"].to_list()) == {"banking", "crm"}
-    assert {"irrelevance", "abstention", "clarification"} <= set(df["kind"].to_list())
+    assert {"irrelevance", "abstention", "clarification", "missing_function"} <= set(df["kind"].to_list())
+    # the clarification kind is the multi-turn conversations at information level "missing", and only those
+    assert set(df.filter(pl.col("kind") == "clarification")["info_level"].to_list()) == {"missing"}
+    assert "missing" not in df.filter(pl.col("kind") == "multi_turn")["info_level"].to_list()
     m = json.loads((path / "manifest.json").read_text())
     assert m["counts"]["examples"] == cfg.examples and set(m["composition"]["by_server"]) == {"banking", "crm"}
     assert stats["stats"]["banking"]["graph_cache_hit"] is True
@@ -49,7 +54,7 @@ def test_build_records_rejections_with_reason_codes_and_lineage(built):
 
 def test_every_accepted_multi_turn_example_replays_from_its_seed(built):
     _, _, _, df, _ = built
-    mt = df.filter(pl.col("kind") == "multi_turn")
+    mt = df.filter(pl.col("kind").is_in(TOOL_KINDS))
     assert mt.height >= 20
     for server in ("banking", "crm"):
         with Environment(server) as env:
@@ -64,7 +69,7 @@ def test_every_accepted_multi_turn_example_replays_from_its_seed(built):
 
 def test_accepted_examples_keep_the_replay_rules(built):
     _, _, _, df, _ = built
-    for row in df.filter(pl.col("kind") == "multi_turn").iter_rows(named=True):
+    for row in df.filter(pl.col("kind").is_in(TOOL_KINDS)).iter_rows(named=True):
         trace = json.loads(row["trace"])
         assert sum(not t["ok"] for t in trace) / len(trace) <= 0.30
         offered = {t["function"]["name"] for t in json.loads(row["tools"])}
@@ -73,6 +78,17 @@ def test_accepted_examples_keep_the_replay_rules(built):
 
 def test_no_call_examples_have_empty_references(built):
     _, _, _, df, _ = built
-    for row in df.filter(pl.col("kind") != "multi_turn").iter_rows(named=True):
+    for row in df.filter(~pl.col("kind").is_in(TOOL_KINDS)).iter_rows(named=True):
         assert json.loads(row["reference"]) == [[]]
         assert not any(m.get("tool_calls") for m in json.loads(row["messages"]))
+
+
+def test_the_built_corpus_passes_the_linter_and_records_tool_annotations(built):
+    from pipeline.lint import lint_version
+
+    _, path, _, _, _ = built
+    m = json.loads((path / "manifest.json").read_text())
+    assert m["tool_annotations"]["banking"]["get_balance"] is True and m["tool_annotations"]["banking"]["withdraw"] is False
+    rep = lint_version(path)
+    assert rep.passed, rep.as_dict()
+    assert rep.metrics["unique_openings"] >= 0.30 and rep.metrics["distinct_frames"] >= 0.5

@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from pipeline.lexicon import words
+from pipeline.phrasing import mentions
 from pipeline.queries import ID_TOKEN
 from pipeline.records import ArgSource, Chain, ChainStep, UserQuery
 from pipeline.simulate import run_conversation
@@ -102,9 +104,12 @@ def test_missing_information_makes_the_assistant_ask_before_the_first_call(simul
     for q, conv in missing:
         (param, value), = q.withheld.items()
         m = conv.messages
-        assert m[1]["role"] == "user" and str(value) not in m[1]["content"]
+        assert m[1]["role"] == "user" and not mentions(m[1]["content"], value, "2026-03-02")
+        # the question names what is missing, in the assistant's words; the user's answer supplies it
         assert m[2]["role"] == "assistant" and not m[2].get("tool_calls") and m[2]["content"].endswith("?")
-        assert m[3]["role"] == "user" and str(value) in m[3]["content"]
+        assert words(param).split(" ")[-1] in m[2]["content"] and param not in m[2]["content"]
+        assert m[3]["role"] == "user" and mentions(m[3]["content"], value, "2026-03-02")
+        assert conv.kind == "clarification"
         assert m[4]["role"] == "assistant" and m[4]["tool_calls"]
         first_args = json.loads(m[4]["tool_calls"][0]["function"]["arguments"])
         assert first_args[param] == value
@@ -123,7 +128,7 @@ def _final_answers(conv):
         if m["role"] == "tool":
             tools.append(m["content"])
         elif m["role"] == "assistant" and not m.get("tool_calls"):
-            if tools or m["content"].startswith(("I did not", "There was nothing")):
+            if tools or m["content"].startswith(("I didn't", "There was nothing")):
                 out.append((m["content"], "\n".join(tools)))
                 tools = []
     return out
@@ -167,7 +172,7 @@ def test_state_failure_gives_a_graceful_give_up_and_failure_outcomes(failing_run
     assert [t["error_code"] for t in conv.trace] == [None, "state_conflict"]
     answers = [m["content"] for m in conv.messages if m["role"] == "assistant" and not m.get("tool_calls")]
     assert "insufficient funds" in answers[0] and "couldn't" in answers[0]
-    assert "earlier step failed" in answers[1]
+    assert "step it depends on failed" in answers[1]
     # the dependent call is never made; the failing call is still the right call and stays in the reference
     names = [tc["function"]["name"] for m in conv.messages if m.get("tool_calls") for tc in m["tool_calls"]]
     assert names == ["get_balance", "withdraw"]
@@ -200,7 +205,8 @@ def test_conversation_records_lineage_and_seed(simulated, snapshot):
     for chain, q, conv in simulated:
         assert conv.chain_id == chain.chain_id and conv.query_id == q.query_id
         assert conv.snapshot_id == snapshot.snapshot_id and conv.seed == SEED
-        assert conv.servers == ["banking"] and conv.kind == "multi_turn" and conv.final_state_hash
+        assert conv.servers == ["banking"] and conv.final_state_hash
+        assert conv.kind == ("clarification" if q.info_level == "missing" else "multi_turn")
 
 
 def test_recovery_demonstrations_never_push_a_conversation_over_the_error_threshold(banking_env, snapshot, simulated):

@@ -1,0 +1,302 @@
+"""The corpus linter: general rules about language and grounding, measured on any corpus version.
+
+Per example (a defect names the example):
+
+* ``description_paste``: a user turn shares a run of ``lint.description_ngram`` words with the
+  description of an offered tool (the request repeats the tool's documentation);
+* ``raw_json`` / ``parameter_name``: a user turn holds JSON syntax, or a snake_case parameter or
+  tool name of the offered tools;
+* ``placeholder``: a user or assistant turn holds ``None``, ``null``, ``undefined``, ``NaN`` or a
+  template slot (``{...}``, ``{name}``, ``<value>``);
+* ``repeated_sentence``: a message says the same sentence twice;
+* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``), or
+  ``1`` goes with a plural noun;
+* ``unnamed_write``: a writing call acts on an id that no earlier user turn named and no earlier
+  result singled out (the only value of that field in the result);
+* ``invented_write_value``: a required value of a writing call that no earlier user turn or tool
+  result holds;
+* ``clarification_mismatch``: in a clarification example, the assistant's question does not name
+  the missing parameter's meaning, or the user's answer does not supply its value;
+* ``duplicate_no_call_request``: two irrelevance or abstention examples ask the same thing.
+
+Over the corpus (a defect when under the threshold): ``distinct_frames``, the share of distinct
+request frames (first user turns with values masked and the offered tools' words folded into
+slots: the phrasing around the task) among examples with tool calls, and
+``unique_openings``, the share of user turns in those examples whose first four words occur
+nowhere else in the corpus. Thresholds: :class:`pipeline.config.LintConfig`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.config import BuildConfig, LintConfig
+from pipeline.lexicon import intent_of, is_plural, words
+from pipeline.phrasing import mentions
+from pipeline.records import TOOL_KINDS
+
+WORD = re.compile(r"[a-z0-9']+")
+JSONISH = re.compile(r'[\[{]\s*["\[{]|"\s*:\s*["\d\[{tfn]')
+SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+PLACEHOLDER = re.compile(r"\bNone\b|\bnull\b|\bundefined\b|\bNaN\b|\{[A-Za-z_.]*\}|<[a-z_]+>")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+DECIMAL_COUNT = re.compile(r"\b\d+\.\d+ ([a-z]+)\b")
+ONE_OF = re.compile(r"(?<![\d.,])\b1 ([a-z]+)\b")
+MASK = [(re.compile(r'"[^"]*"'), "<text>"), (re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b"), "<id>"), (re.compile(r"\S+@\S+"), "<email>"),
+        (re.compile(r"(?<!\w)/[\w./-]+"), "<path>"), (re.compile(r"\d[\d.,:]*"), "<n>"), (re.compile(r"\([^)]*\)"), "")]
+UNITS = {"hours", "minutes", "days", "seconds", "km", "kg", "years", "weeks", "months", "points", "stars", "percent", "nights"}
+DEFECTS = ("description_paste", "raw_json", "parameter_name", "placeholder", "repeated_sentence", "non_integer_count", "plural_mismatch",
+           "unnamed_write", "invented_write_value", "clarification_mismatch", "duplicate_no_call_request", "distinct_frames",
+           "unique_openings")
+
+
+@dataclass
+class LintReport:
+    examples: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: {d: 0 for d in DEFECTS})
+    samples: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def add(self, defect: str, example_id: str, detail: str = "") -> None:
+        self.counts[defect] += 1
+        if len(self.samples[defect]) < 5:
+            self.samples[defect].append(f"{example_id}: {detail}"[:240] if detail else example_id)
+
+    @property
+    def passed(self) -> bool:
+        return not any(self.counts.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"examples": self.examples, "passed": self.passed, "counts": dict(self.counts), "samples": dict(self.samples),
+                "metrics": self.metrics}
+
+
+def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
+    toks = WORD.findall(text.lower())
+    return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
+
+
+def frame_of(text: str, vocab: set[str] | frozenset[str] = frozenset()) -> str:
+    """A request's frame: its words with values masked and the words of the offered tools (names, parameters,
+    descriptions) each folded into one slot, so what is left is the phrasing around the task."""
+    for pat, slot in MASK:
+        text = pat.sub(slot, text)
+    out: list[str] = []
+    for w in WORD.findall(text.lower()):
+        w = "_" if w in vocab else w
+        if not (w == "_" and out and out[-1] == "_"):
+            out.append(w)
+    return " ".join(out)
+
+
+def tool_vocab(tools: list[dict[str, Any]]) -> set[str]:
+    """The words of the offered tools: their names, parameter names and descriptions."""
+    out: set[str] = set()
+    for t in tools:
+        fn = t.get("function", t)
+        params = (fn.get("parameters") or {}).get("properties") or {}
+        text = " ".join([fn["name"].replace("_", " "), fn.get("description") or "", *(p.replace("_", " ") for p in params)])
+        out.update(WORD.findall(text.lower()))
+    return out
+
+
+def opening(text: str) -> str:
+    return " ".join(WORD.findall(text.lower())[:4])
+
+
+def _tool_facts(tools: list[dict[str, Any]]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """The snake_case names a user should never say (tools, parameters), and the tools by name."""
+    names: set[str] = set()
+    by_name: dict[str, dict[str, Any]] = {}
+    for t in tools:
+        fn = t.get("function", t)
+        by_name[fn["name"]] = fn
+        names.add(fn["name"])
+        names.update(p for p in (fn.get("parameters") or {}).get("properties", {}) if "_" in p)
+    return names, by_name
+
+
+def _values_by_key(data: Any, out: dict[str, set[str]]) -> None:
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                out.setdefault(k, set()).add(str(v))
+            _values_by_key(v, out)
+    elif isinstance(data, list):
+        for v in data:
+            _values_by_key(v, out)
+
+
+def _singled_out(results: list[dict[str, set[str]]], p: str, v: str) -> bool:
+    """Is ``v`` the only value of the field ``p`` (or the id field it is a role of) in an earlier result?"""
+    keys = {p, re.sub(r"^[a-z]+_(?=[a-z]+_id$)", "", p)}
+    for vals in results:
+        for k in keys:
+            if vals.get(k) == {v}:
+                return True
+    return False
+
+
+class Linter:
+    def __init__(self, cfg: LintConfig, read_only: dict[str, bool], reference_date: str):
+        self.cfg, self.read_only, self.ref = cfg, read_only, reference_date
+
+    def example(self, row: dict[str, Any], rep: LintReport) -> None:
+        eid = row["example_id"]
+        msgs = json.loads(row["messages"])
+        tools = json.loads(row["tools"])
+        names, by_name = _tool_facts(tools)
+        descs = [ngrams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+        for m in msgs:
+            text = m.get("content")
+            if not isinstance(text, str) or m["role"] not in ("user", "assistant"):
+                continue
+            if m["role"] == "user":
+                grams = ngrams(text, self.cfg.description_ngram)
+                hit = next((g for d in descs for g in grams & d), None)
+                if hit:
+                    rep.add("description_paste", eid, " ".join(hit))
+                if JSONISH.search(text):
+                    rep.add("raw_json", eid, text)
+                bad = [w for w in SNAKE.findall(text) if w in names]
+                if bad:
+                    rep.add("parameter_name", eid, ", ".join(bad))
+            if PLACEHOLDER.search(text):
+                rep.add("placeholder", eid, text)
+            sents = [s.strip().lower() for s in SENTENCE.split(text) if len(s.split()) >= 3]
+            if len(sents) != len(set(sents)):
+                rep.add("repeated_sentence", eid, text)
+            if m["role"] == "assistant":
+                dec = [w for w in DECIMAL_COUNT.findall(text) if w not in UNITS and is_plural(w)]
+                if dec:
+                    rep.add("non_integer_count", eid, text)
+                if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
+                    rep.add("plural_mismatch", eid, text)
+        if row["kind"] in TOOL_KINDS:
+            self.writes(eid, msgs, by_name, json.loads(row["reference"]), rep)
+        if row["kind"] == "clarification":
+            self.clarification(eid, msgs, json.loads(row["reference"]), rep)
+
+    def writes(self, eid: str, msgs: list[dict[str, Any]], by_name: dict[str, dict[str, Any]], reference: list[list[dict[str, Any]]],
+               rep: LintReport) -> None:
+        """Check the reference's writing calls in order (a recovery demonstration's wrong attempt is not one of them)."""
+        flat = [(c["name"], c["arguments"]) for turn in reference for c in turn]
+        at = 0
+        said: list[str] = []
+        results: list[dict[str, set[str]]] = []
+        for m in msgs:
+            if m["role"] == "user":
+                said.append(m["content"])
+            elif m["role"] == "tool":
+                try:
+                    data = json.loads(m["content"])
+                except (TypeError, ValueError):
+                    data = m["content"]
+                if isinstance(data, dict) and "error" in data and set(data) <= {"error", "message"}:
+                    continue  # a failed call singles nothing out
+                vals: dict[str, set[str]] = {}
+                _values_by_key(data, vals)
+                results.append(vals)
+            elif m.get("tool_calls"):
+                for tc in m["tool_calls"]:
+                    name, args = tc["function"]["name"], json.loads(tc["function"]["arguments"])
+                    if at >= len(flat) or flat[at] != (name, args):
+                        continue
+                    at += 1
+                    ro = self.read_only.get(name)
+                    if ro if ro is not None else intent_of(name, False).read:  # a version without annotations: judged by the name
+                        continue
+                    self.check_write(eid, name, args, by_name.get(name, {}), " \n ".join(said), results, rep)
+
+    def check_write(self, eid: str, name: str, args: dict[str, Any], fn: dict[str, Any], said: str,
+                    results: list[dict[str, set[str]]], rep: LintReport) -> None:
+        required = set((fn.get("parameters") or {}).get("required") or [])
+        props = (fn.get("parameters") or {}).get("properties") or {}
+        seen = set().union(*(v for r in results for v in r.values())) if results else set()
+        for p, v in args.items():
+            if isinstance(v, bool) or v in (None, "", [], {}):
+                continue
+            if p.endswith(("_id", "_ids")):
+                vals = [str(x) for x in v] if isinstance(v, list) else [str(v)]
+                for x in vals:
+                    if not mentions(said, x, self.ref) and not _singled_out(results, p if not p.endswith("_ids") else p[:-1], x):
+                        rep.add("unnamed_write", eid, f"{name}({p}={x})")
+            elif p in required and not mentions(said, v, self.ref):
+                flat = [str(x) for x in v] if isinstance(v, list) else [str(v)]
+                if not all(x in seen or (isinstance(v, (int, float)) and str(v).rstrip("0").rstrip(".") in seen) for x in flat):
+                    rep.add("invented_write_value", eid, f"{name}({p}={v!r})")
+
+    def clarification(self, eid: str, msgs: list[dict[str, Any]], reference: list[list[dict[str, Any]]], rep: LintReport) -> None:
+        users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
+        first = next((c for turn in reference for c in turn), None)
+        if len(users) < 2 or first is None or msgs[users[0] + 1]["role"] != "assistant" or msgs[users[0] + 1].get("tool_calls"):
+            rep.add("clarification_mismatch", eid, "no question before the first call")
+            return
+        question, answer = msgs[users[0] + 1]["content"].lower(), msgs[users[1]]["content"]
+        asked = [p for p, v in first["arguments"].items() if mentions(answer, v, self.ref) and not isinstance(v, bool)
+                 and words(p).lower().split(" ")[-1] in question]
+        if not asked:
+            rep.add("clarification_mismatch", eid, f"question {question!r} / answer {answer!r}")
+
+
+def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict[str, bool] | None = None) -> LintReport:
+    """Lint the examples of a corpus (``read_only``: tool name -> read-only, from the manifest)."""
+    cfg = cfg or BuildConfig.model_construct()
+    lcfg = getattr(cfg, "lint", None) or LintConfig()
+    ref = getattr(getattr(cfg, "query", None), "reference_date", "2026-03-02")
+    linter = Linter(lcfg, read_only or {}, ref)
+    rep = LintReport(examples=df.height)
+    frames, openings_all, tool_turns = [], Counter(), []
+    no_call = Counter()
+    for row in df.sort("example_id").iter_rows(named=True):
+        linter.example(row, rep)
+        msgs = json.loads(row["messages"])
+        users = [m["content"] for m in msgs if m["role"] == "user" and isinstance(m.get("content"), str)]
+        openings_all.update(opening(u) for u in users)
+        if row["kind"] in TOOL_KINDS and users:
+            frames.append(frame_of(users[0], tool_vocab(json.loads(row["tools"]))))
+            tool_turns.extend((row["example_id"], u) for u in users)
+        elif row["kind"] in ("irrelevance", "abstention") and users:
+            key = users[0].strip().lower()
+            no_call[key] += 1
+            if no_call[key] == 2:
+                rep.add("duplicate_no_call_request", row["example_id"], users[0])
+    distinct = len(set(frames)) / max(1, len(frames))
+    unique = sum(openings_all[opening(u)] == 1 for _, u in tool_turns) / max(1, len(tool_turns))
+    rep.metrics = {"distinct_frames": round(distinct, 4), "unique_openings": round(unique, 4), "tool_user_turns": len(tool_turns)}
+    if frames and distinct < lcfg.min_distinct_frames:
+        rep.add("distinct_frames", "corpus", f"{distinct:.3f} < {lcfg.min_distinct_frames}")
+    if tool_turns and unique < lcfg.min_unique_openings:
+        rep.add("unique_openings", "corpus", f"{unique:.3f} < {lcfg.min_unique_openings}")
+    return rep
+
+
+def lint_version(path: str | Path) -> LintReport:
+    """Lint a corpus version directory with the configuration it was built with."""
+    from pipeline.corpus import read_examples
+
+    p = Path(path)
+    manifest = json.loads((p / "manifest.json").read_text())
+    try:
+        cfg = BuildConfig.model_validate(manifest.get("config") or {})
+    except ValueError:
+        cfg = BuildConfig.model_construct()
+    read_only = {name: ro for per in (manifest.get("tool_annotations") or {}).values() for name, ro in per.items()}
+    return lint_frame(read_examples(p), cfg, read_only)
+
+
+def format_report(rep: LintReport) -> str:
+    lines = [f"{rep.examples} examples: " + ("no defects" if rep.passed else f"{sum(rep.counts.values())} defects")]
+    lines.append(f"  distinct request frames {rep.metrics.get('distinct_frames')}, unique openings {rep.metrics.get('unique_openings')}")
+    for d in DEFECTS:
+        lines.append(f"  {d:<28} {rep.counts[d]}")
+        for s in rep.samples.get(d, []):
+            lines.append(f"      {s}")
+    return "\n".join(lines)

@@ -1,0 +1,229 @@
+"""The assistant's words: final replies built from the tool results they report, and clarification questions.
+
+Replies are typed: a count is the number of records a list holds (an integer, with the noun in the
+right number), a name is a record's name field, an absent value is left out rather than printed,
+a write is confirmed with what it changed, a failure says what the tool said. A turn's reply never
+repeats a sentence.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from pipeline.lexicon import PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, words
+from pipeline.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
+from pipeline.records import CallResult, ToolSpec
+
+LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
+COUNT_KEYS = ("total", "count", "total_count", "n")
+GENERIC_KEYS = {"rows", "items", "results", "data", "entries", "records", "matches"}
+SKIP_FACT = re.compile(r"(^|_)(id|ids|secret|pin|token|hash|password)$")
+
+
+def _id_of(rec: dict[str, Any]) -> tuple[str, str] | None:
+    for k, v in rec.items():
+        if (k == "id" or k.endswith("_id")) and isinstance(v, (str, int)) and not isinstance(v, bool):
+            return k, str(v)
+    return None
+
+
+def label_of(item: Any) -> str | None:
+    """How a record is named in a reply: its name (with its id), else its id; a scalar as itself."""
+    if isinstance(item, dict):
+        name = next((str(item[f]).strip() for f in LABEL_FIELDS if isinstance(item.get(f), (str, int)) and not isinstance(item.get(f), bool)
+                     and str(item[f]).strip()), None)
+        ident = _id_of(item)
+        if name and ident and ident[1] != name:
+            return f"{name} ({ident[1]})"
+        return name or (ident[1] if ident else None)
+    if isinstance(item, (str, int)) and not isinstance(item, bool) and str(item).strip():
+        return str(item)
+    return None
+
+
+def main_list(data: dict[str, Any], noun: str) -> tuple[str, list[Any]] | None:
+    """The list a listing result is about: the one named like the tool's object, else the longest."""
+    lists = [(k, v) for k, v in data.items() if isinstance(v, list)]
+    if not lists:
+        return None
+    one = singular(noun)
+    for k, v in lists:
+        if singular(words(k)) == one or singular(words(k)).endswith(one):
+            return k, v
+    return max(lists, key=lambda kv: len(kv[1]))
+
+
+def fact(k: str, v: Any, rng: random.Random) -> str | None:
+    """``balance 11305.52``; None for an absent, secret or structured value."""
+    if v is None or isinstance(v, (dict, list)) or SKIP_FACT.search(k) or (isinstance(v, str) and (not v.strip() or len(v) > 80 or "\n" in v)):
+        return None
+    if isinstance(v, bool):
+        return f"{words(k)}: {'yes' if v else 'no'}"
+    name = words(k)
+    if isinstance(v, (int, float)):  # the number as the tool returned it, with its unit (duration_minutes 45 -> duration 45 minutes)
+        num = str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+        if "_" in k and k.rsplit("_", 1)[1] in UNITS:
+            return f"{words(k.rsplit('_', 1)[0])} {num}{UNITS[k.rsplit('_', 1)[1]]}"
+        return f"{name} {num}"
+    return f"{name} {say_value(k, v, '1970-01-01', rng)}"
+
+
+def facts_of(rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4, skip: tuple[str, ...] = ()) -> list[str]:
+    keys = sorted(rec, key=lambda k: (0 if singular(words(k)) == singular(focus) else 1))
+    out = []
+    for k in keys:
+        if k in skip:
+            continue
+        f = fact(k, rec[k], rng)
+        if f and f not in out:
+            out.append(f)
+    counts = [count_noun(len(v), words(k)) for k, v in rec.items() if isinstance(v, list) and singular(words(k)) != words(k)]
+    return out[:limit] + counts[:1]
+
+
+def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> str:
+    noun = words(key)
+    if noun.split(" ")[0] in PREPOSITIONS or not noun:  # by_directory
+        noun = "entry"
+    labels = [lb for lb in (label_of(i) for i in items) if lb]
+    n = total if isinstance(total, int) and not isinstance(total, bool) and total >= len(items) else len(items)
+    if n == 0:
+        return rng.choice([f"There are no {plural(noun)} that match.", f"I didn't find any {plural(noun)}.", f"No {plural(noun)} came back."])
+    shown = labels[:3]
+    more = n - len(shown)
+    listing = join_prose(shown + ([f"{more} more"] if more > 0 and shown else []))
+    head = count_noun(n, noun)
+    if not shown:
+        return rng.choice([f"There {'is' if n == 1 else 'are'} {head}.", f"I found {head}."])
+    return rng.choice([f"I found {head}: {listing}.", f"There {'is' if n == 1 else 'are'} {head}: {listing}.",
+                       f"{head[:1].upper() + head[1:]} came back: {listing}."])
+
+
+def record_reply(tool: ToolSpec, data: dict[str, Any], rng: random.Random) -> str:
+    intent = intent_of(tool.name, tool.read_only)
+    noun = intent.object or "result"
+    ident = _id_of(data)
+    if ident and not singular(words(ident[0])).endswith(singular(noun.split(" ")[-1])):
+        ident = None  # get_current_time returns the user's contact_id: not the record's own id
+    name = entity_name(data) if ident else None
+    subject = f"{singular(noun)} {ident[1]}" if ident else f"the {noun}"
+    if name and ident and name != ident[1]:
+        subject += f" ({name})"
+    facts = facts_of(data, rng, noun, skip=NAME_FIELDS if name else ())
+    if not facts:
+        return f"I looked at {subject}, and there is nothing more to report."
+    return rng.choice([f"{subject[:1].upper() + subject[1:]}: {join_prose(facts)}.", f"Here is {subject}: {join_prose(facts)}.",
+                       f"For {subject}, I see {join_prose(facts)}."])
+
+
+def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.Random) -> str:
+    intent = intent_of(tool.name, tool.read_only)
+    done = [past(intent.verbs[0])]
+    used: set[str] = set()
+    for prep, noun in intent.nouns:
+        p = next((p for p in args if p not in used and p.endswith(("_id", "_ids")) and singular(words(p)).endswith(singular(noun))), None)
+        if p:
+            used.add(p)
+            v = args[p]
+            done.append(f"{prep} {singular(noun)} {join_prose([str(x) for x in v]) if isinstance(v, list) else v}".strip())
+        else:
+            done.append(f"{prep} the {noun}".strip())
+    if not intent.nouns:
+        p = next((p for p in args if p.endswith("_id")), None)
+        if p:
+            done.append(f"for {words(p)} {args[p]}")
+        else:
+            p = next((p for p, v in args.items() if isinstance(v, str) and v and " " not in v), None)
+            if p:
+                done.append(str(args[p]))
+    text = rng.choice(["Done: I ", "All set. I ", "Done. I ", "That's done: I ", "OK, I "]) + " ".join(done) + "."
+    if isinstance(data, dict):
+        ident = _id_of(data)
+        if ident and str(args.get(ident[0])) != ident[1]:
+            text += f" The new {words(ident[0])} is {ident[1]}."
+        facts = facts_of(data, rng, intent.object or "status", limit=3)
+        if facts:
+            text += " " + rng.choice(["It now shows ", "Current details: ", "Result: "]) + join_prose(facts) + "."
+    return text
+
+
+def describe(tool: ToolSpec) -> str:
+    intent = intent_of(tool.name, tool.read_only)
+    return " ".join([intent.verbs[0], *(f"{p} the {n}".strip() for p, n in intent.nouns)])
+
+
+def clean_error(err: str | None) -> str:
+    e = (err or "the service refused it").strip().rstrip(".")
+    e = re.sub(r"\b1 ([a-z]+)\b", lambda m: f"1 {singular(m.group(1))}", e)  # "only 1 units"
+    e = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: words(m.group(0)), e)  # "from_account_id" -> "from account"
+    return re.sub(r"\b(None|null)\b", "empty", e)
+
+
+def step_reply(tool: ToolSpec, args: dict[str, Any], res: CallResult, rng: random.Random) -> str:
+    """One sentence (or two) on one call's result."""
+    if not res.ok:
+        return f"I couldn't {describe(tool)}: {clean_error(res.error)}."
+    data = res.data
+    intent = intent_of(tool.name, tool.read_only)
+    if not tool.read_only:
+        return confirm_reply(tool, args, data, rng)
+    if isinstance(data, dict):
+        lst = main_list(data, intent.object or "result") if intent.family in ("list", "search") or not _id_of(data) else None
+        if lst is not None:
+            key, items = lst
+            if key in GENERIC_KEYS and intent.family in ("list", "search") and is_plural(intent.object.split(" ")[-1] or "x"):
+                key = intent.object  # list_categories returns "rows": they are categories
+            total = next((data[k] for k in COUNT_KEYS if k in data), None)
+            return list_reply(key, items, total, rng)
+        return record_reply(tool, data, rng)
+    if isinstance(data, list):
+        return list_reply(intent.object or "result", data, None, rng)
+    text = str(data).strip()
+    return f"Here's what came back: {text[:300]}" if text else "The tool returned nothing."
+
+
+def skipped_reply(tool: ToolSpec) -> str:
+    return f"I didn't {describe(tool)}, since the step it depends on failed."
+
+
+def turn_reply(sentences: list[str]) -> str:
+    """A turn's final answer: its sentences in order, none twice."""
+    out: list[str] = []
+    for block in sentences:
+        for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])", block or ""):
+            if s and s.strip().lower() not in {o.strip().lower() for o in out}:
+                out.append(s)
+    return " ".join(out) if out else "There was nothing I could do for that."
+
+
+def ask_for(tool: ToolSpec, p: str, rng: random.Random) -> str:
+    """The assistant's question for a required value the user left out, naming what it means."""
+    meaning = words(p)
+    action = describe(tool)
+    if p.endswith(("_id", "_ids")):
+        q = rng.choice([f"Which {meaning} should I use?", f"Which {meaning} do you mean?", f"Which {meaning} is it?",
+                        f"Which {meaning} should I use (its ID is enough)?", f"Which {meaning} is it, by ID or name?"])
+    elif any(m in p for m in ("amount", "price", "quantity", "limit")):
+        q = rng.choice([f"What {meaning} should I use?", f"How much for the {meaning}?", f"What should the {meaning} be?"])
+    elif "date" in p or p.endswith(("_at", "time", "start", "end")):
+        q = rng.choice([f"What {meaning} should I put?", f"When should that be? I need the {meaning}.", f"Which {meaning} do you want?"])
+    elif p in ("pin", "api_token") or "password" in p or "token" in p:
+        q = rng.choice([f"I'll need your {meaning} for that. What is it?", f"Could you give me your {meaning}? It's required for this."])
+    else:
+        q = rng.choice([f"What {meaning} should I use?", f"What should the {meaning} be?", f"Which {meaning} would you like?"])
+    lead = rng.choice(["Sure. ", "Happy to. ", "I can do that. ", "", "Okay. ", "Of course. "])
+    why = rng.choice(["", f"To {action}, I need one more detail. ", "", "One thing first. "])
+    return f"{lead}{why}{q}".strip()
+
+
+def answer_with(tool: ToolSpec, p: str, v: Any, reference: str, rng: random.Random, entities: dict[str, dict[str, Any]]) -> str:
+    """The user's answer to :func:`ask_for`: the value, said naturally."""
+    if p in tool.sensitive:
+        return rng.choice([f"My {words(p)} is {v}.", f"It's {v}.", f"{v}. Keep it safe."])
+    said = say_value(p, v, reference, rng, entities)
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and not said.replace(".", "").replace(",", "").isdigit():
+        said = str(v)
+    return rng.choice([f"It's {said}.", f"{said[:1].upper() + said[1:]}, please.", f"Use {said}.", f"Oh, sorry: {said}.",
+                       f"The {words(p)} is {said}.", f"Let's go with {said}.", f"Make it {said}.", f"{said[:1].upper() + said[1:]}."])

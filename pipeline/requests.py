@@ -1,0 +1,308 @@
+"""The offline request writer: what a person would say to get a chain's calls made.
+
+A step's request is composed from its tool's intent (:mod:`pipeline.lexicon`: a verb phrasing and
+the nouns of the tool's name as slots), the entities and values of its arguments in a person's
+words (:mod:`pipeline.phrasing`), and, for a value an earlier step returned, a reference to that
+result ("that account") when the result singled it out, or the value named when it did not.
+A turn wraps its steps in parts drawn independently (greeting, persona context, ask frame,
+connectors, closer), so requests do not fall into a few fixed frames. Nothing is taken from a
+tool's description. Deterministic for a given random generator.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable
+
+from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
+from pipeline.phrasing import is_text, say_entity, say_value
+
+GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
+             "Hello again", "Hey, it's me again", "Hi, hope you're well", "Good evening", "Hi, quick one", "Hello, me again",
+             "Hey, sorry to bother you", "Hi, got a minute"]
+CONTEXTS = {
+    "busy_parent": ["between school runs", "before the kids get home", "while dinner's in the oven", "on my lunch break",
+                    "before pickup at three"],
+    "small_business_owner": ["for the shop's books", "before we open", "for my end-of-month numbers", "while the store is quiet",
+                             "for an invoice I'm chasing"],
+    "student": ["for my group project", "before my next class", "for the club I run", "while I'm in the library", "for my side gig"],
+    "ops_engineer": ["for the ops review", "during my on-call shift", "for a ticket I'm closing", "before the change window",
+                     "for the weekly audit"],
+    "retiree": ["when you have a moment", "for my own records", "as my daughter suggested", "at your leisure", "while I have my glasses on"],
+    "traveller": ["from the airport", "before my flight boards", "from the hotel lobby", "while I still have wifi", "from the train"],
+}
+ASKS = ["Can you {p}?", "Could you {p}?", "Please {p}.", "I need you to {p}.", "{P}.", "{P}, please.", "Would you {p}?",
+        "I'd like you to {p}.", "Go ahead and {p}.", "Quick favour: {p}.", "Can I get you to {p}?", "I want you to {p}.",
+        "Would you be able to {p}?", "Any chance you could {p}?", "{P} for me.", "Think you could {p}?", "{P} when you can.",
+        "{P}, if that's OK.", "Could I ask you to {p}?", "{P}; that's all for now.", "Do me a favour and {p}."]
+FOLLOW_ACKS = ["Thanks.", "Great.", "OK.", "Perfect.", "Got it.", "Nice.", "Alright.", "Good.", "Cool.", "Lovely.", "Right.", "Okay, thanks.",
+               "Super.", "Thanks, that helps.", "Fine."]
+FOLLOW_LEADS = ["Now {p}.", "Next, {p}.", "Also, {p}.", "Could you also {p}?", "One more thing: {p}.", "And {p}, please.", "Then {p}.",
+                "While you're at it, {p}.", "Now could you {p}?", "Can you {p} as well?", "Next I need you to {p}.", "{P} too, please.",
+                "{P} next.", "Following on, {p}.", "Last bit: {p}.", "{P} as well.", "Could you {p} next?", "Right, {p}.", "And now {p}."]
+THEN = ["then {p}", "and then {p}", "after that {p}", "and {p}", "and once that's done, {p}", "followed by: {p}", "then go on to {p}",
+        "and afterwards {p}"]
+CLOSERS = ["Thanks!", "Thank you.", "Cheers.", "Appreciate it.", "Thanks a lot.", "Much appreciated.", "Thanks in advance.", "Ta.",
+           "Many thanks.", "Thank you so much.", "Thanks, you're a star."]
+BACK_REFS = ["that {n}", "the same {n}", "the {n} you just got", "the {n} from before", "that very {n}", "that same {n}"]
+FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:] if s else s
+
+
+def singled_out(source: Any, field: str, value: Any) -> bool:
+    """Did a result single out ``value``: is it the only value of ``field`` anywhere in it?"""
+    seen: set[str] = set()
+
+    def walk(d: Any) -> None:
+        if isinstance(d, dict):
+            for k, v in d.items():
+                if k == field and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    seen.add(str(v))
+                walk(v)
+        elif isinstance(d, list):
+            for v in d:
+                walk(v)
+
+    walk(source)
+    return seen == {str(value)}
+
+
+def first_of(source: Any, field: str, value: Any) -> bool:
+    """Is ``value`` the ``field`` of the first record of the result's first list?"""
+    lists = [v for v in source.values() if isinstance(v, list)] if isinstance(source, dict) else [source] if isinstance(source, list) else []
+    for lst in lists:
+        for rec in lst:
+            if isinstance(rec, dict) and field in rec:
+                return str(rec[field]) == str(value)
+    return False
+
+
+class StepWriter:
+    """Phrases one chain step; ``steps`` are all steps of the chain (for back references)."""
+
+    def __init__(self, steps: list[dict[str, Any]], entities: dict[str, dict[str, Any]], reference: str, rng: random.Random,
+                 known: Callable[[str], bool] | None = None):
+        self.steps, self.entities, self.reference, self.rng = steps, entities, reference, rng
+        self.known = known or (lambda v: v in entities)
+        self.shown: list[Any] = []  # results of earlier turns (what the user has seen), walked only when asked
+        self._seen: set[str] | None = None
+
+    def seen(self, value: str) -> bool:
+        """Has the user seen ``value`` in a result of an earlier turn?"""
+        if self._seen is None:
+            self._seen = set().union(*(result_values(d) for d in self.shown)) if self.shown else set()
+        return value in self._seen
+
+    def saw(self, results: list[Any]) -> None:
+        """The user has now seen these results (a turn's)."""
+        self.shown += results
+        self._seen = None
+
+    def entity(self, p: str, v: Any, noun: str, terse: bool) -> str:
+        if isinstance(v, list):
+            return join_prose([self.entity(p, x, singular(noun), terse) for x in v])
+        if terse:
+            return str(v)
+        prep, _, rest = noun.partition(" ")
+        if prep in PREPOSITIONS and rest:  # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)"
+            return f"{prep} {say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng).removeprefix('the ')}"
+        return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng)
+
+    def back_ref(self, step: dict[str, Any], p: str, terse: bool) -> tuple[str, bool]:
+        """How the user points at a value an earlier step returned; (phrase, named the value?)."""
+        src = step["sources"][p]
+        v = step["args"][p]
+        noun = words(p) or "one"
+        prep, _, rest = noun.partition(" ")
+        lead = ""
+        if prep in PREPOSITIONS and rest:  # to_account_id: "to the account you just got"
+            lead, noun = prep + " ", rest
+        data = self.steps[src]["result"].data if self.steps[src]["result"].ok else None
+        field = step["source_fields"][p]
+        if data is not None and singled_out(data, field, v):
+            return lead + ("it" if terse else self.rng.choice(BACK_REFS).format(n=noun)), False
+        nameable = self.seen(str(v)) or self.known(str(v))
+        if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
+            return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
+        if step["tool"].read_only and not nameable:
+            return lead + f"one of those {plural(noun)}", False
+        if not p.endswith(("_id", "_ids")):  # a value, not an entity: "end time 10:30 March 15"
+            return f"{words(p)} {say_value(p, v, self.reference, self.rng, self.entities)}", True
+        return self.entity(p, v, words(p) or "one", terse), True
+
+    def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:
+        pw = words(p)
+        if p.endswith("_id") or p.endswith("_ids"):
+            ent = self.entity(p, v, pw, terse)
+            if terse or pw.split(" ")[0] in PREPOSITIONS:  # from_account_id: "from account ACC-0001"
+                return ent
+            return self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
+        val = say_value(p, v, self.reference, self.rng, self.entities)
+        if isinstance(v, bool):
+            return self._flag(p, v)
+        if is_text(p, v):
+            return self.rng.choice(['{w} "{v}"', 'with the {w} "{v}"', 'saying "{v}"' if p in ("text", "body", "message", "content")
+                                    else '{w} "{v}"']).format(w=pw, v=v)
+        if terse:
+            return f"{pw} {val}"
+        return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]).format(w=pw, v=val)
+
+    def _flag(self, p: str, v: bool) -> str:
+        if p.startswith("include_"):
+            return ("including " if v else "leaving out ") + words(p[8:])
+        if p.endswith("_only"):
+            return ("only " + words(p[:-5])) if v else ("not just " + words(p[:-5]))
+        if p.startswith(("is_", "has_")):
+            rest = words(p[p.index("_") + 1:])
+            return (f"marked {rest}" if p.startswith("is_") else f"with {rest}") if v else (f"not {rest}" if p.startswith("is_") else f"without {rest}")
+        if p in ("on", "enabled", "active", "open", "locked", "charging", "muted"):
+            return ("switched " if p == "on" else "") + ("on" if p == "on" and v else "off" if p == "on" else (p if v else f"not {p}"))
+        return f"with {words(p)} {'on' if v else 'off'}"
+
+    def phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
+        """The step as a verb phrase: ``deposit 25.00 for account ACC-0040 with the memo "gift"``."""
+        tool = step["tool"]
+        intent: Intent = intent_of(tool.name, tool.read_only)
+        verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
+        args = step["args"]
+        used: set[str] = set()
+        slots: list[str] = []
+        for k, (prep, noun) in enumerate(intent.nouns):
+            p = self._param_for(noun, args, used)
+            if p is not None:
+                used.add(p)
+                if p in withheld:
+                    ent = ("the " if terse else self.rng.choice(["the ", "my ", article(noun) + " "])) + singular(noun)
+                elif p in step["sources"]:
+                    ent, _ = self.back_ref(step, p, terse)
+                else:
+                    ent = self.entity(p, args[p], words(p), terse)
+            else:
+                ent = ("" if terse else "the ") + noun
+            slots.append(f"{prep} {ent}".strip())
+        if intent.nouns and intent.nouns[0][0]:  # add_to_cart: the thing added comes before "to the cart"
+            direct = next((p for p in args if p not in used and p.endswith("_id")), None)
+            if direct is not None:
+                used.add(direct)
+                if direct in withheld:
+                    slots.insert(0, article(words(direct)) + " " + words(direct))
+                elif direct in step["sources"]:
+                    slots.insert(0, self.back_ref(step, direct, terse)[0])
+                else:
+                    slots.insert(0, self.entity(direct, args[direct], words(direct), terse))
+        parts = [verb, *slots]
+        extras = []
+        for p, v in args.items():
+            if p in withheld and p not in used and p.endswith("_id") and not terse:  # "the balance of my account": which one is asked for
+                noun = words(p)
+                extras.append(f"{self.rng.choice(['for', 'of', 'on'])} {self.rng.choice(['my ', 'the ', article(noun) + ' '])}{noun}")
+                continue
+            if p in used or p in withheld:
+                continue
+            if p in step["sources"]:
+                ref, _ = self.back_ref(step, p, terse)
+                if ref.split(" ")[0] in PREPOSITIONS:
+                    extras.append(ref)
+                else:
+                    extras.append(f"for {ref}" if terse else f"{self.rng.choice(['for', 'on', 'with'])} {ref}")
+            elif v not in (None, "", [], {}):
+                extras.append(self.arg_phrase(p, v, intent.read, terse))
+        if terse:
+            return " ".join(parts + extras)
+        if not extras:
+            return " ".join(parts)
+        # "update the event EVT-0004, status confirmed"; a phrase that opens with a preposition joins directly
+        sep = " " if not slots or extras[0].split(" ")[0] in PREPOSITIONS or extras[0].startswith(("with", "including", "only")) else ", "
+        return " ".join(parts) + sep + join_prose(extras)
+
+    @staticmethod
+    def _param_for(noun: str, args: dict[str, Any], used: set[str]) -> str | None:
+        """The argument a noun of the tool's name stands for (``account`` <- ``account_id``)."""
+        one = singular(noun)
+        for p in args:
+            if p in used or not (p.endswith("_id") or p.endswith("_ids")):
+                continue
+            w = singular(words(p))
+            if w == one or w.endswith(" " + one) or one.endswith(" " + w):
+                return p
+        return None
+
+
+def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int, terse: bool) -> str:
+    """One user turn from its steps' phrases, in parts drawn independently."""
+    body = phrases[0]
+    for ph in phrases[1:]:
+        body += ("; " if terse else ", ") + (ph if terse else rng.choice(THEN).format(p=ph))
+    if terse:
+        return body if rng.random() < 0.6 else _cap(body)
+    if turn == 0:
+        text = rng.choice(ASKS).format(p=body, P=_cap(body))
+        r = rng.random()
+        if r < 0.3:
+            ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
+            text = rng.choice([f"{_cap(ctx)}: {text}", f"{text[:-1]} {ctx}{text[-1]}"])
+        if rng.random() < 0.4:
+            text = f"{rng.choice(GREETINGS)}{rng.choice(['! ', '. '])}" + _cap(text)
+    else:
+        text = rng.choice(FOLLOW_LEADS).format(p=body, P=_cap(body))
+        if rng.random() < 0.45:
+            text = f"{rng.choice(FOLLOW_ACKS)} {text}"
+    if rng.random() < 0.35:
+        text += " " + rng.choice(CLOSERS)
+    return _cap(text)
+
+
+def result_values(data: Any) -> set[str]:
+    """Every scalar a result shows (what the user can read in it)."""
+    out: set[str] = set()
+
+    def walk(d: Any) -> None:
+        if isinstance(d, dict):
+            for v in d.values():
+                walk(v)
+        elif isinstance(d, list):
+            for v in d:
+                walk(v)
+        elif isinstance(d, (str, int, float)) and not isinstance(d, bool):
+            out.add(str(d))
+
+    walk(data)
+    return out
+
+
+def unnamed_writes(turns_idx: list[list[int]], steps: list[dict[str, Any]], known: Callable[[str], bool]) -> list[int]:
+    """Writing steps that act on a value an earlier result did not single out, which the user could not
+    name when asking: the value is neither an entity the user knows nor shown in an earlier turn."""
+    turn_of = {k: ti for ti, idx in enumerate(turns_idx) for k in idx}
+    bad = []
+    for k, st in enumerate(steps):
+        if st["tool"].read_only:
+            continue
+        for p, src in st["sources"].items():
+            res = steps[src]["result"]
+            v = st["args"][p]
+            if res.ok and singled_out(res.data, st["source_fields"][p], v):
+                continue
+            if turn_of[src] < turn_of[k] or known(str(v)):
+                continue
+            bad.append(k)
+            break
+    return bad
+
+
+def write_turns(turns: list[list[dict[str, Any]]], steps: list[dict[str, Any]], info_level: str, persona: str, withheld: list[str],
+                entities: dict[str, dict[str, Any]], reference: str, rng: random.Random,
+                known: Callable[[str], bool] | None = None) -> list[str]:
+    """The user's message for each turn (``withheld``: values the first step's request leaves out;
+    ``known``: whether the user knows a value without seeing it in a result, e.g. their own account's id)."""
+    w = StepWriter(steps, entities, reference, rng, known)
+    terse = info_level == "minimal"
+    out = []
+    for ti, turn in enumerate(turns):
+        phrases = [w.phrase(st, withheld if (ti == 0 and i == 0) else [], terse) for i, st in enumerate(turn)]
+        out.append(compose_turn(phrases, rng, persona, ti, terse))
+        w.saw([st["result"].data for st in turn if st["result"].ok])
+    return out

@@ -1,0 +1,116 @@
+"""The corpus linter: each rule fires on the defect it names and stays quiet on a clean example."""
+
+from __future__ import annotations
+
+import json
+
+from assets.cli import main
+from pipeline.config import BuildConfig, LintConfig
+from pipeline.corpus import read_examples, write_corpus
+from pipeline.lint import lint_frame
+from pipeline.records import Conversation, RefCall, ToolSpec
+
+LIST = ToolSpec(name="list_accounts", server="bank", read_only=True, description="List open accounts, filtered by customer, type or minimum balance.",
+                input_schema={"type": "object", "properties": {"customer_id": {"type": "string"}}})
+CLOSE = ToolSpec(name="close_account", server="bank", description="Close an account. Its balance must be exactly 0 first.",
+                 input_schema={"type": "object", "properties": {"account_id": {"type": "string"}, "reason": {"type": "string"}},
+                               "required": ["account_id", "reason"]})
+READ_ONLY = {"list_accounts": True, "close_account": False}
+LISTED = {"accounts": [{"account_id": "ACC-0001"}, {"account_id": "ACC-0002"}]}
+
+
+def _conv(cid: str, user: list[str], calls: list[tuple[ToolSpec, dict, object]], replies: list[str], kind: str = "multi_turn",
+          between: list[dict] | None = None) -> Conversation:
+    msgs: list[dict] = [{"role": "system", "content": "sys"}, {"role": "user", "content": user[0]}, *(between or [])]
+    ref = []
+    for i, (tool, args, result) in enumerate(calls):
+        msgs.append({"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function",
+                                                                            "function": {"name": tool.name, "arguments": json.dumps(args)}}]})
+        msgs.append({"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps(result)})
+        ref.append(RefCall(name=tool.name, arguments=args))
+        if i + 1 < len(user):
+            msgs.append({"role": "assistant", "content": replies[i]})
+            msgs.append({"role": "user", "content": user[i + 1]})
+    msgs.append({"role": "assistant", "content": replies[-1]})
+    return Conversation(conversation_id=cid, kind=kind, server="bank", servers=["bank"], seed=0, snapshot_id="s", messages=msgs,
+                        tools=[LIST, CLOSE], reference=[ref], info_level="missing" if kind == "clarification" else "complete")
+
+
+def _lint(convs, tmp_path, lint: LintConfig | None = None):
+    cfg = BuildConfig(examples=len(convs), servers=["bank"], data_dir=str(tmp_path), lint=lint or LintConfig(min_distinct_frames=0,
+                                                                                                         min_unique_openings=0))
+    path = write_corpus(cfg, convs, [])
+    from pipeline.lint import lint_version
+
+    return lint_version(path), path
+
+
+def test_a_clean_conversation_has_no_defect(tmp_path):
+    c = _conv("c1", ["Could you show me the accounts of Hugo (CUS-0001)?", "Close ACC-0002 for me, the reason is a move abroad."],
+              [(LIST, {"customer_id": "CUS-0001"}, LISTED), (CLOSE, {"account_id": "ACC-0002", "reason": "move abroad"}, {"ok": 1})],
+              ["I found 2 accounts: ACC-0001 and ACC-0002.", "Done: I closed account ACC-0002."])
+    rep, _ = _lint([c], tmp_path)
+    assert rep.passed, rep.as_dict()
+
+
+def test_user_turns_with_description_text_json_or_parameter_names_are_flagged(tmp_path):
+    bad = [_conv("c1", ["Please list open accounts, filtered by customer, type or minimum balance."], [(LIST, {}, LISTED)], ["I found 2 accounts."]),
+           _conv("c2", ['List accounts with {"customer_id": "CUS-0001"}'], [(LIST, {"customer_id": "CUS-0001"}, LISTED)], ["I found 2 accounts."]),
+           _conv("c3", ["List accounts for customer_id CUS-0001"], [(LIST, {"customer_id": "CUS-0001"}, LISTED)], ["I found 2 accounts."])]
+    rep, _ = _lint(bad, tmp_path)
+    assert rep.counts["description_paste"] == 1 and rep.counts["raw_json"] == 1 and rep.counts["parameter_name"] == 2
+
+
+def test_replies_with_placeholders_repeats_or_wrong_counts_are_flagged(tmp_path):
+    ask = ["Show me my accounts, please."]
+    bad = [_conv("c1", ask, [(LIST, {}, LISTED)], ["I found 2 options: None, None and 1 more."]),
+           _conv("c2", ask, [(LIST, {}, LISTED)], ["I found 2 accounts here. I found 2 accounts here."]),
+           _conv("c3", ask, [(LIST, {}, LISTED)], ["I found 68.02 items: ACC-0001."]),
+           _conv("c4", ask, [(LIST, {}, LISTED)], ["I found 1 webhooks."])]
+    rep, _ = _lint(bad, tmp_path)
+    assert rep.counts["placeholder"] == 1 and rep.counts["repeated_sentence"] == 1
+    assert rep.counts["non_integer_count"] == 1 and rep.counts["plural_mismatch"] == 1
+    assert any(s.startswith("c") or s.startswith("ex-") for s in rep.samples["placeholder"])
+
+
+def test_a_write_on_an_entity_nobody_named_or_singled_out_is_flagged(tmp_path):
+    unnamed = _conv("c1", ["List my accounts, then close one, the reason is a move."],
+                    [(LIST, {}, LISTED), (CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1})], ["Done."])
+    single = _conv("c2", ["List my accounts for CUS-0001, then close it, the reason is a move."],
+                   [(LIST, {"customer_id": "CUS-0001"}, {"accounts": [{"account_id": "ACC-0002"}]}),
+                    (CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1})], ["Done."])
+    invented = _conv("c3", ["Close ACC-0002."], [(CLOSE, {"account_id": "ACC-0002", "reason": "fraud"}, {"ok": 1})], ["Done."])
+    rep, _ = _lint([unnamed, single, invented], tmp_path)
+    assert rep.counts["unnamed_write"] == 1 and rep.samples["unnamed_write"][0].endswith("close_account(account_id=ACC-0002)")
+    assert rep.counts["invented_write_value"] == 1 and "fraud" in rep.samples["invented_write_value"][0]
+
+
+def test_a_clarification_must_ask_for_the_missing_value_and_get_it(tmp_path):
+    def clar(cid, question, answer):
+        return _conv(cid, ["Please close my account, the reason is a move."], [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1})],
+                     ["Done."], kind="clarification",
+                     between=[{"role": "assistant", "content": question}, {"role": "user", "content": answer}])
+    rep, _ = _lint([clar("c1", "Which account should I close?", "It's ACC-0002."),
+                    clar("c2", "Could you tell me more?", "It's ACC-0002."),
+                    clar("c3", "Which account should I close?", "The usual one.")], tmp_path)
+    assert rep.counts["clarification_mismatch"] == 2
+
+
+def test_variety_of_frames_and_openings_is_measured_against_the_thresholds(tmp_path):
+    same = [_conv(f"c{i}", ["Please list my accounts now."], [(LIST, {}, LISTED)], ["I found 2 accounts."]) for i in range(6)]
+    rep, _ = _lint(same, tmp_path, LintConfig())
+    assert rep.metrics["distinct_frames"] < 0.5 and rep.metrics["unique_openings"] == 0
+    assert rep.counts["distinct_frames"] == 1 and rep.counts["unique_openings"] == 1
+    varied = [_conv(f"c{i}", [f"ACC-000{i} first: list my accounts?"], [(LIST, {}, LISTED)], ["I found 2 accounts."]) for i in range(6)]
+    assert lint_frame(read_examples(_lint(varied, tmp_path / "v")[1]),
+                      BuildConfig.model_construct(lint=LintConfig()), READ_ONLY).metrics["unique_openings"] == 1.0
+
+
+def test_prove_corpus_lint_prints_counts_per_defect_and_fails_on_any(tmp_path, capsys):
+    bad = _conv("c1", ["Please list open accounts, filtered by customer, type or minimum balance."], [(LIST, {}, LISTED)], ["I found 2 accounts."])
+    _, path = _lint([bad], tmp_path)
+    assert main(["corpus", "lint", path.name, "--data-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "description_paste            1" in out and "ex-" in out
+    assert main(["corpus", "lint", "--json", "--data-dir", str(tmp_path)]) == 1
+    assert json.loads(capsys.readouterr().out)["counts"]["description_paste"] == 1
