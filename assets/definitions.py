@@ -23,11 +23,10 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext,
 
 from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
-from pipeline.corpus import off_target, read_examples
+from pipeline.corpus import off_target, read_examples, record_gate, refresh_latest
 from pipeline.records import Rejection, rejection
 from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_corpus, stage_dedup,
                              stage_graph, stage_queries, stage_snapshot, stage_validate)
-from pipeline.storage import atomic_write_text
 
 # data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*data_version.*")
@@ -281,7 +280,7 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
     png = path / "composition.png"
     if png.exists():
         meta["composition"] = png_markdown("composition", png)
-    atomic_write_text(cfg.data_path / "corpus" / "LATEST", m["version"])
+    refresh_latest(cfg.data_dir)  # this version until a gate fails; then the newest good one
     try:  # SQL views over every version; a failure here must not cost the version just written
         from pipeline.sql import refresh
 
@@ -292,13 +291,26 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
     return dg.Output(str(path), data_version=dg.DataVersion(m["content_hash"]), metadata=meta)
 
 
+def _gate(settings: ProveSettings, corpus: str, name: str, passed: bool, metadata: dict[str, Any], **kw: Any) -> AssetCheckResult:
+    """A blocking gate's result, recorded in the version too: a failed gate marks the version failed
+    (kept, listed, never the default) and points LATEST and the SQL views back at the good versions."""
+    record_gate(corpus, name, passed, metadata)
+    if not passed:
+        cfg = settings.build_config()
+        refresh_latest(cfg.data_dir)
+        from pipeline.sql import refresh
+
+        refresh(cfg.data_dir)
+    return AssetCheckResult(passed=passed, metadata=metadata, **kw)
+
+
 @dg.asset_check(asset=corpus, blocking=True, description="Every selected server has accepted examples.")
 def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetCheckResult:
     m = json.loads((Path(corpus) / "manifest.json").read_text())
     by = m["composition"]["by_server"]
     missing = [s for s in settings.build_config().servers if not by.get(s)]
-    return AssetCheckResult(passed=not missing, metadata={"missing": missing, "by_server": by},
-                            severity=AssetCheckSeverity.ERROR)
+    return _gate(settings, corpus, "corpus_nonempty_per_server", not missing, {"missing": missing, "by_server": by},
+                 severity=AssetCheckSeverity.ERROR)
 
 
 @dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
@@ -317,7 +329,7 @@ def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetChec
         seen[cid] = sh
         items.append((cid, sh))
     pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
-    return AssetCheckResult(passed=not pairs, metadata={"pairs": len(pairs), "checked": len(items)})
+    return _gate(settings, corpus, "corpus_no_near_duplicates", not pairs, {"pairs": len(pairs), "checked": len(items)})
 
 
 @dg.asset_check(asset=corpus, blocking=True, description="Composition knobs within tolerance of their targets.")
@@ -326,7 +338,7 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     comp = m["composition"]
     tol = float(os.environ.get("PROVE_COMPOSITION_TOLERANCE", "0.02"))
     off = off_target(comp, tol)
-    return AssetCheckResult(passed=not off, metadata={"off_target": off, "tolerance": tol})
+    return _gate(settings, corpus, "corpus_composition", not off, {"off_target": off, "tolerance": tol})
 
 
 @dg.asset(code_version=_cv("grpo_policy"), group_name="training", deps=[],

@@ -10,6 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from assets.cli.common import positive_int
+from pipeline.errors import validation_problems, yaml_problem
+
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
@@ -23,8 +26,10 @@ def build_config(a: argparse.Namespace):
         p = Path(a.config)
         try:
             base = yaml.safe_load(p.read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise SystemExit(f"prove: cannot read config {p}: {exc}")
+        except OSError as exc:
+            raise SystemExit(f"prove: cannot read config {p}: {exc.strerror}")
+        except yaml.YAMLError as exc:
+            raise SystemExit(f"prove: config {p} is not valid YAML: {yaml_problem(exc)}")
         if not isinstance(base, dict):
             raise SystemExit(f"prove: config {p} must be a mapping at the top level")
     if a.examples is not None:
@@ -48,7 +53,8 @@ def build_config(a: argparse.Namespace):
     try:
         return BuildConfig.model_validate(base)
     except ValidationError as exc:
-        raise SystemExit(f"prove: invalid build configuration:\n{exc}")
+        where = f" in {a.config}" if a.config else ""
+        raise SystemExit(f"prove: invalid build configuration{where}:\n" + "\n".join(f"  {line}" for line in validation_problems(exc)))
 
 
 def _materialize_partition(server: str, build_config_json: str, dagster_home: str) -> tuple[str, bool, str]:
@@ -133,7 +139,7 @@ def _run_per_server(a: argparse.Namespace, cfg: Any, instance: Any, res: Any, ba
 
 def _report(a: argparse.Namespace, cfg: Any, r: Any, runs: list[str], t0: float) -> None:
     """What the build made: the latest version's summary, the gates, the policy's paths, the Dagster runs."""
-    from pipeline.corpus import list_versions
+    from pipeline.corpus import latest_good, list_versions
     from pipeline.report import show_text
 
     versions = list_versions(cfg.data_dir)
@@ -145,6 +151,11 @@ def _report(a: argparse.Namespace, cfg: Any, r: Any, runs: list[str], t0: float)
         print(f"\ncorpus:  {latest['path']}")
     if checks:
         print("quality gates: " + ", ".join(f"{k}={'pass' if v else 'FAIL'}" for k, v in checks.items()))
+    if latest and latest["status"] == "failed":
+        good = latest_good(cfg.data_dir)
+        print(f"prove: version {latest['version']} failed its quality gates ({', '.join(latest['failed_gates'])}); it is kept, "
+              f"marked failed, and is not the default: {'the default stays ' + good['version'] if good else 'no good version yet'}",
+              file=sys.stderr)
     if not a.no_train:
         run_dir = Path(cfg.data_dir) / "runs" / (latest["version"] if latest else "")
         if (run_dir / "metrics.jsonl").exists():
@@ -198,15 +209,15 @@ def cmd_build(a: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     x = sub.add_parser("build", help="materialize the corpus (and the policy) through Dagster")
-    x.add_argument("--examples", type=int)
+    x.add_argument("--examples", type=positive_int, help="how many examples to write (at least 1)")
     x.add_argument("--servers")
     x.add_argument("--config", help="YAML file with a BuildConfig")
     x.add_argument("--servers-file", help="YAML/TOML file registering servers (built-in, stdio, http)")
     x.add_argument("--data-dir", default=None, help="where corpus versions, caches and the Dagster instance go "
                    "(default: the config file's data_dir, else data)")
     x.add_argument("--no-train", action="store_true")
-    x.add_argument("--grpo-steps", type=int)
-    x.add_argument("--parallel", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+    x.add_argument("--grpo-steps", type=positive_int)
+    x.add_argument("--parallel", type=positive_int, default=min(2, os.cpu_count() or 1), metavar="N",
                    help="run N servers' partitions at once, each its own Dagster run in its own worker process "
                         "(default: 2 where there are 2 or more cores; 1 runs them one after another in this process)")
     x.set_defaults(fn=cmd_build)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from typing import Any
 
@@ -28,3 +29,14 @@ def table(cols: list[str], rows: list[tuple[Any, ...]], width: int = 60) -> str:
     out += ["| " + " | ".join(v.ljust(w) for v, w in zip(r, ws)) + " |" for r in body]
     out += [line, f"({len(rows)} row{'s' if len(rows) != 1 else ''})"]
     return "\n".join(out)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a count of examples, steps or workers)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n

@@ -18,8 +18,12 @@ def cmd_corpus_list(a: argparse.Namespace) -> int:
     else:
         if not vs:
             print(f"no corpus versions under {a.data_dir}/corpus")
+        good = [v["version"] for v in vs if v["status"] != "failed"]
         for v in vs:
-            print(f"{v['version']}  {v['examples']:>6} examples  {v['rejections']:>5} rejections  {', '.join(v['servers'])}")
+            mark = "  (latest)" if good and v["version"] == good[-1] else ""
+            if v["status"] == "failed":
+                mark = f"  FAILED gates: {', '.join(v['failed_gates'])} (kept, never the default)"
+            print(f"{v['version']}  {v['examples']:>6} examples  {v['rejections']:>5} rejections  {', '.join(v['servers'])}{mark}")
     return 0
 
 

@@ -33,7 +33,7 @@ def cmd_sql(a: argparse.Namespace) -> int:
     if not a.query:
         return _views(a)
     try:
-        cols, rows = sql.query(a.data_dir, a.query)
+        cols, rows = sql.query(a.data_dir, a.query, include_failed=a.include_failed)
     except duckdb.Error as exc:
         print(f"prove sql: {exc}", file=sys.stderr)
         return 2
@@ -45,9 +45,12 @@ def cmd_sql(a: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    x = sub.add_parser("sql", help="SQL over every corpus version (DuckDB views: examples, rejections, versions)")
+    x = sub.add_parser("sql", help="SQL over every corpus version (DuckDB views: examples, rejections, versions); "
+                       "versions that failed their quality gates are left out of examples and rejections unless --include-failed")
     x.add_argument("query", nargs="?", help="a SQL query; without one, the views and their row counts")
     x.add_argument("--width", type=int, default=60, help="characters per cell")
+    x.add_argument("--include-failed", action="store_true",
+                   help="let the examples and rejections views read versions that failed their quality gates too")
     x.add_argument("--json", action="store_true")
     x.add_argument("--data-dir", default="data")
     x.set_defaults(fn=cmd_sql)
