@@ -64,6 +64,9 @@ def show_text(manifest: dict[str, Any]) -> str:
         lines.append(f"  {k:<15} {comp['shares'][k]:>6.1%} / {t:>4.0%} / {'ok' if comp['within_tolerance'][k] else 'OFF'}")
     lines.append("by kind:   " + json.dumps(comp["by_kind"]))
     lines.append("by server: " + json.dumps(comp["by_server"]))
+    left_out = [s for s in (manifest.get("config") or {}).get("servers", []) if not comp["by_server"].get(s)]
+    if left_out:
+        lines.append(f"servers with no example: {', '.join(left_out)}")
     lines.append("augment:   " + json.dumps(comp["by_augmentation"]))
     lines.append("chain length histogram (multi-turn calls): " + json.dumps(comp["chain_length_histogram"]))
     lines.append("tool coverage per server:")
