@@ -17,10 +17,15 @@ def cmd_rejected(a: argparse.Namespace) -> int:
 
     p = resolve_version(a.data_dir, a.version)
     df = pl.read_parquet(p / "rejections.parquet")
-    if a.reason:
-        df = df.filter(pl.col("reason") == a.reason)
-    if a.stage:
-        df = df.filter(pl.col("stage") == a.stage)
+    for col, wanted in (("reason", a.reason), ("stage", a.stage)):
+        if not wanted:
+            continue
+        known = df[col].value_counts(sort=True)
+        if wanted not in set(df[col].to_list()):
+            listed = ", ".join(f"{k} ({n})" for k, n in known.iter_rows()) or "none: this version has no rejections"
+            print(f"prove rejected: no rejection in {p.name} has {col} {wanted!r}; the {col}s there: {listed}", file=sys.stderr)
+            return 1
+        df = df.filter(pl.col(col) == wanted)
     if a.json:
         print_json(df.drop("payload").to_dicts())
         return 0

@@ -37,8 +37,11 @@ def cmd_servers_list(a: argparse.Namespace) -> int:
 
 
 def cmd_servers_serve(a: argparse.Namespace) -> int:
-    from servers.registry import build
+    from servers.registry import available, build
 
+    if a.name not in available():
+        print(f"prove servers serve: unknown server {a.name!r}; built-in servers: {', '.join(available())}", file=sys.stderr)
+        return 2
     build(a.name).serve(a.transport, host=a.host, port=a.port)
     return 0
 
