@@ -25,6 +25,7 @@ from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
 from pipeline.corpus import off_target, read_examples, record_gate, refresh_latest
 from pipeline.records import Rejection, rejection
+from pipeline.redact import Redactor, redact_rejections
 from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_corpus, stage_dedup,
                              stage_graph, stage_queries, stage_snapshot, stage_validate)
 
@@ -138,7 +139,7 @@ def server_snapshots(context: AssetExecutionContext, settings: ProveSettings):
         "entities": len(snap.entities), "tools": len(snap.tools), "probe_calls": len(snap.probe_calls),
         "contexts": len(snap.contexts()), "context_seeds": MetadataValue.json([c.seed for c in snap.contexts()]),
         "schema_hash": snap.schema_hash, "skipped_tools": MetadataValue.json(snap.skipped_tools),
-        "sample": MetadataValue.json(dict(list(snap.entities.items())[:5])),
+        "sample": MetadataValue.json(Redactor.for_snapshots([snap]).obj(dict(list(snap.entities.items())[:5]))),
     })
 
 
@@ -171,10 +172,11 @@ def tool_chains(context: AssetExecutionContext, settings: ProveSettings, server_
           description="Grounded user requests per turn (information level, persona), from the template or LLM backend.")
 def user_queries(context: AssetExecutionContext, settings: ProveSettings, server_snapshots, tool_chains) -> StageOutput:
     chains = tool_chains.items
+    red = Redactor.for_snapshots([server_snapshots])
     out = stage_queries(settings.build_config(), server_snapshots, chains,
                         progress=lambda i, n: context.log.info(f"queries {i}/{n}") if i % 50 == 0 or i == n else None)
     context.add_output_metadata({"queries": len(out.items), "info_levels": MetadataValue.json(out.stats.get("info_levels", {})),
-                                 "preview": MetadataValue.md("\n".join(f"- {q.turns[0]}" for q in out.items[:8])),
+                                 "preview": MetadataValue.md("\n".join(f"- {red.text(q.turns[0])}" for q in out.items[:8])),
                                  **_rej_meta(out.rejections)})
     return out
 
@@ -224,7 +226,7 @@ def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, 
                for k in ("tool_chains", "user_queries", "conversations", "validated_conversations", "unique_conversations",
                          "augmented_examples")})
 def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_chains, user_queries, conversations,
-               validated_conversations, unique_conversations, augmented_examples) -> list[Rejection]:
+               validated_conversations, unique_conversations, augmented_examples, server_snapshots) -> list[Rejection]:
     out: list[Rejection] = []
     for per in (tool_chains, user_queries, conversations, validated_conversations):
         for o in _selected(settings, per).values():
@@ -233,30 +235,47 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
     out.extend(augmented_examples.rejections)
     for server, why in settings.build_config().unavailable_servers.items():
         out.append(rejection("probe", "server_unavailable", why, server, {"server": server}))
+    red = Redactor.for_snapshots(_selected(settings, server_snapshots).values())
+    out = redact_rejections(out, red)
+    meta = _rejections_meta(out, red)
+    try:
+        from collections import Counter
+
+        from pipeline.report import rejections_png
+
+        cfg = settings.build_config()
+        (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
+        png = rejections_png(dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png")
+        meta["chart"] = png_markdown("rejections", png)
+    except Exception as exc:  # the chart is a nicety
+        context.log.warning(f"rejection chart not drawn: {exc}")
+    context.add_output_metadata(meta)
+    return out
+
+
+def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
+    """Counts by stage/reason(/server), and a sample of each reason with its id, rule and failing call."""
     from collections import Counter
+
+    from pipeline.report import rejection_samples, samples_markdown
 
     by = Counter(f"{r.stage}/{r.reason}" for r in out)
     table = "| stage/reason | count |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in by.most_common())
     triples = Counter((r.stage, r.reason, r.server or "") for r in out)
-    meta: dict[str, Any] = {
+    samples = rejection_samples(out, per_reason=5, redactor=red)
+    cols = ("rejection_id", "rule", "server", "failing_call", "detail")
+    return {
         "total": len(out), "by_stage_reason": MetadataValue.md(table),
         "by_stage_reason_table": MetadataValue.table(
             records=[dg.TableRecord({"stage": st, "reason": rs, "server": sv, "count": n})
                      for (st, rs, sv), n in sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))],
             schema=dg.TableSchema(columns=[dg.TableColumn("stage", "string"), dg.TableColumn("reason", "string"),
                                            dg.TableColumn("server", "string"), dg.TableColumn("count", "int")])),
+        "samples": MetadataValue.md(samples_markdown(samples, dict(by))),
+        "samples_table": MetadataValue.table(records=[dg.TableRecord({c: r[c] for c in cols}) for r in samples],
+                                             schema=dg.TableSchema(columns=[dg.TableColumn(c, "string") for c in cols])),
+        "see_one": MetadataValue.text("prove lineage <rejection_id>  (the full path of any rejection; prove rejected --reason R lists them)"),
     }
-    try:
-        from pipeline.report import rejections_png
-
-        cfg = settings.build_config()
-        (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
-        png = rejections_png(dict(by), cfg.data_path / "reports" / "rejections.png")
-        meta["chart"] = png_markdown("rejections", png)
-    except Exception as exc:  # the chart is a nicety
-        context.log.warning(f"rejection chart not drawn: {exc}")
-    context.add_output_metadata(meta)
-    return out
 
 
 @dg.asset(code_version=_cv("corpus"), group_name="corpus",

@@ -29,6 +29,8 @@ from pipeline.records import Conversation, Rejection, stable_hash
 from pipeline.storage import atomic_dir, atomic_write_json, atomic_write_text
 
 GATES_DIR = "gates"
+# the blocking quality gates every build checks a version with (assets.definitions.CHECKS)
+CHECKED_GATES = ("corpus_nonempty_per_server", "corpus_no_near_duplicates", "corpus_composition")
 
 
 
@@ -435,6 +437,12 @@ def _record_kind(body: Any) -> str:
     if "edges" in body and "graph_id" in body:
         return "graph"
     return "record"
+
+
+def rejection_calls(payload: str) -> list[dict[str, Any]]:
+    """The calls a rejected record carries (a conversation's trace, a chain's dry run), as ``lineage`` shows them."""
+    body = _loads(payload, None)
+    return _payload_path(_record_kind(body), body or {}).get("calls", [])
 
 
 def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -78,8 +79,11 @@ def _run_partitions_parallel(cfg: Any, workers: int, bar: Any) -> tuple[list[str
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    from assets.cli.interrupt import stop_descendants, worker_init
+
     runs, failed = [], []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=worker_init)
+    try:
         futures = [pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"]) for s in cfg.servers]
         for f in as_completed(futures):
             server, ok, run_id = f.result()
@@ -88,6 +92,12 @@ def _run_partitions_parallel(cfg: Any, workers: int, bar: Any) -> tuple[list[str
                 failed.append((server, run_id))
             bar.set_postfix_str(f"{server} done")
             bar.update(1)
+    except BaseException:
+        # interrupted (or a worker broke): stop the workers and their servers now rather than wait for them
+        stop_descendants()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return runs, failed
 
 
@@ -112,7 +122,7 @@ def _prepare_instance(cfg: Any):
     return dg.DagsterInstance.get()
 
 
-def _run_per_server(a: argparse.Namespace, cfg: Any, instance: Any, res: Any, bar: Any) -> tuple[list[str], dict[str, str]]:
+def _run_per_server(a: argparse.Namespace, cfg: Any, instance: Any, res: Any, bar: Any, intr: Any) -> tuple[list[str], dict[str, str]]:
     """The per-server partitions (probe -> replay), in worker processes or one after another here."""
     import dagster as dg
 
@@ -130,6 +140,8 @@ def _run_per_server(a: argparse.Namespace, cfg: Any, instance: Any, res: Any, ba
         bar.set_postfix_str(f"{server}: probe → replay")
         r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=server, instance=instance, resources=res, run_config=QUIET,
                            tags={"prove/build": "cli"}, raise_on_error=False)
+        if intr.signum is not None:  # Dagster turned the interrupt into a failed step: stop here all the same
+            raise KeyboardInterrupt
         runs.append(r.run_id)
         if not r.success:
             unavailable[server] = f"the per-server run failed (Dagster run {r.run_id}): {_run_error(r)}"
@@ -166,23 +178,49 @@ def _report(a: argparse.Namespace, cfg: Any, r: Any, runs: list[str], t0: float)
 
 
 def cmd_build(a: argparse.Namespace) -> int:
-    import dagster as dg
-    from tqdm import tqdm
-
-    from assets import definitions as D
+    from assets.cli.interrupt import Interrupts, stop_descendants
+    from pipeline.corpus import list_versions
     from servers.registry import available
 
     cfg = build_config(a)
     unknown = [s for s in cfg.servers if s not in available() and not any(c.name == s for c in cfg.server_configs)]
     if unknown:
         raise SystemExit(f"prove: unknown server(s) {unknown}; built-in servers: {', '.join(available())}")
+    before = {v["version"] for v in list_versions(cfg.data_dir)}
+    with Interrupts() as intr:
+        try:
+            return _build(a, cfg, intr)
+        except KeyboardInterrupt:
+            stopped = stop_descendants()
+            _mark_interrupted(cfg, before)
+            print(f"\nprove: interrupted ({signal.Signals(intr.signum or signal.SIGINT).name}); stopped {stopped} worker and server "
+                  "process(es); no new version is the default", file=sys.stderr)
+            return intr.exit_code
+
+
+def _mark_interrupted(cfg: Any, before: set[str]) -> None:
+    """A version this build wrote but did not finish checking is marked failed (never the default)."""
+    from pipeline.corpus import CHECKED_GATES, gate_results, list_versions, record_gate, refresh_latest
+
+    for v in list_versions(cfg.data_dir):
+        if v["version"] not in before and not set(CHECKED_GATES) <= set(gate_results(v["path"])):
+            record_gate(v["path"], "build_interrupted", False, {"why": "the build was interrupted before its quality gates finished"})
+    refresh_latest(cfg.data_dir)
+
+
+def _build(a: argparse.Namespace, cfg: Any, intr: Any) -> int:
+    import dagster as dg
+    from tqdm import tqdm
+
+    from assets import definitions as D
+
     instance = _prepare_instance(cfg)
     D.ensure_partitions(instance, cfg.servers)
     train_json = json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {})
     res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=train_json)
     t0 = time.time()
     bar = tqdm(total=len(cfg.servers) + 1, desc="prove build", unit="stage-run")
-    runs, unavailable = _run_per_server(a, cfg, instance, res, bar)
+    runs, unavailable = _run_per_server(a, cfg, instance, res, bar, intr)
     if unavailable:
         for server, why in unavailable.items():
             tqdm.write(f"prove: {server} is left out: {why}", file=sys.stderr)
@@ -197,6 +235,8 @@ def cmd_build(a: argparse.Namespace) -> int:
     cross = D.CROSS if not a.no_train else [x for x in D.CROSS if x is not D.grpo_policy]
     r = dg.materialize(D.ALL_ASSETS + D.CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*D.CHECKS),
                        instance=instance, resources=res, tags={"prove/build": "cli"}, raise_on_error=False, run_config=QUIET)
+    if intr.signum is not None:  # Dagster turned the interrupt into a failed step: stop here all the same
+        raise KeyboardInterrupt
     runs.append(r.run_id)
     bar.update(1)
     bar.close()
