@@ -21,6 +21,7 @@ from typing import Any
 import dagster as dg
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, MetadataValue
 
+from assets import progress
 from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
 from pipeline.corpus import off_target, read_examples, record_gate, refresh_latest
@@ -204,7 +205,9 @@ def validated_conversations(context: AssetExecutionContext, settings: ProveSetti
 def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
     per = _selected(settings, validated_conversations)
     convs = [c for out in per.values() for c in out.items]
+    progress.report("dedup", 0, 1)
     out = stage_dedup(settings.build_config(), convs)
+    progress.report("dedup", 1, 1, kept=len(out.items), of=len(convs))
     context.add_output_metadata({"input": len(convs), "kept": len(out.items), "recall_check": MetadataValue.json(out.stats["recall_check"]),
                                  **_rej_meta(out.rejections)})
     return out
@@ -214,7 +217,9 @@ def unique_conversations(context: AssetExecutionContext, settings: ProveSettings
           description="Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.")
 def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, unique_conversations, server_snapshots) -> StageOutput:
     snaps = _selected(settings, server_snapshots)
+    progress.report("corpus", 0, 3, stage="augment")
     out = stage_augment(settings.build_config(), unique_conversations.items, snaps)
+    progress.report("corpus", 1, 3, stage="rejections")
     context.add_output_metadata({"examples": len(out.items), "kinds": MetadataValue.json(out.stats["kinds"]),
                                  "augmentations": MetadataValue.json(out.stats["augmentations"])})
     return out
@@ -283,6 +288,7 @@ def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
 def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> dg.Output[str]:
     cfg = settings.build_config()
     snaps = _selected(settings, server_snapshots)
+    progress.report("corpus", 2, 3, stage="write")
     path = stage_corpus(cfg, augmented_examples.items, rejections,
                         code_versions={"assets": CODE_VERSION, **{f"asset:{a}": v for a, v in all_code_versions().items()}},
                         tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()},
@@ -290,6 +296,7 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
                                "dagster": {"run_id": context.run_id}})
     m = json.loads((path / "manifest.json").read_text())
     comp = m["composition"]
+    progress.report("corpus", 3, 3, stage="written", examples=comp["examples"])
     meta: dict[str, Any] = {
         "version": m["version"], "path": str(path), "examples": comp["examples"], "content_hash": m["content_hash"],
         "by_kind": MetadataValue.json(comp["by_kind"]), "by_server": MetadataValue.json(comp["by_server"]),
@@ -376,13 +383,24 @@ def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus:
     cfg = settings.build_config()
     tcfg = TrainConfig.model_validate_json(settings.train_config_json or "{}")
     out_dir = cfg.data_path / "runs" / Path(corpus).name
-    result = train(corpus, str(out_dir), tcfg)
+    result = train(corpus, str(out_dir), tcfg, progress=progress.report if progress.active() else _log_progress(context))
     meta: dict[str, Any] = {"out_dir": str(out_dir), "result": MetadataValue.json(json.loads(json.dumps(result, default=str)))}
     curve = out_dir / "reward_curve.png"
     if curve.exists():
         meta["reward_curve"] = png_markdown("reward", curve)
     context.add_output_metadata(meta)
     return str(out_dir)
+
+
+def _log_progress(context: AssetExecutionContext):
+    """Training progress as log lines (a run launched from the UI, where no display listens): each phase's
+    start and end, and every tenth step."""
+    def log(phase: str, step: int, total: int, **metrics: Any) -> None:
+        if step in (0, total) or step % 10 == 0:
+            shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items())
+            context.log.info(f"{phase} {step}/{total}" + (f": {shown}" if shown else ""))
+
+    return log
 
 
 PER_SERVER = [server_snapshots, dependency_graphs, tool_chains, user_queries, conversations, validated_conversations]

@@ -74,7 +74,7 @@ def _materialize_partition(server: str, build_config_json: str, dagster_home: st
     return server, r.success, r.run_id
 
 
-def _run_partitions_parallel(cfg: Any, workers: int, bar: Any) -> tuple[list[str], list[tuple[str, str]]]:
+def _run_partitions_parallel(cfg: Any, workers: int, done: Any) -> tuple[list[str], list[tuple[str, str]]]:
     """Every server's partition as its own Dagster run, ``workers`` at a time, each in its own process."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -90,8 +90,7 @@ def _run_partitions_parallel(cfg: Any, workers: int, bar: Any) -> tuple[list[str
             runs.append(run_id)
             if not ok:
                 failed.append((server, run_id))
-            bar.set_postfix_str(f"{server} done")
-            bar.update(1)
+            done(server)
     except BaseException:
         # interrupted (or a worker broke): stop the workers and their servers now rather than wait for them
         stop_descendants()
@@ -105,7 +104,10 @@ def _run_error(result) -> str:
     """The first step failure of a Dagster run result, in one line."""
     for ev in result.all_events:
         if ev.is_step_failure and ev.step_failure_data and ev.step_failure_data.error:
-            return ev.step_failure_data.error.message.strip().splitlines()[-1][:300]
+            err = ev.step_failure_data.error
+            while err.cause is not None:  # the user code's own exception, not Dagster's wrapper
+                err = err.cause
+            return f"{ev.step_key}: " + err.message.strip().splitlines()[-1][:300]
     return "unknown error"
 
 
@@ -122,22 +124,27 @@ def _prepare_instance(cfg: Any):
     return dg.DagsterInstance.get()
 
 
-def _run_per_server(a: argparse.Namespace, cfg: Any, instance: Any, res: Any, bar: Any, intr: Any) -> tuple[list[str], dict[str, str]]:
+def _run_per_server(a: argparse.Namespace, cfg: Any, instance: Any, res: Any, con: Any, intr: Any) -> tuple[list[str], dict[str, str]]:
     """The per-server partitions (probe -> replay), in worker processes or one after another here."""
     import dagster as dg
 
     from assets import definitions as D
 
+    finished: list[str] = []
+
+    def done(server: str) -> None:
+        finished.append(server)
+        con.progress("synthesis", len(finished), len(cfg.servers), done=server)
+
+    con.progress("synthesis", 0, len(cfg.servers))
     unavailable: dict[str, str] = {}
     if a.parallel > 1 and len(cfg.servers) > 1:
-        bar.set_postfix_str(f"{len(cfg.servers)} servers, {a.parallel} at a time: probe → replay")
-        runs, failed = _run_partitions_parallel(cfg, a.parallel, bar)
+        runs, failed = _run_partitions_parallel(cfg, a.parallel, done)
         for server, run_id in failed:
             unavailable[server] = f"the per-server run failed (Dagster run {run_id})"
         return runs, unavailable
     runs = []
     for server in cfg.servers:
-        bar.set_postfix_str(f"{server}: probe → replay")
         r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=server, instance=instance, resources=res, run_config=QUIET,
                            tags={"prove/build": "cli"}, raise_on_error=False)
         if intr.signum is not None:  # Dagster turned the interrupt into a failed step: stop here all the same
@@ -145,39 +152,15 @@ def _run_per_server(a: argparse.Namespace, cfg: Any, instance: Any, res: Any, ba
         runs.append(r.run_id)
         if not r.success:
             unavailable[server] = f"the per-server run failed (Dagster run {r.run_id}): {_run_error(r)}"
-        bar.update(1)
+        done(server)
     return runs, unavailable
 
 
-def _report(a: argparse.Namespace, cfg: Any, r: Any, runs: list[str], t0: float) -> None:
-    """What the build made: the latest version's summary, the gates, the policy's paths, the Dagster runs."""
-    from pipeline.corpus import latest_good, list_versions
-    from pipeline.report import show_text
-
-    versions = list_versions(cfg.data_dir)
-    latest = versions[-1] if versions else None
-    checks = {ev.check_name: ev.passed for ev in r.get_asset_check_evaluations()}
-    if latest:
-        m = json.loads((Path(latest["path"]) / "manifest.json").read_text())
-        print(show_text(m))
-        print(f"\ncorpus:  {latest['path']}")
-    if checks:
-        print("quality gates: " + ", ".join(f"{k}={'pass' if v else 'FAIL'}" for k, v in checks.items()))
-    if latest and latest["status"] == "failed":
-        good = latest_good(cfg.data_dir)
-        print(f"prove: version {latest['version']} failed its quality gates ({', '.join(latest['failed_gates'])}); it is kept, "
-              f"marked failed, and is not the default: {'the default stays ' + good['version'] if good else 'no good version yet'}",
-              file=sys.stderr)
-    if not a.no_train:
-        run_dir = Path(cfg.data_dir) / "runs" / (latest["version"] if latest else "")
-        if (run_dir / "metrics.jsonl").exists():
-            print(f"policy:  {run_dir}/checkpoint  metrics: {run_dir}/metrics.jsonl  curve: {run_dir}/reward_curve.png")
-    print(f"dagster: {len(runs)} runs recorded in {os.environ['DAGSTER_HOME']} — open the UI with: "
-          f"DAGSTER_HOME={os.environ['DAGSTER_HOME']} .venv/bin/dagster dev -m assets.definitions")
-    print(f"took {time.time() - t0:.1f}s")
-
-
 def cmd_build(a: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from assets import progress
+    from assets.cli.console import Console
     from assets.cli.interrupt import Interrupts, stop_descendants
     from pipeline.corpus import list_versions
     from servers.registry import available
@@ -187,14 +170,16 @@ def cmd_build(a: argparse.Namespace) -> int:
     if unknown:
         raise SystemExit(f"prove: unknown server(s) {unknown}; built-in servers: {', '.join(available())}")
     before = {v["version"] for v in list_versions(cfg.data_dir)}
-    with Interrupts() as intr:
+    log_path = cfg.data_path / "logs" / f"build-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}.log"
+    with Console(log_path, verbose=a.verbose) as con, Interrupts() as intr, progress.listening(con.progress):
         try:
-            return _build(a, cfg, intr)
+            return _build(a, cfg, intr, con)
         except KeyboardInterrupt:
+            con.close_bars()
             stopped = stop_descendants()
             _mark_interrupted(cfg, before)
-            print(f"\nprove: interrupted ({signal.Signals(intr.signum or signal.SIGINT).name}); stopped {stopped} worker and server "
-                  "process(es); no new version is the default", file=sys.stderr)
+            con.note(f"prove: interrupted ({signal.Signals(intr.signum or signal.SIGINT).name}); stopped {stopped} worker and server "
+                     "process(es); no new version is the default")
             return intr.exit_code
 
 
@@ -208,41 +193,40 @@ def _mark_interrupted(cfg: Any, before: set[str]) -> None:
     refresh_latest(cfg.data_dir)
 
 
-def _build(a: argparse.Namespace, cfg: Any, intr: Any) -> int:
+def _build(a: argparse.Namespace, cfg: Any, intr: Any, con: Any) -> int:
     import dagster as dg
-    from tqdm import tqdm
 
     from assets import definitions as D
+    from assets.cli.build_report import summary
 
     instance = _prepare_instance(cfg)
     D.ensure_partitions(instance, cfg.servers)
     train_json = json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {})
     res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=train_json)
     t0 = time.time()
-    bar = tqdm(total=len(cfg.servers) + 1, desc="prove build", unit="stage-run")
-    runs, unavailable = _run_per_server(a, cfg, instance, res, bar, intr)
+    runs, unavailable = _run_per_server(a, cfg, instance, res, con, intr)
     if unavailable:
         for server, why in unavailable.items():
-            tqdm.write(f"prove: {server} is left out: {why}", file=sys.stderr)
+            con.note(f"prove: {server} is left out: {why}")
         kept = [s for s in cfg.servers if s not in unavailable]
         if not kept:
-            bar.close()
-            print("prove: every server failed; no corpus written", file=sys.stderr)
+            con.note("prove: every server failed; no corpus written")
             return 1
         cfg = cfg.model_copy(update={"servers": kept, "unavailable_servers": unavailable})
         res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=train_json)
-    bar.set_postfix_str("dedup → corpus" + ("" if a.no_train else " → grpo"))
     cross = D.CROSS if not a.no_train else [x for x in D.CROSS if x is not D.grpo_policy]
     r = dg.materialize(D.ALL_ASSETS + D.CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*D.CHECKS),
                        instance=instance, resources=res, tags={"prove/build": "cli"}, raise_on_error=False, run_config=QUIET)
     if intr.signum is not None:  # Dagster turned the interrupt into a failed step: stop here all the same
         raise KeyboardInterrupt
     runs.append(r.run_id)
-    bar.update(1)
-    bar.close()
-    _report(a, cfg, r, runs, t0)
+    con.close_bars()
+    for line in summary(cfg, r, runs, t0, train=not a.no_train, log_path=None if a.verbose else con.log_path):
+        con.print(line)
     if not r.success:
-        print("prove: the corpus run did not finish (a quality gate or a stage failed); see the Dagster UI", file=sys.stderr)
+        why = _run_error(r)
+        con.note("prove: the corpus run did not finish (" + ("a quality gate failed" if why == "unknown error" else f"a stage failed: {why}")
+                 + "); see the Dagster UI" + ("" if a.verbose else f" and {con.log_path}"))
         return 1
     return 0
 
@@ -257,6 +241,9 @@ def register(sub: Any) -> None:
                    "(default: the config file's data_dir, else data)")
     x.add_argument("--no-train", action="store_true")
     x.add_argument("--grpo-steps", type=positive_int)
+    x.add_argument("--verbose", action="store_true",
+                   help="show every library's output (warnings, trainer logs, Dagster logs) instead of capturing it in "
+                        "<data dir>/logs/build-<time>.log")
     x.add_argument("--parallel", type=positive_int, default=min(2, os.cpu_count() or 1), metavar="N",
                    help="run N servers' partitions at once, each its own Dagster run in its own worker process "
                         "(default: 2 where there are 2 or more cores; 1 runs them one after another in this process)")
