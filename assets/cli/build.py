@@ -111,6 +111,20 @@ def _run_error(result) -> str:
     return "unknown error"
 
 
+def _interrupted(intr: Any, result: Any) -> bool:
+    """Whether a signal arrived: ours saw it, or Dagster (whose handlers take SIGINT and SIGTERM over while a
+    run executes in this process) turned it into an interrupted step."""
+    if intr.signum is not None:
+        return True
+    for ev in result.all_events:
+        err = ev.step_failure_data.error if ev.is_step_failure and ev.step_failure_data else None
+        while err is not None:
+            if err.cls_name in ("DagsterExecutionInterruptedError", "KeyboardInterrupt"):
+                return True
+            err = err.cause
+    return False
+
+
 def _prepare_instance(cfg: Any):
     """The Dagster instance under ``$DAGSTER_HOME`` (default: the data dir's ``dagster_home``), with our dagster.yaml."""
     import dagster as dg
@@ -147,7 +161,7 @@ def _run_per_server(a: argparse.Namespace, cfg: Any, instance: Any, res: Any, co
     for server in cfg.servers:
         r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=server, instance=instance, resources=res, run_config=QUIET,
                            tags={"prove/build": "cli"}, raise_on_error=False)
-        if intr.signum is not None:  # Dagster turned the interrupt into a failed step: stop here all the same
+        if _interrupted(intr, r):  # Dagster turned the interrupt into a failed step: stop here all the same
             raise KeyboardInterrupt
         runs.append(r.run_id)
         if not r.success:
@@ -178,7 +192,8 @@ def cmd_build(a: argparse.Namespace) -> int:
             con.close_bars()
             stopped = stop_descendants()
             _mark_interrupted(cfg, before)
-            con.note(f"prove: interrupted ({signal.Signals(intr.signum or signal.SIGINT).name}); stopped {stopped} worker and server "
+            how = f" ({signal.Signals(intr.signum).name})" if intr.signum else ""
+            con.note(f"prove: interrupted{how}; stopped {stopped} worker and server "
                      "process(es); no new version is the default")
             return intr.exit_code
 
@@ -217,7 +232,7 @@ def _build(a: argparse.Namespace, cfg: Any, intr: Any, con: Any) -> int:
     cross = D.CROSS if not a.no_train else [x for x in D.CROSS if x is not D.grpo_policy]
     r = dg.materialize(D.ALL_ASSETS + D.CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*D.CHECKS),
                        instance=instance, resources=res, tags={"prove/build": "cli"}, raise_on_error=False, run_config=QUIET)
-    if intr.signum is not None:  # Dagster turned the interrupt into a failed step: stop here all the same
+    if _interrupted(intr, r):  # Dagster turned the interrupt into a failed step: stop here all the same
         raise KeyboardInterrupt
     runs.append(r.run_id)
     con.close_bars()

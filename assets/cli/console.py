@@ -92,13 +92,21 @@ class Console:
         if bar is None:
             self.close_bars()
             bar = tqdm(total=max(total, 1), desc=f"{LABELS.get(phase, phase):<11}", unit=UNITS.get(phase, "step"),
-                       file=self.err, leave=True, dynamic_ncols=True, mininterval=0.5)
+                       file=self.err, leave=True, ncols=self._width(), mininterval=0.5)
             self._bars[phase] = bar
         if metrics:
             bar.set_postfix({k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in metrics.items()}, refresh=False)
         bar.update(max(0, min(step, bar.total) - bar.n))
         if metrics:
             bar.refresh()
+
+    def _width(self) -> int:
+        """The terminal's width, or 100 where it has none (a pipe, a pseudo-terminal of size 0)."""
+        try:
+            cols = os.get_terminal_size(self.err.fileno()).columns
+        except (OSError, AttributeError, ValueError):
+            cols = 0
+        return min(cols, 140) if cols > 0 else 100
 
     def close_bars(self) -> None:
         for bar in self._bars.values():

@@ -100,3 +100,30 @@ def test_workers_stop_with_their_servers_when_prove_itself_is_killed(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(tmp_path):
+    """Inside a run Dagster takes SIGTERM over (it becomes an interrupted step); the build still stops as interrupted."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
+    with open(tmp_path / "build.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "assets.cli", "build", "--servers", "banking", "--examples", "30", "--parallel", "1",
+                                 "--data-dir", str(tmp_path / "data")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and "'loss'" not in "".join(p.read_text() for p in (tmp_path / "data" / "logs").glob("*.log")):
+            assert proc.poll() is None, (tmp_path / "build.log").read_text()[-3000:]
+            time.sleep(0.5)
+        tree = _tree(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) in (130, 143), (tmp_path / "build.log").read_text()[-3000:]
+        out = (tmp_path / "build.log").read_text()
+        assert "prove: interrupted" in out and "took" not in out, out[-2000:]
+        _, alive = psutil.wait_procs(tree, timeout=10)
+        assert not alive and not _in_session(proc.pid)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
