@@ -32,7 +32,7 @@ ASSET_SOURCES: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "validated_conversations": ("stage_validate", ("pipeline.replay",)),
     "unique_conversations": ("stage_dedup", ("pipeline.dedup",)),
     "augmented_examples": ("stage_augment", ("pipeline.augment", "pipeline.offtopic")),
-    "rejections": (None, ("pipeline.report",)),
+    "rejections": (None, ("pipeline.report", "pipeline.redact", "pipeline.corpus")),
     "corpus": (None, ("pipeline.corpus", "pipeline.sql", "pipeline.report", "pipeline.lint")),
     "grpo_policy": (None, ("training.train", "pipeline.reward")),
 }

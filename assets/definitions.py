@@ -21,13 +21,14 @@ from typing import Any
 import dagster as dg
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, MetadataValue
 
+from assets import progress
 from assets.code_versions import all_code_versions, asset_code_version
 from pipeline.config import BuildConfig
-from pipeline.corpus import off_target, read_examples
+from pipeline.corpus import off_target, read_examples, record_gate, refresh_latest
 from pipeline.records import TOOL_KINDS, Rejection, rejection
+from pipeline.redact import Redactor, redact_rejections
 from pipeline.stages import (StageOutput, open_env, stage_augment, stage_chains, stage_conversations, stage_corpus, stage_dedup,
                              stage_graph, stage_queries, stage_snapshot, stage_validate)
-from pipeline.storage import atomic_write_text
 
 # data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*data_version.*")
@@ -139,7 +140,7 @@ def server_snapshots(context: AssetExecutionContext, settings: ProveSettings):
         "entities": len(snap.entities), "tools": len(snap.tools), "probe_calls": len(snap.probe_calls),
         "contexts": len(snap.contexts()), "context_seeds": MetadataValue.json([c.seed for c in snap.contexts()]),
         "schema_hash": snap.schema_hash, "skipped_tools": MetadataValue.json(snap.skipped_tools),
-        "sample": MetadataValue.json(dict(list(snap.entities.items())[:5])),
+        "sample": MetadataValue.json(Redactor.for_snapshots([snap]).obj(dict(list(snap.entities.items())[:5]))),
     })
 
 
@@ -172,10 +173,11 @@ def tool_chains(context: AssetExecutionContext, settings: ProveSettings, server_
           description="Grounded user requests per turn (information level, persona), from the template or LLM backend.")
 def user_queries(context: AssetExecutionContext, settings: ProveSettings, server_snapshots, tool_chains) -> StageOutput:
     chains = tool_chains.items
+    red = Redactor.for_snapshots([server_snapshots])
     out = stage_queries(settings.build_config(), server_snapshots, chains,
                         progress=lambda i, n: context.log.info(f"queries {i}/{n}") if i % 50 == 0 or i == n else None)
     context.add_output_metadata({"queries": len(out.items), "info_levels": MetadataValue.json(out.stats.get("info_levels", {})),
-                                 "preview": MetadataValue.md("\n".join(f"- {q.turns[0]}" for q in out.items[:8])),
+                                 "preview": MetadataValue.md("\n".join(f"- {red.text(q.turns[0])}" for q in out.items[:8])),
                                  **_rej_meta(out.rejections)})
     return out
 
@@ -203,7 +205,9 @@ def validated_conversations(context: AssetExecutionContext, settings: ProveSetti
 def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
     per = _selected(settings, validated_conversations)
     convs = [c for out in per.values() for c in out.items]
+    progress.report("dedup", 0, 1)
     out = stage_dedup(settings.build_config(), convs)
+    progress.report("dedup", 1, 1, kept=len(out.items), of=len(convs))
     context.add_output_metadata({"input": len(convs), "kept": len(out.items), "recall_check": MetadataValue.json(out.stats["recall_check"]),
                                  **_rej_meta(out.rejections)})
     return out
@@ -213,7 +217,9 @@ def unique_conversations(context: AssetExecutionContext, settings: ProveSettings
           description="Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.")
 def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, unique_conversations, server_snapshots) -> StageOutput:
     snaps = _selected(settings, server_snapshots)
+    progress.report("corpus", 0, 3, stage="augment")
     out = stage_augment(settings.build_config(), unique_conversations.items, snaps)
+    progress.report("corpus", 1, 3, stage="rejections")
     context.add_output_metadata({"examples": len(out.items), "kinds": MetadataValue.json(out.stats["kinds"]),
                                  "augmentations": MetadataValue.json(out.stats["augmentations"])})
     return out
@@ -225,7 +231,7 @@ def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, 
                for k in ("tool_chains", "user_queries", "conversations", "validated_conversations", "unique_conversations",
                          "augmented_examples")})
 def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_chains, user_queries, conversations,
-               validated_conversations, unique_conversations, augmented_examples) -> list[Rejection]:
+               validated_conversations, unique_conversations, augmented_examples, server_snapshots) -> list[Rejection]:
     out: list[Rejection] = []
     for per in (tool_chains, user_queries, conversations, validated_conversations):
         for o in _selected(settings, per).values():
@@ -234,25 +240,17 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
     out.extend(augmented_examples.rejections)
     for server, why in settings.build_config().unavailable_servers.items():
         out.append(rejection("probe", "server_unavailable", why, server, {"server": server}))
-    from collections import Counter
-
-    by = Counter(f"{r.stage}/{r.reason}" for r in out)
-    table = "| stage/reason | count |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in by.most_common())
-    triples = Counter((r.stage, r.reason, r.server or "") for r in out)
-    meta: dict[str, Any] = {
-        "total": len(out), "by_stage_reason": MetadataValue.md(table),
-        "by_stage_reason_table": MetadataValue.table(
-            records=[dg.TableRecord({"stage": st, "reason": rs, "server": sv, "count": n})
-                     for (st, rs, sv), n in sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))],
-            schema=dg.TableSchema(columns=[dg.TableColumn("stage", "string"), dg.TableColumn("reason", "string"),
-                                           dg.TableColumn("server", "string"), dg.TableColumn("count", "int")])),
-    }
+    red = Redactor.for_snapshots(_selected(settings, server_snapshots).values())
+    out = redact_rejections(out, red)
+    meta = _rejections_meta(out, red)
     try:
+        from collections import Counter
+
         from pipeline.report import rejections_png
 
         cfg = settings.build_config()
         (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
-        png = rejections_png(dict(by), cfg.data_path / "reports" / "rejections.png")
+        png = rejections_png(dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png")
         meta["chart"] = png_markdown("rejections", png)
     except Exception as exc:  # the chart is a nicety
         context.log.warning(f"rejection chart not drawn: {exc}")
@@ -260,11 +258,37 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
     return out
 
 
+def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
+    """Counts by stage/reason(/server), and a sample of each reason with its id, rule and failing call."""
+    from collections import Counter
+
+    from pipeline.report import rejection_samples, samples_markdown
+
+    by = Counter(f"{r.stage}/{r.reason}" for r in out)
+    table = "| stage/reason | count |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in by.most_common())
+    triples = Counter((r.stage, r.reason, r.server or "") for r in out)
+    samples = rejection_samples(out, per_reason=5, redactor=red)
+    cols = ("rejection_id", "rule", "server", "failing_call", "detail")
+    return {
+        "total": len(out), "by_stage_reason": MetadataValue.md(table),
+        "by_stage_reason_table": MetadataValue.table(
+            records=[dg.TableRecord({"stage": st, "reason": rs, "server": sv, "count": n})
+                     for (st, rs, sv), n in sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))],
+            schema=dg.TableSchema(columns=[dg.TableColumn("stage", "string"), dg.TableColumn("reason", "string"),
+                                           dg.TableColumn("server", "string"), dg.TableColumn("count", "int")])),
+        "samples": MetadataValue.md(samples_markdown(samples, dict(by))),
+        "samples_table": MetadataValue.table(records=[dg.TableRecord({c: r[c] for c in cols}) for r in samples],
+                                             schema=dg.TableSchema(columns=[dg.TableColumn(c, "string") for c in cols])),
+        "see_one": MetadataValue.text("prove lineage <rejection_id>  (the full path of any rejection; prove rejected --reason R lists them)"),
+    }
+
+
 @dg.asset(code_version=_cv("corpus"), group_name="corpus",
           description="A new immutable corpus version: Parquet train/eval splits, rejections and manifest.json.")
 def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> dg.Output[str]:
     cfg = settings.build_config()
     snaps = _selected(settings, server_snapshots)
+    progress.report("corpus", 2, 3, stage="write")
     path = stage_corpus(cfg, augmented_examples.items, rejections,
                         code_versions={"assets": CODE_VERSION, **{f"asset:{a}": v for a, v in all_code_versions().items()}},
                         tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()},
@@ -272,6 +296,7 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
                                "dagster": {"run_id": context.run_id}})
     m = json.loads((path / "manifest.json").read_text())
     comp = m["composition"]
+    progress.report("corpus", 3, 3, stage="written", examples=comp["examples"])
     meta: dict[str, Any] = {
         "version": m["version"], "path": str(path), "examples": comp["examples"], "content_hash": m["content_hash"],
         "by_kind": MetadataValue.json(comp["by_kind"]), "by_server": MetadataValue.json(comp["by_server"]),
@@ -281,7 +306,7 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
     png = path / "composition.png"
     if png.exists():
         meta["composition"] = png_markdown("composition", png)
-    atomic_write_text(cfg.data_path / "corpus" / "LATEST", m["version"])
+    refresh_latest(cfg.data_dir)  # this version until a gate fails; then the newest good one
     try:  # SQL views over every version; a failure here must not cost the version just written
         from pipeline.sql import refresh
 
@@ -292,13 +317,31 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
     return dg.Output(str(path), data_version=dg.DataVersion(m["content_hash"]), metadata=meta)
 
 
-@dg.asset_check(asset=corpus, blocking=True, description="Every selected server has accepted examples.")
+def _gate(settings: ProveSettings, corpus: str, name: str, passed: bool, metadata: dict[str, Any], **kw: Any) -> AssetCheckResult:
+    """A blocking gate's result, recorded in the version too: a failed gate marks the version failed
+    (kept, listed, never the default) and points LATEST and the SQL views back at the good versions."""
+    record_gate(corpus, name, passed, metadata)
+    if not passed:
+        cfg = settings.build_config()
+        refresh_latest(cfg.data_dir)
+        from pipeline.sql import refresh
+
+        refresh(cfg.data_dir)
+    return AssetCheckResult(passed=passed, metadata=metadata, **kw)
+
+
+@dg.asset_check(asset=corpus, blocking=True,
+                description="Every selected server has accepted examples (as many servers as the multi-turn count can reach).")
 def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetCheckResult:
     m = json.loads((Path(corpus) / "manifest.json").read_text())
     by = m["composition"]["by_server"]
-    missing = [s for s in settings.build_config().servers if not by.get(s)]
-    return AssetCheckResult(passed=not missing, metadata={"missing": missing, "by_server": by},
-                            severity=AssetCheckSeverity.ERROR)
+    servers = settings.build_config().servers
+    missing = [s for s in servers if not by.get(s)]
+    # a request of fewer multi-turn examples than servers cannot reach them all: the gate asks for what it allows
+    demanded = min(len(servers), int(m["composition"]["by_kind"].get("multi_turn", 0)) or len(servers))
+    passed = len(servers) - len(missing) >= demanded
+    return _gate(settings, corpus, "corpus_nonempty_per_server", passed,
+                 {"missing": missing, "by_server": by, "servers_demanded": demanded}, severity=AssetCheckSeverity.ERROR)
 
 
 @dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
@@ -317,7 +360,7 @@ def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetChec
         seen[cid] = sh
         items.append((cid, sh))
     pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
-    return AssetCheckResult(passed=not pairs, metadata={"pairs": len(pairs), "checked": len(items)})
+    return _gate(settings, corpus, "corpus_no_near_duplicates", not pairs, {"pairs": len(pairs), "checked": len(items)})
 
 
 @dg.asset_check(asset=corpus, blocking=True, description="Composition knobs within tolerance of their targets.")
@@ -326,7 +369,7 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     comp = m["composition"]
     tol = float(os.environ.get("PROVE_COMPOSITION_TOLERANCE", "0.02"))
     off = off_target(comp, tol)
-    return AssetCheckResult(passed=not off, metadata={"off_target": off, "tolerance": tol})
+    return _gate(settings, corpus, "corpus_composition", not off, {"off_target": off, "tolerance": tol})
 
 
 @dg.asset_check(asset=corpus, blocking=True, description="The corpus linter (pipeline/lint.py) finds no defect: language, grounding, "
@@ -335,9 +378,8 @@ def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
     from pipeline.lint import lint_version
 
     rep = lint_version(corpus)
-    return AssetCheckResult(passed=rep.passed, metadata={"defects": MetadataValue.json({k: v for k, v in rep.counts.items() if v}),
-                                                         "samples": MetadataValue.json(dict(rep.samples)),
-                                                         "metrics": MetadataValue.json(rep.metrics)})
+    return _gate(settings, corpus, "corpus_lint", rep.passed,
+                 {"defects": {k: v for k, v in rep.counts.items() if v}, "samples": dict(rep.samples), "metrics": dict(rep.metrics)})
 
 
 @dg.asset(code_version=_cv("grpo_policy"), group_name="training", deps=[],
@@ -351,13 +393,24 @@ def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus:
     cfg = settings.build_config()
     tcfg = TrainConfig.model_validate_json(settings.train_config_json or "{}")
     out_dir = cfg.data_path / "runs" / Path(corpus).name
-    result = train(corpus, str(out_dir), tcfg)
+    result = train(corpus, str(out_dir), tcfg, progress=progress.report if progress.active() else _log_progress(context))
     meta: dict[str, Any] = {"out_dir": str(out_dir), "result": MetadataValue.json(json.loads(json.dumps(result, default=str)))}
     curve = out_dir / "reward_curve.png"
     if curve.exists():
         meta["reward_curve"] = png_markdown("reward", curve)
     context.add_output_metadata(meta)
     return str(out_dir)
+
+
+def _log_progress(context: AssetExecutionContext):
+    """Training progress as log lines (a run launched from the UI, where no display listens): each phase's
+    start and end, and every tenth step."""
+    def log(phase: str, step: int, total: int, **metrics: Any) -> None:
+        if step in (0, total) or step % 10 == 0:
+            shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items())
+            context.log.info(f"{phase} {step}/{total}" + (f": {shown}" if shown else ""))
+
+    return log
 
 
 PER_SERVER = [server_snapshots, dependency_graphs, tool_chains, user_queries, conversations, validated_conversations]

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from pipeline.config import BuildConfig
 from pipeline.records import Rejection, rejection
+from pipeline.redact import Redactor, redact_rejections
 from pipeline.stages import (Timer, open_env, probe_rejections, stage_augment, stage_chains, stage_conversations, stage_corpus, stage_dedup,
                              stage_graph, stage_queries, stage_snapshot, stage_validate)
 
@@ -63,6 +64,7 @@ def build_corpus(cfg: BuildConfig, log: Callable[[str], None] | None = None, tim
     with timer("augment"):
         au = stage_augment(cfg, dd.items, snapshots)
     rejections.extend(dd.rejections + au.rejections)
+    rejections = redact_rejections(rejections, Redactor.for_snapshots(snapshots.values()))
     with timer("corpus"):
         path = stage_corpus(cfg, au.items, rejections, extra={"stage_stats": {"servers": stats, "dedup": dd.stats, "augment": au.stats},
                                                                "stage_seconds": timer.times},

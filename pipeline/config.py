@@ -217,7 +217,7 @@ def default_servers() -> list[str]:
 class BuildConfig(StageConfig):
     """Everything one corpus build depends on."""
 
-    examples: int = 200
+    examples: int = Field(default=200, ge=1)
     servers: list[str] = Field(default_factory=lambda: default_servers())
     seed: int = 7
     data_dir: str = "data"

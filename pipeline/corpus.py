@@ -2,6 +2,11 @@
 
 A version is written into a hidden staging directory and renamed into place only when complete,
 so it is either whole or absent; an existing version is never overwritten.
+
+The quality gates that check a version after it is written record their results beside its files
+(``<version>/gates/<gate>.json``). A version with a failed gate is kept, marked ``failed``: it is
+listed with that status but is never the default ("latest") version, and ``<data>/corpus/LATEST``
+names the newest version that did not fail.
 """
 
 from __future__ import annotations
@@ -21,7 +26,11 @@ import polars as pl
 from pipeline.augment import ref_to_json
 from pipeline.config import BuildConfig
 from pipeline.records import TOOL_KINDS, Conversation, Rejection, stable_hash
-from pipeline.storage import atomic_dir
+from pipeline.storage import atomic_dir, atomic_write_json, atomic_write_text
+
+GATES_DIR = "gates"
+# the blocking quality gates every build checks a version with (assets.definitions.CHECKS)
+CHECKED_GATES = ("corpus_nonempty_per_server", "corpus_no_near_duplicates", "corpus_composition", "corpus_lint")
 
 
 
@@ -245,7 +254,25 @@ def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: lis
     return root / version
 
 
+def record_gate(version_path: str | Path, gate: str, passed: bool, detail: dict[str, Any] | None = None) -> Path:
+    """Record one quality gate's result for a version (atomically, one file per gate)."""
+    return atomic_write_json(Path(version_path) / GATES_DIR / f"{gate}.json", {"gate": gate, "passed": bool(passed), "detail": detail or {}})
+
+
+def gate_results(version_path: str | Path) -> dict[str, dict[str, Any]]:
+    """The recorded gate results of a version: gate name -> ``{"gate", "passed", "detail"}`` (empty when none ran)."""
+    d = Path(version_path) / GATES_DIR
+    if not d.is_dir():
+        return {}
+    return {f.stem: json.loads(f.read_text()) for f in sorted(d.glob("*.json"))}
+
+
+def failed_gates(version_path: str | Path) -> list[str]:
+    return [g for g, r in gate_results(version_path).items() if not r.get("passed")]
+
+
 def list_versions(data_dir: str | Path) -> list[dict[str, Any]]:
+    """Every complete version, oldest first, with its ``status``: ``failed`` when a quality gate failed, else ``ok``."""
     root = corpus_root(data_dir)
     out = []
     if not root.exists():
@@ -255,20 +282,43 @@ def list_versions(data_dir: str | Path) -> list[dict[str, Any]]:
         if d.name.startswith(".") or not d.is_dir() or not (d / "manifest.json").exists():
             continue
         m = json.loads((d / "manifest.json").read_text())
+        failed = failed_gates(d)
         out.append({"version": d.name, "path": str(d), "created_at": m.get("created_at"), "content_hash": m.get("content_hash"),
                     "examples": m["counts"]["examples"], "rejections": m["counts"]["rejections"], "by_kind": m["composition"]["by_kind"],
-                    "servers": sorted(m["composition"]["by_server"])})
+                    "servers": sorted(m["composition"]["by_server"]), "status": "failed" if failed else "ok", "failed_gates": failed})
     # oldest first by creation time (two versions written within one second sort by their hash suffix otherwise)
     out.sort(key=lambda v: (str(v["created_at"] or ""), v["version"]))
     return out
 
 
+def latest_good(data_dir: str | Path) -> dict[str, Any] | None:
+    """The newest version whose quality gates did not fail (None when there is none)."""
+    good = [v for v in list_versions(data_dir) if v["status"] != "failed"]
+    return good[-1] if good else None
+
+
+def refresh_latest(data_dir: str | Path) -> str | None:
+    """Point ``<data>/corpus/LATEST`` at the newest good version (removed when there is none); returns its name."""
+    v = latest_good(data_dir)
+    path = corpus_root(data_dir) / "LATEST"
+    if v is None:
+        path.unlink(missing_ok=True)
+        return None
+    atomic_write_text(path, v["version"])
+    return v["version"]
+
+
 def resolve_version(data_dir: str | Path, version: str | None) -> Path:
+    """A version by name or unique prefix; ``None`` or ``"latest"`` is the newest version that did not fail its gates."""
     versions = list_versions(data_dir)
     if not versions:
         raise FileNotFoundError(f"no corpus version under {corpus_root(data_dir)}; run `prove build` first")
     if version in (None, "latest"):
-        return Path(versions[-1]["path"])
+        good = latest_good(data_dir)
+        if good is None:
+            raise FileNotFoundError(f"every corpus version under {corpus_root(data_dir)} failed its quality gates "
+                                    f"({', '.join(v['version'] for v in versions)}); name one explicitly to read it anyway")
+        return Path(good["path"])
     for v in versions:
         if v["version"] == version or v["version"].startswith(version):
             return Path(v["path"])
@@ -399,6 +449,12 @@ def _record_kind(body: Any) -> str:
     if "edges" in body and "graph_id" in body:
         return "graph"
     return "record"
+
+
+def rejection_calls(payload: str) -> list[dict[str, Any]]:
+    """The calls a rejected record carries (a conversation's trace, a chain's dry run), as ``lineage`` shows them."""
+    body = _loads(payload, None)
+    return _payload_path(_record_kind(body), body or {}).get("calls", [])
 
 
 def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:

@@ -520,65 +520,8 @@ def parse_calls(obj: Any, line: int | None = None, field: str = "calls") -> list
 
 def score_jsonl(path: str | Path, server: str | None = None, config: RewardConfig | None = None) -> list[dict[str, Any]]:
     """Score every line of a JSONL file: ``{tools, reference, calls[, seed]}`` -> ``{validity, coverage,
-    efficiency, name, args, total}``.
+    efficiency, name, args, total}`` (``state`` too when compared). The layouts it reads, per-turn included,
+    and how calls without a recorded outcome are executed on ``server``: :mod:`pipeline.reward_file`."""
+    from pipeline.reward_file import score_file
 
-    Calls carry their live outcome in ``ok``; where they do not, ``server`` (a built-in server name) executes
-    them on a fresh session seeded with the line's ``seed`` (default 0). With ``config.w_state`` set and a
-    server, the final state is compared with the reference replayed on its own fresh session.
-    """
-    cfg = config or _DEFAULT
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"no such file: {p}")
-    env = None
-    results: list[dict[str, Any]] = []
-    try:
-        with p.open(encoding="utf-8") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    rec = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise RewardInputError(f"line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-                if not isinstance(rec, dict):
-                    raise RewardInputError(f"line {lineno}: expected a JSON object, got {type(rec).__name__}")
-                for key in ("tools", "reference", "calls"):
-                    if key not in rec:
-                        raise RewardInputError(f"line {lineno}: field '{key}' is missing")
-                idx = parse_tools(rec["tools"], lineno)
-                ref = parse_reference(rec["reference"], lineno)
-                calls = parse_calls(rec["calls"], lineno)
-                seed = rec.get("seed", 0)
-                if not isinstance(seed, int) or isinstance(seed, bool):
-                    raise RewardInputError(f"line {lineno}: field 'seed': expected an integer, got {seed!r}")
-                need_live = any("ok" not in c for c in calls)
-                want_state = bool(cfg.w_state) and server is not None
-                state = None
-                if need_live or want_state:
-                    if server is None:
-                        i = next(i for i, c in enumerate(calls) if "ok" not in c)
-                        raise RewardInputError(f"line {lineno}: field 'calls[{i}].ok' is missing; pass server=NAME to execute the calls live")
-                    if env is None:
-                        from pipeline.env import Environment
-
-                        env = Environment(server)
-                    s = env.session(seed)
-                    try:
-                        executed = execute_calls(s, calls)
-                        if need_live:
-                            calls = executed
-                        final = s.state_hash() if want_state else None
-                    finally:
-                        s.close()
-                    if want_state:
-                        state = final is not None and final == replay_state_hashes(env, seed, [ref])[-1]
-                b = score(calls, ref, idx, cfg, state_match=state)
-                row = {k: getattr(b, k) for k in COMPONENTS}
-                if state is not None:
-                    row["state"] = b.state
-                results.append(row)
-    finally:
-        if env is not None:
-            env.close()
-    return results
+    return score_file(path, server, config)

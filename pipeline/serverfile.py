@@ -29,6 +29,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from pipeline.config import GraphConfig, ProbeConfig, ServerConfig
+from pipeline.errors import validation_problems, yaml_problem
 
 
 class ServersFile(BaseModel):
@@ -49,16 +50,14 @@ def load_servers_file(path: str | Path) -> list[ServerConfig]:
     try:
         data: Any = tomllib.loads(text) if p.suffix == ".toml" else yaml.safe_load(text)
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise ConfigFileError(f"{p}: not valid {'TOML' if p.suffix == '.toml' else 'YAML'}: {exc}") from None
+        why = yaml_problem(exc) if isinstance(exc, yaml.YAMLError) else str(exc)
+        raise ConfigFileError(f"{p}: not valid {'TOML' if p.suffix == '.toml' else 'YAML'}: {why}") from None
     if not isinstance(data, dict):
         raise ConfigFileError(f"{p}: expected a mapping with a 'servers' list at the top level")
     try:
         parsed = ServersFile.model_validate(data)
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            loc = ".".join(str(x) if not isinstance(x, int) else f"[{x}]" for x in err["loc"]).replace(".[", "[")
-            lines.append(f"  {loc}: {err['msg']}")
+        lines = [f"  {line}" for line in validation_problems(exc)]
         raise ConfigFileError(f"{p}: invalid server configuration:\n" + "\n".join(lines)) from None
     names = [s.name for s in parsed.servers]
     dup = sorted({n for n in names if names.count(n) > 1})

@@ -2,9 +2,13 @@
 
 Views (nothing is copied; they read the Parquet files of the complete versions in place):
 
-* ``examples``: every example of every version, with a ``version`` column;
-* ``rejections``: every rejection of every version, with a ``version`` column;
-* ``versions``: one row per version (created_at, content_hash, examples, rejections).
+* ``examples``: every example of every good version, with a ``version`` column;
+* ``rejections``: every rejection of every good version, with a ``version`` column;
+* ``versions``: one row per version (created_at, content_hash, examples, rejections, status), failed ones included.
+
+A version whose quality gates failed (``status = 'failed'``) is left out of ``examples`` and
+``rejections``; ``query(..., include_failed=True)`` (``prove sql --include-failed``) reads it too,
+through views built in memory, so the shared file always shows the good versions only.
 
 The file is rebuilt after each corpus write (and by ``prove sql``) into a temporary file that is
 renamed into place, so a reader holding the old file open is never disturbed and never sees a
@@ -57,22 +61,25 @@ def _union(files: list[tuple[str, Path]], schema: dict[str, Any]) -> str:
     return "\nUNION ALL BY NAME\n".join(parts)
 
 
-def view_sql(data_dir: str | Path) -> dict[str, str]:
-    """The ``CREATE VIEW`` body of each view, over the complete versions under ``data_dir``."""
+def view_sql(data_dir: str | Path, include_failed: bool = False) -> dict[str, str]:
+    """The ``CREATE VIEW`` body of each view, over the complete versions under ``data_dir``
+    (``examples`` and ``rejections`` leave out versions that failed their gates unless ``include_failed``)."""
     versions = list_versions(data_dir)
-    ex = [(v["version"], Path(v["path"]) / f) for v in versions for f in ("train.parquet", "eval.parquet") if (Path(v["path"]) / f).exists()]
-    rj = [(v["version"], Path(v["path"]) / "rejections.parquet") for v in versions if (Path(v["path"]) / "rejections.parquet").exists()]
+    read = [v for v in versions if include_failed or v["status"] != "failed"]
+    ex = [(v["version"], Path(v["path"]) / f) for v in read for f in ("train.parquet", "eval.parquet") if (Path(v["path"]) / f).exists()]
+    rj = [(v["version"], Path(v["path"]) / "rejections.parquet") for v in read if (Path(v["path"]) / "rejections.parquet").exists()]
     rows = []
     for v in versions:
         m = json.loads((Path(v["path"]) / "manifest.json").read_text())
         rows.append(f"({_quote(v['version'])}, {_quote(str(m.get('created_at') or ''))}, {_quote(str(m.get('content_hash') or ''))}, "
-                    f"{int(v['examples'])}, {int(v['rejections'])}, {_quote(str(Path(v['path']).resolve()))})")
-    cols = "version, created_at, content_hash, examples, rejections, path"
+                    f"{int(v['examples'])}, {int(v['rejections'])}, {_quote(str(Path(v['path']).resolve()))}, {_quote(v['status'])})")
+    cols = "version, created_at, content_hash, examples, rejections, path, status"
     if rows:
         versions_sql = f"SELECT * FROM (VALUES {', '.join(rows)}) AS t({cols})"
     else:
         versions_sql = ("SELECT CAST(NULL AS VARCHAR) AS version, CAST(NULL AS VARCHAR) AS created_at, CAST(NULL AS VARCHAR) AS content_hash, "
-                        "CAST(NULL AS BIGINT) AS examples, CAST(NULL AS BIGINT) AS rejections, CAST(NULL AS VARCHAR) AS path WHERE false")
+                        "CAST(NULL AS BIGINT) AS examples, CAST(NULL AS BIGINT) AS rejections, CAST(NULL AS VARCHAR) AS path, "
+                        "CAST(NULL AS VARCHAR) AS status WHERE false")
     return {"examples": _union(ex, EXAMPLE_SCHEMA), "rejections": _union(rj, REJECTION_SCHEMA), "versions": versions_sql}
 
 
@@ -98,15 +105,21 @@ def refresh(data_dir: str | Path) -> Path:
     return target
 
 
-def connect(data_dir: str | Path, refresh_first: bool = True) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the views (rebuilt first unless ``refresh_first`` is false)."""
+def connect(data_dir: str | Path, refresh_first: bool = True, include_failed: bool = False) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the views (rebuilt first unless ``refresh_first`` is false); with
+    ``include_failed``, an in-memory database whose views also read the versions that failed their gates."""
+    if include_failed:
+        con = duckdb.connect(":memory:")
+        for name, body in view_sql(data_dir, include_failed=True).items():
+            con.execute(f"CREATE VIEW {name} AS {body}")
+        return con
     path = refresh(data_dir) if refresh_first or not db_path(data_dir).exists() else db_path(data_dir)
     return duckdb.connect(str(path), read_only=True)
 
 
-def query(data_dir: str | Path, sql: str, refresh_first: bool = True) -> tuple[list[str], list[tuple[Any, ...]]]:
+def query(data_dir: str | Path, sql: str, refresh_first: bool = True, include_failed: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Column names and rows of one query over the views."""
-    con = connect(data_dir, refresh_first)
+    con = connect(data_dir, refresh_first, include_failed)
     try:
         cur = con.execute(sql)
         cols = [d[0] for d in cur.description or []]

@@ -322,6 +322,7 @@ def select_multi_turn(cfg: BuildConfig, convs: list[Conversation], n: int) -> tu
                 if per[s]:
                     order.append(per[s].pop(0))
         chosen.extend(order[: want[lvl]])
+    cover_servers(chosen, convs)
     short = n - len(chosen)
     if short > 0:  # not enough of some level: fill with the rest, shares then drift
         ids = {c.conversation_id for c in chosen}
@@ -329,6 +330,26 @@ def select_multi_turn(cfg: BuildConfig, convs: list[Conversation], n: int) -> tu
         chosen.extend(rest[:short])
     ids = {c.conversation_id for c in chosen}
     return chosen, [c for c in convs if c.conversation_id not in ids]
+
+
+def cover_servers(chosen: list[Conversation], convs: list[Conversation]) -> None:
+    """Give every server that has conversations at least one chosen, where the count allows it (in place).
+
+    A server left out (a small request over many servers: the round-robin ends before reaching it)
+    takes the place of the last chosen conversation of the best-represented server at the same
+    information level, so the level shares hold. When every server is represented nothing changes."""
+    have = Counter(c.server for c in chosen)
+    for server in sorted({c.server for c in convs} - set(have)):
+        for cand in sorted((c for c in convs if c.server == server), key=lambda c: c.conversation_id):
+            level = cand.info_level or "complete"
+            spots = [i for i, c in enumerate(chosen) if have[c.server] > 1 and (c.info_level or "complete") == level]
+            if not spots:
+                continue
+            i = max(spots, key=lambda i: (have[chosen[i].server], i))
+            have[chosen[i].server] -= 1
+            chosen[i] = cand
+            have[server] += 1
+            break
 
 
 def tool_pool(snapshots: dict[str, Snapshot], minimum: int = 3) -> dict[str, list]:

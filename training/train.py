@@ -23,7 +23,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +33,10 @@ from training.rollout import EnvPool, LiveToolReward, score_completion
 from training.tiny import TinyConfig, load_policy
 
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+
+# ``progress(phase, step, total, **metrics)``: what training reports as it goes, for a progress display.
+# Phases: "eval_before", "sft" (metrics: loss), "grpo" (metrics: reward, kl, loss), "eval_after" (mean_reward).
+Progress = Callable[..., None]
 
 
 class TrainConfig(BaseModel):
@@ -152,6 +156,24 @@ def _metrics_callback(path: Path, phase: str, timer: dict[str, float]):
     return MetricsToJsonl()
 
 
+def _progress_callback(progress: Progress, phase: str, total: int):
+    """Reports each finished step, and the step's logged loss / reward, to ``progress``."""
+    from transformers import TrainerCallback
+
+    keys = {"loss": "loss", "reward": "reward", "kl": "kl"}
+
+    class ReportProgress(TrainerCallback):
+        def on_step_end(self, args, state, control, **kw):
+            progress(phase, state.global_step, total)
+
+        def on_log(self, args, state, control, logs=None, **kw):
+            found = {name: logs[k] for k, name in keys.items() if logs and isinstance(logs.get(k), (int, float))}
+            if found:
+                progress(phase, state.global_step, total, **found)
+
+    return ReportProgress()
+
+
 def plot_reward_curve(metrics_path: Path, png_path: Path) -> Path | None:
     import matplotlib
 
@@ -210,7 +232,8 @@ def write_markdown(report: dict[str, Any], path: Path) -> None:
 
 # ------------------------------------------------------------------------------------------------ phases
 
-def run_sft(model: Any, tokenizer: Any, tasks: list[Task], config: TrainConfig, out_dir: Path, metrics_path: Path | None = None) -> Any:
+def run_sft(model: Any, tokenizer: Any, tasks: list[Task], config: TrainConfig, out_dir: Path, metrics_path: Path | None = None,
+            progress: Progress | None = None) -> Any:
     """A short supervised warm start on the first-turn targets (completion-only loss)."""
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
@@ -227,13 +250,15 @@ def run_sft(model: Any, tokenizer: Any, tasks: list[Task], config: TrainConfig, 
         dataloader_pin_memory=False, completion_only_loss=True, **config.sft_args,
     )
     cbs = [_metrics_callback(metrics_path, "sft", {})] if metrics_path else []
+    cbs += [_progress_callback(progress, "sft", config.sft_steps)] if progress else []
     trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer, callbacks=cbs)
     trainer.train()
     return trainer.model
 
 
 def run_grpo(model: Any, tokenizer: Any, tasks: list[Task], config: TrainConfig, out_dir: Path, pool: EnvPool,
-             metrics_path: Path | None = None, timer: dict[str, float] | None = None) -> tuple[Any, LiveToolReward]:
+             metrics_path: Path | None = None, timer: dict[str, float] | None = None,
+             progress: Progress | None = None) -> tuple[Any, LiveToolReward]:
     """GRPO with the live reward; returns (model, reward function with its timing counters)."""
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
@@ -258,6 +283,7 @@ def run_grpo(model: Any, tokenizer: Any, tasks: list[Task], config: TrainConfig,
     )
     timer = timer if timer is not None else {}
     cbs = [_metrics_callback(metrics_path, "grpo", timer)] if metrics_path else []
+    cbs += [_progress_callback(progress, "grpo", config.grpo_steps)] if progress else []
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tokenizer, callbacks=cbs)
     trainer.train()
     return trainer.model, reward
@@ -268,9 +294,12 @@ def _fits(tokenizer: Any, tasks: list[Task], max_len: int) -> tuple[list[Task], 
     return keep, len(tasks) - len(keep)
 
 
-def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | None = None) -> dict[str, Any]:
-    """SFT warm start + GRPO on the corpus; returns paths and final metrics (see the module docstring)."""
+def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """SFT warm start + GRPO on the corpus; returns paths and final metrics (see the module docstring).
+    ``progress`` (optional) is called as each phase advances (see :data:`Progress`)."""
     import torch
+
+    report_progress: Progress = progress or (lambda phase, step, total, **metrics: None)
 
     config = config or TrainConfig()
     t_start = time.perf_counter()
@@ -293,12 +322,14 @@ def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | Non
     timings: dict[str, float] = {}
     with EnvPool(rollout_timeout_s=config.rollout_timeout_s) as pool:
         t = time.perf_counter()
+        report_progress("eval_before", 0, 1)
         before = evaluate(model, tok, eval_tasks, pool, config.reward, config.max_completion_length, config.eval_batch_size)
+        report_progress("eval_before", 1, 1, mean_reward=before["mean_reward"])
         timings["eval_before_s"] = time.perf_counter() - t
 
         t = time.perf_counter()
         if config.sft_steps:
-            model = run_sft(model, tok, train_tasks, config, out, metrics_path)
+            model = run_sft(model, tok, train_tasks, config, out, metrics_path, progress)
         timings["sft_s"] = time.perf_counter() - t
 
         reward_fn = None
@@ -308,13 +339,15 @@ def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | Non
         if config.grpo_steps:
             small = sum(p.numel() for p in model.parameters()) < 50_000_000
             snap = [p.detach().clone() for p in model.parameters()] if small else None
-            model, reward_fn = run_grpo(model, tok, train_tasks, config, out, pool, metrics_path, grpo_timer)
+            model, reward_fn = run_grpo(model, tok, train_tasks, config, out, pool, metrics_path, grpo_timer, progress)
             if snap is not None:
                 delta = float(sum(((p.detach() - s) ** 2).sum() for p, s in zip(model.parameters(), snap)) ** 0.5)
         timings["grpo_s"] = time.perf_counter() - t
 
         t = time.perf_counter()
+        report_progress("eval_after", 0, 1)
         after = evaluate(model, tok, eval_tasks, pool, config.reward, config.max_completion_length, config.eval_batch_size)
+        report_progress("eval_after", 1, 1, mean_reward=after["mean_reward"])
         timings["eval_after_s"] = time.perf_counter() - t
 
     ckpt = out / "checkpoint"

@@ -30,3 +30,15 @@ def test_build_leaves_out_a_broken_server_and_records_why(tmp_path, monkeypatch,
     rej = pl.read_parquet(version / "rejections.parquet").filter(pl.col("server") == "garbage")
     assert rej["reason"].to_list() == ["server_unavailable"]
     assert "per-server run failed" in rej["detail"][0]
+
+
+def test_a_small_build_over_all_builtin_servers_passes_its_gates_and_says_which_servers_got_what(tmp_path, monkeypatch, capsys):
+    from servers.registry import available
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    code = main(["build", "--examples", "40", "--no-train", "--data-dir", str(tmp_path / "data")])
+    out = capsys.readouterr()
+    assert code == 0, out.err[-2000:]
+    assert "corpus_nonempty_per_server=pass" in out.out
+    by_server = next(line for line in out.out.splitlines() if line.startswith("by server: "))
+    assert all(f'"{s}"' in by_server for s in available()), by_server

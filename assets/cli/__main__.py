@@ -1,0 +1,5 @@
+import sys
+
+from assets.cli import main
+
+sys.exit(main())

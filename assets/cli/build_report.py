@@ -1,0 +1,71 @@
+"""The summary ``prove build`` prints at the end: the version, its composition in a few lines, the
+gates, the policy's evaluation before and after training, and where everything is."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _corpus_lines(m: dict[str, Any], servers: list[str]) -> list[str]:
+    comp = m["composition"]
+    lines = [f"corpus {m['version']}: {comp['examples']} examples (train {comp['by_split'].get('train', 0)}, "
+             f"eval {comp['by_split'].get('eval', 0)}) on {len(comp['by_server'])} servers; content hash {m['content_hash']}",
+             "by kind:   " + json.dumps(comp["by_kind"]),
+             "by server: " + json.dumps(comp["by_server"])]
+    left_out = [s for s in servers if not comp["by_server"].get(s)]
+    if left_out:
+        lines.append(f"servers with no example: {', '.join(left_out)}")
+    off = [f"{k} {comp['shares'][k]:.1%} (target {t:.0%})" for k, t in comp["targets"].items() if not comp["within_tolerance"][k]]
+    lines.append("composition: " + ("every share within tolerance of its target" if not off else "OFF target: " + ", ".join(off)))
+    reasons = sorted(m["rejections"]["by_reason"].items(), key=lambda kv: -kv[1])
+    top = ", ".join(f"{k} {v}" for k, v in reasons[:6]) + (", ..." if len(reasons) > 6 else "")
+    lines.append(f"rejections: {m['counts']['rejections']} ({top}); see them with prove rejected / prove lineage <id>")
+    return lines
+
+
+def _eval_line(report: dict[str, Any]) -> str:
+    b, a = report["before"], report["after"]
+
+    def pair(key: str) -> str:
+        x, y = b.get(key), a.get(key)
+        return "n/a" if x is None or y is None else f"{x:.3f} -> {y:.3f}"
+
+    return (f"eval before -> after ({report.get('n_eval', '?')} eval examples): mean reward {pair('mean_reward')}, "
+            f"exact success {pair('exact_success_rate')}, abstention accuracy {pair('abstention_accuracy')}")
+
+
+def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path: Path | None) -> list[str]:
+    from pipeline.corpus import latest_good, list_versions
+
+    lines: list[str] = []
+    versions = list_versions(cfg.data_dir)
+    latest = versions[-1] if versions else None
+    checks = {ev.check_name: ev.passed for ev in r.get_asset_check_evaluations()}
+    if latest:
+        lines += _corpus_lines(json.loads((Path(latest["path"]) / "manifest.json").read_text()), list(cfg.servers))
+    if checks:
+        lines.append("quality gates: " + ", ".join(f"{k}={'pass' if v else 'FAIL'}" for k, v in checks.items()))
+    if latest and latest["status"] == "failed":
+        good = latest_good(cfg.data_dir)
+        lines.append(f"version {latest['version']} failed its quality gates ({', '.join(latest['failed_gates'])}): kept, marked "
+                     f"failed, not the default ({'the default stays ' + good['version'] if good else 'no good version yet'})")
+    run_dir = Path(cfg.data_dir) / "runs" / (latest["version"] if latest else "")
+    report_path = run_dir / "eval_report.json"
+    if train and report_path.exists():
+        lines.append(_eval_line(json.loads(report_path.read_text())))
+    lines.append("")
+    if latest:
+        lines.append(f"corpus:  {latest['path']}")
+    if train and report_path.exists():
+        lines.append(f"policy:  {run_dir / 'checkpoint'}")
+        lines.append(f"report:  {run_dir / 'eval_report.md'}  curve: {run_dir / 'reward_curve.png'}  metrics: {run_dir / 'metrics.jsonl'}")
+    if log_path is not None:
+        lines.append(f"log:     {log_path}  (warnings, trainer and Dagster output)")
+    home = os.environ["DAGSTER_HOME"]
+    lines.append(f"dagster: {len(runs)} runs in {home}; UI: DAGSTER_HOME={home} .venv/bin/dagster dev -m assets.definitions")
+    lines.append(f"took {time.time() - t0:.1f}s")
+    return lines

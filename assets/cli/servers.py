@@ -1,0 +1,106 @@
+"""``prove servers``: list, serve, check and catalogue the environment library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from assets.cli.common import print_json
+
+
+def cmd_servers_list(a: argparse.Namespace) -> int:
+    from servers.registry import CATALOGUE, available, build
+
+    present = set(available())
+    rows = []
+    for e in CATALOGUE:
+        if e.name not in present:
+            continue
+        srv = build(e.name)
+        import anyio
+
+        from mcp import Client
+
+        async def count() -> int:
+            async with Client(srv) as c:
+                return len((await c.list_tools()).tools)
+
+        rows.append({"name": e.name, "category": e.category, "tools": anyio.run(count), "paper_tools": e.tools, "description": srv.summary})
+    if a.json:
+        print_json({"servers": rows, "total_tools": sum(r["tools"] for r in rows)})
+    else:
+        for r in rows:
+            print(f"{r['name']:<16} {r['category']:<16} {r['tools']:>3} tools  {r['description']}")
+        print(f"{len(rows)} servers, {sum(r['tools'] for r in rows)} tools")
+    return 0
+
+
+def cmd_servers_serve(a: argparse.Namespace) -> int:
+    from servers.registry import available, build
+
+    if a.name not in available():
+        print(f"prove servers serve: unknown server {a.name!r}; built-in servers: {', '.join(available())}", file=sys.stderr)
+        return 2
+    build(a.name, seed=a.seed).serve(a.transport, host=a.host, port=a.port)
+    return 0
+
+
+def _print_check(r: dict) -> None:
+    print(f"{r['name']} ({r['kind']}, isolation {r['isolation']})")
+    print(f"  tools: {len(r.get('tools', []))}, read-only: {len(r.get('read_only_tools', []))}, entities: {r.get('entities', 0)}")
+    for e in r.get("edges", []):
+        print(f"  edge {e}")
+    for t, why in (r.get("unchainable") or {}).items():
+        print(f"  cannot chain {t}: {why}")
+    for t, why in (r.get("excluded_tools") or {}).items():
+        print(f"  excluded {t}: {why}")
+    for prob in r["problems"]:
+        print(f"  problem: {prob}")
+
+
+def cmd_servers_check(a: argparse.Namespace) -> int:
+    from pipeline.serverfile import ConfigFileError, check_server, load_servers_file
+
+    try:
+        configs = load_servers_file(a.config)
+    except ConfigFileError as exc:
+        print(f"prove: {exc}", file=sys.stderr)
+        return 2
+    reports = [check_server(c) for c in configs]
+    if a.json:
+        print_json(reports)
+    else:
+        for r in reports:
+            _print_check(r)
+    return 1 if any(r["problems"] and "could not use" in " ".join(r["problems"]) for r in reports) else 0
+
+
+def cmd_servers_catalog(a: argparse.Namespace) -> int:
+    from servers.catalog import write_catalog
+
+    path = write_catalog(a.out)
+    print(f"wrote {path}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    sv = sub.add_parser("servers", help="the built-in environment library").add_subparsers(dest="sub", required=True)
+    x = sv.add_parser("list")
+    x.add_argument("--json", action="store_true")
+    x.set_defaults(fn=cmd_servers_list)
+    x = sv.add_parser("serve")
+    x.add_argument("name")
+    x.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    x.add_argument("--host", default="127.0.0.1")
+    x.add_argument("--port", type=int, default=8000)
+    x.add_argument("--seed", type=int, default=0,
+                   help="seed of the world a request naming none gets (the corpus's env_seed; default 0)")
+    x.set_defaults(fn=cmd_servers_serve)
+    x = sv.add_parser("check")
+    x.add_argument("config", help="YAML/TOML servers file")
+    x.add_argument("--json", action="store_true")
+    x.set_defaults(fn=cmd_servers_check)
+    x = sv.add_parser("catalog")
+    x.add_argument("--out", default="docs/catalog.md")
+    x.set_defaults(fn=cmd_servers_catalog)

@@ -1,0 +1,129 @@
+"""SIGTERM (or Ctrl-C) on `prove build` stops its workers and their servers, third-party stdio servers
+included, and leaves no partial version. A real build in a subprocess, a real signal."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+COUNTER = ROOT / "tests" / "thirdparty" / "counter_server.py"
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _cmd(p: psutil.Process) -> str:
+    try:
+        return " ".join(p.cmdline())
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return ""
+
+
+def _in_session(sid: int) -> list[psutil.Process]:
+    out = []
+    for p in psutil.process_iter():
+        try:
+            if os.getsid(p.pid) == sid and p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except (psutil.NoSuchProcess, ProcessLookupError, PermissionError):
+            pass
+    return out
+
+
+def _start_build(tmp_path: Path) -> subprocess.Popen:
+    servers = tmp_path / "servers.yaml"
+    servers.write_text("servers:\n  - name: banking\n  - name: crm\n"
+                       f"  - name: counters\n    kind: stdio\n    command: {sys.executable}\n    args: ['{COUNTER}']\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
+    log = open(tmp_path / "build.log", "w")
+    return subprocess.Popen([sys.executable, "-m", "assets.cli", "build", "--servers-file", str(servers), "--examples", "600",
+                             "--no-train", "--parallel", "2", "--data-dir", str(tmp_path / "data")],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _wait_for_servers(proc: subprocess.Popen, timeout_s: float = 180) -> list[psutil.Process]:
+    """Until the workers run and one has started the third-party stdio server."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        assert proc.poll() is None, "the build ended before it could be interrupted"
+        tree = _tree(proc.pid)
+        if any("counter_server.py" in _cmd(p) for p in tree) and sum("spawn" in _cmd(p) for p in tree) >= 1:
+            return tree
+        time.sleep(0.2)
+    pytest.fail("the build never started the third-party server")
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_stops_every_worker_and_server_and_publishes_no_version(tmp_path, sig, code):
+    proc = _start_build(tmp_path)
+    try:
+        tree = _wait_for_servers(proc)
+        proc.send_signal(sig)
+        assert proc.wait(timeout=60) == code, (tmp_path / "build.log").read_text()[-3000:]
+        _, alive = psutil.wait_procs(tree, timeout=10)
+        assert not alive, [_cmd(p) for p in alive]
+        assert not _in_session(proc.pid), "no process of the build survives"
+        corpus = tmp_path / "data" / "corpus"
+        entries = [p.name for p in corpus.iterdir()] if corpus.exists() else []
+        assert not [e for e in entries if e.startswith("v") or e.startswith(".staging-")], entries
+        assert "interrupted" in (tmp_path / "build.log").read_text()
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+
+
+def test_workers_stop_with_their_servers_when_prove_itself_is_killed(tmp_path):
+    proc = _start_build(tmp_path)
+    try:
+        tree = _wait_for_servers(proc)
+        proc.kill()
+        proc.wait(timeout=30)
+        _, alive = psutil.wait_procs(tree, timeout=20)
+        assert not alive, [_cmd(p) for p in alive]
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(tmp_path):
+    """Inside a run Dagster takes SIGTERM over (it becomes an interrupted step); the build still stops as interrupted."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
+    with open(tmp_path / "build.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "assets.cli", "build", "--servers", "banking", "--examples", "30", "--parallel", "1",
+                                 "--data-dir", str(tmp_path / "data")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and "'loss'" not in "".join(p.read_text() for p in (tmp_path / "data" / "logs").glob("*.log")):
+            assert proc.poll() is None, (tmp_path / "build.log").read_text()[-3000:]
+            time.sleep(0.5)
+        tree = _tree(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) in (130, 143), (tmp_path / "build.log").read_text()[-3000:]
+        out = (tmp_path / "build.log").read_text()
+        assert "prove: interrupted" in out and "took" not in out, out[-2000:]
+        _, alive = psutil.wait_procs(tree, timeout=10)
+        assert not alive and not _in_session(proc.pid)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
