@@ -57,7 +57,7 @@ def _metrics_callback(path: Path | None, phase: str, timer: dict[str, float], pr
             if path is not None:
                 with path.open("a") as fh:
                     fh.write(json.dumps(rec) + "\n")
-            if progress is not None:
+            if progress is not None and "train_runtime" not in logs:  # not the trainer's closing summary
                 extra = {k: rec[k] for k in ("loss", "reward", "kl", "frac_reward_zero_std") if rec.get(k) is not None}
                 progress(phase, state.global_step, state.max_steps, **extra)
 

@@ -24,24 +24,35 @@ def test_fixture_corpus_has_the_corpus_columns(corpus):
     assert row["servers"] == ["banking"] and isinstance(json.loads(row["reference"]), list)
 
 
-def test_two_grpo_steps_change_the_weights_and_write_the_report(corpus, tmp_path):
-    cfg = TrainConfig(sft_steps=12, grpo_steps=2, batch_size=8, num_generations=4, eval_limit=4, max_completion_length=32)
-    out = train(corpus, tmp_path / "run", cfg)
-    before = load_file(tmp_path / "run" / "grpo_init" / "model.safetensors")  # the policy GRPO started from
+def test_sft_then_grpo_changes_the_weights_and_reports_three_phases_with_intervals(corpus, tmp_path):
+    cfg = TrainConfig(sft_steps=10, grpo_steps=2, batch_size=8, num_generations=4, eval_limit=6, max_new_tokens=24,
+                      max_completion_length=96, bootstrap_samples=200)
+    calls: list[tuple] = []
+    out = train(corpus, tmp_path / "run", cfg, progress=lambda phase, step, total, **m: calls.append((phase, step, total, m)))
+    before = load_file(tmp_path / "run" / "grpo_init" / "model.safetensors")  # the policy GRPO started from (the KL reference)
     after = load_file(tmp_path / "run" / "checkpoint" / "model.safetensors")
     name = "model.layers.0.self_attn.q_proj.weight"
     assert not before[name].equal(after[name])
     assert out["grpo_weight_delta"] > 0
 
     report = json.loads((tmp_path / "run" / "eval_report.json").read_text())
-    for phase in ("before", "after"):
-        assert set(report[phase]["components"]) == {"validity", "coverage", "efficiency", "name", "args"}
-        assert "exact_success_rate" in report[phase] and "abstention_accuracy" in report[phase]
+    assert set(report["phases"]) == {"before", "after_sft", "after_grpo"}
+    for ph in report["phases"].values():
+        assert set(ph["components"]) == {"validity", "coverage", "efficiency", "name", "args"}
+        lo, hi = ph["reward"]["ci95"]
+        assert lo <= ph["reward"]["mean"] <= hi and ph["n"] == 6
+        assert ph["by_server"] == {"banking": {"n": 6, "mean_reward": pytest.approx(ph["mean_reward"])}}
+        assert "exact_success" in ph and "abstention_accuracy" in ph
+    assert report["grpo_vs_sft"]["mean"] is not None
     steps = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     grpo = [s for s in steps if s["phase"] == "grpo" and "reward" in s]
-    assert len(grpo) == 2 and all({"kl", "loss", "reward/validity", "reward/coverage"} <= set(s) for s in grpo)
+    assert len(grpo) == 2 and all({"kl", "loss", "frac_reward_zero_std", "reward/validity"} <= set(s) for s in grpo)
+    assert len(report["frac_reward_zero_std_per_step"]) == 2
+    assert [c[1] for c in calls if c[0] == "grpo"] == [1, 2] and all("reward" in c[3] for c in calls if c[0] == "grpo")
+    assert any(c[0] == "sft" for c in calls) and any(c[0] == "eval_after_grpo" for c in calls)
     assert (tmp_path / "run" / "reward_curve.png").stat().st_size > 1000
-    assert (tmp_path / "run" / "eval_report.md").read_text().startswith("# Evaluation report")
+    md = (tmp_path / "run" / "eval_report.md").read_text()
+    assert md.startswith("# Evaluation report") and "after_sft" in md and "## By server" in md
 
 
 def test_a_task_limit_takes_a_stable_sample_by_example_id_not_the_first_rows(corpus, tmp_path):
