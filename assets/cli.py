@@ -188,6 +188,8 @@ def cmd_build(a: argparse.Namespace) -> int:
     instance = dg.DagsterInstance.get()
     D.ensure_partitions(instance, cfg.servers)
     train_json = json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {})
+    if a.train_config:  # the asset reads the file itself (per-model defaults, as prove train --config)
+        train_json = json.dumps({"config_file": str(Path(a.train_config).resolve()), **json.loads(train_json)})
     res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=train_json)
     unavailable: dict[str, str] = {}
     t0 = time.time()
@@ -498,10 +500,15 @@ def cmd_reward(a: argparse.Namespace) -> int:
 
 def cmd_train(a: argparse.Namespace) -> int:
     from pipeline.corpus import resolve_version
-    from training.train import TrainConfig, train
+    from training.config import load_train_config
+    from training.train import train
 
+    try:
+        cfg = load_train_config(a.config, {"grpo_steps": a.grpo_steps, "model": a.model})
+    except ValueError as exc:
+        print(f"prove train: {exc}", file=sys.stderr)
+        return 2
     corpus_dir = Path(a.corpus) if a.corpus else resolve_version(a.data_dir, None)
-    cfg = TrainConfig(**({"grpo_steps": a.grpo_steps} if a.grpo_steps else {}), **({"model": a.model} if a.model else {}))
     out = a.out or str(Path(a.data_dir) / "runs" / corpus_dir.name)
     result = train(str(corpus_dir), out, cfg)
     _print_json(result)
@@ -539,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
                    "(default: the config file's data_dir, else data)")
     x.add_argument("--no-train", action="store_true")
     x.add_argument("--grpo-steps", type=int)
+    x.add_argument("--train-config", help="train.yaml for the grpo_policy asset (as prove train --config)")
     x.add_argument("--parallel", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
                    help="run N servers' partitions at once, each its own Dagster run in its own worker process "
                         "(default: 2 where there are 2 or more cores; 1 runs them one after another in this process)")
@@ -594,6 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     x = sub.add_parser("train", help="SFT warm start + GRPO on a corpus version")
     x.add_argument("--corpus")
     x.add_argument("--out")
+    x.add_argument("--config", help="train.yaml (TrainConfig fields; per-model defaults fill the rest, docs/training.md)")
     x.add_argument("--model")
     x.add_argument("--grpo-steps", type=int)
     x.add_argument("--data-dir", default="data")

@@ -32,7 +32,8 @@ ASSET_SOURCES: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "augmented_examples": ("stage_augment", ("pipeline.augment",)),
     "rejections": (None, ("pipeline.report",)),
     "corpus": (None, ("pipeline.corpus", "pipeline.sql", "pipeline.report")),
-    "grpo_policy": (None, ("training.train", "pipeline.reward")),
+    "grpo_policy": (None, ("training.train", "training.config", "training.data", "training.chat", "training.multistep",
+                           "training.grpo", "training.evaluate", "training.rollout", "training.tiny", "pipeline.reward")),
 }
 
 

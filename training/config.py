@@ -136,8 +136,9 @@ def with_defaults(values: dict[str, Any]) -> TrainConfig:
     return TrainConfig.model_validate(merged)
 
 
-def load_train_config(source: str | Path | dict[str, Any] | None) -> TrainConfig:
-    """A :class:`TrainConfig` from a YAML/JSON file, a JSON string or a dict, with per-model defaults.
+def load_train_config(source: str | Path | dict[str, Any] | None, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """A :class:`TrainConfig` from a YAML/JSON file, a JSON string or a dict, with per-model defaults;
+    ``overrides`` (e.g. command-line flags; ``None`` values ignored) win over the file.
 
     Raises ``ValueError`` naming the file and the offending fields."""
     import yaml
@@ -164,8 +165,22 @@ def load_train_config(source: str | Path | dict[str, Any] | None) -> TrainConfig
             raise ValueError(f"{where}: no such file {str(source)!r}")
     if not isinstance(raw, dict):
         raise ValueError(f"{where}: expected a mapping of TrainConfig fields, got {type(raw).__name__}")
+    raw = {**raw, **{k: v for k, v in (overrides or {}).items() if v is not None}}
     try:
         return with_defaults(raw)
     except ValidationError as exc:
         bad = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ValueError(f"{where}: {bad}") from None
+
+
+def config_from_json(text: str | None) -> TrainConfig:
+    """The Dagster asset's ``train_config_json``: TrainConfig fields as JSON, optionally with ``config_file``
+    (a train.yaml read as by ``prove train --config``; the other fields override it)."""
+    try:
+        raw = json.loads(text or "{}")
+    except ValueError as exc:
+        raise ValueError(f"train_config_json: not valid JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError("train_config_json: expected a JSON object")
+    file = raw.pop("config_file", None)
+    return load_train_config(file, raw) if file else load_train_config(raw)

@@ -136,18 +136,17 @@ def load_policy(model: str, conversations: Sequence[dict[str, Any]] = (), tiny: 
             raise ValueError("the tiny policy trains its tokenizer on the corpus text; no conversation was given")
         tok = train_tokenizer_on_conversations(conversations, cfg.vocab_size)
         return build_tiny_model(tok, cfg), tok
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if dtype != "auto" and not isinstance(getattr(torch, dtype, None), torch.dtype):
+        raise ValueError(f"model_dtype {dtype!r} is not a torch dtype (float32, bfloat16, float16) or 'auto'")
     tok = AutoTokenizer.from_pretrained(model)
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     if not getattr(tok, "chat_template", None):
         tok.chat_template = CHAT_TEMPLATE
-    import torch
-
-    if dtype != "auto" and not isinstance(getattr(torch, dtype, None), torch.dtype):
-        raise ValueError(f"model_dtype {dtype!r} is not a torch dtype (float32, bfloat16, float16) or 'auto'")
     m = AutoModelForCausalLM.from_pretrained(model, dtype=dtype if dtype == "auto" else getattr(torch, dtype))
     if m.generation_config.pad_token_id is None:
         m.generation_config.pad_token_id = tok.pad_token_id

@@ -71,13 +71,14 @@ def run_sft(model: Any, fmt: ChatFormat, tasks: list[Task], config: TrainConfig,
     from trl import SFTConfig, SFTTrainer
 
     rows = [fmt.sft_example(t, config.max_user_turns) for t in tasks]
-    args = SFTConfig(
+    base = dict(
         output_dir=str(out_dir / "sft"), max_steps=config.sft_steps, per_device_train_batch_size=config.sft_batch_size,
         learning_rate=config.sft_lr, lr_scheduler_type="constant", warmup_steps=0, logging_steps=5, save_strategy="no",
         report_to="none", use_cpu=config.cpu(), seed=config.seed, disable_tqdm=True,
         max_length=config.max_prompt_length + config.max_completion_length,
-        dataloader_pin_memory=False, completion_only_loss=True, **config.sft_args,
+        dataloader_pin_memory=False, completion_only_loss=True,
     )
+    args = SFTConfig(**{**base, **config.sft_args})
     cbs = [_metrics_callback(metrics_path, "sft", {}, progress, main)]
     trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=fmt.tok, callbacks=cbs,
                          peft_config=None)
@@ -89,13 +90,14 @@ def grpo_config(config: TrainConfig, out_dir: Path) -> Any:
     """The ``GRPOConfig`` a run uses (validated by TRL itself)."""
     from trl import GRPOConfig
 
-    return GRPOConfig(
+    base = dict(
         output_dir=str(out_dir / "grpo"), max_steps=config.grpo_steps, per_device_train_batch_size=config.batch_size,
         num_generations=config.num_generations, max_completion_length=config.max_completion_length,
         learning_rate=config.lr, beta=config.kl_beta, temperature=config.temperature, logging_steps=1, save_strategy="no",
         report_to="none", use_cpu=config.cpu(), seed=config.seed, disable_tqdm=True, dataloader_pin_memory=False,
-        remove_unused_columns=False, lr_scheduler_type="constant", warmup_steps=0, **config.grpo_args,
+        remove_unused_columns=False, lr_scheduler_type="constant", warmup_steps=0,
     )
+    return GRPOConfig(**{**base, **config.grpo_args})
 
 
 def _peft_config(config: TrainConfig) -> Any:
