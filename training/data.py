@@ -98,19 +98,20 @@ def task_from_row(row: dict[str, Any], where: str = "row") -> Task:
 
 
 def load_tasks(corpus_dir: str | Path, split: str, limit: int | None = None) -> list[Task]:
-    """Tasks of ``<corpus_dir>/<split>.parquet`` (read with polars)."""
-    import polars as pl
+    """Tasks of ``<corpus_dir>/<split>.parquet`` (read with pyarrow: training needs no polars)."""
+    import pyarrow.parquet as pq
 
     path = Path(corpus_dir) / f"{split}.parquet"
     if not path.exists():
         raise FileNotFoundError(f"no {split} split at {path}")
-    df = pl.read_parquet(path)
-    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    table = pq.read_table(path)
+    missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
     if missing:
         raise ValueError(f"{path}: missing columns {missing}")
-    # a limit takes a stable sample across kinds and servers: example ids are content hashes
-    rows = df.sort("example_id").head(limit) if limit else df
-    return [task_from_row(r, f"{path.name} row {i}") for i, r in enumerate(rows.iter_rows(named=True))]
+    rows = table.to_pylist()
+    if limit:  # a stable sample across kinds and servers: example ids are content hashes
+        rows = sorted(rows, key=lambda r: str(r["example_id"]))[:limit]
+    return [task_from_row(r, f"{path.name} row {i}") for i, r in enumerate(rows)]
 
 
 def conversation_texts(tasks: list[Task]) -> list[dict[str, Any]]:
