@@ -200,14 +200,17 @@ class MultiStepRunner:
 
     # ------------------------------------------------------------------ batched driver
     def run(self, model: Any, tasks: Sequence[Task], temperature: float | None = None,
-            on_batch: Callable[[int, int], None] | None = None) -> list[Trajectory]:
-        """Rollouts of ``tasks`` (one each; repeat a task for a group). ``temperature`` None: greedy."""
+            on_batch: Callable[[int, int], None] | None = None,
+            generate: Callable[[list[list[int]]], list[list[int]]] | None = None) -> list[Trajectory]:
+        """Rollouts of ``tasks`` (one each; repeat a task for a group). ``temperature`` None: greedy.
+        ``generate`` (token-id sequences -> new token ids) replaces the model's own ``generate`` (e.g. vLLM)."""
         t0 = time.perf_counter()
         trajs: list[Trajectory] = []
         for i in range(0, len(tasks), self.batch_size):
             chunk = [self.start(t) for t in tasks[i:i + self.batch_size]]
             while active := [tr for tr in chunk if not tr.done]:
-                gen = self._generate(model, [tr.prompt_ids + tr.completion_ids for tr in active], temperature)
+                seqs = [tr.prompt_ids + tr.completion_ids for tr in active]
+                gen = generate(seqs) if generate is not None else self._generate(model, seqs, temperature)
                 for tr, ids in zip(active, gen):
                     self.step(tr, ids)
             for tr in chunk:
