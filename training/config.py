@@ -45,10 +45,10 @@ class TrainConfig(BaseModel):
     enable_thinking: bool = Field(False, description="render prompts with a thinking model's thinking block")
     chat_template_kwargs: dict[str, Any] = Field(default_factory=dict, description="extra apply_chat_template kwargs")
     servers: list[str] | None = Field(None, description="train and evaluate on these servers' examples only")
-    sft_steps: int = Field(120, ge=0)
+    sft_steps: int = Field(80, ge=0)
     sft_batch_size: int = 8
     sft_lr: float = 3e-3
-    grpo_steps: int = Field(10, ge=0)
+    grpo_steps: int = Field(8, ge=0)
     batch_size: int = Field(8, description="completions per device per GRPO step (prompts = batch_size / num_generations)")
     num_generations: int = Field(4, ge=2, description="group size")
     lr: float = 5e-4
@@ -57,10 +57,10 @@ class TrainConfig(BaseModel):
     max_prompt_length: int = Field(1024, description="tokens; longer prompts are skipped (counted in the report)")
     max_user_turns: int = Field(5, ge=1)
     max_assistant_turns: int = Field(10, ge=1)
-    max_new_tokens: int = Field(64, ge=1, description="tokens per assistant message")
-    max_completion_length: int = Field(256, ge=1, description="tokens of a whole rollout after the prompt")
+    max_new_tokens: int = Field(48, ge=1, description="tokens per assistant message")
+    max_completion_length: int = Field(192, ge=1, description="tokens of a whole rollout after the prompt")
     max_tool_chars: int = Field(400, ge=1, description="tool results are cut to this many characters")
-    eval_limit: int | None = Field(256, ge=1, description="eval examples (a stable sample by example id); None: all")
+    eval_limit: int | None = Field(64, ge=1, description="eval examples (a stable sample by example id); None: all")
     eval_batch_size: int = 16
     bootstrap_samples: int = Field(1000, ge=100)
     train_limit: int | None = None

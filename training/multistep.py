@@ -237,7 +237,8 @@ class MultiStepRunner:
         try:
             with torch.no_grad():
                 out = model.generate(input_ids=ids, attention_mask=att, max_new_tokens=self.limits.max_new_tokens,
-                                     pad_token_id=self.pad_id, eos_token_id=sorted(self.eos_ids) or None, **kw)
+                                     pad_token_id=self.pad_id, eos_token_id=sorted(self.eos_ids) or None,
+                                     remove_invalid_values=True, **kw)  # a NaN/inf logit must not abort sampling
         finally:
             model.train(was_training)
         self.stats.generate_seconds += time.perf_counter() - t0
