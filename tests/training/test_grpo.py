@@ -64,3 +64,17 @@ def test_a_task_limit_takes_a_stable_sample_by_example_id_not_the_first_rows(cor
     assert [t.example_id for t in five] == sorted(df["example_id"].to_list())[:5] != df["example_id"].to_list()[:5]
     assert [t.example_id for t in load_tasks(tmp_path, "train", 5)] == [t.example_id for t in five]
     assert len(load_tasks(tmp_path, "train", None)) == df.height
+
+
+def test_lora_grpo_trains_adapters_and_saves_a_merged_plain_checkpoint(corpus, tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    cfg = TrainConfig(sft_steps=0, grpo_steps=1, batch_size=4, num_generations=2, eval_limit=2, max_new_tokens=16,
+                      max_completion_length=48, bootstrap_samples=100, lora={"r": 4, "alpha": 8, "target_modules": ["q_proj", "v_proj"]})
+    train(corpus, tmp_path / "run", cfg)
+    saved = load_file(tmp_path / "run" / "checkpoint" / "model.safetensors")
+    assert not any("lora" in k for k in saved)  # adapters merged into the base weights
+    model = AutoModelForCausalLM.from_pretrained(tmp_path / "run" / "checkpoint")
+    assert sum(p.numel() for p in model.parameters()) > 100_000
+    report = json.loads((tmp_path / "run" / "eval_report.json").read_text())
+    assert set(report["phases"]) == {"before", "after_grpo"} and report["config"]["lora"]["r"] == 4
