@@ -144,7 +144,7 @@ def _pin_kl_reference(model: Any, tok: Any, config: TrainConfig, out: Path, stat
         model.save_pretrained(init)
         tok.save_pretrained(init)
     state.wait_for_everyone()
-    model.config._name_or_path = str(init)
+    model.config.name_or_path = str(init)
     model.name_or_path = str(init)
 
 
@@ -154,7 +154,8 @@ def _load_tasks(corpus_dir: str | Path, config: TrainConfig) -> tuple[list[Task]
     if config.servers:
         train_tasks = [t for t in train_tasks if t.server in config.servers]
         eval_tasks = [t for t in eval_tasks if t.server in config.servers]
-    return train_tasks[: config.train_limit], eval_tasks[: config.eval_limit]
+    by_id = lambda t: t.example_id  # noqa: E731  a limit takes a stable sample across kinds and servers
+    return sorted(train_tasks, key=by_id)[: config.train_limit], sorted(eval_tasks, key=by_id)[: config.eval_limit]
 
 
 def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | None = None,
