@@ -24,7 +24,7 @@ def measure(steps: int = 4, examples: int = 60) -> dict:
     from training.fixture import build_fixture_corpus
     from training.train import TrainConfig, train
 
-    cfg = TrainConfig(sft_steps=20, grpo_steps=steps, eval_limit=4, bootstrap_samples=100)
+    cfg = TrainConfig(sft_steps=60, grpo_steps=steps, eval_limit=4, bootstrap_samples=100)  # SFT enough that the policy calls tools
     with tempfile.TemporaryDirectory() as d:
         corpus = build_fixture_corpus(Path(d) / "corpus", n=examples)
         res = train(corpus, Path(d) / "run", cfg)
@@ -35,6 +35,7 @@ def measure(steps: int = 4, examples: int = 60) -> dict:
         "grpo_steps": steps,
         "completions_per_step": cfg.batch_size,
         "rollouts": ro["rollouts"],
+        "tool_calls": ro["calls"],
         "grpo_step_seconds": round(step, 3),
         "generate_seconds": round(ro["generate_seconds"], 3),
         "env_seconds": round(ro["env_seconds"], 4),

@@ -67,6 +67,7 @@ class Trajectory:
 @dataclass
 class RolloutStats:
     rollouts: int = 0
+    calls: int = 0  # tool calls the policy made (executed or failed)
     env_seconds: float = 0.0
     reward_seconds: float = 0.0
     generate_seconds: float = 0.0
@@ -196,6 +197,7 @@ class MultiStepRunner:
         self.stats.reward_seconds += time.perf_counter() - t1
         self.stats.env_seconds += tr.env_seconds
         self.stats.rollouts += 1
+        self.stats.calls += sum(map(len, tr.calls_per_turn))
         return tr.reward
 
     # ------------------------------------------------------------------ batched driver

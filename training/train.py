@@ -227,7 +227,7 @@ def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | Non
             timings["grpo_s"] = time.perf_counter() - t
             st = grpo_runner.stats
             step_s = grpo_timer.get("steps_seconds", timings["grpo_s"])
-            rollout = {"rollouts": st.rollouts, "env_seconds": st.env_seconds, "reward_seconds": st.reward_seconds,
+            rollout = {"rollouts": st.rollouts, "calls": st.calls, "env_seconds": st.env_seconds, "reward_seconds": st.reward_seconds,
                        "generate_seconds": st.generate_seconds, "grpo_step_seconds": step_s,
                        "share_env_plus_reward": (st.env_seconds + st.reward_seconds) / step_s if step_s else None}
             ev("after_grpo")
