@@ -168,7 +168,7 @@ def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | Non
     from accelerate import PartialState
 
     config = config or TrainConfig()
-    state = PartialState()
+    state = PartialState(cpu=config.cpu())  # under torchrun / accelerate launch: the process group (gloo on CPU)
     main = state.is_main_process
     t_start = time.perf_counter()
     out = Path(out_dir)
