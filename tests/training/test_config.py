@@ -78,3 +78,16 @@ def test_prove_train_rejects_a_bad_config_with_a_clear_error(tmp_path, capsys):
     bad.write_text("num_generations: 1\n")
     assert main(["train", "--config", str(bad), "--corpus", str(tmp_path)]) == 2
     assert "num_generations" in capsys.readouterr().err
+
+
+def test_prompts_render_without_a_thinking_block_unless_asked():
+    from training.chat import ChatFormat
+    from training.data import Task
+    from training.tiny import CHAT_TEMPLATE
+
+    tok = train_tokenizer_on_conversations([{"messages": CONV}] * 4, vocab_size=400)
+    tok.chat_template = CHAT_TEMPLATE + "{%- if add_generation_prompt and (enable_thinking is not defined or enable_thinking) %}<think>{% endif %}"
+    task = Task(example_id="e", kind="multi_turn", server="banking", env_seed=0, messages=CONV, tools=[], tools_json="[]",
+                reference=[[]], user_turns=["balance of ACC-1?"])
+    assert not ChatFormat(tok, TrainConfig().template_kwargs()).prompt_text(task).endswith("<think>")
+    assert ChatFormat(tok, TrainConfig(enable_thinking=True).template_kwargs()).prompt_text(task).endswith("<think>")
