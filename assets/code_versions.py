@@ -34,7 +34,8 @@ ASSET_SOURCES: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "augmented_examples": ("stage_augment", ("pipeline.augment", "pipeline.offtopic")),
     "rejections": (None, ("pipeline.report", "pipeline.redact", "pipeline.corpus")),
     "corpus": (None, ("pipeline.corpus", "pipeline.sql", "pipeline.report", "pipeline.lint")),
-    "grpo_policy": (None, ("training.train", "pipeline.reward")),
+    "grpo_policy": (None, ("training.train", "training.config", "training.data", "training.chat", "training.multistep",
+                           "training.grpo", "training.evaluate", "training.rollout", "training.tiny", "pipeline.reward")),
 }
 
 

@@ -383,18 +383,26 @@ def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
 
 
 @dg.asset(code_version=_cv("grpo_policy"), group_name="training", deps=[],
-          description="SFT warm start then GRPO on the corpus with live tool execution and the programmatic reward.")
+          description="SFT on every turn, then GRPO on multi-step live rollouts with the programmatic reward; "
+                      "evaluated before, after SFT and after GRPO.")
 def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus: str) -> str:
     if not settings.train:
         context.log.info("training disabled (--no-train)")
         return ""
-    from training.train import TrainConfig, train
+    from training.config import config_from_json
+    from training.train import train
 
     cfg = settings.build_config()
-    tcfg = TrainConfig.model_validate_json(settings.train_config_json or "{}")
+    tcfg = config_from_json(settings.train_config_json)
     out_dir = cfg.data_path / "runs" / Path(corpus).name
     result = train(corpus, str(out_dir), tcfg, progress=progress.report if progress.active() else _log_progress(context))
+    report = json.loads((out_dir / "eval_report.json").read_text())
     meta: dict[str, Any] = {"out_dir": str(out_dir), "result": MetadataValue.json(json.loads(json.dumps(result, default=str)))}
+    for phase, ev in report["phases"].items():  # before / after_sft / after_grpo, 95% bootstrap intervals
+        meta[f"eval_{phase}"] = MetadataValue.json({k: ev[k] for k in ("reward", "exact_success", "abstention_accuracy", "by_kind", "by_server")})
+    meta["grpo_vs_sft"] = MetadataValue.json(report.get("grpo_vs_sft") or {})
+    meta["frac_reward_zero_std_per_step"] = MetadataValue.json(report["frac_reward_zero_std_per_step"])
+    meta["eval_report"] = MetadataValue.md((out_dir / "eval_report.md").read_text())
     curve = out_dir / "reward_curve.png"
     if curve.exists():
         meta["reward_curve"] = png_markdown("reward", curve)

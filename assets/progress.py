@@ -1,8 +1,8 @@
 """Progress of the stages that run in this process, for whoever displays it.
 
 ``report(phase, step, total, **metrics)`` is called by the cross-server assets (dedup, corpus) and,
-through ``training.train.train(progress=...)``, by the policy's training (eval_before, sft, grpo,
-eval_after). ``prove build`` listens and draws one progress bar per phase; with no listener (runs
+through ``training.train.train(progress=...)``, by the policy's training (eval_before, sft, eval_after_sft,
+grpo, eval_after_grpo). ``prove build`` listens and draws one progress bar per phase; with no listener (runs
 launched from the Dagster UI) nothing is drawn and the assets log as usual.
 """
 

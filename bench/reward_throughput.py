@@ -3,8 +3,8 @@
 1. Static components (validity with recorded ``ok``, coverage, efficiency, name, args): trajectories/s of
    ``pipeline.reward.score`` against a naive implementation in the same process (re-reads the tool schemas
    for every trajectory, compares values by JSON round-trip), as a ratio. Both must agree on every total.
-2. A short SFT + GRPO run of the tiny policy on a fixture corpus built on the live banking server: the share
-   of the GRPO steps' wall time spent in environment calls and in the reward (parse + execute + score).
+2. ``bench/grpo_share.py``: a short SFT + GRPO run of the tiny policy with multi-step live rollouts; the
+   share of the GRPO steps' wall time spent in environment work and in the reward.
 
     PYTHONPATH=. .venv/bin/python bench/reward_throughput.py [--n 20000] [--no-grpo] [--out FILE]
 """
@@ -141,23 +141,9 @@ def bench_static(n: int) -> dict:
 
 
 def bench_grpo_share() -> dict:
-    from training.fixture import build_fixture_corpus
-    from training.train import TrainConfig, train
+    from bench.grpo_share import measure
 
-    with tempfile.TemporaryDirectory() as d:
-        corpus = build_fixture_corpus(Path(d) / "corpus", n=60)
-        res = train(corpus, Path(d) / "run", TrainConfig(sft_steps=10, grpo_steps=4, eval_limit=4))
-    ro = res["rollout"] or {}
-    return {
-        "grpo_steps": 4,
-        "grpo_step_seconds": round(ro.get("grpo_step_seconds", 0.0), 3),
-        "rollouts_scored": ro.get("reward_calls"),
-        "env_seconds": round(ro.get("env_seconds", 0.0), 3),
-        "reward_seconds_incl_env": round(ro.get("reward_seconds", 0.0), 3),
-        "share_env_calls": round(ro.get("share_env") or 0.0, 4),
-        "share_reward_incl_env": round(ro.get("share_reward_incl_env") or 0.0, 4),
-        "device": "cpu",
-    }
+    return measure()
 
 
 def main() -> None:

@@ -57,9 +57,53 @@ def corpus_root(data_dir: str | Path) -> Path:
     return Path(data_dir) / "corpus"
 
 
-def split_of(example_id: str, eval_fraction: float) -> str:
-    h = int(hashlib.sha256(example_id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-    return "eval" if h < eval_fraction else "train"
+def _group_keys(row: dict[str, Any]) -> list[str]:
+    """What ties a row to others that must share its split: its base conversation (augmented variants name
+    it as ``parent_id``), its first user message, and its reference when that holds any call."""
+    keys = ["conv:" + str(row["conversation_id"])]
+    if row.get("parent_id"):
+        keys.append("conv:" + str(row["parent_id"]))
+    msgs = json.loads(row["messages"])
+    first = next((m.get("content") for m in msgs if m.get("role") == "user"), None)
+    if first:
+        keys.append("first:" + str(first))
+    if any(json.loads(row["reference"]) or []):
+        keys.append("ref:" + row["reference"])
+    return keys
+
+
+def assign_splits(rows: list[dict[str, Any]], eval_fraction: float) -> None:
+    """Set each row's ``split`` so that no base conversation, first user message or (non-empty) reference is
+    shared between train and eval: rows linked by any of those form one group (union-find), and whole groups
+    go to eval in the order of a hash of the group until ``eval_fraction`` of the rows is reached."""
+    parent: dict[str, str] = {}
+
+    def find(k: str) -> str:
+        parent.setdefault(k, k)
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    row_keys = [_group_keys(r) for r in rows]
+    for keys in row_keys:
+        a = find(keys[0])
+        for k in keys[1:]:
+            b = find(k)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+                a = min(a, b)
+    groups: dict[str, list[int]] = {}
+    for i, keys in enumerate(row_keys):
+        groups.setdefault(find(keys[0]), []).append(i)
+    target = max(1, round(len(rows) * eval_fraction)) if eval_fraction > 0 and len(rows) > 1 else 0
+    n_eval = 0
+    for root in sorted(groups, key=lambda g: hashlib.sha256(g.encode()).hexdigest()):
+        members = groups[root]
+        split = "eval" if n_eval + len(members) <= target else "train"
+        n_eval += len(members) if split == "eval" else 0
+        for i in members:
+            rows[i]["split"] = split
 
 
 def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | None = None) -> dict[str, Any]:
@@ -72,7 +116,7 @@ def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | N
     return {
         "example_id": eid, "kind": c.kind, "server": c.server, "servers": list(c.servers), "env_seed": c.seed,
         "messages": json.dumps(c.messages, default=str), "tools": tools,
-        "reference": ref_to_json(c.reference), "augmentations": list(c.augmentations), "split": split_of(eid, eval_fraction),
+        "reference": ref_to_json(c.reference), "augmentations": list(c.augmentations), "split": "train",  # assign_splits decides
         "conversation_id": c.conversation_id, "chain_id": c.chain_id, "snapshot_id": c.snapshot_id, "query_id": c.query_id,
         "parent_id": c.parent_id, "info_level": c.info_level, "persona": c.persona, "n_calls": n_calls,
         "chain_length": n_calls, "outcomes": list(c.outcomes), "trace": json.dumps(c.trace, default=str),
@@ -215,6 +259,7 @@ def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: lis
                  code_versions: dict[str, str] | None = None, tools_by_server: dict[str, list[str]] | None = None) -> Path:
     tools_json = ToolsJson()
     rows = [example_row(c, cfg.corpus.eval_fraction, tools_json) for c in examples]
+    assign_splits(rows, cfg.corpus.eval_fraction)
     df = pl.DataFrame(rows, schema=EXAMPLE_SCHEMA).sort("example_id")
     rej = rejection_rows(rejections).unique("rejection_id", keep="first").sort("rejection_id")
     content = content_hash([df["example_id"].to_list(), df["messages"].to_list(), df["tools"].to_list()], repeating=(False, False, True))

@@ -1,5 +1,11 @@
-"""From corpus rows to training tasks: the prompt (conversation up to the first user turn, plus the tools),
-the reference of the first user turn (abstention when empty) and the SFT target for that turn."""
+"""From corpus rows to training tasks: the whole conversation (every user turn), its offered tools, the
+reference per user turn (``[]`` = no call is right in that turn) and the environment (``servers[0]`` at
+``env_seed``).
+
+Corpus ``reference`` columns hold one list per *task* turn; a clarification exchange (the assistant asks,
+the user answers) has no entry of its own. :func:`align_reference` puts each list on the user turn whose
+assistant messages carry the calls, so every user turn of the conversation has its reference.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 REQUIRED_COLUMNS = ("example_id", "kind", "servers", "env_seed", "messages", "tools", "reference")
-DEFAULT_REFUSAL = "Sorry, none of the available tools can help with that."
 
 
 @dataclass
@@ -18,19 +23,59 @@ class Task:
     kind: str
     server: str
     env_seed: int
-    prompt: list[dict[str, Any]]  # system? + first user message
+    messages: list[dict[str, Any]]  # the corpus conversation, sequential: one call per assistant message + its result
     tools: list[dict[str, Any]]
     tools_json: str
-    reference: list[dict[str, Any]]  # the first user turn's calls ([] = abstain)
-    reference_json: str
-    target: dict[str, Any]  # the assistant message SFT teaches for the first turn
+    reference: list[list[dict[str, Any]]]  # per user turn
+    user_turns: list[str]  # the content of every user message, in order
+
+    @property
+    def prompt(self) -> list[dict[str, Any]]:
+        """System message(s) and the first user message."""
+        first = next(i for i, m in enumerate(self.messages) if m.get("role") == "user")
+        return [m for m in self.messages[: first + 1] if m.get("role") in ("system", "user")]
 
     @property
     def abstain(self) -> bool:
-        return not self.reference
+        """No call is right in any turn."""
+        return not any(self.reference)
+
+    @property
+    def n_turns(self) -> int:
+        return len(self.user_turns)
 
 
-def _task(row: dict[str, Any], where: str) -> Task:
+def _norm_step(g: dict[str, Any]) -> dict[str, Any]:
+    return {"name": g["name"], "arguments": g.get("arguments") or {}, "depends_on": list(g.get("depends_on") or [])}
+
+
+def align_reference(messages: list[dict[str, Any]], reference: Any, where: str = "row") -> list[list[dict[str, Any]]]:
+    """One reference list per user message (see the module docstring). Raises ``ValueError`` naming ``where``
+    when the reference cannot be placed on the conversation's turns."""
+    if reference and isinstance(reference[0], dict):  # a flat single-turn reference
+        reference = [reference]
+    groups = [[_norm_step(g) for g in (turn or [])] for turn in (reference or [])]
+    calls_in_turn: list[bool] = []
+    for m in messages:
+        if m.get("role") == "user":
+            calls_in_turn.append(False)
+        elif m.get("role") == "assistant" and m.get("tool_calls") and calls_in_turn:
+            calls_in_turn[-1] = True
+    n_user = len(calls_in_turn)
+    if len(groups) == n_user:
+        return groups
+    nonempty = [g for g in groups if g]
+    with_calls = [i for i, c in enumerate(calls_in_turn) if c]
+    if len(nonempty) != len(with_calls):
+        raise ValueError(f"{where}: reference has {len(groups)} turns ({len(nonempty)} with calls) but the messages have "
+                         f"{n_user} user turns ({len(with_calls)} with calls); cannot align them")
+    out: list[list[dict[str, Any]]] = [[] for _ in range(n_user)]
+    for i, g in zip(with_calls, nonempty):
+        out[i] = g
+    return out
+
+
+def task_from_row(row: dict[str, Any], where: str = "row") -> Task:
     for c in REQUIRED_COLUMNS:
         if c not in row or row[c] is None:
             raise ValueError(f"{where}: column {c!r} is missing")
@@ -42,60 +87,33 @@ def _task(row: dict[str, Any], where: str) -> Task:
         raise ValueError(f"{where}: messages/tools/reference must be JSON strings ({exc})") from None
     if not row["servers"]:
         raise ValueError(f"{where}: column 'servers' is empty")
-    first_user = next((i for i, m in enumerate(messages) if m.get("role") == "user"), None)
-    if first_user is None:
+    user_turns = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+    if not user_turns:
         raise ValueError(f"{where}: messages hold no user turn")
-    prompt = [m for m in messages[: first_user + 1] if m.get("role") in ("system", "user")]
-    ref0 = reference[0] if reference and isinstance(reference[0], list) else (reference if reference and isinstance(reference[0], dict) else [])
-    ref0 = [{"name": g["name"], "arguments": g.get("arguments") or {}, "depends_on": list(g.get("depends_on") or [])} for g in ref0]
-    if ref0:
-        target = {"role": "assistant", "content": "", "tool_calls": [
-            {"id": f"call_{k}", "type": "function", "function": {"name": g["name"], "arguments": json.dumps(g["arguments"])}}
-            for k, g in enumerate(ref0)]}
-    else:
-        nxt = next((m for m in messages[first_user + 1:] if m.get("role") == "assistant"), None)
-        text = (nxt or {}).get("content") or DEFAULT_REFUSAL
-        target = {"role": "assistant", "content": text}
     return Task(
         example_id=str(row["example_id"]), kind=str(row["kind"]), server=str(row["servers"][0]), env_seed=int(row["env_seed"]),
-        prompt=prompt, tools=tools, tools_json=row["tools"], reference=ref0, reference_json=json.dumps(ref0), target=target,
+        messages=messages, tools=tools, tools_json=row["tools"], reference=align_reference(messages, reference, where),
+        user_turns=user_turns,
     )
 
 
 def load_tasks(corpus_dir: str | Path, split: str, limit: int | None = None) -> list[Task]:
-    """Tasks of ``<corpus_dir>/<split>.parquet`` (read with polars)."""
-    import polars as pl
+    """Tasks of ``<corpus_dir>/<split>.parquet`` (read with pyarrow: training needs no polars)."""
+    import pyarrow.parquet as pq
 
     path = Path(corpus_dir) / f"{split}.parquet"
     if not path.exists():
         raise FileNotFoundError(f"no {split} split at {path}")
-    df = pl.read_parquet(path)
-    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    table = pq.read_table(path)
+    missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
     if missing:
         raise ValueError(f"{path}: missing columns {missing}")
-    # a limit takes a stable sample across kinds and servers: example ids are content hashes
-    rows = df.sort("example_id").head(limit) if limit else df
-    return [_task(r, f"{path.name} row {i}") for i, r in enumerate(rows.iter_rows(named=True))]
+    rows = table.to_pylist()
+    if limit:  # a stable sample across kinds and servers: example ids are content hashes
+        rows = sorted(rows, key=lambda r: str(r["example_id"]))[:limit]
+    return [task_from_row(r, f"{path.name} row {i}") for i, r in enumerate(rows)]
 
 
 def conversation_texts(tasks: list[Task]) -> list[dict[str, Any]]:
-    """Prompt + target conversations (for training the tiny tokenizer on rendered text)."""
-    return [{"messages": t.prompt + [t.target], "tools": t.tools} for t in tasks]
-
-
-def render_prompt(tokenizer: Any, task: Task) -> str:
-    return tokenizer.apply_chat_template(task.prompt, tools=task.tools or None, add_generation_prompt=True, tokenize=False)
-
-
-def render_target(tokenizer: Any, task: Task, prompt_text: str | None = None) -> str:
-    """The completion SFT teaches: the chat template's rendering of the target after the generation prompt."""
-    prompt_text = prompt_text if prompt_text is not None else render_prompt(tokenizer, task)
-    full = tokenizer.apply_chat_template(task.prompt + [task.target], tools=task.tools or None, tokenize=False)
-    if full.startswith(prompt_text):
-        return full[len(prompt_text):]
-    # a template that is not prefix-preserving: fall back to the documented tool-call format
-    from training.tiny import render_call
-
-    body = task.target.get("content") or ""
-    body += "".join(render_call(tc["function"]["name"], tc["function"]["arguments"]) for tc in task.target.get("tool_calls", []))
-    return body + (tokenizer.eos_token or "")
+    """Whole conversations (for training the tiny tokenizer on rendered text)."""
+    return [{"messages": t.messages, "tools": t.tools} for t in tasks]

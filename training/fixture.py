@@ -53,7 +53,8 @@ def _conversation(session, turns: list[tuple[str, list[tuple[str, dict[str, Any]
 
 def build_fixture_corpus(out_dir: str | Path, n: int = 200, seed: int = 0, eval_share: float = 0.2, n_seeds: int = 4) -> Path:
     """Write ``train.parquet`` and ``eval.parquet`` with ``n`` examples in all; returns ``out_dir``."""
-    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     rng = random.Random(seed)
     out = Path(out_dir)
@@ -112,9 +113,9 @@ def build_fixture_corpus(out_dir: str | Path, n: int = 200, seed: int = 0, eval_
     eval_ids = set(order[:n_eval])
     for j, r in enumerate(rows):
         r["split"] = "eval" if j in eval_ids else "train"
-    schema = {"example_id": pl.Utf8, "kind": pl.Utf8, "servers": pl.List(pl.Utf8), "env_seed": pl.Int64, "messages": pl.Utf8,
-              "tools": pl.Utf8, "reference": pl.Utf8, "augmentations": pl.List(pl.Utf8), "split": pl.Utf8}
-    df = pl.DataFrame(rows, schema=schema)
-    df.filter(pl.col("split") == "train").write_parquet(out / "train.parquet")
-    df.filter(pl.col("split") == "eval").write_parquet(out / "eval.parquet")
+    schema = pa.schema([("example_id", pa.string()), ("kind", pa.string()), ("servers", pa.list_(pa.string())),
+                        ("env_seed", pa.int64()), ("messages", pa.string()), ("tools", pa.string()), ("reference", pa.string()),
+                        ("augmentations", pa.list_(pa.string())), ("split", pa.string())])
+    for split in ("train", "eval"):
+        pq.write_table(pa.Table.from_pylist([r for r in rows if r["split"] == split], schema=schema), out / f"{split}.parquet")
     return out

@@ -73,6 +73,7 @@ class EnvPool:
     _envs: dict[str, Environment] = field(default_factory=dict)
     _broken: dict[str, str] = field(default_factory=dict)
     _ref_hash: dict[tuple[str, int, str], str | None] = field(default_factory=dict)
+    _ref_turn_hashes: dict[tuple[str, int, str], list[str | None]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def env(self, server: str) -> Environment:
@@ -97,6 +98,16 @@ class EnvPool:
             except Exception:
                 self._ref_hash[key] = None
         return self._ref_hash[key]
+
+    def reference_state_hashes(self, server: str, seed: int, reference_per_turn: Sequence[Sequence[Mapping[str, Any]]]) -> list[str | None]:
+        """The state hash after each user turn of the reference, replayed on a fresh session (cached)."""
+        key = (server, seed, json.dumps(reference_per_turn, sort_keys=True, default=str))
+        if key not in self._ref_turn_hashes:
+            try:
+                self._ref_turn_hashes[key] = replay_state_hashes(self.env(server), seed, reference_per_turn)
+            except Exception:
+                self._ref_turn_hashes[key] = [None] * len(reference_per_turn)
+        return self._ref_turn_hashes[key]
 
     def close(self) -> None:
         with self._lock:
@@ -173,55 +184,3 @@ def score_completion(
         ref_hash = pool.reference_state_hash(server, seed, reference)
         state = ro.state_hash is not None and ro.state_hash == ref_hash
     return score(ro.calls, reference, tool_index(tools), cfg, state_match=state), ro
-
-
-class LiveToolReward:
-    """The GRPO reward function: ``pipeline.reward`` on live outcomes, one fresh session per completion.
-
-    TRL calls it with the completions and the dataset columns ``tools`` (JSON), ``reference`` (JSON, the first
-    user turn's calls), ``server`` and ``env_seed``. Component means go to the trainer's log through
-    ``log_metric`` (``reward/validity`` ...); time spent in environments and in scoring is accumulated for the
-    benchmark.
-    """
-
-    __name__ = "prove_reward"
-
-    def __init__(self, pool: EnvPool, config: RewardConfig | None = None):
-        self.pool = pool
-        self.config = config or RewardConfig()
-        self.env_seconds = 0.0
-        self.total_seconds = 0.0
-        self.calls = 0
-        self.last: list[RewardBreakdown] = []
-        self._ref_cache: dict[str, list[dict[str, Any]]] = {}
-
-    def _ref(self, reference: str | list) -> list[dict[str, Any]]:
-        if not isinstance(reference, str):
-            return reference
-        r = self._ref_cache.get(reference)
-        if r is None:
-            r = self._ref_cache[reference] = json.loads(reference)
-        return r
-
-    def __call__(self, prompts: list, completions: list, tools: list, reference: list, server: list, env_seed: list,
-                 log_metric: Any = None, **_: Any) -> list[float]:
-        t0 = time.perf_counter()
-        out: list[float] = []
-        self.last = []
-        for comp, tl, ref, srv, seed in zip(completions, tools, reference, server, env_seed):
-            text = comp if isinstance(comp, str) else "".join(m.get("content") or "" for m in comp)
-            try:
-                b, ro = score_completion(text, tl, self._ref(ref), srv, int(seed), self.pool, self.config)
-                self.env_seconds += ro.env_seconds
-            except Exception:  # malformed dataset row: score it as a failed rollout, keep training
-                b = RewardBreakdown()
-            self.last.append(b)
-            out.append(float(b.total))
-        self.calls += len(out)
-        self.total_seconds += time.perf_counter() - t0
-        if log_metric is not None and self.last:
-            n = len(self.last)
-            for k in ("validity", "coverage", "efficiency", "name", "args"):
-                log_metric(f"reward/{k}", sum(getattr(b, k) for b in self.last) / n)
-            log_metric("reward/calls_per_rollout", sum(b.n_calls for b in self.last) / n)
-        return out

@@ -125,25 +125,29 @@ def build_tiny_model(tokenizer: Any, cfg: TinyConfig | None = None):
     return model
 
 
-def load_policy(model: str, conversations: Sequence[dict[str, Any]] = (), tiny: TinyConfig | None = None):
+def load_policy(model: str, conversations: Sequence[dict[str, Any]] = (), tiny: TinyConfig | None = None, dtype: str = "float32"):
     """(model, tokenizer). ``"tiny"`` builds the offline policy, its tokenizer trained on ``conversations``
     (``{"messages", "tools"}``); anything else is loaded with ``from_pretrained`` (a hub id where a hub is
-    reachable, or a local directory such as a saved checkpoint)."""
+    reachable, or a local directory such as a saved checkpoint) in ``dtype`` (``float32`` by default: the
+    optimizer then keeps fp32 master weights and ``bf16=True`` in the trainer args gives mixed precision)."""
     if model == "tiny":
         cfg = tiny or TinyConfig()
         if not conversations:
             raise ValueError("the tiny policy trains its tokenizer on the corpus text; no conversation was given")
         tok = train_tokenizer_on_conversations(conversations, cfg.vocab_size)
         return build_tiny_model(tok, cfg), tok
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if dtype != "auto" and not isinstance(getattr(torch, dtype, None), torch.dtype):
+        raise ValueError(f"model_dtype {dtype!r} is not a torch dtype (float32, bfloat16, float16) or 'auto'")
     tok = AutoTokenizer.from_pretrained(model)
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     if not getattr(tok, "chat_template", None):
         tok.chat_template = CHAT_TEMPLATE
-    m = AutoModelForCausalLM.from_pretrained(model, dtype="auto")
+    m = AutoModelForCausalLM.from_pretrained(model, dtype=dtype if dtype == "auto" else getattr(torch, dtype))
     if m.generation_config.pad_token_id is None:
         m.generation_config.pad_token_id = tok.pad_token_id
     return m, tok

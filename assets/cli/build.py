@@ -217,6 +217,8 @@ def _build(a: argparse.Namespace, cfg: Any, intr: Any, con: Any) -> int:
     instance = _prepare_instance(cfg)
     D.ensure_partitions(instance, cfg.servers)
     train_json = json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {})
+    if a.train_config:  # the asset reads the file itself (per-model defaults, as prove train --config)
+        train_json = json.dumps({"config_file": str(Path(a.train_config).resolve()), **json.loads(train_json)})
     res = D.resources(build_config=cfg, train=not a.no_train, train_config_json=train_json)
     t0 = time.time()
     runs, unavailable = _run_per_server(a, cfg, instance, res, con, intr)
@@ -256,6 +258,7 @@ def register(sub: Any) -> None:
                    "(default: the config file's data_dir, else data)")
     x.add_argument("--no-train", action="store_true")
     x.add_argument("--grpo-steps", type=positive_int)
+    x.add_argument("--train-config", help="train.yaml for the grpo_policy asset (as prove train --config)")
     x.add_argument("--verbose", action="store_true",
                    help="show every library's output (warnings, trainer logs, Dagster logs) instead of capturing it in "
                         "<data dir>/logs/build-<time>.log")

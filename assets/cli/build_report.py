@@ -27,15 +27,23 @@ def _corpus_lines(m: dict[str, Any], servers: list[str]) -> list[str]:
     return lines
 
 
+PHASE_NAMES = {"before": "before", "after_sft": "after SFT", "after_grpo": "after GRPO"}
+
+
 def _eval_line(report: dict[str, Any]) -> str:
-    b, a = report["before"], report["after"]
+    """Mean reward, exact success and abstention accuracy per evaluation phase, with 95% bootstrap intervals."""
+    phases = report.get("phases") or {}
 
-    def pair(key: str) -> str:
-        x, y = b.get(key), a.get(key)
-        return "n/a" if x is None or y is None else f"{x:.3f} -> {y:.3f}"
+    def stat(ev: dict[str, Any], key: str) -> str:
+        s = ev.get(key) or {}
+        if s.get("mean") is None:
+            return "n/a"
+        lo, hi = s.get("ci95") or (None, None)
+        return f"{s['mean']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
 
-    return (f"eval before -> after ({report.get('n_eval', '?')} eval examples): mean reward {pair('mean_reward')}, "
-            f"exact success {pair('exact_success_rate')}, abstention accuracy {pair('abstention_accuracy')}")
+    parts = [f"{PHASE_NAMES.get(k, k)}: reward {stat(ev, 'reward')}, exact {stat(ev, 'exact_success')}, "
+             f"abstention {stat(ev, 'abstention_accuracy')}" for k, ev in phases.items()]
+    return f"eval on {report.get('n_eval', '?')} held-out examples (95% intervals)\n  " + "\n  ".join(parts)
 
 
 def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path: Path | None) -> list[str]:

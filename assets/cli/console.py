@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 LABELS = {"synthesis": "synthesis", "dedup": "dedup", "corpus": "corpus", "eval_before": "eval before",
-          "sft": "SFT", "grpo": "GRPO", "eval_after": "eval after"}
+          "sft": "SFT", "eval_after_sft": "eval SFT", "grpo": "GRPO", "eval_after_grpo": "eval GRPO"}
 UNITS = {"synthesis": "server", "sft": "step", "grpo": "step"}
 
 

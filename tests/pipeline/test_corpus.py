@@ -12,7 +12,7 @@ import pytest
 
 from pipeline.augment import irrelevance_example
 from pipeline.config import BuildConfig
-from pipeline.corpus import ToolsJson, content_hash, list_versions, read_examples, resolve_version, split_of, write_corpus
+from pipeline.corpus import ToolsJson, content_hash, list_versions, read_examples, resolve_version, assign_splits, write_corpus
 from pipeline.records import rejection, stable_hash
 
 CONTRACT = ["example_id", "kind", "servers", "env_seed", "messages", "tools", "reference", "augmentations", "split",
@@ -68,7 +68,6 @@ def test_corpus_rows_hold_the_contract_columns(cfg, examples, rejections):
         assert row["servers"] == ["banking"] and row["env_seed"] == 7 and row["chain_id"] and row["snapshot_id"]
         msgs, tools, ref = json.loads(row["messages"]), json.loads(row["tools"]), json.loads(row["reference"])
         assert msgs[0]["role"] == "system" and tools[0]["type"] == "function" and any(ref)
-        assert row["split"] == split_of(row["example_id"], cfg.corpus.eval_fraction)
     irr = df.filter(pl.col("kind") == "irrelevance").row(0, named=True)
     assert json.loads(irr["reference"]) == [[]] and irr["augmentations"] == ["irrelevance"]
     rej = pl.read_parquet(path / "rejections.parquet")
@@ -100,11 +99,46 @@ def test_no_version_means_a_clear_error(tmp_path):
         resolve_version(tmp_path, None)
 
 
-def test_split_is_a_stable_function_of_the_example_id():
-    ids = [f"ex-{i}" for i in range(400)]
-    splits = [split_of(i, 0.1) for i in ids]
-    assert splits == [split_of(i, 0.1) for i in ids]
-    assert 20 <= splits.count("eval") <= 60
+def _row(i: int, first: str, ref: list, parent: str | None = None) -> dict:
+    msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": first}, {"role": "assistant", "content": "ok"}]
+    return {"example_id": f"ex-{i}", "conversation_id": f"conv-{i}", "parent_id": parent, "messages": json.dumps(msgs),
+            "reference": json.dumps(ref), "split": "train"}
+
+
+def _shared_across_splits(rows: list[dict], key) -> set:
+    sides: dict = {}
+    for r in rows:
+        sides.setdefault(key(r), set()).add(r["split"])
+    return {k for k, v in sides.items() if len(v) > 1}
+
+
+def test_split_keeps_base_conversations_first_messages_and_references_on_one_side():
+    rows = []
+    for i in range(400):
+        ref = [[{"name": "get_balance", "arguments": {"account_id": f"ACC-{i % 150}"}, "depends_on": []}]] if i % 5 else [[]]
+        first = f"question {i % 170}"  # first messages repeat across different references
+        parent = f"conv-{i - 1}" if i % 7 == 0 and i else None  # an augmented variant of the previous conversation
+        rows.append(_row(i, first, ref, parent))
+    assign_splits(rows, 0.1)
+    first = lambda r: json.loads(r["messages"])[1]["content"]  # noqa: E731
+    assert _shared_across_splits(rows, first) == set()
+    assert _shared_across_splits([r for r in rows if json.loads(r["reference"]) != [[]]], lambda r: r["reference"]) == set()
+    by_id = {r["conversation_id"]: r["split"] for r in rows}
+    assert all(by_id[r["parent_id"]] == r["split"] for r in rows if r["parent_id"])
+    n_eval = sum(r["split"] == "eval" for r in rows)
+    assert 20 <= n_eval <= 40  # whole groups fill the eval share (40 rows), never more
+    again = [dict(r) for r in rows]
+    assign_splits(again, 0.1)
+    assert [r["split"] for r in again] == [r["split"] for r in rows]  # deterministic
+
+
+def test_written_corpus_shares_no_first_message_or_reference_across_splits(cfg, examples, rejections):
+    df = read_examples(write_corpus(cfg, examples, rejections))
+    rows = df.to_dicts()
+    assert {r["split"] for r in rows} == {"train", "eval"}
+    first = lambda r: next(m["content"] for m in json.loads(r["messages"]) if m["role"] == "user")  # noqa: E731
+    assert _shared_across_splits(rows, first) == set()
+    assert _shared_across_splits([r for r in rows if any(json.loads(r["reference"]))], lambda r: r["reference"]) == set()
 
 
 def test_composition_is_measured_against_the_configured_knobs(tmp_path, examples, rejections):
