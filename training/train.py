@@ -48,6 +48,8 @@ def _metrics_callback(path: Path | None, phase: str, timer: dict[str, float], pr
 
         def on_step_end(self, args, state, control, **kw):
             timer["steps_seconds"] = timer.get("steps_seconds", 0.0) + time.perf_counter() - timer.pop("_t", time.perf_counter())
+            if progress is not None and main:  # every step moves the display; logged steps add their metrics (on_log)
+                progress(phase, state.global_step, state.max_steps)
 
         def on_log(self, args, state, control, logs=None, **kw):
             if not logs or not main:
