@@ -92,6 +92,7 @@ class TrainConfig(BaseModel):
 HUB_DEFAULTS: dict[str, Any] = {
     "sft_steps": 0,
     "sft_lr": 1e-5,
+    "sft_batch_size": 8,
     "grpo_steps": 350,
     "batch_size": 16,
     "num_generations": 16,
