@@ -2,7 +2,7 @@
 
 1. A fixture corpus executed on the live built-in banking server (``training.fixture``; one- and two-turn
    conversations, calls that depend on earlier results).
-2. A Qwen2-architecture model built from its config (random weights, ~10M parameters) and the tiny byte-level
+2. A Qwen2-architecture model built from its config (random weights, ~5M parameters) and the tiny byte-level
    tokenizer trained on the corpus, both saved with ``save_pretrained`` (hub format; nothing is downloaded).
 3. ``training.train`` with ``scripts/gpu-smoke.yaml`` pointed at that directory: the hub-model path (per-model
    defaults, fp32 master weights + bf16 autocast, KL reference = the SFT policy, multi-step rollouts through

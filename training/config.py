@@ -46,7 +46,7 @@ class TrainConfig(BaseModel):
     chat_template_kwargs: dict[str, Any] = Field(default_factory=dict, description="extra apply_chat_template kwargs")
     servers: list[str] | None = Field(None, description="train and evaluate on these servers' examples only")
     sft_steps: int = Field(80, ge=0)
-    sft_batch_size: int = 8
+    sft_batch_size: int = 4
     sft_lr: float = 3e-3
     grpo_steps: int = Field(8, ge=0)
     batch_size: int = Field(8, description="completions per device per GRPO step (prompts = batch_size / num_generations)")
@@ -92,6 +92,7 @@ class TrainConfig(BaseModel):
 HUB_DEFAULTS: dict[str, Any] = {
     "sft_steps": 0,
     "sft_lr": 1e-5,
+    "sft_batch_size": 8,
     "grpo_steps": 350,
     "batch_size": 16,
     "num_generations": 16,
