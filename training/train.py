@@ -48,7 +48,7 @@ def _metrics_callback(path: Path | None, phase: str, timer: dict[str, float], pr
 
         def on_step_end(self, args, state, control, **kw):
             timer["steps_seconds"] = timer.get("steps_seconds", 0.0) + time.perf_counter() - timer.pop("_t", time.perf_counter())
-            if progress is not None and main:  # every step moves the display; logged steps add their metrics (on_log)
+            if progress is not None and main and not control.should_log:  # a logged step reports in on_log, with its metrics
                 progress(phase, state.global_step, state.max_steps)
 
         def on_log(self, args, state, control, logs=None, **kw):
