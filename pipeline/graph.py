@@ -29,6 +29,10 @@ from pipeline.values import fill_args, find_field, output_fields
 FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text", "subject", "comment", "query", "note", "reason"}
 
 
+OWN_NAME = {"name", "display_name", "full_name"}
+RULES_VERSION = 2  # in the cache key: a change to the candidate rules rebuilds cached graphs
+
+
 def _feeds(param: str, field: str) -> bool:
     """An output ``field`` can feed input ``param``: same name, or a role-prefixed id
     (``from_account_id`` <- ``account_id``, ``target_user_id`` <- ``user_id``)."""
@@ -48,7 +52,7 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
     """(A, B, param, field) where output ``field`` of A can feed input ``param`` of B.
 
     Required inputs: ids and other identifying strings (paths, symbols, codes, names of things),
-    never free text; numbers only under the same name and never a quantity (``lat``, ``lon``, not
+    never free text, nor the name a writing tool gives (a company is not named after a deal); numbers only under the same name and never a quantity (``lat``, ``lon``, not
     ``amount``). A tool with no required input (a list or search tool) is fed through an optional
     filter of the same name as the field (``list_bids(listing_id)``)."""
     out = []
@@ -61,7 +65,7 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
                 continue
             params = list(b.required) or sorted(p for p in b.properties if p in fields and (p.endswith("_id") or p in IDENTIFYING))
             for p in params:
-                if p in FREE_TEXT:
+                if p in FREE_TEXT or (p in OWN_NAME and not b.read_only):  # a write's name is the new or renamed thing's own
                     continue
                 spec = b.properties.get(p) or {}
                 identifying = p.endswith("id") or p in IDENTIFYING
@@ -173,7 +177,7 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
 def cached_discover(env: Environment, snap: Snapshot, cfg: GraphConfig, cache_dir: Path, seed: int = 0,
                     llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None) -> tuple[DependencyGraph, bool]:
     """Discover, or load the graph cached for this server's schema hash. Returns (graph, cache_hit)."""
-    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed], 16)
+    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed, RULES_VERSION], 16)
     path = cache_dir / f"{snap.server}-{key}.json"
     if path.exists():
         try:

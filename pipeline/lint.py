@@ -11,8 +11,8 @@ Per example (a defect names the example):
 * ``repeated_sentence``: a message says the same sentence twice;
 * ``repeated_phrase``: a user turn says a word or a phrase of up to three words twice back to back
   (``for it for it``, ``from before before``), quoted text aside;
-* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``), or
-  ``1`` goes with a plural noun;
+* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``; not
+  in words quoted from a tool result), or ``1`` goes with a plural noun;
 * ``unnamed_write``: a writing call acts on an id that no earlier user turn named and no earlier
   result singled out (the only value of that field in the result);
 * ``invented_write_value``: a required value of a writing call that no earlier user turn or tool
@@ -169,6 +169,7 @@ class Linter:
         tools = json.loads(row["tools"])
         names, by_name = _tool_facts(tools)
         descs = [ngrams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+        quoted = [m["content"] for m in msgs if m["role"] == "tool" and isinstance(m.get("content"), str)]
         for m in msgs:
             text = m.get("content")
             if not isinstance(text, str) or m["role"] not in ("user", "assistant"):
@@ -192,7 +193,8 @@ class Linter:
             if len(sents) != len(set(sents)):
                 rep.add("repeated_sentence", eid, text)
             if m["role"] == "assistant":
-                dec = [w for w in DECIMAL_COUNT.findall(text) if w not in UNITS and is_plural(w)]
+                dec = [m.group(1) for m in DECIMAL_COUNT.finditer(text) if m.group(1) not in UNITS and is_plural(m.group(1))
+                       and not any(m.group(0) in t for t in quoted)]  # a tool's own words quoted back ("442.85 exceeds") count nothing
                 if dec:
                     rep.add("non_integer_count", eid, text)
                 if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
