@@ -61,6 +61,21 @@ def _last_word(s: str) -> str:
     return s.rsplit(" ", 1)[-1].strip(".,;:!?").lower()
 
 
+def _join_once(pieces: list[str], sep: str) -> str:
+    """Join ``pieces``, dropping from a piece the words (up to three) that the text before it ends with:
+    ``find by tag`` + ``tag archive`` is ``find by tag archive``, not ``find by tag tag archive``."""
+    out = ""
+    for piece in pieces:
+        if out:
+            tail, head = out.lower().split(), piece.split(" ")
+            for n in (3, 2, 1):
+                if len(head) > n and [w.lower() for w in head[:n]] == tail[-n:]:
+                    piece = " ".join(head[n:])
+                    break
+        out = f"{out}{sep}{piece}" if out else piece
+    return out
+
+
 def singled_out(source: Any, field: str, value: Any) -> bool:
     """Did a result single out ``value``: is it the only value of ``field`` anywhere in it?"""
     seen: set[str] = set()
@@ -229,12 +244,12 @@ class StepWriter:
             elif v not in (None, "", [], {}):
                 extras.append(self.arg_phrase(p, v, intent.read, terse))
         if terse:
-            return " ".join(parts + extras)
+            return _join_once(parts + extras, " ")
         if not extras:
             return " ".join(parts)
         # "update the event EVT-0004, status confirmed"; a phrase that opens with a preposition joins directly
         sep = " " if not slots or extras[0].split(" ")[0] in PREPOSITIONS or extras[0].startswith(("with", "including", "only")) else ", "
-        return " ".join(parts) + sep + join_prose(extras)
+        return _join_once([" ".join(parts), join_prose(extras)], sep)
 
     @staticmethod
     def _param_for(noun: str, args: dict[str, Any], used: set[str]) -> str | None:
