@@ -12,8 +12,11 @@ Graphs are cached on disk keyed by the hash of the tool schemas, so a changed sc
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import random
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -23,6 +26,7 @@ from pipeline.config import GraphConfig
 from pipeline.env import Environment, Session
 from pipeline.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.storage import atomic_write_text
+from pipeline import values as values_module
 from pipeline.values import fill_args, find_field, output_fields
 
 
@@ -30,7 +34,16 @@ FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text
 
 
 OWN_NAME = {"name", "display_name", "full_name"}
-RULES_VERSION = 2  # in the cache key: a change to the candidate rules rebuilds cached graphs
+
+
+@functools.lru_cache(maxsize=1)
+def rules_hash() -> str:
+    """A hash of the code that decides the edges (this module and the value filler that confirms them),
+    in the cache key: a cached graph is reused only by the code that found it."""
+    h = hashlib.sha256()
+    for mod in (__name__, values_module.__name__):
+        h.update(Path(sys.modules[mod].__file__ or "").read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _feeds(param: str, field: str) -> bool:
@@ -176,8 +189,9 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
 
 def cached_discover(env: Environment, snap: Snapshot, cfg: GraphConfig, cache_dir: Path, seed: int = 0,
                     llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None) -> tuple[DependencyGraph, bool]:
-    """Discover, or load the graph cached for this server's schema hash. Returns (graph, cache_hit)."""
-    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed, RULES_VERSION], 16)
+    """Discover, or load the graph cached for this server's schema hash and the edge-finding code
+    (:func:`rules_hash`). Returns (graph, cache_hit)."""
+    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed, rules_hash()], 16)
     path = cache_dir / f"{snap.server}-{key}.json"
     if path.exists():
         try:
