@@ -129,3 +129,13 @@ def test_a_word_or_short_phrase_said_twice_back_to_back_is_flagged(tmp_path):
     assert rep.counts["repeated_phrase"] == 3, rep.samples["repeated_phrase"]
     assert stutter("add deal for it for it for it amount 9900") == "for it for it"
     assert stutter("Could you show me the accounts for that customer?") is None
+
+
+def test_a_decimal_quoted_from_the_tools_own_message_is_not_a_count(tmp_path):
+    ask = ["Close ACC-0002, the reason is a move."]
+    err = {"error": "refund amount 442.85 exceeds the refundable amount"}
+    quoted = _conv("c1", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)],
+                   ["I couldn't close it: refund amount 442.85 exceeds the refundable amount."])
+    counted = _conv("c2", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)], ["I found 442.85 refunds on it."])
+    rep, _ = _lint([quoted, counted], tmp_path)
+    assert rep.counts["non_integer_count"] == 1 and rep.samples["non_integer_count"][0].startswith("c2")
