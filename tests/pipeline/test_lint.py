@@ -138,4 +138,4 @@ def test_a_decimal_quoted_from_the_tools_own_message_is_not_a_count(tmp_path):
                    ["I couldn't close it: refund amount 442.85 exceeds the refundable amount."])
     counted = _conv("c2", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)], ["I found 442.85 refunds on it."])
     rep, _ = _lint([quoted, counted], tmp_path)
-    assert rep.counts["non_integer_count"] == 1 and rep.samples["non_integer_count"][0].startswith("c2")
+    assert rep.counts["non_integer_count"] == 1 and rep.samples["non_integer_count"][0].endswith("I found 442.85 refunds on it.")
