@@ -23,12 +23,12 @@ COMMON = ("pipeline.records", "pipeline.config")
 # asset -> (stage function it calls, the modules that do its work)
 ASSET_SOURCES: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "server_snapshots": ("stage_snapshot", ("pipeline.probe", "pipeline.env", "pipeline.serverfile", "pipeline.values")),
-    "dependency_graphs": ("stage_graph", ("pipeline.graph",)),
+    "dependency_graphs": ("stage_graph", ("pipeline.graph", "pipeline.values")),
     "tool_chains": ("stage_chains", ("pipeline.chains",)),
     "user_queries": ("stage_queries", ("pipeline.queries", "pipeline.simulate", "pipeline.requests", "pipeline.lexicon", "pipeline.phrasing",
-                                       "pipeline.teacher")),
+                                       "pipeline.teacher", "pipeline.values")),
     "conversations": ("stage_conversations", ("pipeline.simulate", "pipeline.replies", "pipeline.lexicon", "pipeline.phrasing",
-                                              "pipeline.teacher", "pipeline.queries")),
+                                              "pipeline.teacher", "pipeline.queries", "pipeline.requests", "pipeline.values")),
     "validated_conversations": ("stage_validate", ("pipeline.replay",)),
     "unique_conversations": ("stage_dedup", ("pipeline.dedup",)),
     "augmented_examples": ("stage_augment", ("pipeline.augment", "pipeline.offtopic")),

@@ -12,8 +12,11 @@ Graphs are cached on disk keyed by the hash of the tool schemas, so a changed sc
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import random
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -23,10 +26,24 @@ from pipeline.config import GraphConfig
 from pipeline.env import Environment, Session
 from pipeline.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.storage import atomic_write_text
+from pipeline import values as values_module
 from pipeline.values import fill_args, find_field, output_fields
 
 
 FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text", "subject", "comment", "query", "note", "reason"}
+
+
+OWN_NAME = {"name", "display_name", "full_name"}
+
+
+@functools.lru_cache(maxsize=1)
+def rules_hash() -> str:
+    """A hash of the code that decides the edges (this module and the value filler that confirms them),
+    in the cache key: a cached graph is reused only by the code that found it."""
+    h = hashlib.sha256()
+    for mod in (__name__, values_module.__name__):
+        h.update(Path(sys.modules[mod].__file__ or "").read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _feeds(param: str, field: str) -> bool:
@@ -48,7 +65,7 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
     """(A, B, param, field) where output ``field`` of A can feed input ``param`` of B.
 
     Required inputs: ids and other identifying strings (paths, symbols, codes, names of things),
-    never free text; numbers only under the same name and never a quantity (``lat``, ``lon``, not
+    never free text, nor the name a writing tool gives (a company is not named after a deal); numbers only under the same name and never a quantity (``lat``, ``lon``, not
     ``amount``). A tool with no required input (a list or search tool) is fed through an optional
     filter of the same name as the field (``list_bids(listing_id)``)."""
     out = []
@@ -61,7 +78,7 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
                 continue
             params = list(b.required) or sorted(p for p in b.properties if p in fields and (p.endswith("_id") or p in IDENTIFYING))
             for p in params:
-                if p in FREE_TEXT:
+                if p in FREE_TEXT or (p in OWN_NAME and not b.read_only):  # a write's name is the new or renamed thing's own
                     continue
                 spec = b.properties.get(p) or {}
                 identifying = p.endswith("id") or p in IDENTIFYING
@@ -172,8 +189,9 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
 
 def cached_discover(env: Environment, snap: Snapshot, cfg: GraphConfig, cache_dir: Path, seed: int = 0,
                     llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None) -> tuple[DependencyGraph, bool]:
-    """Discover, or load the graph cached for this server's schema hash. Returns (graph, cache_hit)."""
-    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed], 16)
+    """Discover, or load the graph cached for this server's schema hash and the edge-finding code
+    (:func:`rules_hash`). Returns (graph, cache_hit)."""
+    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed, rules_hash()], 16)
     path = cache_dir / f"{snap.server}-{key}.json"
     if path.exists():
         try:

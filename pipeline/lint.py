@@ -9,8 +9,10 @@ Per example (a defect names the example):
 * ``placeholder``: a user or assistant turn holds ``None``, ``null``, ``undefined``, ``NaN`` or a
   template slot (``{...}``, ``{name}``, ``<value>``);
 * ``repeated_sentence``: a message says the same sentence twice;
-* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``), or
-  ``1`` goes with a plural noun;
+* ``repeated_phrase``: a user turn says a word or a phrase of up to three words twice back to back
+  (``for it for it``, ``from before before``), quoted text aside;
+* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``; not
+  in words quoted from a tool result), or ``1`` goes with a plural noun;
 * ``unnamed_write``: a writing call acts on an id that no earlier user turn named and no earlier
   result singled out (the only value of that field in the result);
 * ``invented_write_value``: a required value of a writing call that no earlier user turn or tool
@@ -48,11 +50,12 @@ SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 PLACEHOLDER = re.compile(r"\bNone\b|\bnull\b|\bundefined\b|\bNaN\b|\{[A-Za-z_.]*\}|<[a-z_]+>")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 DECIMAL_COUNT = re.compile(r"\b\d+\.\d+ ([a-z]+)\b")
+QUOTED = re.compile(r'"[^"]*"')
 ONE_OF = re.compile(r"(?<![\d.,])\b1 ([a-z]+)\b")
 MASK = [(re.compile(r'"[^"]*"'), "<text>"), (re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b"), "<id>"), (re.compile(r"\S+@\S+"), "<email>"),
         (re.compile(r"(?<!\w)/[\w./-]+"), "<path>"), (re.compile(r"\d[\d.,:]*"), "<n>"), (re.compile(r"\([^)]*\)"), "")]
 UNITS = {"hours", "minutes", "days", "seconds", "km", "kg", "years", "weeks", "months", "points", "stars", "percent", "nights"}
-DEFECTS = ("description_paste", "raw_json", "parameter_name", "placeholder", "repeated_sentence", "non_integer_count", "plural_mismatch",
+DEFECTS = ("description_paste", "raw_json", "parameter_name", "placeholder", "repeated_sentence", "repeated_phrase", "non_integer_count", "plural_mismatch",
            "unnamed_write", "invented_write_value", "clarification_mismatch", "duplicate_no_call_request", "distinct_frames",
            "unique_openings")
 
@@ -81,6 +84,18 @@ class LintReport:
 def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
     toks = WORD.findall(text.lower())
     return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
+
+
+def stutter(text: str, longest: int = 3) -> str | None:
+    """The first word or phrase of up to ``longest`` words said twice back to back in ``text``
+    (quoted text masked, each quote its own token; punctuation stays on its word, so ``5, 5`` is no repeat)."""
+    masked = QUOTED.sub(lambda m: f" \x00{m.start()} ", text)
+    toks = masked.lower().split()
+    for n in range(1, longest + 1):
+        for i in range(len(toks) - 2 * n + 1):
+            if toks[i:i + n] == toks[i + n:i + 2 * n] and not toks[i].startswith("\x00"):
+                return " ".join(toks[i:i + 2 * n])
+    return None
 
 
 def frame_of(text: str, vocab: set[str] | frozenset[str] = frozenset()) -> str:
@@ -154,6 +169,7 @@ class Linter:
         tools = json.loads(row["tools"])
         names, by_name = _tool_facts(tools)
         descs = [ngrams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+        quoted = [m["content"] for m in msgs if m["role"] == "tool" and isinstance(m.get("content"), str)]
         for m in msgs:
             text = m.get("content")
             if not isinstance(text, str) or m["role"] not in ("user", "assistant"):
@@ -165,6 +181,9 @@ class Linter:
                     rep.add("description_paste", eid, " ".join(hit))
                 if JSONISH.search(text):
                     rep.add("raw_json", eid, text)
+                rep_phrase = stutter(text)
+                if rep_phrase:
+                    rep.add("repeated_phrase", eid, rep_phrase)
                 bad = [w for w in SNAKE.findall(text) if w in names]
                 if bad:
                     rep.add("parameter_name", eid, ", ".join(bad))
@@ -174,7 +193,8 @@ class Linter:
             if len(sents) != len(set(sents)):
                 rep.add("repeated_sentence", eid, text)
             if m["role"] == "assistant":
-                dec = [w for w in DECIMAL_COUNT.findall(text) if w not in UNITS and is_plural(w)]
+                dec = [m.group(1) for m in DECIMAL_COUNT.finditer(text) if m.group(1) not in UNITS and is_plural(m.group(1))
+                       and not any(m.group(0) in t for t in quoted)]  # a tool's own words quoted back ("442.85 exceeds") count nothing
                 if dec:
                     rep.add("non_integer_count", eid, text)
                 if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):

@@ -44,12 +44,36 @@ THEN = ["then {p}", "and then {p}", "after that {p}", "and {p}", "and once that'
         "and afterwards {p}"]
 CLOSERS = ["Thanks!", "Thank you.", "Cheers.", "Appreciate it.", "Thanks a lot.", "Much appreciated.", "Thanks in advance.", "Ta.",
            "Many thanks.", "Thank you so much.", "Thanks, you're a star."]
-BACK_REFS = ["that {n}", "the same {n}", "the {n} you just got", "the {n} from before", "that very {n}", "that same {n}"]
+NAMING = ("name", "display_name", "full_name")
+BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
 FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
 
 
 def _cap(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
+
+
+def _first_word(s: str) -> str:
+    return s.split(" ", 1)[0].strip(".,;:!?").lower()
+
+
+def _last_word(s: str) -> str:
+    return s.rsplit(" ", 1)[-1].strip(".,;:!?").lower()
+
+
+def _join_once(pieces: list[str], sep: str) -> str:
+    """Join ``pieces``, dropping from a piece the words (up to three) that the text before it ends with:
+    ``find by tag`` + ``tag archive`` is ``find by tag archive``, not ``find by tag tag archive``."""
+    out = ""
+    for piece in pieces:
+        if out:
+            tail, head = out.lower().split(), piece.split(" ")
+            for n in (3, 2, 1):
+                if len(head) > n and [w.lower() for w in head[:n]] == tail[-n:]:
+                    piece = " ".join(head[n:])
+                    break
+        out = f"{out}{sep}{piece}" if out else piece
+    return out
 
 
 def singled_out(source: Any, field: str, value: Any) -> bool:
@@ -88,6 +112,7 @@ class StepWriter:
         self.steps, self.entities, self.reference, self.rng = steps, entities, reference, rng
         self.known = known or (lambda v: v in entities)
         self.shown: list[Any] = []  # results of earlier turns (what the user has seen), walked only when asked
+        self.said_it = False  # the step being phrased already points at an earlier result as "it"
         self._seen: set[str] | None = None
 
     def seen(self, value: str) -> bool:
@@ -123,14 +148,17 @@ class StepWriter:
         data = self.steps[src]["result"].data if self.steps[src]["result"].ok else None
         field = step["source_fields"][p]
         if data is not None and singled_out(data, field, v):
-            return lead + ("it" if terse else self.rng.choice(BACK_REFS).format(n=noun)), False
+            if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
+                self.said_it = True
+                return lead + "it", False
+            return lead + ("the same " + noun if terse else self.rng.choice(BACK_REFS).format(n=noun)), False
         nameable = self.seen(str(v)) or self.known(str(v))
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
             return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
         if step["tool"].read_only and not nameable:
             return lead + f"one of those {plural(noun)}", False
-        if not p.endswith(("_id", "_ids")):  # a value, not an entity: "end time 10:30 March 15"
-            return f"{words(p)} {say_value(p, v, self.reference, self.rng, self.entities)}", True
+        if not p.endswith(("_id", "_ids")):  # a value, not an entity: "end time 10:30 March 15", "named Nora Ibrahim"
+            return self.arg_phrase(p, v, step["tool"].read_only, terse), True
         return self.entity(p, v, words(p) or "one", terse), True
 
     def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:
@@ -143,6 +171,8 @@ class StepWriter:
         val = say_value(p, v, self.reference, self.rng, self.entities)
         if isinstance(v, bool):
             return self._flag(p, v)
+        if p in NAMING and isinstance(v, str) and not terse:  # a plain "named X" rather than "name X" or "on name X"
+            return self.rng.choice(['named "{v}"', 'called "{v}"'] if is_text(p, v) else ["named {v}", "called {v}"]).format(v=v)
         if is_text(p, v):
             return self.rng.choice(['{w} "{v}"', 'with the {w} "{v}"', 'saying "{v}"' if p in ("text", "body", "message", "content")
                                     else '{w} "{v}"']).format(w=pw, v=v)
@@ -165,6 +195,7 @@ class StepWriter:
     def phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
         """The step as a verb phrase: ``deposit 25.00 for account ACC-0040 with the memo "gift"``."""
         tool = step["tool"]
+        self.said_it = False
         intent: Intent = intent_of(tool.name, tool.read_only)
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
         args = step["args"]
@@ -203,20 +234,22 @@ class StepWriter:
             if p in used or p in withheld:
                 continue
             if p in step["sources"]:
-                ref, _ = self.back_ref(step, p, terse)
-                if ref.split(" ")[0] in PREPOSITIONS:
+                ref, named = self.back_ref(step, p, terse)
+                if ref.split(" ")[0] in PREPOSITIONS or (named and not p.endswith(("_id", "_ids"))):  # a value said as a value
                     extras.append(ref)
-                else:
-                    extras.append(f"for {ref}" if terse else f"{self.rng.choice(['for', 'on', 'with'])} {ref}")
+                elif p.endswith(("_id", "_ids")):  # an entity: "for the account you just found"
+                    extras.append(f"for {ref}")
+                else:  # a value from a result, not named: "with the same start time"
+                    extras.append(f"with {ref}")
             elif v not in (None, "", [], {}):
                 extras.append(self.arg_phrase(p, v, intent.read, terse))
         if terse:
-            return " ".join(parts + extras)
+            return _join_once(parts + extras, " ")
         if not extras:
             return " ".join(parts)
         # "update the event EVT-0004, status confirmed"; a phrase that opens with a preposition joins directly
         sep = " " if not slots or extras[0].split(" ")[0] in PREPOSITIONS or extras[0].startswith(("with", "including", "only")) else ", "
-        return " ".join(parts) + sep + join_prose(extras)
+        return _join_once([" ".join(parts), join_prose(extras)], sep)
 
     @staticmethod
     def _param_for(noun: str, args: dict[str, Any], used: set[str]) -> str | None:
@@ -243,13 +276,16 @@ def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int
         r = rng.random()
         if r < 0.3:
             ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
-            text = rng.choice([f"{_cap(ctx)}: {text}", f"{text[:-1]} {ctx}{text[-1]}"])
+            forms = [f"{_cap(ctx)}: {text}", f"{text[:-1]} {ctx}{text[-1]}"]
+            text = rng.choice(forms) if _last_word(text[:-1]) != _first_word(ctx) else forms[0]  # not "from before before noon"
         if rng.random() < 0.4:
             text = f"{rng.choice(GREETINGS)}{rng.choice(['! ', '. '])}" + _cap(text)
     else:
         text = rng.choice(FOLLOW_LEADS).format(p=body, P=_cap(body))
         if rng.random() < 0.45:
-            text = f"{rng.choice(FOLLOW_ACKS)} {text}"
+            ack = rng.choice(FOLLOW_ACKS)
+            if _first_word(ack) != _first_word(text):  # not "Right. Right, ..."
+                text = f"{ack} {text}"
     if rng.random() < 0.35:
         text += " " + rng.choice(CLOSERS)
     return _cap(text)

@@ -367,6 +367,22 @@ def _array_candidates(param: str, spec: dict[str, Any], snapshot: Snapshot) -> l
     return vals or None
 
 
+OWN_NAMES = ("name", "display_name", "full_name")
+
+
+def _names_of_kind(tool: ToolSpec, p: str, snapshot: Snapshot) -> list[Any]:
+    """The ``p`` values of the sampled entities of the kind a writing tool names (``create_company``: the
+    companies' names), so a new company is named like a company, not like a deal; [] when none is known."""
+    kinds = [w for w in tool.name.split("_") if len(w) > 2]
+    out = []
+    for eid, rec in snapshot.entities.items():
+        if any(rec.get(f"{k}_id") == eid or rec.get(f"{k.rstrip('s')}_id") == eid for k in kinds):
+            v = rec.get(p)
+            if isinstance(v, str) and v and v not in out:
+                out.append(v)
+    return sorted(out)
+
+
 class _ParamPlan(NamedTuple):
     """Where a parameter's value comes from, for one tool and one snapshot (nothing here is drawn)."""
 
@@ -387,6 +403,8 @@ def _param_plan(tool: ToolSpec, p: str, props: dict[str, Any], snapshot: Snapsho
         shape = example_shape(spec)
         vals = (shaped_values(snapshot, shape) if shape else
                 described_id_values(snapshot, spec) if p.endswith("_id") else described_values(snapshot, spec))
+    if vals and not tool.read_only and p in OWN_NAMES:
+        vals = _names_of_kind(tool, p, snapshot) or vals
     use_vals = bool(vals) and "enum" not in _schema_of(spec)
     desc = _schema_of(spec).get("description") or ""
     return _ParamPlan(spec, vals, use_vals, None if use_vals else _array_candidates(p, spec, snapshot),

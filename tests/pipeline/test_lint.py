@@ -114,3 +114,28 @@ def test_prove_corpus_lint_prints_counts_per_defect_and_fails_on_any(tmp_path, c
     assert "description_paste            1" in out and "ex-" in out
     assert main(["corpus", "lint", "--json", "--data-dir", str(tmp_path)]) == 1
     assert json.loads(capsys.readouterr().out)["counts"]["description_paste"] == 1
+
+
+def test_a_word_or_short_phrase_said_twice_back_to_back_is_flagged(tmp_path):
+    from pipeline.lint import stutter
+
+    ask = [(LIST, {"customer_id": "CUS-0001"}, LISTED)]
+    bad = [_conv("c1", ["list accounts for it for it CUS-0001"], ask, ["I found 2 accounts."]),
+           _conv("c2", ["Show the accounts of the customer from before before lunch, CUS-0001."], ask, ["I found 2 accounts."]),
+           _conv("c3", ["Show me the the accounts of CUS-0001 in my bank in my bank."], ask, ["I found 2 accounts."])]
+    good = [_conv("c4", ['Show the accounts of CUS-0001, then name the note "ha ha" and count 5, 5 times.'], ask, ["I found 2 accounts."]),
+            _conv("c5", ["Could you show me the accounts of Hugo (CUS-0001) for it, and for the others?"], ask, ["I found 2 accounts."])]
+    rep, _ = _lint(bad + good, tmp_path)
+    assert rep.counts["repeated_phrase"] == 3, rep.samples["repeated_phrase"]
+    assert stutter("add deal for it for it for it amount 9900") == "for it for it"
+    assert stutter("Could you show me the accounts for that customer?") is None
+
+
+def test_a_decimal_quoted_from_the_tools_own_message_is_not_a_count(tmp_path):
+    ask = ["Close ACC-0002, the reason is a move."]
+    err = {"error": "refund amount 442.85 exceeds the refundable amount"}
+    quoted = _conv("c1", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)],
+                   ["I couldn't close it: refund amount 442.85 exceeds the refundable amount."])
+    counted = _conv("c2", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)], ["I found 442.85 refunds on it."])
+    rep, _ = _lint([quoted, counted], tmp_path)
+    assert rep.counts["non_integer_count"] == 1 and rep.samples["non_integer_count"][0].endswith("I found 442.85 refunds on it.")
