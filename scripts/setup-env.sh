@@ -29,8 +29,17 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-# torch first, pinned: the local CPU build (a looser pin would pull CUDA wheels)
-.venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[train,dev]"
+# pip's own output (warnings included) goes to a log; a failure shows its last lines
+install_log=.venv/install.log
+echo "setup-env: installing prove and its dependencies into .venv (a few minutes the first time; log: $install_log)" >&2
+if ! {
+  .venv/bin/python -m pip install -q --upgrade pip &&
+  # torch first, pinned: the local CPU build (a looser pin would pull CUDA wheels)
+  .venv/bin/python -m pip install -q "torch==2.13.0" &&
+  .venv/bin/python -m pip install -q -e ".[train,dev]"
+} >"$install_log" 2>&1; then
+  tail -n 30 "$install_log" >&2
+  echo "setup-env: the install failed (last lines above; the whole output is in $install_log)" >&2
+  exit 1
+fi
 echo "$want" > "$stamp"
