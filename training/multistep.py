@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from pipeline.reward import RewardBreakdown, RewardConfig, score_turns
 from training.chat import ChatFormat, tool_message
 from training.data import Task
-from training.rollout import EnvPool, parse_tool_calls
+from training.rollout import EnvPool, parse_tool_calls, run_call
 
 
 class RolloutLimits(BaseModel):
@@ -112,21 +112,8 @@ class MultiStepRunner:
         deadline = t0 + self.pool.rollout_timeout_s
         for i, c in enumerate(calls):
             cid = f"call_{sum(map(len, tr.calls_per_turn)) + i}"
-            if c.get("malformed") or not c.get("name") or not isinstance(c.get("arguments"), dict):
-                out.append({**c, "ok": False, "error_code": "malformed_call"})
-                content = json.dumps({"error": "malformed_call", "message": "the tool call is not a JSON object with a name and object arguments"})
-            elif tr.session is None or time.perf_counter() > deadline:
-                code = "server_error" if tr.session is None else "timeout"
-                out.append({**c, "ok": False, "error_code": code})
-                content = json.dumps({"error": code, "message": tr.error or "the rollout ran out of time"})
-            else:
-                try:
-                    r = tr.session.call(c["name"], c["arguments"])
-                    out.append({**c, "ok": bool(r.ok), "error_code": r.error_code})
-                    content = r.as_tool_content()
-                except Exception as exc:
-                    out.append({**c, "ok": False, "error_code": "server_error"})
-                    content = json.dumps({"error": "server_error", "message": f"{type(exc).__name__}: {exc}"})
+            rec, content, _ = run_call(tr.session, c, deadline, tr.error)
+            out.append(rec)
             msgs.append(tool_message(cid, content, self.fmt.max_tool_chars))
         tr.calls_per_turn[-1].extend(out)
         tr.env_seconds += time.perf_counter() - t0

@@ -129,8 +129,34 @@ def _failed(calls: Sequence[dict[str, Any]], code: str) -> list[dict[str, Any]]:
     return [{**c, "ok": False, "error_code": code} for c in calls]
 
 
+def _error_content(code: str, message: str) -> str:
+    return json.dumps({"error": code, "message": message})
+
+
+def run_call(session: Any, call: dict[str, Any], deadline: float, unavailable: str | None = None) -> tuple[dict[str, Any], str, str | None]:
+    """Run one parsed call on a rollout's session (``None``: it never opened, ``unavailable`` says why); never raises.
+
+    Returns the call with ``ok`` / ``error_code``, the tool message content the policy reads, and, when the
+    environment itself failed (no session, the rollout's time ran out, the server broke), what went wrong."""
+    if call.get("malformed") or not call.get("name") or not isinstance(call.get("arguments"), dict):
+        return ({**call, "ok": False, "error_code": "malformed_call"},
+                _error_content("malformed_call", "the tool call is not a JSON object with a name and object arguments"), None)
+    if session is None:
+        why = unavailable or "the environment is not available"
+        return {**call, "ok": False, "error_code": "server_error"}, _error_content("server_error", why), why
+    if time.perf_counter() > deadline:
+        return {**call, "ok": False, "error_code": "timeout"}, _error_content("timeout", "the rollout ran out of time"), "timeout"
+    try:
+        r = session.call(call["name"], call["arguments"])
+    except Exception as exc:
+        why = f"{type(exc).__name__}: {exc}"
+        return {**call, "ok": False, "error_code": "server_error"}, _error_content("server_error", why), why
+    return {**call, "ok": bool(r.ok), "error_code": r.error_code}, r.as_tool_content(), None
+
+
 def execute_rollout(calls: Sequence[dict[str, Any]], server: str, seed: int, pool: EnvPool, want_state: bool = False) -> Rollout:
-    """Run parsed calls in order on a fresh session; never raises."""
+    """Run parsed calls in order on a fresh session (one completion's calls); never raises. The first
+    environment failure fails the calls left."""
     t0 = time.perf_counter()
     if not calls and not want_state:
         return Rollout(calls=[])
@@ -143,20 +169,15 @@ def execute_rollout(calls: Sequence[dict[str, Any]], server: str, seed: int, poo
     deadline = t0 + pool.rollout_timeout_s
     try:
         for i, c in enumerate(calls):
-            if c.get("malformed") or not c.get("name") or not isinstance(c.get("arguments"), dict):
-                out.append({**c, "ok": False, "error_code": "malformed_call"})
-                continue
-            if time.perf_counter() > deadline:
-                error = f"rollout timed out after {pool.rollout_timeout_s:.0f}s"
-                out.extend(_failed(calls[i:], "timeout"))
+            rec, _, failure = run_call(session, c, deadline)
+            out.append(rec)
+            if failure is not None:
+                error = f"rollout timed out after {pool.rollout_timeout_s:.0f}s" if failure == "timeout" else failure
+                out.extend(_failed(calls[i + 1:], rec["error_code"]))
                 break
-            r = session.call(c["name"], c["arguments"])
-            out.append({**c, "ok": bool(r.ok), "error_code": r.error_code})
         state = session.state_hash() if want_state and error is None else None
     except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"
-        out.extend(_failed(calls[len(out):], "server_error"))
-        state = None
+        error, state = f"{type(exc).__name__}: {exc}", None
     finally:
         try:
             session.close()
