@@ -42,7 +42,7 @@ from pipeline.config import ServerConfig
 from pipeline.records import CallResult, ToolSpec, stable_hash
 # the session contract as the kit defines it: session and seed in ``_meta``; on kit servers a reset and
 # the ids of closed sessions ride on the next call's ``_meta`` (no extra round trip)
-from servers.kit import ADMIN_PREFIX, CLOSE_META_KEY, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY, Clock
+from servers.kit import ADMIN_PREFIX, CLOSE_META_KEY, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY
 
 logging.getLogger("mcp").setLevel(logging.ERROR)
 logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs as "client"
@@ -52,11 +52,9 @@ ADMIN_TOOLS = ("reset", "state_hash", "state", "close")
 _CODE_RE = re.compile(r"^(?:Error executing tool [^:]+: )?([a-z][a-z_]+): (.*)$", re.S)
 
 
-class CallClock(Clock):
-    """Optional accounting of client-side tool-call time (off by default; benchmarks turn it on).
-
-    ``seconds`` is the wall time of every MCP ``tools/call`` round trip made through a
-    :class:`Session` (user tools and the admin reset/state/close calls alike)."""
+# TEMPORARY (branch kitperf): the clocks moved to bench/clocks.py; "envsess" replaces this import with a
+# public call-observer hook on the environment, through which bench installs CallClock.
+from bench.clocks import CallClock  # noqa: E402
 
 
 class _Closing(Exception):
