@@ -284,6 +284,50 @@ def test_benchmark_clocks_nest_handler_inside_server_inside_round_trip() -> None
     assert 0 < HandlerClock.seconds < ServerClock.seconds < CallClock.seconds
 
 
+def test_hooks_see_each_handler_and_middleware_of_servers_built_after_install() -> None:
+    """``servers.kit.hooks``: a handler timer sees every tool handler's work (a reset riding on ``_meta`` as
+    uncounted work), and outer middleware lands outermost on servers built while it is listed, not before."""
+    from servers.kit import HOOKS, RESET_META_KEY
+
+    events: list[tuple[str, bool]] = []
+    seen: list[str] = []
+
+    class Recorder:
+        def start(self) -> int:
+            events.append(("start", True))
+            return len(events)
+
+        def stop(self, token: int, count: bool = True) -> None:
+            events.append(("stop", count))
+
+    async def outer(ctx, call_next):
+        seen.append(ctx.method)
+        return await call_next(ctx)
+
+    before = build("banking")
+    HOOKS.handler_timer, HOOKS.outer_middleware = Recorder(), [outer]
+    try:
+        after = build("banking")
+    finally:
+        HOOKS.handler_timer, HOOKS.outer_middleware = None, []
+    assert after.middleware[0] is outer and outer not in before.middleware
+
+    async def main() -> None:
+        HOOKS.handler_timer = Recorder()
+        try:
+            async with Client(after) as c:
+                r = await c.call_tool("list_accounts", {}, meta={SESSION_META_KEY: "h", SEED_META_KEY: 0, RESET_META_KEY: True})
+                assert not r.is_error
+                bad = await c.call_tool("get_balance", {}, meta={SESSION_META_KEY: "h", SEED_META_KEY: 0})
+                assert bad.is_error  # rejected before any handler runs
+        finally:
+            HOOKS.handler_timer = None
+
+    anyio.run(main)
+    assert events == [("start", True), ("stop", False), ("start", True), ("stop", True)]  # the reset, then the tool
+    assert seen.count("tools/call") == 2
+
+
 def test_direct_calls_answer_plain_calls_and_leave_the_rest_to_mcp() -> None:
     """``DirectCalls`` answers a plain call of a kit tool on a 2026-07-28 connection; arguments that do not
     validate, an unknown tool and a handshake-era (legacy) connection go on to mcp, with the same answers.
