@@ -107,7 +107,7 @@ def admin_tools(store: "SessionStore[Any]", default_seed: int) -> list[Callable[
     return [prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close]
 
 
-def kit_tools(tools: "Iterable[ToolDef]", store: "SessionStore[Any]", default_seed: int) -> list[Tool]:
+def tool_records(tools: "Iterable[ToolDef]", store: "SessionStore[Any]", default_seed: int) -> list[Tool]:
     """mcp's ``Tool`` records for a server: the hidden admin tools, then ``tools`` in order, each called with
     the world of the request's session; validation errors of a tool with sensitive parameters never show
     their values (:mod:`servers.kit.redact`)."""
@@ -152,7 +152,7 @@ class EnvServer(MCPServer, Generic[W]):
         self.summary = description
         self.default_seed = default_seed
         self.store: SessionStore[W] = SessionStore(name, seeder)
-        registered = kit_tools(tools or (), self.store, default_seed)
+        registered = tool_records(tools or (), self.store, default_seed)
         self.kit_tools: dict[str, Tool] = {t.name: t for t in registered}
         # closes and resets riding on a request apply before mcp validates it (see SessionBookkeeping);
         # user middleware runs innermost, inside mcp's own
