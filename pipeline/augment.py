@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.config import AugmentConfig
+from pipeline.fastpath import IdentityMemo
 from pipeline.offtopic import NO_TOOL_REPLIES, irrelevant_request, near_miss
 from pipeline.queries import describe_tool
-from pipeline.records import Conversation, RefCall, ToolSpec, stable_hash
+from pipeline.records import Augmentation, Conversation, RefCall, ToolSpec, stable_hash
 from pipeline.simulate import system_prompt
 
 NO_TOOL_REPLY = NO_TOOL_REPLIES[0]
@@ -64,21 +65,12 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
     ids = [c.conversation_id for c in convs]
     pick_d = _quota(ids, cfg.distractor_rate, total, f"distractors:{seed}")
     # the conversations of a server share their tool records: judge and strip each record once
-    # (keyed by identity; every record stays alive in ``convs`` or ``pool`` while this runs)
-    enum_of: dict[int, bool] = {}
-    stripped: dict[int, ToolSpec] = {}
+    # (every record stays alive in ``convs`` or ``pool`` while this runs)
+    enum_of = IdentityMemo(lambda t: has_enum([t]))
+    enum_stripped = IdentityMemo(lambda t: t.model_copy(update={"input_schema": strip_enums(t.input_schema)[0]}))
 
     def with_enum(tools: list[ToolSpec]) -> bool:
-        for t in tools:
-            if id(t) not in enum_of:
-                enum_of[id(t)] = has_enum([t])
-        return any(enum_of[id(t)] for t in tools)
-
-    def enum_stripped(t: ToolSpec) -> ToolSpec:
-        if id(t) not in stripped:
-            schema, _ = strip_enums(t.input_schema)
-            stripped[id(t)] = t.model_copy(update={"input_schema": schema})
-        return stripped[id(t)]
+        return any(enum_of.all(tools))
 
     enum_ids = [c.conversation_id for c in convs if with_enum(c.tools)]
     pick_e = _quota(enum_ids, cfg.enum_strip_rate, total, f"enums:{seed}")
@@ -88,10 +80,10 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
             # never a name already offered (servers share names: list_customers, get_order, ...), never the tool a
             # no-call example is about (the hidden tool of a missing-function variant, the other server's tool of an
             # abstention), and never two tools of one name
-            own = {t.name for t in c.tools} | {a.split(":", 1)[1] for a in c.augmentations
-                                               if a.startswith(("missing_function:", "abstention:"))}
+            augs = [Augmentation.parse(a) for a in c.augmentations]
+            own = {t.name for t in c.tools} | {a.tool for a in augs if a.tool}
             # a near-miss abstention asks for an action (export, print, ...) no offered tool may be named after
-            actions = [a.split(":", 2)[2] for a in c.augmentations if a.startswith("abstention:near_miss:")]
+            actions = [a.action for a in augs if a.action]
             others = [t for s, ts in pool.items() if s not in c.servers for t in ts
                       if t.name not in own and not any(k in t.name.lower() for k in actions)]
             if others:
@@ -106,10 +98,10 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
                 tools = list(c.tools) + extra
                 rng.shuffle(tools)
                 c.tools = tools
-                c.augmentations.append(f"distractors:{len(extra)}")
+                c.augmentations.append(Augmentation.distractors(len(extra)))
         if c.conversation_id in pick_e:
             c.tools = [enum_stripped(t) for t in c.tools]
-            c.augmentations.append("enum_stripped")
+            c.augmentations.append(Augmentation.enum_stripped())
     return convs
 
 
@@ -129,7 +121,7 @@ def irrelevance_example(server: str, tools: list[ToolSpec], seed: int, rng: rand
             {"role": "assistant", "content": no_tool_reply(server, rng, True)}]
     cid = "irr-" + stable_hash([server, q, seed, rng.random()], 14)
     return Conversation(conversation_id=cid, kind="irrelevance", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
-                        messages=msgs, tools=tools, reference=[[]], augmentations=["irrelevance"])
+                        messages=msgs, tools=tools, reference=[[]], augmentations=[Augmentation.irrelevance()])
 
 
 def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed: int, rng: random.Random, snapshot_id: str,
@@ -139,10 +131,10 @@ def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed
     avoid = avoid if avoid is not None else set()
     miss = near_miss(tools, rng, avoid)
     if miss is not None:
-        q, tag = miss[0], f"abstention:near_miss:{miss[1]}"
+        q, tag = miss[0], Augmentation.abstention_near_miss(miss[1])
     else:
         q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe_tool(other))
-        tag = f"abstention:{other.name}"
+        tag = Augmentation.abstention(other.name)
     msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
             {"role": "assistant", "content": no_tool_reply(server, rng, False)}]
     cid = "abs-" + stable_hash([server, q, other.name, seed, rng.random()], 14)
@@ -174,7 +166,7 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversa
     return Conversation(conversation_id=cid, kind="missing_function", server=conv.server, servers=conv.servers, seed=conv.seed,
                         snapshot_id=conv.snapshot_id, chain_id=conv.chain_id, query_id=conv.query_id, info_level=conv.info_level,
                         persona=conv.persona, messages=msgs, tools=tools, reference=[[]],
-                        augmentations=[f"missing_function:{first.name}"], parent_id=conv.conversation_id)
+                        augmentations=[Augmentation.missing_function(first.name)], parent_id=conv.conversation_id)
 
 
 def import_abstention_file(path: str | Path, default_server: str = "external") -> list[Conversation]:
@@ -233,7 +225,7 @@ def import_abstention_file(path: str | Path, default_server: str = "external") -
         cid = f"imp-{src}-" + stable_hash([str(p.name), n, q], 12)
         out.append(Conversation(conversation_id=cid, kind="abstention", server=default_server, servers=[default_server], seed=0,
                                 snapshot_id=f"import:{p.name}", messages=msgs, tools=tools, reference=[[]],
-                                augmentations=[f"imported:{src}"]))
+                                augmentations=[Augmentation.imported(src)]))
     return out
 
 

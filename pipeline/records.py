@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 SENSITIVE_KEY = "x-sensitive"
 
@@ -172,6 +172,98 @@ class UserQuery(BaseModel):
     step_ok: list[bool] = []  # whether each step succeeded in the dry run (the live state decides; replay re-checks)
 
 
+AugmentationKind = Literal["distractors", "enum_stripped", "irrelevance", "abstention", "missing_function", "imported"]
+
+
+class Augmentation(str):
+    """One augmentation of an example: its tag as the corpus stores it (``kind[:detail]``), with the
+    parts read by name instead of ``split(":")``. Built with the constructors below; a plain tag
+    read back (a corpus row, a test) is checked by :meth:`parse`.
+
+    >>> a = Augmentation.abstention_near_miss("export")
+    >>> a, a.kind, a.action, a.tool
+    ('abstention:near_miss:export', 'abstention', 'export', None)
+    >>> Augmentation.distractors(3).count, Augmentation.missing_function("get_order").tool
+    (3, 'get_order')
+    """
+
+    KINDS: tuple[str, ...] = ("distractors", "enum_stripped", "irrelevance", "abstention", "missing_function", "imported")
+
+    @classmethod
+    def parse(cls, tag: str) -> Augmentation:
+        if isinstance(tag, Augmentation):
+            return tag
+        if not isinstance(tag, str) or tag.split(":", 1)[0] not in cls.KINDS:
+            raise ValueError(f"not an augmentation tag: {tag!r} (kinds: {', '.join(cls.KINDS)})")
+        return cls(tag)
+
+    @classmethod
+    def distractors(cls, count: int) -> Augmentation:
+        return cls(f"distractors:{count}")
+
+    @classmethod
+    def enum_stripped(cls) -> Augmentation:
+        return cls("enum_stripped")
+
+    @classmethod
+    def irrelevance(cls) -> Augmentation:
+        return cls("irrelevance")
+
+    @classmethod
+    def abstention(cls, tool: str) -> Augmentation:
+        """A request another server's ``tool`` could serve, offered this server's tools."""
+        return cls(f"abstention:{tool}")
+
+    @classmethod
+    def abstention_near_miss(cls, action: str) -> Augmentation:
+        """A request for an ``action`` none of the offered tools performs on what they handle."""
+        return cls(f"abstention:near_miss:{action}")
+
+    @classmethod
+    def missing_function(cls, tool: str) -> Augmentation:
+        return cls(f"missing_function:{tool}")
+
+    @classmethod
+    def imported(cls, source: str) -> Augmentation:
+        return cls(f"imported:{source}")
+
+    @property
+    def kind(self) -> AugmentationKind:
+        return self.split(":", 1)[0]  # type: ignore[return-value]
+
+    @property
+    def _detail(self) -> str | None:
+        parts = self.split(":", 1)
+        return parts[1] if len(parts) > 1 else None
+
+    @property
+    def near_miss(self) -> bool:
+        return self.kind == "abstention" and self.startswith("abstention:near_miss:")
+
+    @property
+    def tool(self) -> str | None:
+        """The hidden tool of a missing-function example, the other server's tool of an abstention."""
+        return self._detail if self.kind in ("missing_function", "abstention") and not self.near_miss else None
+
+    @property
+    def action(self) -> str | None:
+        """The action a near-miss abstention asks for."""
+        return self.split(":", 2)[2] if self.near_miss else None
+
+    @property
+    def count(self) -> int | None:
+        """How many distractor tools were added."""
+        return int(self._detail) if self.kind == "distractors" and self._detail else None
+
+    @property
+    def source(self) -> str | None:
+        """Where an imported example came from (``when2call``, ``xlam_irrelevance``)."""
+        return self._detail if self.kind == "imported" else None
+
+
+AugmentationTag = Annotated[str, AfterValidator(Augmentation.parse)]
+
+
 # kinds of example with reference calls: a plain multi-turn conversation, and one where the user left out a
 # required value and the assistant asked for it first (information level "missing")
 TOOL_KINDS = ("multi_turn", "clarification")
@@ -193,12 +285,16 @@ class Conversation(BaseModel):
     reference: list[list[RefCall]]  # per user turn
     trace: list[dict[str, Any]] = []  # every executed call: name, arguments, ok, error_code, turn
     outcomes: list[str] = []  # SUCCESS / PARTIAL / FAILURE per turn
-    augmentations: list[str] = []
+    augmentations: list[AugmentationTag] = []
     parent_id: str | None = None
     final_state_hash: str | None = None
 
     def call_names(self) -> list[str]:
         return [c.name for turn in self.reference for c in turn]
+
+
+# what a rejection's payload holds: a record of one arrow of the data flow, a probe call, or nothing
+RecordType = Literal["snapshot", "graph", "chain", "query", "conversation", "probe_call", "none"]
 
 
 class Rejection(BaseModel):
@@ -209,12 +305,29 @@ class Rejection(BaseModel):
     server: str | None = None
     upstream: dict[str, str | None] = Field(default_factory=dict)
     payload: str = ""  # JSON of the rejected record (for lineage)
+    record_type: RecordType = "none"  # what ``payload`` holds
 
 
-def rejection(stage: str, reason: str, detail: str, server: str | None, upstream: dict[str, str | None], payload: Any = None) -> Rejection:
+def record_type_of(payload: Any) -> RecordType:
+    """The record type of a payload that is a record (a model of this module); "none" for no payload."""
+    if payload is None:
+        return "none"
+    types: dict[type, RecordType] = {Snapshot: "snapshot", DependencyGraph: "graph", Chain: "chain", UserQuery: "query",
+                                     Conversation: "conversation"}
+    for cls, name in types.items():
+        if isinstance(payload, cls):
+            return name
+    raise ValueError(f"a rejected {type(payload).__name__} needs its record_type named")
+
+
+def rejection(stage: str, reason: str, detail: str, server: str | None, upstream: dict[str, str | None], payload: Any = None,
+              record_type: RecordType | None = None) -> Rejection:
+    """A rejection of ``payload`` (a record, or plain JSON with its ``record_type`` named)."""
+    kind = record_type or record_type_of(payload)
     if isinstance(payload, BaseModel):  # serialized by pydantic directly (a whole conversation, a chain)
         body = payload.model_dump_json(fallback=str)
     else:
         body = json.dumps(payload, default=str) if payload is not None else ""
     rid = "rej-" + stable_hash([stage, reason, detail, upstream], 14)
-    return Rejection(rejection_id=rid, stage=stage, reason=reason, detail=detail, server=server, upstream=upstream, payload=body)
+    return Rejection(rejection_id=rid, stage=stage, reason=reason, detail=detail, server=server, upstream=upstream, payload=body,
+                     record_type=kind)

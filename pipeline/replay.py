@@ -22,12 +22,17 @@ from typing import Any
 from pipeline.config import ReplayConfig
 from pipeline.env import Environment
 from pipeline.records import Conversation, Rejection, rejection
+from pipeline import rules
+
+
+def trace_errors(conv: Conversation) -> tuple[int, int]:
+    """Executed calls and failed calls of the conversation's trace (recovery attempts included)."""
+    return len(conv.trace), sum(1 for t in conv.trace if not t["ok"])
+
 
 def error_rate(conv: Conversation) -> float:
-    if not conv.trace:
-        return 0.0
-    errors = sum(1 for t in conv.trace if not t["ok"])
-    return errors / len(conv.trace)
+    """The share of the conversation's executed calls that failed (:func:`pipeline.rules.error_rate`)."""
+    return rules.error_rate(*trace_errors(conv))
 
 
 def replay_trace(env: Environment, conv: Conversation) -> tuple[list[dict[str, Any]], str | None]:
@@ -61,8 +66,9 @@ def sensitive_violations(conv: Conversation) -> list[str]:
 
 def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejection | None:
     up = {"snapshot_id": conv.snapshot_id, "chain_id": conv.chain_id, "query_id": conv.query_id, "conversation_id": conv.conversation_id}
-    rate = error_rate(conv)
-    if rate > cfg.max_error_rate:
+    calls, fails = trace_errors(conv)
+    if rules.over_budget(calls, fails, cfg.max_error_rate):
+        rate = rules.error_rate(calls, fails)
         failing = [f"{t['name']}: {t.get('error_code')}: {t.get('error')}" for t in conv.trace if not t["ok"]]
         return rejection("replay", "error_rate", f"{rate:.0%} of calls failed (max {cfg.max_error_rate:.0%}); failing calls: {failing}",
                          conv.server, up, conv)

@@ -23,9 +23,10 @@ from pipeline.replies import answer_with, ask_for, skipped_reply, step_reply, tu
 from pipeline.requests import result_values, unnamed_writes
 from pipeline.teacher import call_record
 from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection, Snapshot, ToolSpec, UserQuery, rejection, stable_hash
+from pipeline.rules import error_rate, over_budget, recovery_room
 from pipeline.values import RecordIndex, ValueMemo, fill_args, find_field
 
-INFO_LEVELS = ("complete", "missing", "minimal")
+from pipeline.composition import INFO_LEVELS  # noqa: E402  (re-exported)
 RESOLVE_ATTEMPTS = 5
 
 
@@ -146,7 +147,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     up = {"snapshot_id": snap.snapshot_id, "chain_id": chain.chain_id}
     info_level = info_level or pick_info_level(rng, cfg)
     persona = persona or rng.choice(sorted(PERSONAS))
-    best: tuple[float, list[dict[str, Any]]] | None = None
+    best: tuple[float, list[dict[str, Any]], int, int] | None = None
     problem: str | None = None
     steps: list[dict[str, Any]] = []
     by_name = {t.name: t for t in snap.tools}
@@ -155,19 +156,19 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         if problem:
             continue
         calls, errors = live_calls(chain, [st["result"].ok for st in steps])
-        rate = errors / max(1, calls)
+        rate = error_rate(calls, errors)
         if best is None or rate < best[0]:
-            best = (rate, steps)
-        if rate <= max_error_rate:
+            best = (rate, steps, calls, errors)
+        if not over_budget(calls, errors, max_error_rate):
             break
     if best is None:
         return None, rejection("query", "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up,
-                               _with_dry_run(chain, steps))
-    rate, steps = best
-    if rate > max_error_rate:
+                               _with_dry_run(chain, steps), record_type="chain")
+    _rate, steps, calls, errors = best
+    if over_budget(calls, errors, max_error_rate):
         failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
         return None, rejection("query", "error_rate", f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
-                               f"calls in the dry run; fewest failing: {failing}", snap.server, up, _with_dry_run(chain, steps))
+                               f"calls in the dry run; fewest failing: {failing}", snap.server, up, _with_dry_run(chain, steps), record_type="chain")
     def known(v: str) -> bool:
         return is_known_id(v, snap)
 
@@ -179,7 +180,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     if unnamed:
         return None, rejection("query", "unnamed_entity", f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
                                "result of the same turn did not single out, and no turn split lets the user name it", snap.server, up,
-                               _with_dry_run(chain, steps))
+                               _with_dry_run(chain, steps), record_type="chain")
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld: dict[str, Any] = {}
     if info_level == "missing":
@@ -216,9 +217,7 @@ def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) ->
     if not step_ok:
         return 0
     calls, fails = live_calls(chain, step_ok)
-    if max_error_rate >= 1.0:
-        return calls
-    return max(0, int((max_error_rate * calls - fails) / (1.0 - max_error_rate) + 1e-9))
+    return recovery_room(calls, fails, max_error_rate)
 
 
 def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random,

@@ -97,7 +97,7 @@ def _print_rejection(d: dict[str, Any], width: int) -> None:
 
 
 def cmd_lineage(a: argparse.Namespace) -> int:
-    from pipeline.corpus import lineage
+    from pipeline.lineage import lineage
 
     d = lineage(a.data_dir, a.id, None if a.version == "latest" else a.version)
     if d is None:
