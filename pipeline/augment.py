@@ -24,7 +24,7 @@ from pipeline.config import AugmentConfig
 from pipeline.fastpath import IdentityMemo
 from pipeline.offtopic import NO_TOOL_REPLIES, irrelevant_request, near_miss
 from pipeline.queries import describe_tool
-from pipeline.records import Augmentation, Conversation, RefCall, ToolSpec, stable_hash
+from pipeline.records import Augmentation, Conversation, Example, Message, RefCall, ToolSpec, stable_hash
 from pipeline.simulate import system_prompt
 
 NO_TOOL_REPLY = NO_TOOL_REPLIES[0]
@@ -59,7 +59,7 @@ def _quota(ids: list[str], rate: float, total: int, salt: str) -> set[str]:
     return set(sorted(ids, key=lambda i: stable_hash([salt, i]))[:k])
 
 
-def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]], cfg: AugmentConfig, seed: int) -> list[Conversation]:
+def apply_robustness(convs: list[Example], pool: dict[str, list[ToolSpec]], cfg: AugmentConfig, seed: int) -> list[Example]:
     """Distractors and enum stripping on exact shares of the given examples (in place, tagged)."""
     total = len(convs)
     ids = [c.conversation_id for c in convs]
@@ -115,17 +115,17 @@ def no_tool_reply(server: str, rng: random.Random, off_topic: bool) -> str:
 
 
 def irrelevance_example(server: str, tools: list[ToolSpec], seed: int, rng: random.Random, snapshot_id: str,
-                        avoid: set[str] | None = None) -> Conversation:
+                        avoid: set[str] | None = None) -> Example:
     q = irrelevant_request(rng, avoid if avoid is not None else set())
-    msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
-            {"role": "assistant", "content": no_tool_reply(server, rng, True)}]
+    msgs = [Message(role="system", content=system_prompt(server)), Message(role="user", content=q),
+            Message(role="assistant", content=no_tool_reply(server, rng, True))]
     cid = "irr-" + stable_hash([server, q, seed, rng.random()], 14)
-    return Conversation(conversation_id=cid, kind="irrelevance", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
+    return Example(conversation_id=cid, kind="irrelevance", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
                         messages=msgs, tools=tools, reference=[[]], augmentations=[Augmentation.irrelevance()])
 
 
 def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed: int, rng: random.Random, snapshot_id: str,
-                       avoid: set[str] | None = None) -> Conversation:
+                       avoid: set[str] | None = None) -> Example:
     """A request the offered tools cannot serve: a near miss (an action none of them performs on the things
     they handle) where one is found, else what ``other`` (another server's tool) does."""
     avoid = avoid if avoid is not None else set()
@@ -135,14 +135,14 @@ def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed
     else:
         q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe_tool(other))
         tag = Augmentation.abstention(other.name)
-    msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
-            {"role": "assistant", "content": no_tool_reply(server, rng, False)}]
+    msgs = [Message(role="system", content=system_prompt(server)), Message(role="user", content=q),
+            Message(role="assistant", content=no_tool_reply(server, rng, False))]
     cid = "abs-" + stable_hash([server, q, other.name, seed, rng.random()], 14)
-    return Conversation(conversation_id=cid, kind="abstention", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
+    return Example(conversation_id=cid, kind="abstention", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
                         messages=msgs, tools=tools, reference=[[]], augmentations=[tag])
 
 
-def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversation | None:
+def missing_function_variant(conv: Conversation, rng: random.Random) -> Example | None:
     """Hide the first reference tool from the offered tools: the right answer is to say so and ask."""
     first = next((c for turn in conv.reference for c in turn), None)
     if first is None:
@@ -150,7 +150,7 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversa
     hidden = next((t for t in conv.tools if t.name == first.name), None)
     if hidden is None:
         return None
-    users = [m for m in conv.messages if m["role"] == "user"]
+    users = [m for m in conv.messages if m.role == "user"]
     if not users:
         return None
     what = describe_tool(hidden)
@@ -160,16 +160,16 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversa
                         f"I'm not able to {what}: that capability isn't among the tools offered to me."])
     reply += " " + rng.choice(["Would you like me to help with something else?", "If that tool can be enabled, I can try again.",
                                "Is there another way I can help?", "You may need to do that step yourself."])
-    msgs = [conv.messages[0], users[0], {"role": "assistant", "content": reply}]
+    msgs = [conv.messages[0], users[0], Message(role="assistant", content=reply)]
     tools = [t for t in conv.tools if t.name != first.name]
     cid = "mf-" + stable_hash([conv.conversation_id, first.name], 14)
-    return Conversation(conversation_id=cid, kind="missing_function", server=conv.server, servers=conv.servers, seed=conv.seed,
+    return Example(conversation_id=cid, kind="missing_function", server=conv.server, servers=conv.servers, seed=conv.seed,
                         snapshot_id=conv.snapshot_id, chain_id=conv.chain_id, query_id=conv.query_id, info_level=conv.info_level,
                         persona=conv.persona, messages=msgs, tools=tools, reference=[[]],
                         augmentations=[Augmentation.missing_function(first.name)], parent_id=conv.conversation_id)
 
 
-def import_abstention_file(path: str | Path, default_server: str = "external") -> list[Conversation]:
+def import_abstention_file(path: str | Path, default_server: str = "external") -> list[Example]:
     """Read a When2Call- or xLAM-irrelevance-style JSONL file (no download): examples with no reference call.
 
     Accepted fields per line: ``question`` or ``query`` (the request); ``tools`` (a list or a JSON
@@ -221,9 +221,9 @@ def import_abstention_file(path: str | Path, default_server: str = "external") -
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{p}:{n}: malformed 'tools': {type(exc).__name__}: {exc}") from None
         src = "when2call" if "question" in row else "xlam_irrelevance"
-        msgs = [{"role": "user", "content": q}, {"role": "assistant", "content": reply}]
+        msgs = [Message(role="user", content=q), Message(role="assistant", content=reply)]
         cid = f"imp-{src}-" + stable_hash([str(p.name), n, q], 12)
-        out.append(Conversation(conversation_id=cid, kind="abstention", server=default_server, servers=[default_server], seed=0,
+        out.append(Example(conversation_id=cid, kind="abstention", server=default_server, servers=[default_server], seed=0,
                                 snapshot_id=f"import:{p.name}", messages=msgs, tools=tools, reference=[[]],
                                 augmentations=[Augmentation.imported(src)]))
     return out

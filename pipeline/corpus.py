@@ -27,7 +27,7 @@ from pipeline.augment import ref_to_json
 from pipeline.composition import Composition
 from pipeline.config import BuildConfig
 from pipeline.fastpath import ToolsJson
-from pipeline.records import TOOL_KINDS, Augmentation, Conversation, Rejection, stable_hash
+from pipeline.records import TOOL_KINDS, Augmentation, Conversation, Example, Rejection, messages_json, stable_hash
 from pipeline.storage import atomic_dir, atomic_write_json, atomic_write_text
 
 GATES_DIR = "gates"
@@ -105,7 +105,7 @@ def assign_splits(rows: list[dict[str, Any]], eval_fraction: float) -> None:
             rows[i]["split"] = split
 
 
-def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | None = None) -> dict[str, Any]:
+def example_row(c: Example, eval_fraction: float, tools_json: ToolsJson | None = None) -> dict[str, Any]:
     """One corpus row. ``tools_json``: a :class:`ToolsJson` shared by the rows of a corpus (the
     conversations of a server share tool records, and each would otherwise re-serialize every schema;
     without one, a fresh one)."""
@@ -114,11 +114,11 @@ def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | N
     tools = (tools_json if tools_json is not None else ToolsJson())(c.tools)
     return {
         "example_id": eid, "kind": c.kind, "server": c.server, "servers": list(c.servers), "env_seed": c.seed,
-        "messages": json.dumps(c.messages, default=str), "tools": tools,
+        "messages": json.dumps(messages_json(c.messages), default=str), "tools": tools,
         "reference": ref_to_json(c.reference), "augmentations": list(c.augmentations), "split": "train",  # assign_splits decides
         "conversation_id": c.conversation_id, "chain_id": c.chain_id, "snapshot_id": c.snapshot_id, "query_id": c.query_id,
         "parent_id": c.parent_id, "info_level": c.info_level, "persona": c.persona, "n_calls": n_calls,
-        "chain_length": n_calls, "outcomes": list(c.outcomes), "trace": json.dumps(c.trace, default=str),
+        "chain_length": n_calls, "outcomes": list(c.outcomes), "trace": json.dumps([t.model_dump() for t in c.trace], default=str),
         "final_state_hash": c.final_state_hash,
     }
 
@@ -191,7 +191,7 @@ def tool_coverage(df: pl.DataFrame, tools_by_server: dict[str, list[str]]) -> di
                 "share": round(len(used.get(s, set()) & set(ts)) / max(1, len(ts)), 4)} for s, ts in tools_by_server.items()}
 
 
-def tool_annotations(examples: list[Conversation]) -> dict[str, dict[str, bool]]:
+def tool_annotations(examples: list[Example]) -> dict[str, dict[str, bool]]:
     """Per server, whether each offered tool is read-only (what the linter needs to tell writes apart)."""
     out: dict[str, dict[str, bool]] = {}
     for c in examples:
@@ -213,8 +213,10 @@ def new_version_name(content_hash: str, now: dt.datetime | None = None) -> str:
     return now.strftime("v%Y%m%d-%H%M%S") + f"{now.microsecond // 1000:03d}-" + content_hash[:6]
 
 
-def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: list[Rejection], extra: dict[str, Any] | None = None,
+def write_corpus(cfg: BuildConfig, examples: list[Example | Conversation], rejections: list[Rejection], extra: dict[str, Any] | None = None,
                  code_versions: dict[str, str] | None = None, tools_by_server: dict[str, list[str]] | None = None) -> Path:
+    """Write a corpus version of ``examples`` (a conversation given as such is an example without augmentations)."""
+    examples = [Example.of(c) for c in examples]
     tools_json = ToolsJson()
     rows = [example_row(c, cfg.corpus.eval_fraction, tools_json) for c in examples]
     assign_splits(rows, cfg.corpus.eval_fraction)

@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, model_serializer
 
 SENSITIVE_KEY = "x-sensitive"
 
@@ -267,11 +267,72 @@ AugmentationTag = Annotated[str, AfterValidator(Augmentation.parse)]
 # kinds of example with reference calls: a plain multi-turn conversation, and one where the user left out a
 # required value and the assistant asked for it first (information level "missing")
 TOOL_KINDS = ("multi_turn", "clarification")
+ConversationKind = Literal["multi_turn", "clarification"]
+# every kind of corpus example: the conversations, and the no-call kinds augmentation adds
+ExampleKind = Literal["multi_turn", "clarification", "irrelevance", "abstention", "missing_function"]
+
+
+class FunctionCall(BaseModel):
+    name: str
+    arguments: str  # the arguments as a JSON object, as the chat format carries them
+
+
+class ToolCall(BaseModel):
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class Message(BaseModel):
+    """One chat message in the OpenAI format the corpus stores: system, user, assistant (a reply, or
+    tool calls with ``content`` None) or tool (a result answering ``tool_call_id``). Serializes to
+    exactly the keys its role carries, in the corpus's order."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+
+    @classmethod
+    def calling(cls, call_id: str, name: str, arguments: dict[str, Any]) -> Message:
+        """An assistant message making one tool call."""
+        return cls(role="assistant", content=None,
+                   tool_calls=[ToolCall(id=call_id, function=FunctionCall(name=name, arguments=json.dumps(arguments)))])
+
+    @model_serializer
+    def _wire(self) -> dict[str, Any]:
+        if self.role == "tool":
+            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": self.content}
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls is not None:
+            out["tool_calls"] = [tc.model_dump() for tc in self.tool_calls]
+        return out
+
+
+def messages_json(messages: list[Message]) -> list[dict[str, Any]]:
+    """The messages as the corpus stores them (plain JSON objects)."""
+    return [m.model_dump() for m in messages]
+
+
+class TraceCall(BaseModel):
+    """One executed call of a simulated conversation: a reference call, or a wrong first attempt the
+    assistant then corrects (``reference`` False); its result, or its error."""
+
+    turn: int
+    name: str
+    arguments: dict[str, Any] = {}
+    ok: bool
+    error_code: str | None = None
+    reference: bool = True
+    result: Any = None
+    error: str | None = None
 
 
 class Conversation(BaseModel):
+    """A simulated conversation: what simulation writes, replay validates and dedup filters."""
+
     conversation_id: str
-    kind: str = "multi_turn"
+    kind: ConversationKind = "multi_turn"
     server: str
     servers: list[str]
     seed: int
@@ -280,17 +341,31 @@ class Conversation(BaseModel):
     query_id: str | None = None
     info_level: str | None = None
     persona: str | None = None
-    messages: list[dict[str, Any]]
+    messages: list[Message]
     tools: list[ToolSpec]
     reference: list[list[RefCall]]  # per user turn
-    trace: list[dict[str, Any]] = []  # every executed call: name, arguments, ok, error_code, turn
+    trace: list[TraceCall] = []  # every executed call, in order
     outcomes: list[str] = []  # SUCCESS / PARTIAL / FAILURE per turn
-    augmentations: list[AugmentationTag] = []
-    parent_id: str | None = None
     final_state_hash: str | None = None
 
     def call_names(self) -> list[str]:
         return [c.name for turn in self.reference for c in turn]
+
+
+class Example(Conversation):
+    """A corpus example: a selected conversation with its augmentations, or a no-call kind
+    (irrelevance, abstention, missing function) made by augmentation; what the corpus writer takes."""
+
+    kind: ExampleKind = "multi_turn"  # type: ignore[assignment]
+    augmentations: list[AugmentationTag] = []
+    parent_id: str | None = None  # the conversation a variant was made from
+
+    @classmethod
+    def of(cls, conv: Conversation) -> Example:
+        """A conversation as an example (no augmentation yet); its records are shared, not copied."""
+        if isinstance(conv, Example):
+            return conv
+        return cls(**{k: getattr(conv, k) for k in Conversation.model_fields})
 
 
 # what a rejection's payload holds: a record of one arrow of the data flow, a probe call, or nothing
@@ -313,7 +388,7 @@ def record_type_of(payload: Any) -> RecordType:
     if payload is None:
         return "none"
     types: dict[type, RecordType] = {Snapshot: "snapshot", DependencyGraph: "graph", Chain: "chain", UserQuery: "query",
-                                     Conversation: "conversation"}
+                                     Conversation: "conversation"}  # an Example is a Conversation
     for cls, name in types.items():
         if isinstance(payload, cls):
             return name

@@ -16,7 +16,7 @@ from pipeline.corpus import write_corpus
 from pipeline.dedup import dedup, recall_check, shingles
 from pipeline.env import Environment
 from pipeline.fastpath import heap_settled
-from pipeline.records import Augmentation, Conversation, Rejection, Snapshot, ToolSpec, rejection
+from pipeline.records import Augmentation, Conversation, Example, Rejection, Snapshot, ToolSpec, rejection
 from pipeline.stages.base import StageOutput, stage_rng
 
 
@@ -143,10 +143,10 @@ class AugmentStep:
         return (self.composition.scaled(want, feasible) if feasible < want.multi_turn else want), want.multi_turn
 
     def no_call_examples(self, counts: KindCounts, snapshots: dict[str, Snapshot], pool: dict[str, list[ToolSpec]],
-                         rng: random.Random) -> list[Conversation]:
+                         rng: random.Random) -> list[Example]:
         """Irrelevance and abstention examples, spread over the servers in turn."""
         servers = sorted(snapshots)
-        out: list[Conversation] = []
+        out: list[Example] = []
         asked: set[str] = set()  # no request is used twice by the no-call kinds
         for i in range(counts.irrelevance):
             s = servers[i % len(servers)]
@@ -163,13 +163,13 @@ class AugmentStep:
         return out
 
     def run(self, unique: list[Conversation], snapshots: dict[str, Snapshot]) -> StageOutput:
-        imported: list[Conversation] = []
+        imported: list[Example] = []
         for f in self.augment.import_files:
             imported.extend(import_abstention_file(f))
         counts, n_requested = self.counts(unique, len(imported))
         multi, spare = choose_multi_turn(self.composition, self.seed, unique, counts.multi_turn)
         rng = stage_rng(self.seed, "augment")
-        extra: list[Conversation] = []
+        extra: list[Example] = []
         # missing-function variants from conversations not selected (so they do not duplicate an example)
         for c in spare + multi:
             if len(extra) >= counts.missing_function:
@@ -179,7 +179,7 @@ class AugmentStep:
                 extra.append(v)
         pool = tool_pool(snapshots)
         extra += self.no_call_examples(counts, snapshots, pool, rng)
-        examples = multi + extra + imported
+        examples = [Example.of(c) for c in multi] + extra + imported
         apply_robustness(examples, pool, self.augment, self.seed)
         out = StageOutput(items=examples)
         if len(multi) < n_requested:
@@ -203,7 +203,7 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
 
 
 @heap_settled
-def stage_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: list[Rejection], **kwargs: Any) -> Path:
+def stage_corpus(cfg: BuildConfig, examples: list[Example], rejections: list[Rejection], **kwargs: Any) -> Path:
     """Write the corpus version (:func:`pipeline.corpus.write_corpus`) with the records frozen out of the
     collector's sight, as the other stages run."""
     return write_corpus(cfg, examples, rejections, **kwargs)
