@@ -19,6 +19,15 @@ from pipeline.config import AugmentConfig, BuildConfig, SimulateConfig
 INFO_LEVELS = ("complete", "missing", "minimal")
 
 
+def level_weights(simulate: SimulateConfig, generation: bool = False) -> list[float]:
+    """The information levels' weights (in :data:`INFO_LEVELS` order): the configured shares, or for
+    generation the shares with the levels that lose more requests to rejection weighted up."""
+    s = simulate
+    if generation:
+        return [s.complete, s.missing * s.missing_oversample, s.minimal * s.minimal_oversample]
+    return [s.complete, s.missing, s.minimal]
+
+
 @dataclass(frozen=True)
 class KindCounts:
     """Examples of each kind for a build (multi-turn is what is left)."""
@@ -64,18 +73,12 @@ class Composition:
                           round(counts.missing_function * scale))
 
     # -- the information levels ----------------------------------------------------------------
-    def level_weights(self, generation: bool = False) -> list[float]:
-        s = self.simulate
-        if generation:
-            return [s.complete, s.missing * s.missing_oversample, s.minimal * s.minimal_oversample]
-        return [s.complete, s.missing, s.minimal]
-
     def level_plan(self, n: int, salt: str, generation: bool = False) -> list[str]:
         """Exact information levels over n requests, deterministically shuffled by ``salt``.
 
         For generation the levels that lose more to rejection are weighted up (``*_oversample``), so
         the final selection can meet the shares exactly."""
-        w = self.level_weights(generation)
+        w = level_weights(self.simulate, generation)
         counts = [round(x / sum(w) * n) for x in w]
         counts[0] += n - sum(counts)
         levels = [lvl for lvl, c in zip(INFO_LEVELS, counts) for _ in range(c)]

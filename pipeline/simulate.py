@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pipeline.composition import INFO_LEVELS
+from pipeline.composition import INFO_LEVELS, level_weights
 from pipeline.config import QueryConfig, SimulateConfig
 from pipeline.env import Environment
 from pipeline.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
@@ -44,7 +44,7 @@ def split_turns(n_steps: int, rng: random.Random, cfg: SimulateConfig) -> list[l
 
 
 def pick_info_level(rng: random.Random, cfg: SimulateConfig) -> str:
-    return rng.choices(INFO_LEVELS, weights=[cfg.complete, cfg.missing, cfg.minimal], k=1)[0]
+    return rng.choices(INFO_LEVELS, weights=level_weights(cfg), k=1)[0]
 
 
 def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Random, qcfg: QueryConfig,
