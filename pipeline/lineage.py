@@ -72,6 +72,9 @@ def _payload_path(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         out["conversation"] = {"conversation_id": body.get("conversation_id"), "kind": body.get("kind"), "outcomes": body.get("outcomes", []),
                                "final_state_hash": body.get("final_state_hash")}
         out["calls"] = _calls(body.get("trace") or [])
+    elif kind == "probe_call":  # a probe call on which the server crashed or hung
+        out["calls"] = _calls([body])
+        out["calls_from"] = "probe"
     elif kind == "graph":
         out["snapshot"] = {"snapshot_id": body.get("snapshot_id")}
         out["graph"] = {"graph_id": body.get("graph_id"), "tools": len(body.get("tools", [])),

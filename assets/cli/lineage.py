@@ -39,8 +39,8 @@ def _print_calls(calls: list[dict[str, Any]], width: int, source: str | None = N
     if not calls:
         print("  calls: none (this record made no tool call)")
         return
-    how = ("the dry run that resolved the chain's values, on a scratch session" if source == "dry_run"
-           else "as executed and replayed on a fresh session")
+    how = {"dry_run": "the dry run that resolved the chain's values, on a scratch session",
+           "probe": "the probe call the server failed, while sampling its world"}.get(source or "", "as executed and replayed on a fresh session")
     print(f"  calls ({len(calls)}, {how}):")
     for c in calls:
         turn = f"turn {c['turn']}" if c.get("turn") is not None else "turn ?"
