@@ -4,11 +4,9 @@ read from a :class:`BuildConfig` (kept as functions of the whole config for thei
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 from pipeline.composition import Composition
 from pipeline.config import BuildConfig
-from pipeline.records import Conversation
 
 
 def per_server_target(cfg: BuildConfig) -> int:
@@ -29,8 +27,3 @@ def n_contexts(cfg: BuildConfig) -> int:
 def info_level_plan(n: int, cfg: BuildConfig, salt: str, generation: bool = False) -> list[str]:
     """Exact information levels over n requests (:meth:`Composition.level_plan`)."""
     return Composition.of(cfg).level_plan(n, salt, generation)
-
-
-def feasible_multi_turn(cfg: BuildConfig, convs: list[Conversation], wanted: int) -> int:
-    """The largest multi-turn count <= wanted whose information-level shares the supply can meet exactly."""
-    return Composition.of(cfg).feasible_multi_turn(Counter(c.info_level or "complete" for c in convs), wanted)
