@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.config import AugmentConfig
+from pipeline.fastpath import IdentityMemo
 from pipeline.offtopic import NO_TOOL_REPLIES, irrelevant_request, near_miss
 from pipeline.queries import describe_tool
-from pipeline.records import Conversation, RefCall, ToolSpec, stable_hash
+from pipeline.records import Augmentation, Conversation, Example, Message, RefCall, ToolSpec, stable_hash
 from pipeline.simulate import system_prompt
 
 NO_TOOL_REPLY = NO_TOOL_REPLIES[0]
@@ -58,27 +59,18 @@ def _quota(ids: list[str], rate: float, total: int, salt: str) -> set[str]:
     return set(sorted(ids, key=lambda i: stable_hash([salt, i]))[:k])
 
 
-def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]], cfg: AugmentConfig, seed: int) -> list[Conversation]:
+def apply_robustness(convs: list[Example], pool: dict[str, list[ToolSpec]], cfg: AugmentConfig, seed: int) -> list[Example]:
     """Distractors and enum stripping on exact shares of the given examples (in place, tagged)."""
     total = len(convs)
     ids = [c.conversation_id for c in convs]
     pick_d = _quota(ids, cfg.distractor_rate, total, f"distractors:{seed}")
     # the conversations of a server share their tool records: judge and strip each record once
-    # (keyed by identity; every record stays alive in ``convs`` or ``pool`` while this runs)
-    enum_of: dict[int, bool] = {}
-    stripped: dict[int, ToolSpec] = {}
+    # (every record stays alive in ``convs`` or ``pool`` while this runs)
+    enum_of = IdentityMemo(lambda t: has_enum([t]))
+    enum_stripped = IdentityMemo(lambda t: t.model_copy(update={"input_schema": strip_enums(t.input_schema)[0]}))
 
     def with_enum(tools: list[ToolSpec]) -> bool:
-        for t in tools:
-            if id(t) not in enum_of:
-                enum_of[id(t)] = has_enum([t])
-        return any(enum_of[id(t)] for t in tools)
-
-    def enum_stripped(t: ToolSpec) -> ToolSpec:
-        if id(t) not in stripped:
-            schema, _ = strip_enums(t.input_schema)
-            stripped[id(t)] = t.model_copy(update={"input_schema": schema})
-        return stripped[id(t)]
+        return any(enum_of.all(tools))
 
     enum_ids = [c.conversation_id for c in convs if with_enum(c.tools)]
     pick_e = _quota(enum_ids, cfg.enum_strip_rate, total, f"enums:{seed}")
@@ -88,10 +80,10 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
             # never a name already offered (servers share names: list_customers, get_order, ...), never the tool a
             # no-call example is about (the hidden tool of a missing-function variant, the other server's tool of an
             # abstention), and never two tools of one name
-            own = {t.name for t in c.tools} | {a.split(":", 1)[1] for a in c.augmentations
-                                               if a.startswith(("missing_function:", "abstention:"))}
+            augs = [Augmentation.parse(a) for a in c.augmentations]
+            own = {t.name for t in c.tools} | {a.tool for a in augs if a.tool}
             # a near-miss abstention asks for an action (export, print, ...) no offered tool may be named after
-            actions = [a.split(":", 2)[2] for a in c.augmentations if a.startswith("abstention:near_miss:")]
+            actions = [a.action for a in augs if a.action]
             others = [t for s, ts in pool.items() if s not in c.servers for t in ts
                       if t.name not in own and not any(k in t.name.lower() for k in actions)]
             if others:
@@ -106,10 +98,10 @@ def apply_robustness(convs: list[Conversation], pool: dict[str, list[ToolSpec]],
                 tools = list(c.tools) + extra
                 rng.shuffle(tools)
                 c.tools = tools
-                c.augmentations.append(f"distractors:{len(extra)}")
+                c.augmentations.append(Augmentation.distractors(len(extra)))
         if c.conversation_id in pick_e:
             c.tools = [enum_stripped(t) for t in c.tools]
-            c.augmentations.append("enum_stripped")
+            c.augmentations.append(Augmentation.enum_stripped())
     return convs
 
 
@@ -123,34 +115,34 @@ def no_tool_reply(server: str, rng: random.Random, off_topic: bool) -> str:
 
 
 def irrelevance_example(server: str, tools: list[ToolSpec], seed: int, rng: random.Random, snapshot_id: str,
-                        avoid: set[str] | None = None) -> Conversation:
+                        avoid: set[str] | None = None) -> Example:
     q = irrelevant_request(rng, avoid if avoid is not None else set())
-    msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
-            {"role": "assistant", "content": no_tool_reply(server, rng, True)}]
+    msgs = [Message(role="system", content=system_prompt(server)), Message(role="user", content=q),
+            Message(role="assistant", content=no_tool_reply(server, rng, True))]
     cid = "irr-" + stable_hash([server, q, seed, rng.random()], 14)
-    return Conversation(conversation_id=cid, kind="irrelevance", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
-                        messages=msgs, tools=tools, reference=[[]], augmentations=["irrelevance"])
+    return Example(conversation_id=cid, kind="irrelevance", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
+                        messages=msgs, tools=tools, reference=[[]], augmentations=[Augmentation.irrelevance()])
 
 
 def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed: int, rng: random.Random, snapshot_id: str,
-                       avoid: set[str] | None = None) -> Conversation:
+                       avoid: set[str] | None = None) -> Example:
     """A request the offered tools cannot serve: a near miss (an action none of them performs on the things
     they handle) where one is found, else what ``other`` (another server's tool) does."""
     avoid = avoid if avoid is not None else set()
     miss = near_miss(tools, rng, avoid)
     if miss is not None:
-        q, tag = miss[0], f"abstention:near_miss:{miss[1]}"
+        q, tag = miss[0], Augmentation.abstention_near_miss(miss[1])
     else:
         q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe_tool(other))
-        tag = f"abstention:{other.name}"
-    msgs = [{"role": "system", "content": system_prompt(server)}, {"role": "user", "content": q},
-            {"role": "assistant", "content": no_tool_reply(server, rng, False)}]
+        tag = Augmentation.abstention(other.name)
+    msgs = [Message(role="system", content=system_prompt(server)), Message(role="user", content=q),
+            Message(role="assistant", content=no_tool_reply(server, rng, False))]
     cid = "abs-" + stable_hash([server, q, other.name, seed, rng.random()], 14)
-    return Conversation(conversation_id=cid, kind="abstention", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
+    return Example(conversation_id=cid, kind="abstention", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
                         messages=msgs, tools=tools, reference=[[]], augmentations=[tag])
 
 
-def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversation | None:
+def missing_function_variant(conv: Conversation, rng: random.Random) -> Example | None:
     """Hide the first reference tool from the offered tools: the right answer is to say so and ask."""
     first = next((c for turn in conv.reference for c in turn), None)
     if first is None:
@@ -158,7 +150,7 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversa
     hidden = next((t for t in conv.tools if t.name == first.name), None)
     if hidden is None:
         return None
-    users = [m for m in conv.messages if m["role"] == "user"]
+    users = [m for m in conv.messages if m.role == "user"]
     if not users:
         return None
     what = describe_tool(hidden)
@@ -168,16 +160,16 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Conversa
                         f"I'm not able to {what}: that capability isn't among the tools offered to me."])
     reply += " " + rng.choice(["Would you like me to help with something else?", "If that tool can be enabled, I can try again.",
                                "Is there another way I can help?", "You may need to do that step yourself."])
-    msgs = [conv.messages[0], users[0], {"role": "assistant", "content": reply}]
+    msgs = [conv.messages[0], users[0], Message(role="assistant", content=reply)]
     tools = [t for t in conv.tools if t.name != first.name]
     cid = "mf-" + stable_hash([conv.conversation_id, first.name], 14)
-    return Conversation(conversation_id=cid, kind="missing_function", server=conv.server, servers=conv.servers, seed=conv.seed,
+    return Example(conversation_id=cid, kind="missing_function", server=conv.server, servers=conv.servers, seed=conv.seed,
                         snapshot_id=conv.snapshot_id, chain_id=conv.chain_id, query_id=conv.query_id, info_level=conv.info_level,
                         persona=conv.persona, messages=msgs, tools=tools, reference=[[]],
-                        augmentations=[f"missing_function:{first.name}"], parent_id=conv.conversation_id)
+                        augmentations=[Augmentation.missing_function(first.name)], parent_id=conv.conversation_id)
 
 
-def import_abstention_file(path: str | Path, default_server: str = "external") -> list[Conversation]:
+def import_abstention_file(path: str | Path, default_server: str = "external") -> list[Example]:
     """Read a When2Call- or xLAM-irrelevance-style JSONL file (no download): examples with no reference call.
 
     Accepted fields per line: ``question`` or ``query`` (the request); ``tools`` (a list or a JSON
@@ -229,11 +221,11 @@ def import_abstention_file(path: str | Path, default_server: str = "external") -
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{p}:{n}: malformed 'tools': {type(exc).__name__}: {exc}") from None
         src = "when2call" if "question" in row else "xlam_irrelevance"
-        msgs = [{"role": "user", "content": q}, {"role": "assistant", "content": reply}]
+        msgs = [Message(role="user", content=q), Message(role="assistant", content=reply)]
         cid = f"imp-{src}-" + stable_hash([str(p.name), n, q], 12)
-        out.append(Conversation(conversation_id=cid, kind="abstention", server=default_server, servers=[default_server], seed=0,
+        out.append(Example(conversation_id=cid, kind="abstention", server=default_server, servers=[default_server], seed=0,
                                 snapshot_id=f"import:{p.name}", messages=msgs, tools=tools, reference=[[]],
-                                augmentations=[f"imported:{src}"]))
+                                augmentations=[Augmentation.imported(src)]))
     return out
 
 

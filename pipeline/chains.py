@@ -8,7 +8,6 @@ least-used tools so chains cover the server's tools.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import random
 from collections import Counter, defaultdict
@@ -32,10 +31,8 @@ class _Usage:
 
 
 def _weighted(rng: random.Random, items: list[str], weight: dict[str, float]) -> str:
-    """One item drawn by ``weight``: ``rng.choices(items, weights=[weight[i] for i in items], k=1)[0]``,
-    computed as ``random.choices`` does (the same draw) without its per-call checks."""
-    cum = list(itertools.accumulate(map(weight.__getitem__, items)))
-    return items[bisect.bisect(cum, rng.random() * cum[-1], 0, len(items) - 1)]
+    """One item drawn by ``weight`` (a tool's current weight, :class:`_Usage`)."""
+    return rng.choices(items, weights=[weight[i] for i in items], k=1)[0]
 
 
 def _length_draw(cfg: ChainConfig) -> tuple[list[int], list[int]]:
@@ -49,8 +46,7 @@ def _sample_path(successors: dict[str, list[str]], starts: list[str], rng: rando
     """The tool names of one chain, walked along the graph's edges (``successors``: each tool's
     successors in the graph; ``lengths``: :func:`_length_draw`; ``None``: shorter than the minimum)."""
     values, cum = lengths
-    # rng.choices(values, weights, k=1)[0], the same draw
-    target = values[bisect.bisect(cum, rng.random() * (cum[-1] + 0.0), 0, len(values) - 1)]
+    target = rng.choices(values, cum_weights=cum, k=1)[0]
     weight = usage.weight
     path = [_weighted(rng, starts, weight)]
     while len(path) < target:

@@ -132,6 +132,10 @@ class ChainConfig(StageConfig):
     min_len: int = Field(default=2, ge=1)
     max_len: int = Field(default=5, ge=1)
     per_server: int = Field(default=60, ge=1)
+    # chains generated per multi-turn example needed: replay, dedup and the information-level selection
+    # keep about 60-75% of them on the built-in servers, so 2x leaves a margin without simulating work
+    # thrown away (:func:`pipeline.composition.Composition.per_server_target`)
+    oversample: float = Field(default=2.0, gt=0)
 
     @model_validator(mode="after")
     def _range(self) -> "ChainConfig":
@@ -152,9 +156,15 @@ class QueryConfig(StageConfig):
 
 
 class SimulateConfig(StageConfig):
+    # the information-level shares of the multi-turn examples (:mod:`pipeline.composition`)
     complete: float = 0.6
     missing: float = 0.2
     minimal: float = 0.2
+    # generation weights over those shares: the missing and minimal levels lose more requests to
+    # rejection (not every first step has a value to withhold), so the query stage plans more of them
+    # and the final selection can still meet the shares exactly
+    missing_oversample: float = Field(default=1.3, gt=0)
+    minimal_oversample: float = Field(default=1.15, gt=0)
     min_turns: int = 2
     max_turns: int = 3
     # share of calls preceded by a wrong first attempt the assistant corrects (within the replay's error budget)

@@ -24,8 +24,10 @@ from typing import Any
 import polars as pl
 
 from pipeline.augment import ref_to_json
+from pipeline.composition import Composition
 from pipeline.config import BuildConfig
-from pipeline.records import TOOL_KINDS, Conversation, Rejection, stable_hash
+from pipeline.fastpath import ToolsJson
+from pipeline.records import TOOL_KINDS, Augmentation, Conversation, Example, Rejection, messages_json, stable_hash
 from pipeline.storage import atomic_dir, atomic_write_json, atomic_write_text
 
 GATES_DIR = "gates"
@@ -35,12 +37,9 @@ CHECKED_GATES = ("corpus_nonempty_per_server", "corpus_no_near_duplicates", "cor
 
 
 def targets_of(cfg: BuildConfig) -> dict[str, float]:
-    """The composition the build was configured for (the paper's by default)."""
-    a, s = cfg.augment, cfg.simulate
-    total = s.complete + s.missing + s.minimal
-    return {"distractors": a.distractor_rate, "enum_stripped": a.enum_strip_rate, "irrelevance": a.irrelevance_rate,
-            "missing_function": a.missing_function_rate,
-            "info_complete": s.complete / total, "info_missing": s.missing / total, "info_minimal": s.minimal / total}
+    """The composition the build was configured for (the paper's by default): :meth:`Composition.targets`."""
+    return Composition.of(cfg).targets()
+
 
 EXAMPLE_SCHEMA = {
     "example_id": pl.Utf8, "kind": pl.Utf8, "server": pl.Utf8, "servers": pl.List(pl.Utf8), "env_seed": pl.Int64,
@@ -50,7 +49,7 @@ EXAMPLE_SCHEMA = {
     "trace": pl.Utf8, "final_state_hash": pl.Utf8,
 }
 REJECTION_SCHEMA = {"rejection_id": pl.Utf8, "stage": pl.Utf8, "reason": pl.Utf8, "detail": pl.Utf8, "server": pl.Utf8,
-                    "upstream": pl.Utf8, "payload": pl.Utf8}
+                    "upstream": pl.Utf8, "payload": pl.Utf8, "record_type": pl.Utf8}
 
 
 def corpus_root(data_dir: str | Path) -> Path:
@@ -106,7 +105,7 @@ def assign_splits(rows: list[dict[str, Any]], eval_fraction: float) -> None:
             rows[i]["split"] = split
 
 
-def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | None = None) -> dict[str, Any]:
+def example_row(c: Example, eval_fraction: float, tools_json: ToolsJson | None = None) -> dict[str, Any]:
     """One corpus row. ``tools_json``: a :class:`ToolsJson` shared by the rows of a corpus (the
     conversations of a server share tool records, and each would otherwise re-serialize every schema;
     without one, a fresh one)."""
@@ -115,65 +114,24 @@ def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | N
     tools = (tools_json if tools_json is not None else ToolsJson())(c.tools)
     return {
         "example_id": eid, "kind": c.kind, "server": c.server, "servers": list(c.servers), "env_seed": c.seed,
-        "messages": json.dumps(c.messages, default=str), "tools": tools,
+        "messages": json.dumps(messages_json(c.messages), default=str), "tools": tools,
         "reference": ref_to_json(c.reference), "augmentations": list(c.augmentations), "split": "train",  # assign_splits decides
         "conversation_id": c.conversation_id, "chain_id": c.chain_id, "snapshot_id": c.snapshot_id, "query_id": c.query_id,
         "parent_id": c.parent_id, "info_level": c.info_level, "persona": c.persona, "n_calls": n_calls,
-        "chain_length": n_calls, "outcomes": list(c.outcomes), "trace": json.dumps(c.trace, default=str),
+        "chain_length": n_calls, "outcomes": list(c.outcomes), "trace": json.dumps([t.model_dump() for t in c.trace], default=str),
         "final_state_hash": c.final_state_hash,
     }
 
 
-class ToolsJson:
-    """The tools column, ``json.dumps([t.to_openai() for t in tools])`` byte for byte, built from each
-    tool's JSON serialized once. Augmented conversations offer thousands of distinct tool lists drawn
-    from a few hundred tool records (13,500 examples: 5,703 lists, 686 records). Keyed by the identity
-    of the records, which stay alive while the rows are built; a list seen before is served whole."""
-
-    def __init__(self) -> None:
-        self._tool: dict[int, str] = {}
-        self._list: dict[tuple[int, ...], str] = {}
-
-    def __call__(self, tools: list[Any]) -> str:
-        key = tuple(map(id, tools))
-        out = self._list.get(key)
-        if out is None:
-            parts = []
-            for t in tools:
-                one = self._tool.get(id(t))
-                if one is None:
-                    one = self._tool[id(t)] = json.dumps(t.to_openai())
-                parts.append(one)
-            out = self._list[key] = "[" + ", ".join(parts) + "]"
-        return out
-
-
-def content_hash(columns: list[list[str]], repeating: tuple[bool, ...] = (), n: int = 16) -> str:
-    """``stable_hash(columns, n)`` for lists of strings, streamed into the digest: the same value without
-    building the whole document. The strings of a column flagged in ``repeating`` (the tools column
-    repeats one string per tool list) are escaped once per distinct value."""
-    h = hashlib.sha256()
-    h.update(b"[")
-    for i, col in enumerate(columns):
-        h.update(b"[" if i == 0 else b",[")
-        escaped: dict[str, bytes] | None = {} if i < len(repeating) and repeating[i] else None
-        for j, s in enumerate(col):
-            e = escaped.get(s) if escaped is not None else None
-            if e is None:
-                e = json.dumps(s).encode()
-                if escaped is not None:
-                    escaped[s] = e
-            if j:
-                h.update(b",")
-            h.update(e)
-        h.update(b"]")
-    h.update(b"]")
-    return h.hexdigest()[:n]
+def content_hash(columns: list[list[str]], n: int = 16) -> str:
+    """A corpus version's content hash: the stable hash of its example ids, messages and tools columns."""
+    return stable_hash(columns, n)
 
 
 def rejection_rows(rejs: list[Rejection]) -> pl.DataFrame:
     rows = [{"rejection_id": r.rejection_id, "stage": r.stage, "reason": r.reason, "detail": r.detail, "server": r.server,
-             "upstream": json.dumps(r.upstream), "payload": r.payload} for r in rejs]
+             "upstream": json.dumps(r.upstream), "payload": r.payload,
+             "record_type": r.record_type} for r in rejs]
     return pl.DataFrame(rows, schema=REJECTION_SCHEMA)
 
 
@@ -181,7 +139,7 @@ def composition(df: pl.DataFrame, targets: dict[str, float] | None = None) -> di
     """Shares of the composition knobs against ``targets`` (default: the paper's, the config defaults)."""
     base = targets or targets_of(BuildConfig())
     n = max(1, df.height)
-    augs = Counter(a.split(":")[0] for lst in df["augmentations"].to_list() for a in lst)
+    augs = Counter(Augmentation.parse(a).kind for lst in df["augmentations"].to_list() for a in lst)
     mt = df.filter(pl.col("kind").is_in(list(TOOL_KINDS)))
     levels = Counter(mt["info_level"].to_list())
     m = max(1, mt.height)
@@ -233,7 +191,7 @@ def tool_coverage(df: pl.DataFrame, tools_by_server: dict[str, list[str]]) -> di
                 "share": round(len(used.get(s, set()) & set(ts)) / max(1, len(ts)), 4)} for s, ts in tools_by_server.items()}
 
 
-def tool_annotations(examples: list[Conversation]) -> dict[str, dict[str, bool]]:
+def tool_annotations(examples: list[Example]) -> dict[str, dict[str, bool]]:
     """Per server, whether each offered tool is read-only (what the linter needs to tell writes apart)."""
     out: dict[str, dict[str, bool]] = {}
     for c in examples:
@@ -255,14 +213,16 @@ def new_version_name(content_hash: str, now: dt.datetime | None = None) -> str:
     return now.strftime("v%Y%m%d-%H%M%S") + f"{now.microsecond // 1000:03d}-" + content_hash[:6]
 
 
-def write_corpus(cfg: BuildConfig, examples: list[Conversation], rejections: list[Rejection], extra: dict[str, Any] | None = None,
+def write_corpus(cfg: BuildConfig, examples: list[Example | Conversation], rejections: list[Rejection], extra: dict[str, Any] | None = None,
                  code_versions: dict[str, str] | None = None, tools_by_server: dict[str, list[str]] | None = None) -> Path:
+    """Write a corpus version of ``examples`` (a conversation given as such is an example without augmentations)."""
+    examples = [Example.of(c) for c in examples]
     tools_json = ToolsJson()
     rows = [example_row(c, cfg.corpus.eval_fraction, tools_json) for c in examples]
     assign_splits(rows, cfg.corpus.eval_fraction)
     df = pl.DataFrame(rows, schema=EXAMPLE_SCHEMA).sort("example_id")
     rej = rejection_rows(rejections).unique("rejection_id", keep="first").sort("rejection_id")
-    content = content_hash([df["example_id"].to_list(), df["messages"].to_list(), df["tools"].to_list()], repeating=(False, False, True))
+    content = content_hash([df["example_id"].to_list(), df["messages"].to_list(), df["tools"].to_list()])
     root = corpus_root(cfg.data_dir)
     version = new_version_name(content)
     while (root / version).exists():
@@ -413,144 +373,3 @@ def diff_versions(a: str | Path, b: str | Path, limit: int = 20) -> dict[str, An
     out["config_changed"] = sorted(k for k in set(ma.get("config", {})) | set(mb.get("config", {}))
                                    if ma.get("config", {}).get(k) != mb.get("config", {}).get(k))
     return out
-
-
-# ----------------------------------------------------------------------------- lineage
-def _loads(s: str | None, default: Any) -> Any:
-    if not s:
-        return default
-    try:
-        return json.loads(s)
-    except (TypeError, ValueError):
-        return default
-
-
-def _calls(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each executed (and replay-checked) call with its result or its error."""
-    out = []
-    for i, t in enumerate(trace):
-        c = {"index": i, "turn": t.get("turn"), "name": t.get("name"), "arguments": t.get("arguments", {}), "ok": bool(t.get("ok")),
-             "reference": t.get("reference", True)}
-        if t.get("ok"):
-            c["result"] = t.get("result")
-        else:
-            c["error_code"] = t.get("error_code")
-            c["error"] = t.get("error")
-        out.append(c)
-    return out
-
-
-def _user_turns(messages: list[dict[str, Any]]) -> list[str]:
-    return [m.get("content") or "" for m in messages if m.get("role") == "user"]
-
-
-def _chain_tools(reference: list[list[dict[str, Any]]]) -> list[str]:
-    return [c["name"] for turn in reference for c in turn]
-
-
-def _payload_path(kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    """snapshot / chain / query / calls as far as a rejected record carries them."""
-    out: dict[str, Any] = {"record": kind}
-    if kind == "chain":
-        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
-        out["chain"] = {"chain_id": body.get("chain_id"), "graph_id": body.get("graph_id"),
-                        "tools": [s["name"] for s in body.get("steps", [])],
-                        "steps": [{"name": s["name"], "args": {k: (f"step {v.get('step')}.{v.get('field')}" if v.get("kind") == "step" else v.get("value"))
-                                                               for k, v in (s.get("args") or {}).items()}, "depends_on": s.get("depends_on", [])}
-                                  for s in body.get("steps", [])]}
-        if body.get("dry_run"):  # a chain rejected at the query stage: the calls of its dry run
-            out["calls"] = _calls(body["dry_run"])
-            out["calls_from"] = "dry_run"
-    elif kind == "query":
-        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
-        out["chain"] = {"chain_id": body.get("chain_id")}
-        out["query"] = {"query_id": body.get("query_id"), "info_level": body.get("info_level"), "persona": body.get("persona"),
-                        "turns": body.get("turns", []), "withheld": body.get("withheld", {})}
-    elif kind == "conversation":
-        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
-        out["chain"] = {"chain_id": body.get("chain_id"), "tools": _chain_tools(body.get("reference") or [])}
-        out["query"] = {"query_id": body.get("query_id"), "info_level": body.get("info_level"), "persona": body.get("persona"),
-                        "turns": _user_turns(body.get("messages") or [])}
-        out["conversation"] = {"conversation_id": body.get("conversation_id"), "kind": body.get("kind"), "outcomes": body.get("outcomes", []),
-                               "final_state_hash": body.get("final_state_hash")}
-        out["calls"] = _calls(body.get("trace") or [])
-    elif kind == "graph":
-        out["snapshot"] = {"snapshot_id": body.get("snapshot_id")}
-        out["graph"] = {"graph_id": body.get("graph_id"), "tools": len(body.get("tools", [])),
-                        "confirmed_edges": sum(1 for e in body.get("edges", []) if e.get("confirmed")),
-                        "unchainable": body.get("unchainable", {})}
-    return out
-
-
-def _record_kind(body: Any) -> str:
-    if not isinstance(body, dict):
-        return "none"
-    if "trace" in body and "messages" in body:
-        return "conversation"
-    if "turns" in body and "query_id" in body:
-        return "query"
-    if "steps" in body and "chain_id" in body:
-        return "chain"
-    if "edges" in body and "graph_id" in body:
-        return "graph"
-    return "record"
-
-
-def rejection_calls(payload: str) -> list[dict[str, Any]]:
-    """The calls a rejected record carries (a conversation's trace, a chain's dry run), as ``lineage`` shows them."""
-    body = _loads(payload, None)
-    return _payload_path(_record_kind(body), body or {}).get("calls", [])
-
-
-def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
-    rej_file = path / "rejections.parquet"
-    rej = pl.read_parquet(rej_file) if rej_file.exists() else pl.DataFrame(schema=REJECTION_SCHEMA)
-    hit = rej.filter(pl.col("rejection_id") == record_id)
-    if hit.height:
-        r = hit.row(0, named=True)
-        body = _loads(r["payload"], None)
-        kind = _record_kind(body)
-        out = {"type": "rejection", "version": path.name, "id": r["rejection_id"], "server": r["server"],
-               "rule": {"stage": r["stage"], "reason": r["reason"], "detail": r["detail"]},
-               "upstream": _loads(r["upstream"], {}), **_payload_path(kind, body or {})}
-        if "calls" in out:
-            out["failing_calls"] = [c["index"] for c in out["calls"] if not c["ok"]]
-        return out
-    ex = read_examples(path)
-    hit = ex.filter((pl.col("example_id") == record_id) | (pl.col("conversation_id") == record_id))
-    if not hit.height:
-        return None
-    e = hit.row(0, named=True)
-    reference = _loads(e["reference"], [])
-    out = {"type": "example", "version": path.name, "id": e["example_id"], "server": e["server"], "servers": e["servers"],
-           "kind": e["kind"], "split": e["split"], "augmentations": e["augmentations"],
-           "snapshot": {"snapshot_id": e["snapshot_id"], "seed": e["env_seed"]},
-           "chain": {"chain_id": e["chain_id"], "tools": _chain_tools(reference)},
-           "query": {"query_id": e["query_id"], "info_level": e["info_level"], "persona": e["persona"],
-                     "turns": _user_turns(_loads(e["messages"], []))},
-           "conversation": {"conversation_id": e["conversation_id"], "parent_id": e["parent_id"], "outcomes": e["outcomes"],
-                            "final_state_hash": e["final_state_hash"]},
-           "reference": reference, "calls": _calls(_loads(e["trace"], []))}
-    # rejections of records on the same path (another query or conversation of the same chain, say)
-    keys = {k: v for k, v in (("chain_id", e["chain_id"]), ("conversation_id", e["parent_id"])) if v}
-    related = []
-    for r in rej.iter_rows(named=True):
-        up = _loads(r["upstream"], {})
-        if any(up.get(k) == v for k, v in keys.items()):
-            related.append({"rejection_id": r["rejection_id"], "stage": r["stage"], "reason": r["reason"]})
-    out["related_rejections"] = related
-    return out
-
-
-def lineage(data_dir: str | Path, record_id: str, version: str | None = None) -> dict[str, Any] | None:
-    """The full path of an example or a rejection: snapshot, chain, query, every call with its result
-    or error, and (for a rejection) the rule that rejected it.
-
-    Looks in ``version`` (default: the latest) and then in the other versions, newest first."""
-    first = resolve_version(data_dir, version)
-    others = [Path(v["path"]) for v in reversed(list_versions(data_dir)) if Path(v["path"]) != first]
-    for path in [first, *others]:
-        found = _lineage_in(path, record_id)
-        if found is not None:
-            return found
-    return None

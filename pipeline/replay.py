@@ -22,12 +22,17 @@ from typing import Any
 from pipeline.config import ReplayConfig
 from pipeline.env import Environment
 from pipeline.records import Conversation, Rejection, rejection
+from pipeline import rules
+
+
+def trace_errors(conv: Conversation) -> tuple[int, int]:
+    """Executed calls and failed calls of the conversation's trace (recovery attempts included)."""
+    return len(conv.trace), sum(1 for t in conv.trace if not t.ok)
+
 
 def error_rate(conv: Conversation) -> float:
-    if not conv.trace:
-        return 0.0
-    errors = sum(1 for t in conv.trace if not t["ok"])
-    return errors / len(conv.trace)
+    """The share of the conversation's executed calls that failed (:func:`pipeline.rules.error_rate`)."""
+    return rules.error_rate(*trace_errors(conv))
 
 
 def replay_trace(env: Environment, conv: Conversation) -> tuple[list[dict[str, Any]], str | None]:
@@ -35,35 +40,35 @@ def replay_trace(env: Environment, conv: Conversation) -> tuple[list[dict[str, A
         s.reset()
         out = []
         for t in conv.trace:
-            r = s.call(t["name"], t["arguments"])
+            r = s.call(t.name, t.arguments)
             out.append({"ok": r.ok, "error_code": r.error_code, "result": r.data if r.ok else None})
         return out, s.state_hash()
 
 
 def sensitive_violations(conv: Conversation) -> list[str]:
-    called = {tc["function"]["name"] for m in conv.messages if m["role"] == "assistant" for tc in m.get("tool_calls") or ()}
+    called = {tc.function.name for m in conv.messages if m.role == "assistant" for tc in m.tool_calls or ()}
     sens = {t.name: set(t.sensitive) for t in conv.tools if t.name in called}  # the offered tools that were called
     seen_text = ""
     bad = []
-    call_iter = iter(conv.trace)
     for m in conv.messages:
-        if m["role"] in ("user", "tool"):
-            seen_text += "\n" + (m.get("content") or "")
-        elif m["role"] == "assistant" and m.get("tool_calls"):
-            for tc in m["tool_calls"]:
-                fn = tc["function"]
-                args = json.loads(fn["arguments"]) if isinstance(fn["arguments"], str) else fn["arguments"]
-                for p in sens.get(fn["name"], ()):
+        if m.role in ("user", "tool"):
+            seen_text += "\n" + (m.content or "")
+        elif m.role == "assistant" and m.tool_calls:
+            for tc in m.tool_calls:
+                fn = tc.function
+                args = json.loads(fn.arguments)
+                for p in sens.get(fn.name, ()):
                     if p in args and str(args[p]) not in seen_text:
-                        bad.append(f"{fn['name']}.{p}")
+                        bad.append(f"{fn.name}.{p}")
     return bad
 
 
 def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejection | None:
     up = {"snapshot_id": conv.snapshot_id, "chain_id": conv.chain_id, "query_id": conv.query_id, "conversation_id": conv.conversation_id}
-    rate = error_rate(conv)
-    if rate > cfg.max_error_rate:
-        failing = [f"{t['name']}: {t.get('error_code')}: {t.get('error')}" for t in conv.trace if not t["ok"]]
+    calls, fails = trace_errors(conv)
+    if rules.over_budget(calls, fails, cfg.max_error_rate):
+        rate = rules.error_rate(calls, fails)
+        failing = [f"{t.name}: {t.error_code}: {t.error}" for t in conv.trace if not t.ok]
         return rejection("replay", "error_rate", f"{rate:.0%} of calls failed (max {cfg.max_error_rate:.0%}); failing calls: {failing}",
                          conv.server, up, conv)
     if cfg.check_sensitive:
@@ -77,9 +82,9 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
     for run in range(runs):
         results, h = replay_trace(env, conv)
         for i, (t, r) in enumerate(zip(conv.trace, results)):
-            if t["ok"] != r["ok"] or (t["ok"] and t.get("result") != r["result"]):
+            if t.ok != r["ok"] or (t.ok and t.result != r["result"]):
                 return rejection("replay", "replay_mismatch",
-                                 f"call {i} {t['name']} recorded ok={t['ok']} but replayed ok={r['ok']} ({r['error_code']})",
+                                 f"call {i} {t.name} recorded ok={t.ok} but replayed ok={r['ok']} ({r['error_code']})",
                                  conv.server, up, conv)
         hashes.append(h)
     if len(set(hashes)) > 1 or (conv.final_state_hash and hashes and hashes[0] != conv.final_state_hash):

@@ -88,7 +88,7 @@ def rejection_samples(rejections: list[Any], per_reason: int = 5, redactor: Any 
     """Up to ``per_reason`` rejections of each stage/reason (in id order): id, rule, server, the first
     failing call (name, arguments, error) where the record carries calls, and the detail; sensitive
     values redacted. ``prove lineage <id>`` shows the whole path of any of them."""
-    from pipeline.corpus import rejection_calls
+    from pipeline.lineage import rejection_calls
 
     by: dict[str, list[Any]] = {}
     for r in sorted(rejections, key=lambda r: r.rejection_id):
@@ -96,7 +96,7 @@ def rejection_samples(rejections: list[Any], per_reason: int = 5, redactor: Any 
     rows = []
     for rule in sorted(by, key=lambda k: (-len(by[k]), k)):
         for r in by[rule][:per_reason]:
-            failing = next((c for c in rejection_calls(r.payload) if not c.get("ok")), None)
+            failing = next((c for c in rejection_calls(r.payload, r.record_type) if not c.get("ok")), None)
             detail = redactor.text(r.detail) if redactor is not None else r.detail
             rows.append({"rejection_id": r.rejection_id, "rule": rule, "server": r.server or "",
                          "failing_call": _call_text(failing, redactor) if failing else "", "detail": detail[:200]})

@@ -12,20 +12,21 @@ a wrong first attempt that was corrected is in the messages but not in the refer
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
+from pipeline.composition import INFO_LEVELS, level_weights
 from pipeline.config import QueryConfig, SimulateConfig
 from pipeline.env import Environment
 from pipeline.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
 from pipeline.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
 from pipeline.requests import result_values, unnamed_writes
 from pipeline.teacher import call_record
-from pipeline.records import CallResult, Chain, Conversation, RefCall, Rejection, Snapshot, ToolSpec, UserQuery, rejection, stable_hash
+from pipeline.records import (Chain, Conversation, Message, RefCall, Rejection, Snapshot, ToolSpec, TraceCall, UserQuery,
+                              messages_json, rejection, stable_hash)
+from pipeline.rules import error_rate, over_budget, recovery_room
 from pipeline.values import RecordIndex, ValueMemo, fill_args, find_field
 
-INFO_LEVELS = ("complete", "missing", "minimal")
 RESOLVE_ATTEMPTS = 5
 
 
@@ -33,11 +34,6 @@ def system_prompt(server: str) -> str:
     return (f"You are an assistant operating the {server.replace('_', ' ')} service through tools. "
             "Call tools to act for the user; ask when a required value is missing; "
             "report only what the tools return.")
-
-
-def summarize(tool: ToolSpec, res: CallResult, args: dict[str, Any] | None = None, rng: random.Random | None = None) -> str:
-    """The assistant's sentence on one call's result (:func:`pipeline.replies.step_reply`)."""
-    return step_reply(tool, args or {}, res, rng or random.Random(0))
 
 
 def split_turns(n_steps: int, rng: random.Random, cfg: SimulateConfig) -> list[list[int]]:
@@ -48,7 +44,7 @@ def split_turns(n_steps: int, rng: random.Random, cfg: SimulateConfig) -> list[l
 
 
 def pick_info_level(rng: random.Random, cfg: SimulateConfig) -> str:
-    return rng.choices(INFO_LEVELS, weights=[cfg.complete, cfg.missing, cfg.minimal], k=1)[0]
+    return rng.choices(INFO_LEVELS, weights=level_weights(cfg), k=1)[0]
 
 
 def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Random, qcfg: QueryConfig,
@@ -146,7 +142,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     up = {"snapshot_id": snap.snapshot_id, "chain_id": chain.chain_id}
     info_level = info_level or pick_info_level(rng, cfg)
     persona = persona or rng.choice(sorted(PERSONAS))
-    best: tuple[float, list[dict[str, Any]]] | None = None
+    best: tuple[float, list[dict[str, Any]], int, int] | None = None
     problem: str | None = None
     steps: list[dict[str, Any]] = []
     by_name = {t.name: t for t in snap.tools}
@@ -155,19 +151,19 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         if problem:
             continue
         calls, errors = live_calls(chain, [st["result"].ok for st in steps])
-        rate = errors / max(1, calls)
+        rate = error_rate(calls, errors)
         if best is None or rate < best[0]:
-            best = (rate, steps)
-        if rate <= max_error_rate:
+            best = (rate, steps, calls, errors)
+        if not over_budget(calls, errors, max_error_rate):
             break
     if best is None:
         return None, rejection("query", "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up,
-                               _with_dry_run(chain, steps))
-    rate, steps = best
-    if rate > max_error_rate:
+                               _with_dry_run(chain, steps), record_type="chain")
+    _rate, steps, calls, errors = best
+    if over_budget(calls, errors, max_error_rate):
         failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
         return None, rejection("query", "error_rate", f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
-                               f"calls in the dry run; fewest failing: {failing}", snap.server, up, _with_dry_run(chain, steps))
+                               f"calls in the dry run; fewest failing: {failing}", snap.server, up, _with_dry_run(chain, steps), record_type="chain")
     def known(v: str) -> bool:
         return is_known_id(v, snap)
 
@@ -179,7 +175,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     if unnamed:
         return None, rejection("query", "unnamed_entity", f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
                                "result of the same turn did not single out, and no turn split lets the user name it", snap.server, up,
-                               _with_dry_run(chain, steps))
+                               _with_dry_run(chain, steps), record_type="chain")
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld: dict[str, Any] = {}
     if info_level == "missing":
@@ -216,9 +212,7 @@ def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) ->
     if not step_ok:
         return 0
     calls, fails = live_calls(chain, step_ok)
-    if max_error_rate >= 1.0:
-        return calls
-    return max(0, int((max_error_rate * calls - fails) / (1.0 - max_error_rate) + 1e-9))
+    return recovery_room(calls, fails, max_error_rate)
 
 
 def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random,
@@ -232,9 +226,9 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
     by_name = {t.name: t for t in snap.tools}
     texts, withheld = query.turns, query.withheld
     say = random.Random(f"words:{query.query_id}")  # the assistant's wording; ``rng`` keeps deciding the recovery attempts
-    messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(snap.server)}]
+    messages: list[Message] = [Message(role="system", content=system_prompt(snap.server))]
     reference: list[list[RefCall]] = []
-    trace: list[dict[str, Any]] = []
+    trace: list[TraceCall] = []
     outcomes: list[str] = []
     flat_index: dict[int, int] = {}  # chain step -> index in the flattened reference
     failed_steps: set[int] = set()
@@ -244,12 +238,12 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
     with env.session(chain.seed) as s:
         s.reset()
         for ti, idx in enumerate(query.turn_steps):
-            messages.append({"role": "user", "content": texts[ti]})
+            messages.append(Message(role="user", content=texts[ti]))
             first_tool = by_name[chain.steps[idx[0]].name]
             if ti == 0 and withheld:
                 p, v = next(iter(withheld.items()))
-                messages.append({"role": "assistant", "content": ask_for(first_tool, p, say)})
-                messages.append({"role": "user", "content": answer_with(first_tool, p, v, reference_date, say, snap.entities)})
+                messages.append(Message(role="assistant", content=ask_for(first_tool, p, say)))
+                messages.append(Message(role="user", content=answer_with(first_tool, p, v, reference_date, say, snap.entities)))
             turn_ref: list[RefCall] = []
             ok_count = 0
             attempted = 0
@@ -271,20 +265,18 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                         call_no += 1
                         cid = f"call_{call_no}"
                         res = s.call(tool.name, bad_args)
-                        messages.append({"role": "assistant", "content": None, "tool_calls": [
-                            {"id": cid, "type": "function", "function": {"name": tool.name, "arguments": json.dumps(bad_args)}}]})
-                        messages.append({"role": "tool", "tool_call_id": cid, "content": res.as_tool_content()})
-                        trace.append({"turn": ti, "name": tool.name, "arguments": bad_args, "ok": res.ok, "error_code": res.error_code,
-                                      "reference": False, "result": res.data if res.ok else None, "error": res.error})
+                        messages.append(Message.calling(cid, tool.name, bad_args))
+                        messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
+                        trace.append(TraceCall(turn=ti, name=tool.name, arguments=bad_args, ok=res.ok, error_code=res.error_code,
+                                               reference=False, result=res.data if res.ok else None, error=res.error))
                 call_no += 1
                 cid = f"call_{call_no}"
                 res = s.call(tool.name, args)
                 attempted += 1
-                messages.append({"role": "assistant", "content": None, "tool_calls": [
-                    {"id": cid, "type": "function", "function": {"name": tool.name, "arguments": json.dumps(args)}}]})
-                messages.append({"role": "tool", "tool_call_id": cid, "content": res.as_tool_content()})
-                trace.append({"turn": ti, "name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code,
-                              "reference": True, "result": res.data if res.ok else None, "error": res.error})
+                messages.append(Message.calling(cid, tool.name, args))
+                messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
+                trace.append(TraceCall(turn=ti, name=tool.name, arguments=args, ok=res.ok, error_code=res.error_code,
+                                       reference=True, result=res.data if res.ok else None, error=res.error))
                 turn_ref.append(RefCall(name=tool.name, arguments=args, depends_on=[flat_index[d] for d in deps if d in flat_index]))
                 flat_index[k] = n_ref
                 n_ref += 1
@@ -295,14 +287,14 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                 final_lines.append(step_reply(tool, args, res, say))
             reply = turn_reply(final_lines)
             if replier is not None:
-                calls = [call_record(by_name[t["name"]], t["arguments"], t["ok"], t["result"], t["error"], reference_date)
-                         for t in trace if t["turn"] == ti and t["reference"]]
+                calls = [call_record(by_name[t.name], t.arguments, t.ok, t.result, t.error, reference_date)
+                         for t in trace if t.turn == ti and t.reference]
                 reply = replier.reply(snap.server, texts[ti], calls, reply)
-            messages.append({"role": "assistant", "content": reply})
+            messages.append(Message(role="assistant", content=reply))
             reference.append(turn_ref)
             outcomes.append("SUCCESS" if attempted and ok_count == attempted else ("PARTIAL" if ok_count else "FAILURE"))
         final_hash = s.state_hash()
-    conv_id = "conv-" + stable_hash([chain.chain_id, query.query_id, messages], 14)
+    conv_id = "conv-" + stable_hash([chain.chain_id, query.query_id, messages_json(messages)], 14)
     return Conversation(
         conversation_id=conv_id, server=snap.server, servers=[snap.server], seed=chain.seed, snapshot_id=snap.snapshot_id,
         chain_id=chain.chain_id, query_id=query.query_id, info_level=query.info_level, persona=query.persona, messages=messages,

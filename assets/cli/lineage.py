@@ -39,8 +39,8 @@ def _print_calls(calls: list[dict[str, Any]], width: int, source: str | None = N
     if not calls:
         print("  calls: none (this record made no tool call)")
         return
-    how = ("the dry run that resolved the chain's values, on a scratch session" if source == "dry_run"
-           else "as executed and replayed on a fresh session")
+    how = {"dry_run": "the dry run that resolved the chain's values, on a scratch session",
+           "probe": "the probe call the server failed, while sampling its world"}.get(source or "", "as executed and replayed on a fresh session")
     print(f"  calls ({len(calls)}, {how}):")
     for c in calls:
         turn = f"turn {c['turn']}" if c.get("turn") is not None else "turn ?"
@@ -97,7 +97,7 @@ def _print_rejection(d: dict[str, Any], width: int) -> None:
 
 
 def cmd_lineage(a: argparse.Namespace) -> int:
-    from pipeline.corpus import lineage
+    from pipeline.lineage import lineage
 
     d = lineage(a.data_dir, a.id, None if a.version == "latest" else a.version)
     if d is None:

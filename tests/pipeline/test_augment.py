@@ -15,7 +15,7 @@ from pipeline.config import AugmentConfig, BuildConfig
 from pipeline.env import Environment
 from pipeline.offtopic import irrelevant_request
 from pipeline.queries import describe_tool
-from pipeline.records import ToolSpec
+from pipeline.records import Example, ToolSpec
 from pipeline.stages import stage_augment
 
 # servers sharing tool names with banking and with each other (list_customers, list_orders, ...)
@@ -44,7 +44,7 @@ def _copies(conversations, n):
     out = []
     for i in range(n):  # distinct ids, same content: enough to check shares
         c = base[i % len(base)].model_copy(deep=True, update={"conversation_id": f"conv-{i:03d}"})
-        out.append(c)
+        out.append(Example.of(c))
     return out
 
 
@@ -104,8 +104,8 @@ def test_augmentation_is_deterministic(conversations, pool):
 
 def _no_calls(conv):
     assert conv.reference == [[]]
-    assert not any(m.get("tool_calls") for m in conv.messages)
-    assert conv.messages[-1]["role"] == "assistant" and conv.messages[-1]["content"]
+    assert not any(m.tool_calls for m in conv.messages)
+    assert conv.messages[-1].role == "assistant" and conv.messages[-1].content
 
 
 def test_irrelevance_example_has_an_empty_reference(banking_tools, snapshot):
@@ -133,7 +133,7 @@ def test_abstention_is_a_near_miss_on_what_the_offered_tools_handle(banking_tool
         assert conv.kind == "abstention" and tag.startswith("abstention:near_miss:")
         action = tag.rsplit(":", 1)[1]
         assert not any(action in t.name for t in conv.tools), "no offered tool is named after the asked action"
-        assert re.search(r"account|customer|transaction|payee|balance", conv.messages[1]["content"])
+        assert re.search(r"account|customer|transaction|payee|balance", conv.messages[1].content)
         for seed in range(4):  # distractors never bring a tool named after the action
             c = conv.model_copy(deep=True)
             apply_robustness([c], {"banking": banking_tools, **pool}, AugmentConfig(distractor_rate=1.0), seed=seed)
@@ -146,7 +146,7 @@ def test_abstention_without_a_near_miss_asks_for_another_servers_tool(banking_to
     conv = abstention_example("banking", [], other, 7, random.Random(0), snapshot.snapshot_id)
     _no_calls(conv)
     assert conv.kind == "abstention" and conv.augmentations == ["abstention:create_contact"]
-    assert "contact" in conv.messages[1]["content"]
+    assert "contact" in conv.messages[1].content
     conv = abstention_example("banking", banking_tools, other, 7, random.Random(0), snapshot.snapshot_id).model_copy(
         update={"augmentations": ["abstention:create_contact"]})
     # distractor injection must not bring the very tool back
@@ -162,10 +162,10 @@ def test_missing_function_variant_hides_the_first_needed_tool(conversations):
     v = missing_function_variant(src, random.Random(0))
     _no_calls(v)
     assert v.kind == "missing_function" and v.parent_id == src.conversation_id
-    assert describe_tool(next(t for t in src.tools if t.name == first)) in v.messages[2]["content"]
+    assert describe_tool(next(t for t in src.tools if t.name == first)) in v.messages[2].content
     assert first not in {t.name for t in v.tools}
     assert len(v.tools) == len(src.tools) - 1
-    assert v.messages[1] == next(m for m in src.messages if m["role"] == "user")
+    assert v.messages[1] == next(m for m in src.messages if m.role == "user")
     assert v.augmentations == [f"missing_function:{first}"]
 
 
@@ -213,12 +213,12 @@ def test_import_when2call_style_keeps_no_call_rows(tmp_path):
     f = tmp_path / "when2call.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
     out = import_abstention_file(f)
-    assert [c.messages[0]["content"] for c in out] == ["What's my horoscope today?", "What's the weather?"]
+    assert [c.messages[0].content for c in out] == ["What's my horoscope today?", "What's the weather?"]
     for c in out:
         _no_calls(c)
         assert c.augmentations == ["imported:when2call"] and [t.name for t in c.tools] == ["get_weather"]
-    assert out[0].messages[-1]["content"] == "I can't tell horoscopes with these tools."
-    assert out[1].messages[-1]["content"] == "Which city do you mean?"
+    assert out[0].messages[-1].content == "I can't tell horoscopes with these tools."
+    assert out[1].messages[-1].content == "Which city do you mean?"
 
 
 def test_import_xlam_irrelevance_style(tmp_path):

@@ -164,4 +164,3 @@ def test_tools_column_is_the_plain_json_of_each_tool_list(banking_tools):
                                      [["é", "\n"], ["\ud83d\ude00 ok", ""]]])
 def test_content_hash_is_the_stable_hash_of_the_columns(columns):
     assert content_hash(columns) == stable_hash(columns, 16)
-    assert content_hash(columns, repeating=(True,) * len(columns)) == stable_hash(columns, 16)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pipeline.config import ReplayConfig
-from pipeline.records import Conversation, RefCall
+from pipeline.records import Conversation, Message, RefCall, messages_json
 from pipeline.replay import error_rate, replay_trace, sensitive_violations, validate
 
 SEED = 7
@@ -53,7 +53,7 @@ def test_a_valid_conversation_passes(banking_env, withdrawal):
 
 
 def test_simulated_conversations_without_failures_pass(banking_env, conversations):
-    clean = [c for c in conversations if all(t["ok"] for t in c.trace)]
+    clean = [c for c in conversations if all(t.ok for t in c.trace)]
     assert clean
     for c in clean[:8]:
         assert validate(banking_env, c, ReplayConfig()) is None
@@ -80,7 +80,7 @@ def test_error_rate_of_exactly_thirty_percent_is_kept(banking_env, snapshot, acc
 def test_an_empty_result_is_not_an_error(banking_env, snapshot, seeded_state):
     lonely = next(c for c in seeded_state["customers"] if not any(p["customer_id"] == c for p in seeded_state["payees"].values()))
     conv = recorded(banking_env, snapshot, "Any payees?", [("list_payees", {"customer_id": lonely})])
-    assert conv.trace[0]["result"]["payees"] == []
+    assert conv.trace[0].result["payees"] == []
     assert error_rate(conv) == 0.0
     assert validate(banking_env, conv, ReplayConfig()) is None
 
@@ -89,18 +89,18 @@ def _set_call_arg(conv: Conversation, call_index: int, param: str, value) -> Con
     c = conv.model_copy(deep=True)
     seen = -1
     for m in c.messages:
-        for tc in m.get("tool_calls") or []:
+        for tc in m.tool_calls or []:
             seen += 1
             if seen == call_index:
-                args = json.loads(tc["function"]["arguments"])
+                args = json.loads(tc.function.arguments)
                 args[param] = value
-                tc["function"]["arguments"] = json.dumps(args)
+                tc.function.arguments = json.dumps(args)
     return c
 
 
 def test_a_pin_the_user_never_gave_is_rejected_for_provenance(banking_env, withdrawal, account):
     _, pin = account
-    forged = next(p for p in ("4821", "7305", "9999") if p != pin and p not in json.dumps(withdrawal.messages))
+    forged = next(p for p in ("4821", "7305", "9999") if p != pin and p not in json.dumps(messages_json(withdrawal.messages)))
     tampered = _set_call_arg(withdrawal, 1, "pin", forged)
     assert sensitive_violations(tampered) == ["withdraw.pin"]
     rej = validate(banking_env, tampered, ReplayConfig())
@@ -110,7 +110,7 @@ def test_a_pin_the_user_never_gave_is_rejected_for_provenance(banking_env, withd
 def test_a_pin_given_only_after_the_call_is_rejected(banking_env, snapshot, account):
     aid, pin = account
     conv = recorded(banking_env, snapshot, f"Withdraw 5 from {aid}.", [("withdraw", {"account_id": aid, "amount": 5.0, "pin": pin})])
-    conv.messages.insert(len(conv.messages) - 1, {"role": "user", "content": f"By the way my PIN is {pin}."})
+    conv.messages.insert(len(conv.messages) - 1, Message(role="user", content=f"By the way my PIN is {pin}."))
     assert sensitive_violations(conv) == ["withdraw.pin"]
     assert validate(banking_env, conv, ReplayConfig()).reason == "sensitive_provenance"
 
@@ -118,9 +118,9 @@ def test_a_pin_given_only_after_the_call_is_rejected(banking_env, snapshot, acco
 def test_a_pin_read_from_an_earlier_tool_output_is_traceable(withdrawal, account):
     _, pin = account
     c = withdrawal.model_copy(deep=True)
-    c.messages[1]["content"] = "Withdraw 20 please."
+    c.messages[1].content = "Withdraw 20 please."
     assert sensitive_violations(c) == ["withdraw.pin"]
-    c.messages[3]["content"] = json.dumps({"note": f"pin on file {pin}"})  # the tool result of the first call
+    c.messages[3].content = json.dumps({"note": f"pin on file {pin}"})  # the tool result of the first call
     assert sensitive_violations(c) == []
 
 
@@ -131,15 +131,15 @@ def test_provenance_check_can_be_switched_off(banking_env, withdrawal, account):
 
 def test_a_tampered_recorded_result_is_a_replay_mismatch(banking_env, withdrawal):
     c = withdrawal.model_copy(deep=True)
-    c.trace[2]["result"]["balance"] += 100
+    c.trace[2].result["balance"] += 100
     rej = validate(banking_env, c, ReplayConfig())
     assert rej is not None and rej.reason == "replay_mismatch" and "call 2" in rej.detail
 
 
 def test_a_tampered_outcome_is_a_replay_mismatch(banking_env, withdrawal):
     c = withdrawal.model_copy(deep=True)
-    c.trace[1]["ok"] = False
-    c.trace[1]["error_code"] = "state_conflict"
+    c.trace[1].ok = False
+    c.trace[1].error_code = "state_conflict"
     assert validate(banking_env, c, ReplayConfig(max_error_rate=0.5)).reason == "replay_mismatch"
 
 
@@ -151,4 +151,4 @@ def test_a_final_state_that_replay_does_not_reach_is_nondeterministic(banking_en
 def test_replay_starts_from_the_seed_every_time(banking_env, withdrawal):
     (r1, h1), (r2, h2) = replay_trace(banking_env, withdrawal), replay_trace(banking_env, withdrawal)
     assert r1 == r2 and h1 == h2 == withdrawal.final_state_hash
-    assert [r["result"] for r in r1] == [t["result"] for t in withdrawal.trace]
+    assert [r["result"] for r in r1] == [t.result for t in withdrawal.trace]

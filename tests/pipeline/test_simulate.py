@@ -20,7 +20,7 @@ DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 
 def _user_turn_starts(conv):
     """Indices of the user messages that open a turn (a clarification answer does not)."""
-    idx = [i for i, m in enumerate(conv.messages) if m["role"] == "user"]
+    idx = [i for i, m in enumerate(conv.messages) if m.role == "user"]
     if conv.info_level == "missing":
         idx.pop(1)
     return idx
@@ -29,32 +29,32 @@ def _user_turn_starts(conv):
 def test_messages_are_well_formed_openai_chat(conversations, tools_by_name):
     for conv in conversations:
         msgs = conv.messages
-        assert msgs[0]["role"] == "system" and msgs[1]["role"] == "user"
-        assert {m["role"] for m in msgs} <= {"system", "user", "assistant", "tool"}
+        assert msgs[0].role == "system" and msgs[1].role == "user"
+        assert {m.role for m in msgs} <= {"system", "user", "assistant", "tool"}
         seen_ids = set()
         i = 0
         while i < len(msgs):
             m = msgs[i]
-            if m["role"] == "assistant" and m.get("tool_calls"):
-                assert m["content"] is None
+            if m.role == "assistant" and m.tool_calls:
+                assert m.content is None
                 ids = []
-                for tc in m["tool_calls"]:
-                    assert tc["type"] == "function" and tc["function"]["name"] in tools_by_name
-                    assert isinstance(json.loads(tc["function"]["arguments"]), dict)
-                    assert tc["id"] not in seen_ids
-                    seen_ids.add(tc["id"])
-                    ids.append(tc["id"])
+                for tc in m.tool_calls:
+                    assert tc.type == "function" and tc.function.name in tools_by_name
+                    assert isinstance(json.loads(tc.function.arguments), dict)
+                    assert tc.id not in seen_ids
+                    seen_ids.add(tc.id)
+                    ids.append(tc.id)
                 answered = [msgs[i + 1 + k] for k in range(len(ids))]
-                assert [a["role"] for a in answered] == ["tool"] * len(ids)
-                assert [a["tool_call_id"] for a in answered] == ids
+                assert [a.role for a in answered] == ["tool"] * len(ids)
+                assert [a.tool_call_id for a in answered] == ids
                 i += 1 + len(ids)
                 continue
-            if m["role"] == "tool":
+            if m.role == "tool":
                 pytest.fail(f"{conv.conversation_id}: tool message without a preceding tool call")
-            if m["role"] == "assistant":
-                assert isinstance(m["content"], str) and m["content"]
+            if m.role == "assistant":
+                assert isinstance(m.content, str) and m.content
             i += 1
-        assert msgs[-1]["role"] == "assistant" and not msgs[-1].get("tool_calls")
+        assert msgs[-1].role == "assistant" and not msgs[-1].tool_calls
 
 
 def test_two_or_three_user_turns_each_ending_in_an_answer(simulated):
@@ -64,14 +64,14 @@ def test_two_or_three_user_turns_each_ending_in_an_answer(simulated):
         assert 2 <= len(q.turns) <= 3
         for a, b in zip(starts, starts[1:] + [len(conv.messages)]):
             last = conv.messages[b - 1]
-            assert last["role"] == "assistant" and not last.get("tool_calls")
+            assert last.role == "assistant" and not last.tool_calls
 
 
 def test_reference_per_turn_lists_the_calls_with_dependency_indices(simulated):
     for chain, q, conv in simulated:
         flat = [c for turn in conv.reference for c in turn]
-        executed = [t for t in conv.trace if t["reference"]]
-        assert [(c.name, c.arguments) for c in flat] == [(t["name"], t["arguments"]) for t in executed]
+        executed = [t for t in conv.trace if t.reference]
+        assert [(c.name, c.arguments) for c in flat] == [(t.name, t.arguments) for t in executed]
         for k, c in enumerate(flat):
             assert all(0 <= d < k for d in c.depends_on)
         # a conversation where every step ran maps the chain's dependencies one to one
@@ -92,9 +92,9 @@ def test_step_sourced_arguments_carry_the_earlier_output_value(simulated):
                 if src.kind == "step" and src.step in results and k < len(q.step_args):
                     assert json.dumps(q.step_args[k][p]) in results[src.step]
                     checked += 1
-            done = next((t for t in conv.trace if t["reference"] and t["name"] == step.name), None)
-            if done is not None and done["ok"]:
-                results[k] = json.dumps(done["result"])
+            done = next((t for t in conv.trace if t.reference and t.name == step.name), None)
+            if done is not None and done.ok:
+                results[k] = json.dumps(done.result)
     assert checked > 0
 
 
@@ -104,33 +104,33 @@ def test_missing_information_makes_the_assistant_ask_before_the_first_call(simul
     for q, conv in missing:
         (param, value), = q.withheld.items()
         m = conv.messages
-        assert m[1]["role"] == "user" and not mentions(m[1]["content"], value, "2026-03-02")
+        assert m[1].role == "user" and not mentions(m[1].content, value, "2026-03-02")
         # the question names what is missing, in the assistant's words; the user's answer supplies it
-        assert m[2]["role"] == "assistant" and not m[2].get("tool_calls") and m[2]["content"].endswith("?")
+        assert m[2].role == "assistant" and not m[2].tool_calls and m[2].content.endswith("?")
         # a one-word parameter (reason) is its own word; a snake_case one (due_date) must not appear raw
-        assert words(param).split(" ")[-1] in m[2]["content"] and ("_" not in param or param not in m[2]["content"])
-        assert m[3]["role"] == "user" and mentions(m[3]["content"], value, "2026-03-02")
+        assert words(param).split(" ")[-1] in m[2].content and ("_" not in param or param not in m[2].content)
+        assert m[3].role == "user" and mentions(m[3].content, value, "2026-03-02")
         assert conv.kind == "clarification"
-        assert m[4]["role"] == "assistant" and m[4]["tool_calls"]
-        first_args = json.loads(m[4]["tool_calls"][0]["function"]["arguments"])
+        assert m[4].role == "assistant" and m[4].tool_calls
+        first_args = json.loads(m[4].tool_calls[0].function.arguments)
         assert first_args[param] == value
 
 
 def test_complete_requests_call_tools_right_away(simulated):
     for _, q, conv in simulated:
         if q.info_level != "missing":
-            assert conv.messages[2]["role"] == "assistant" and conv.messages[2].get("tool_calls")
+            assert conv.messages[2].role == "assistant" and conv.messages[2].tool_calls
 
 
 def _final_answers(conv):
     """(final assistant answer, tool contents of its turn) per turn."""
     out, tools = [], []
     for m in conv.messages[1:]:
-        if m["role"] == "tool":
-            tools.append(m["content"])
-        elif m["role"] == "assistant" and not m.get("tool_calls"):
-            if tools or m["content"].startswith(("I didn't", "There was nothing")):
-                out.append((m["content"], "\n".join(tools)))
+        if m.role == "tool":
+            tools.append(m.content)
+        elif m.role == "assistant" and not m.tool_calls:
+            if tools or m.content.startswith(("I didn't", "There was nothing")):
+                out.append((m.content, "\n".join(tools)))
                 tools = []
     return out
 
@@ -170,12 +170,12 @@ def failing_run(banking_env, snapshot, seeded_state):
 def test_state_failure_gives_a_graceful_give_up_and_failure_outcomes(failing_run):
     acc, conv = failing_run
     assert conv.outcomes == ["PARTIAL", "FAILURE"]
-    assert [t["error_code"] for t in conv.trace] == [None, "state_conflict"]
-    answers = [m["content"] for m in conv.messages if m["role"] == "assistant" and not m.get("tool_calls")]
+    assert [t.error_code for t in conv.trace] == [None, "state_conflict"]
+    answers = [m.content for m in conv.messages if m.role == "assistant" and not m.tool_calls]
     assert "insufficient funds" in answers[0] and "couldn't" in answers[0]
     assert "step it depends on failed" in answers[1]
     # the dependent call is never made; the failing call is still the right call and stays in the reference
-    names = [tc["function"]["name"] for m in conv.messages if m.get("tool_calls") for tc in m["tool_calls"]]
+    names = [tc.function.name for m in conv.messages if m.tool_calls for tc in m.tool_calls]
     assert names == ["get_balance", "withdraw"]
     assert [[c.name for c in t] for t in conv.reference] == [["get_balance", "withdraw"], []]
     assert conv.reference[0][1].depends_on == [0]
@@ -192,13 +192,13 @@ def test_recovery_demonstrations_fail_first_and_stay_out_of_the_reference(bankin
     for i, (chain, q, _) in enumerate(simulated):
         conv = run_conversation(banking_env, snapshot, chain, q, random.Random(f"r:{i}"), recovery_rate=1.0)
         for j, t in enumerate(conv.trace):
-            if not t["reference"]:
+            if not t.reference:
                 demos += 1
-                assert not t["ok"] and t["error_code"] == "invalid_arguments", \
-                    f"a wrong first attempt must fail schema validation, got {t['name']} {t['arguments']} ok={t['ok']}"
+                assert not t.ok and t.error_code == "invalid_arguments", \
+                    f"a wrong first attempt must fail schema validation, got {t.name} {t.arguments} ok={t.ok}"
                 nxt = conv.trace[j + 1]
-                assert nxt["reference"] and nxt["name"] == t["name"]
-        assert [c.name for turn in conv.reference for c in turn] == [t["name"] for t in conv.trace if t["reference"]]
+                assert nxt.reference and nxt.name == t.name
+        assert [c.name for turn in conv.reference for c in turn] == [t.name for t in conv.trace if t.reference]
     assert demos >= 10
 
 
@@ -218,8 +218,8 @@ def test_recovery_demonstrations_never_push_a_conversation_over_the_error_thresh
     with_demo = 0
     for i, (chain, q, _) in enumerate(simulated):
         conv = run_conversation(banking_env, snapshot, chain, q, random.Random(f"r:{i}"), recovery_rate=1.0, max_error_rate=0.30)
-        assert error_rate(conv) <= 0.30, f"{[(t['name'], t['ok']) for t in conv.trace]}"
-        with_demo += any(not t["reference"] for t in conv.trace)
+        assert error_rate(conv) <= 0.30, f"{[(t.name, t.ok) for t in conv.trace]}"
+        with_demo += any(not t.reference for t in conv.trace)
     assert with_demo >= 5, "some conversations have room for a recovery demonstration"
 
 

@@ -116,6 +116,13 @@ def test_crashing_hanging_and_garbage_servers_are_rejected_and_the_build_goes_on
     probe = rej.filter((pl.col("stage") == "probe") & (pl.col("reason") == "server_error"))
     assert set(probe["server"].to_list()) == {"crashing", "hanging"}
     assert all("list_counters" in d and "failed during" in d for d in probe["detail"].to_list())
+    # each names the record it carries, and lineage shows the call the server failed
+    assert set(probe["record_type"].to_list()) == {"probe_call"}
+    from pipeline.lineage import lineage
+
+    shown = lineage(path.parent.parent, probe["rejection_id"][0], version=path.name)
+    assert shown["record"] == "probe_call" and shown["calls_from"] == "probe"
+    assert [(c["name"], c["ok"]) for c in shown["calls"]] == [("list_counters", False)]
 
 
 def test_servers_file_errors_name_the_entry_and_field(tmp_path):

@@ -1,0 +1,78 @@
+"""What every stage shares: its output record, the environment it runs on, seeded randomness, timing."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from pipeline.config import BuildConfig
+from pipeline.env import Environment
+from pipeline.records import Rejection
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class StageOutput:
+    """A stage's records, its rejections and what it measured."""
+
+    items: list[Any] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def stage_rng(seed: int, *parts: Any) -> random.Random:
+    """The seeded randomness of one record of one stage (``seed:part:part``)."""
+    return random.Random(":".join(str(p) for p in (seed, *parts)))
+
+
+def cache_dir(configured: str | None, data_path: Path, name: str) -> Path:
+    """A stage's cache directory: the configured one, else ``<data>/cache/<name>``."""
+    return Path(configured) if configured else data_path / "cache" / name
+
+
+def open_env(cfg: BuildConfig, server: str) -> Environment:
+    return Environment(cfg.server_config(server))
+
+
+@contextlib.contextmanager
+def server_env(cfg: BuildConfig, server: str, env: Environment | None) -> Iterator[Environment]:
+    """The given environment, or one opened for the stage and closed after it."""
+    if env is not None:
+        yield env
+        return
+    own = open_env(cfg, server)
+    try:
+        yield own
+    finally:
+        own.close()
+
+
+class Timer:
+    """Wall time per stage name (summed over servers).
+
+    ``meters`` (optional) are named counters read before and after every timed block (a benchmark
+    passes the tool-call clocks), so each stage also gets the part of its time each meter saw:
+    ``metered[stage][meter]``."""
+
+    def __init__(self, meters: dict[str, Callable[[], float]] | None = None) -> None:
+        self.times: dict[str, float] = {}
+        self.meters = dict(meters or {})
+        self.metered: dict[str, dict[str, float]] = {}
+
+    @contextlib.contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        before = {k: m() for k, m in self.meters.items()}
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.times[name] = self.times.get(name, 0.0) + time.perf_counter() - t
+            if self.meters:
+                seen = self.metered.setdefault(name, {})
+                for k, m in self.meters.items():
+                    seen[k] = seen.get(k, 0.0) + m() - before[k]

@@ -1,0 +1,164 @@
+"""The per-server synthesis steps: write the user's requests (dry runs), play the conversations, replay them.
+
+Each step is built from its own config section (``Step.of(cfg)``); the ``stage_*`` functions are
+the entry points the assets call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline.composition import Composition
+from pipeline.config import BuildConfig, QueryConfig, ReplayConfig, SimulateConfig
+from pipeline.env import Environment
+from pipeline.fastpath import heap_settled
+from pipeline.queries import make_backend
+from pipeline.records import Chain, Conversation, Snapshot, UserQuery, rejection
+from pipeline.replay import validate
+from pipeline.simulate import plan_query, run_conversation
+from pipeline.stages.base import Progress, StageOutput, cache_dir, server_env, stage_rng
+from pipeline.values import ValueMemo
+
+
+def assign_levels(chains: list[Chain], plan: list[str]) -> list[str]:
+    """Give the "missing" level to chains whose first call takes a value from the user (only those
+    have something the user can leave out); the other levels keep the plan's order."""
+    eligible = [i for i, c in enumerate(chains) if any(src.kind == "user" for src in c.steps[0].args.values())]
+    missing = set(eligible[: plan.count("missing")])
+    rest = iter([lvl for lvl in plan if lvl != "missing"])
+    return ["missing" if i in missing else next(rest, "complete") for i in range(len(chains))]
+
+
+@dataclass(frozen=True)
+class QueryStep:
+    """Resolve each chain's arguments on a scratch session and write the user's request per turn."""
+
+    simulate: SimulateConfig
+    query: QueryConfig
+    max_error_rate: float  # the replay's error budget (:mod:`pipeline.rules`): a dry run over it is rejected here
+    composition: Composition
+    seed: int
+    llm_cache: Path
+
+    @classmethod
+    def of(cls, cfg: BuildConfig) -> QueryStep:
+        return cls(cfg.simulate, cfg.query, cfg.replay.max_error_rate, Composition.of(cfg), cfg.seed,
+                   cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"))
+
+    def run(self, env: Environment, snap: Snapshot, chains: list[Chain], progress: Progress | None = None) -> StageOutput:
+        out = StageOutput()
+        backend = make_backend(self.query, self.llm_cache)
+        levels = assign_levels(chains, self.composition.level_plan(len(chains), f"{self.seed}:{snap.server}:levels", generation=True))
+        memo = ValueMemo()
+        for i, chain in enumerate(chains):
+            rng = stage_rng(self.seed, "query", chain.chain_id)
+            q, rej = plan_query(env, snap.context(chain.snapshot_id), chain, backend, self.simulate, self.query, rng, info_level=levels[i],
+                                max_error_rate=self.max_error_rate, memo=memo)
+            if q is not None:
+                out.items.append(q)
+            if rej is not None:
+                out.rejections.append(rej)
+            if progress:
+                progress(i + 1, len(chains))
+        out.stats = {"queries": len(out.items), "backend": backend.name, "contexts": len({q.snapshot_id for q in out.items}),
+                     "info_levels": dict(Counter(q.info_level for q in out.items))}
+        if hasattr(backend, "cache_hits"):
+            out.stats.update(llm_calls=backend.calls, llm_cache_hits=backend.cache_hits)
+        return out
+
+
+@dataclass(frozen=True)
+class ConversationStep:
+    """Play every request live on a fresh session of its chain's seed."""
+
+    recovery_rate: float
+    max_error_rate: float  # recovery demonstrations are added only within the replay's error budget
+    query: QueryConfig  # the reference date, and the teacher that writes the replies (``backend: llm``)
+    seed: int
+    llm_cache: Path
+
+    @classmethod
+    def of(cls, cfg: BuildConfig) -> ConversationStep:
+        return cls(cfg.simulate.recovery_rate, cfg.replay.max_error_rate, cfg.query, cfg.seed,
+                   cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"))
+
+    def replier(self) -> Any | None:
+        if self.query.backend != "llm":
+            return None
+        from pipeline.queries import LLMBackend
+
+        return LLMBackend(self.query, self.llm_cache)
+
+    def run(self, env: Environment, snap: Snapshot, chains: list[Chain], queries: list[UserQuery],
+            progress: Progress | None = None) -> StageOutput:
+        by_id = {c.chain_id: c for c in chains}
+        out = StageOutput()
+        replier = self.replier()
+        for i, q in enumerate(queries):
+            rng = stage_rng(self.seed, "conv", q.query_id)
+            try:
+                out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng,
+                                                  recovery_rate=self.recovery_rate, max_error_rate=self.max_error_rate,
+                                                  reference_date=self.query.reference_date, replier=replier))
+            except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
+                out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
+                                                {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
+            if progress:
+                progress(i + 1, len(queries))
+        out.stats = {"conversations": len(out.items), "outcomes": dict(Counter(o for c in out.items for o in c.outcomes))}
+        if replier is not None:
+            out.stats.update(reply_calls=replier.calls, reply_cache_hits=replier.cache_hits, reply_fallbacks=replier.reply_fallbacks)
+        return out
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """Replay every conversation on a freshly reset session and keep those that pass its rules."""
+
+    replay: ReplayConfig
+
+    @classmethod
+    def of(cls, cfg: BuildConfig) -> ReplayStep:
+        return cls(cfg.replay)
+
+    def run(self, env: Environment, convs: list[Conversation], server: str, progress: Progress | None = None) -> StageOutput:
+        out = StageOutput()
+        for i, c in enumerate(convs):
+            try:
+                rej = validate(env, c, self.replay)
+            except Exception as exc:
+                rej = rejection("replay", "server_failure", f"{type(exc).__name__}: {exc}", server,
+                                {"conversation_id": c.conversation_id, "chain_id": c.chain_id}, c)
+            if rej is None:
+                out.items.append(c)
+            else:
+                out.rejections.append(rej)
+            if progress:
+                progress(i + 1, len(convs))
+        out.stats = {"validated": len(out.items), "rejected": len(out.rejections),
+                     "pass_rate": len(out.items) / max(1, len(convs))}
+        return out
+
+
+@heap_settled
+def stage_queries(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], env: Environment | None = None,
+                  progress: Progress | None = None) -> StageOutput:
+    with server_env(cfg, snap.server, env) as e:
+        return QueryStep.of(cfg).run(e, snap, chains, progress)
+
+
+@heap_settled
+def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], queries: list[UserQuery],
+                        env: Environment | None = None, progress: Progress | None = None) -> StageOutput:
+    with server_env(cfg, snap.server, env) as e:
+        return ConversationStep.of(cfg).run(e, snap, chains, queries, progress)
+
+
+@heap_settled
+def stage_validate(cfg: BuildConfig, convs: list[Conversation], server: str, env: Environment | None = None,
+                   progress: Progress | None = None) -> StageOutput:
+    with server_env(cfg, server, env) as e:
+        return ReplayStep.of(cfg).run(e, convs, server, progress)
