@@ -7,7 +7,7 @@ server, with the optional timing hooks turned on:
 * ``servers.kit.HandlerClock``: time inside the tool handlers (the world's work, admin tools included);
 * ``servers.kit.ServerClock``: the servers' whole handling of each ``tools/call`` (mcp's middleware,
   lookup, argument validation, the handler, result serialization);
-* ``pipeline.env.CallClock``: the client-side wall time of every ``tools/call`` round trip
+* ``bench.call_clock.CallClock``: the client-side wall time of every ``tools/call`` round trip
   (the server's part + the mcp client's request building and result validation).
 
 So build time splits into handlers, ``mcp_server_side_share``, ``mcp_client_side_share`` and
@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pipeline.build import build_corpus  # noqa: E402
 from pipeline.config import BuildConfig  # noqa: E402
-from pipeline.env import CallClock  # noqa: E402
+from bench.call_clock import CallClock  # noqa: E402
 from pipeline.stages import Timer  # noqa: E402
 from servers.kit import HandlerClock, ServerClock  # noqa: E402
 

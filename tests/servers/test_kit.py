@@ -265,7 +265,7 @@ def test_closed_sessions_are_dropped_even_when_the_call_carrying_the_close_fails
 
 
 def test_benchmark_clocks_nest_handler_inside_server_inside_round_trip() -> None:
-    from pipeline.env import CallClock
+    from bench.call_clock import CallClock
     from servers.kit import HandlerClock, ServerClock
 
     clocks = (HandlerClock, ServerClock, CallClock)
