@@ -15,9 +15,11 @@ trip. This figure measures that floor: a small read (``get_customer``) and a lis
   middleware runs (a connection per request, the request context, its teardown). The build benchmark
   counts this in its "mcp client side", since ``ServerClock`` starts at the outermost middleware;
 * ``mcp_server``: the middleware chain and the tool path around the handler: for kit tools the kit's
-  own (``servers.kit.DirectCalls``: request and argument validation, the result's wire form), with
+  own (``servers.kit.fastpath.DirectCalls``: request and argument validation, the result's wire form), with
   ``PROVE_DIRECT_CALLS=0`` mcp's (the same plus a Context, a second validation and dump of the result);
 * ``handler``: the tool handler itself (``HandlerClock``).
+
+The clocks (``bench/clocks.py``) are attached through the kit's public hooks before the server is built.
 
 The baseline measured in the same run is the handler time: ``ratio_total_vs_handler`` is the call's
 cost over it, and ``handler_share`` the share of the call that is the tool's own work. The timing
@@ -40,9 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.shared.direct_dispatcher import DirectDispatcher  # noqa: E402
 
-from bench.call_clock import CallClock  # noqa: E402
+from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
 from pipeline.env import Environment  # noqa: E402
-from servers.kit import HandlerClock, ServerClock  # noqa: E402
 
 CLOCKS = (HandlerClock, ServerClock, CallClock)
 
@@ -111,6 +112,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = p.parse_args(argv)
     bounds = _Boundaries()
     bounds.install()
+    install_server_clocks()
     with Environment("banking") as env:
         s = env.session(seed=1)
         customer = s.call("list_customers", {}).data["customers"][0]["customer_id"]

@@ -10,7 +10,7 @@ server process and a fresh copy of its files per session; :mod:`~pipeline.env.wo
 The plain SDK path is the default reading of the code; the measured fast paths (an in-process loop
 driven by the calling thread, kit results not re-validated on the client, reset/close riding on the
 next request) live in :mod:`~pipeline.env.fastpath` behind one switch, ``PROVE_FAST_PATHS``.
-Benchmarks observe every tool call through :data:`CALL_OBSERVERS`.
+Benchmarks observe every tool call through :data:`CALL_OBSERVERS` (``bench/clocks.py``).
 """
 
 from pipeline.env.connection import CALL_OBSERVERS, Connection, classify_error, result_to_call

@@ -30,7 +30,7 @@ _CODE_RE = re.compile(r"^(?:Error executing tool [^:]+: )?([a-z][a-z_]+): (.*)$"
 _CODES = {"not_found", "invalid_argument", "state_conflict", "permission_denied", "internal_error", "tool_error"}
 
 # Called after every ``tools/call`` round trip with (server, tool, seconds). Empty by default (nothing
-# is timed); benchmarks add their clocks here (``bench/call_clock.py``).
+# is timed); benchmarks add their clocks here (``bench/clocks.py``).
 CALL_OBSERVERS: list[Callable[[str, str, float], None]] = []
 
 
