@@ -192,7 +192,7 @@ def test_shipped_servers_file_names_the_fixture_scripts_and_seed_dirs():
     from pipeline.serverfile import load_servers_file
 
     servers = load_servers_file(HERE / "servers.yaml")
-    assert [s.name for s in servers] == ["memory", "files", "sqlite", "bank", "vehicle"]
+    assert [s.name for s in servers] == ["memory", "files", "sqlite", "bank", "vehicle", "git"]
     root = HERE.parent.parent
     for s in servers:
         assert s.kind == "stdio" and s.isolation == "process"
@@ -200,3 +200,20 @@ def test_shipped_servers_file_names_the_fixture_scripts_and_seed_dirs():
         assert Path(script).is_file(), script
         if s.cwd:
             assert (root / s.cwd).is_dir(), s.cwd
+
+
+def test_git_server_lists_branches_and_commits_as_text_lines(tmp_path):
+    tools, out = run_stdio("git_server.py", workdir(tmp_path, None), [
+        ("git_branch", {"repo_path": "."}),
+        ("git_add", {"repo_path": ".", "files": ["app.py"]}),
+        ("git_commit", {"repo_path": ".", "message": "Add app"}),
+        ("git_log", {"repo_path": ".", "max_count": 2}),
+        ("git_checkout", {"repo_path": ".", "branch_name": "nope"}),
+        ("git_status", {"repo_path": "/elsewhere"}),
+    ])
+    assert_published_shape(tools)
+    assert out[0] == (False, "  feature/login\n* main")
+    new_id = out[2][1].rsplit(" ", 1)[1]
+    assert out[3][1].splitlines()[0] == f"{new_id} Add app"
+    assert failed(out[4], "pathspec 'nope' did not match any branch known to git")
+    assert failed(out[5], "Not a git repository: /elsewhere")
