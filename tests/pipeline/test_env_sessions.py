@@ -166,3 +166,52 @@ def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir
     build_corpus(cfg)
     assert tree_hashes(seeds) == before
     assert (tmp_path / "data" / "logs" / "servers" / "files.log").exists()
+
+
+def _banking_story() -> list:
+    """A deposit, a reset and a closed session on banking, as results and state hashes."""
+    out = []
+    with Environment("banking") as env:
+        with env.session(3) as s:
+            seeded = s.state_hash()
+            acc = s.call("list_accounts", {"min_balance": 1.0}).data["accounts"][0]
+            dep = s.call("deposit", {"account_id": acc["account_id"], "amount": 5.0})
+            out += [seeded, dep.ok, dep.data, s.state_hash() != seeded]
+            s.reset()
+            out += [s.state_hash() == seeded, s.call("get_balance", {"account_id": acc["account_id"]}).data]
+        with env.session(3) as t:
+            out.append(t.state_hash() == seeded)
+    return out
+
+
+def test_the_plain_sdk_path_gives_the_same_results_as_the_fast_paths(monkeypatch):
+    fast = _banking_story()
+    monkeypatch.setenv("PROVE_FAST_PATHS", "0")
+    plain = _banking_story()
+    assert plain == fast
+    assert fast[1] and fast[3] and fast[4] and fast[6]
+
+
+def test_warm_spares_are_stopped_and_their_directories_removed_on_close(tmp_path):
+    import tempfile
+
+    name = f"spares{tmp_path.name[-6:]}".replace("_", "")
+    with Environment(cfg(name=name), log_dir=tmp_path) as env:
+        assert env.isolation.spares is not None  # the fast paths are on by default
+        with env.session(0) as s:
+            assert s.call("login", {"user": "a", "password": "hunter2"}).ok
+    assert not list(Path(tempfile.gettempdir()).glob(f"prove-{name}-*"))
+
+
+def test_a_spent_time_budget_ends_the_servers_partition_with_a_rejection_naming_it(tmp_path):
+    import polars as pl
+
+    from pipeline.build import build_corpus
+    from pipeline.config import BuildConfig
+
+    slow = ServerConfig(name="banking", time_budget_s=0.001)
+    cfg = BuildConfig(examples=6, servers=["banking", "calendar"], server_configs=[slow], data_dir=str(tmp_path / "data"))
+    path, _ = build_corpus(cfg)
+    rej = pl.read_parquet(path / "rejections.parquet").filter(pl.col("server") == "banking")
+    assert rej["reason"].to_list() == ["server_unavailable"]
+    assert "time budget of 0.001s" in rej["detail"][0]
