@@ -58,7 +58,11 @@ class Session:
         for call in self.setup:
             r = self._iso.send(self, call.tool, cfg.resolved_setup_arguments(call))
             if not r.ok:
-                raise EnvironmentError_(f"setup call {call.tool} of server {cfg.name!r} failed: {r.error_code}: {r.error}")
+                said = f"{r.error_code}: {r.error}"
+                for name, value in (cfg.resolved_secrets().items() if cfg.secrets else ()):
+                    if value:
+                        said = said.replace(value, "${secret:" + name + "}")  # a server echoing a password
+                raise EnvironmentError_(f"setup call {call.tool} of server {cfg.name!r} failed: {said}")
 
     @property
     def workdir(self) -> str | None:

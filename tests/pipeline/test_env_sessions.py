@@ -79,11 +79,12 @@ def test_setup_runs_at_session_start_and_secrets_stay_unresolved_in_the_config(m
 
 
 def test_a_failing_setup_call_names_the_server_the_call_and_the_servers_message(monkeypatch, tmp_path):
-    monkeypatch.setenv("ENVCHECK_PW", "wrong")
+    monkeypatch.setenv("ENVCHECK_PW", "n0t-the-pw")
     c = cfg(setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
     with Environment(c, log_dir=tmp_path) as env:
-        with pytest.raises(EnvironmentError_, match=r"setup call login of server 'envcheck' failed: permission_denied: wrong password"):
+        with pytest.raises(EnvironmentError_, match=r"setup call login of server 'envcheck' failed: permission_denied: wrong password") as err:
             env.session(0)
+    assert "n0t-the-pw" not in str(err.value) and "wrong password '${secret:pw}'" in str(err.value)  # the echoed secret is masked
 
 
 def test_setup_naming_an_unknown_secret_is_a_config_error():

@@ -56,7 +56,7 @@ def login(user: str, password: str) -> str:
     """Log in."""
     counted()
     if password != os.environ.get("ENVCHECK_PASSWORD", "hunter2"):
-        raise ToolError("permission_denied: wrong password")
+        raise ToolError(f"permission_denied: wrong password {password!r}")  # echoes it, as careless servers do
     state["user"] = user
     return f"logged in as {user}"
 
