@@ -7,8 +7,10 @@ trip. This figure measures that floor: a small read (``get_customer``) and a lis
 
 * ``pipeline``: ``Session.call`` outside the round trip (session bookkeeping, turning the result into a record);
 * ``event_loop_and_env``: driving the event loop for the request (``InlineLoop``) and the connection wrapper;
-* ``mcp_client``: ``mcp.Client.call_tool`` minus what its dispatcher hands to the server (request building,
-  result validation);
+* ``mcp_client``: ``ClientSession.send_request`` minus what its dispatcher hands to the server (request
+  building, the result's protocol check and typing; kit results skip the output-schema re-check,
+  ``pipeline/env/fastpath.py``; with ``PROVE_FAST_PATHS=0`` that re-check and ``Client.call_tool``'s
+  own work land in ``event_loop_and_env``);
 * ``mcp_server_before_middleware``: mcp's per-request set-up in the server runner before the server's
   middleware runs (a connection per request, the request context, its teardown). The build benchmark
   counts this in its "mcp client side", since ``ServerClock`` starts at the outermost middleware;
@@ -37,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import mcp.client.client as mcp_client  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
 from mcp.shared.direct_dispatcher import DirectDispatcher  # noqa: E402
 
 from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
@@ -47,13 +49,13 @@ CLOCKS = (HandlerClock, ServerClock, CallClock)
 
 
 class _Boundaries:
-    """Wall time spent inside ``Client.call_tool`` and inside the dispatcher's hand-off to the server."""
+    """Wall time spent inside ``ClientSession.send_request`` and inside the dispatcher's hand-off to the server."""
 
     def __init__(self) -> None:
         self.client = self.dispatch = 0.0
 
     def install(self) -> None:
-        mcp_client.Client.call_tool = _timed(mcp_client.Client.call_tool, self, "client")  # type: ignore[method-assign]
+        ClientSession.send_request = _timed(ClientSession.send_request, self, "client")  # type: ignore[method-assign]
         DirectDispatcher.send_raw_request = _timed(DirectDispatcher.send_raw_request, self, "dispatch")  # type: ignore[method-assign]
 
     def reset(self) -> None:

@@ -7,7 +7,8 @@ Every clock is off unless a benchmark turns it on, and each one is fed from outs
 * :class:`ServerClock`: a server's whole handling of ``tools/call`` requests (its middleware, the tool
   lookup, argument validation, the handler, the result's serialization), fed by :class:`ServerTiming`,
   the outermost middleware of every kit server built after :func:`install_server_clocks`;
-* :class:`CallClock`: the client side of every ``tools/call`` round trip through ``pipeline.env``.
+* :class:`CallClock`: the client side of every ``tools/call`` round trip through ``pipeline.env``, fed
+  through the environment's public call hook (``pipeline.env.CALL_OBSERVERS``), which it joins on import.
 
 :func:`install_server_clocks` must run before the servers to time are built (their middleware chain is
 fixed then); building an ``Environment`` builds its in-process servers.
@@ -17,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pipeline.env import CALL_OBSERVERS
 from servers.kit.hooks import HOOKS
 
 
@@ -79,6 +81,17 @@ class ServerClock(Clock):
 class CallClock(Clock):
     """The client-side wall time of every ``tools/call`` round trip (the server's part, plus the mcp
     client's request building and result validation)."""
+
+    @classmethod
+    def observe(cls, server: str, tool: str, seconds: float) -> None:
+        """A ``pipeline.env.CALL_OBSERVERS`` entry: one round trip of ``seconds``."""
+        if cls.enabled:
+            cls.seconds += seconds
+            cls.calls += 1
+
+
+if CallClock.observe not in CALL_OBSERVERS:
+    CALL_OBSERVERS.append(CallClock.observe)
 
 
 class ServerTiming:

@@ -166,7 +166,7 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Example 
     return Example(conversation_id=cid, kind="missing_function", server=conv.server, servers=conv.servers, seed=conv.seed,
                         snapshot_id=conv.snapshot_id, chain_id=conv.chain_id, query_id=conv.query_id, info_level=conv.info_level,
                         persona=conv.persona, messages=msgs, tools=tools, reference=[[]],
-                        augmentations=[Augmentation.missing_function(first.name)], parent_id=conv.conversation_id)
+                        augmentations=[Augmentation.missing_function(first.name)], parent_id=conv.conversation_id, setup=conv.setup)
 
 
 def import_abstention_file(path: str | Path, default_server: str = "external") -> list[Example]:

@@ -347,6 +347,9 @@ class Conversation(BaseModel):
     trace: list[TraceCall] = []  # every executed call, in order
     outcomes: list[str] = []  # SUCCESS / PARTIAL / FAILURE per turn
     final_state_hash: str | None = None
+    # the server's session set-up calls ({tool, arguments}, secrets as ``${secret:NAME}``), run before the
+    # conversation: context for replay and rollouts, never a turn to train on
+    setup: list[dict[str, Any]] = []
 
     def call_names(self) -> list[str]:
         return [c.name for turn in self.reference for c in turn]

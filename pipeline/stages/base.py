@@ -36,7 +36,7 @@ def cache_dir(configured: str | None, data_path: Path, name: str) -> Path:
 
 
 def open_env(cfg: BuildConfig, server: str) -> Environment:
-    return Environment(cfg.server_config(server))
+    return Environment(cfg.server_config(server), log_dir=cfg.data_path / "logs" / "servers")
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from typing import Any
 
 from pipeline.composition import Composition
 from pipeline.config import BuildConfig, QueryConfig, ReplayConfig, SimulateConfig
-from pipeline.env import Environment
+from pipeline.env import Environment, ServerBudgetExceeded
 from pipeline.fastpath import heap_settled
 from pipeline.queries import make_backend
 from pipeline.records import Chain, Conversation, Snapshot, UserQuery, rejection
@@ -103,6 +103,8 @@ class ConversationStep:
                 out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng,
                                                   recovery_rate=self.recovery_rate, max_error_rate=self.max_error_rate,
                                                   reference_date=self.query.reference_date, replier=replier))
+            except ServerBudgetExceeded:  # the server's time is up: its partition ends here
+                raise
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
                 out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
                                                 {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
@@ -129,6 +131,8 @@ class ReplayStep:
         for i, c in enumerate(convs):
             try:
                 rej = validate(env, c, self.replay)
+            except ServerBudgetExceeded:  # the server's time is up: its partition ends here
+                raise
             except Exception as exc:
                 rej = rejection("replay", "server_failure", f"{type(exc).__name__}: {exc}", server,
                                 {"conversation_id": c.conversation_id, "chain_id": c.chain_id}, c)
