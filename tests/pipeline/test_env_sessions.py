@@ -12,7 +12,7 @@ import pytest
 
 from pipeline.config import ServerConfig
 from pipeline.env import Environment, EnvironmentError_, ServerBudgetExceeded
-from pipeline.records import Conversation
+from pipeline.records import Conversation, TraceCall
 from pipeline.replay import describe_mismatch, replay_trace
 
 SERVER = str(Path(__file__).resolve().parent.parent / "thirdparty" / "envcheck_server.py")
@@ -135,8 +135,8 @@ def test_the_time_budget_ends_the_servers_work_with_an_error_naming_it(tmp_path)
 def test_replay_repeats_the_recorded_setup_and_names_a_result_difference(monkeypatch, template, tmp_path):
     monkeypatch.setenv("ENVCHECK_PW", "hunter2")
     c = cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
-    trace = [{"name": "put", "arguments": {"key": "k", "value": "v"}, "ok": True, "result": {"result": "ok"}},
-             {"name": "get", "arguments": {"key": "greeting"}, "ok": True, "result": {"result": "goodbye"}}]
+    trace = [TraceCall(turn=0, name="put", arguments={"key": "k", "value": "v"}, ok=True, result={"result": "ok"}),
+             TraceCall(turn=0, name="get", arguments={"key": "greeting"}, ok=True, result={"result": "goodbye"})]
     conv = Conversation(conversation_id="c", server="envcheck", servers=["envcheck"], seed=0, snapshot_id="s", messages=[], tools=[],
                         reference=[], trace=trace, setup=LOGIN)
     with Environment(c, log_dir=tmp_path) as env:
