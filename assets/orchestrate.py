@@ -64,8 +64,9 @@ class BuildRun:
 
     def metadata(self, asset: str, partition: str | None = None) -> dict[str, Any]:
         """The metadata of an asset's (partition's) latest materialization, as plain values."""
-        ev = self.instance.get_latest_materialization_event(dg.AssetKey(asset), partition)
-        mat = ev.asset_materialization if ev is not None else None
+        recs = self.instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None), limit=1).records
+        mat = recs[0].asset_materialization if recs else None
         return {k: v.value for k, v in mat.metadata.items()} if mat is not None else {}
 
 

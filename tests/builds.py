@@ -12,15 +12,20 @@ from assets.orchestrate import BuildRun, build
 from pipeline.config import BuildConfig
 
 
-def build_run(cfg: BuildConfig, **kw: Any) -> BuildRun:
-    """A build that must succeed (every run, every quality gate); returns what it did."""
+def build_run(cfg: BuildConfig, gates: bool = True, **kw: Any) -> BuildRun:
+    """A build whose runs all succeed; with ``gates=False`` a failed quality gate is allowed (the version is
+    written and marked failed), for builds too small to meet the composition targets."""
     b = build(cfg, instance=dg.DagsterInstance.ephemeral(), **kw)
-    assert b.success, f"the build failed: {b.error()}"
+    if gates:
+        assert b.success, f"the build failed: {b.error()}"
+    else:
+        failed = [e.step_key for e in b.result.all_events if e.is_step_failure] if b.result is not None else ["every server"]
+        assert all(k.startswith("corpus_corpus_") for k in failed), f"the build failed: {b.error()}"
     return b
 
 
-def build_corpus(cfg: BuildConfig, **kw: Any) -> Path:
-    """The corpus version a build that must succeed wrote."""
-    path = build_run(cfg, **kw).corpus_path
+def build_corpus(cfg: BuildConfig, gates: bool = True, **kw: Any) -> Path:
+    """The corpus version a build wrote (see :func:`build_run`)."""
+    path = build_run(cfg, gates, **kw).corpus_path
     assert path is not None and path.is_dir()
     return path

@@ -26,7 +26,8 @@ def built(tmp_path_factory, graph, graph_cache_dir):
     data = tmp_path_factory.mktemp("build")
     cfg = BuildConfig(examples=40, servers=["banking", "crm"], data_dir=str(data), graph=GraphConfig(cache_dir=str(graph_cache_dir)))
     b = build_run(cfg)
-    return cfg, b.corpus_path, b, read_examples(b.corpus_path), pl.read_parquet(path / "rejections.parquet")
+    path = b.corpus_path
+    return cfg, path, b, read_examples(path), pl.read_parquet(path / "rejections.parquet")
 
 
 def test_build_writes_the_requested_number_of_examples_from_both_servers(built):
