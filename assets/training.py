@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import dagster as dg
 from dagster import AssetExecutionContext, MetadataValue
 
 from assets import progress
