@@ -1,77 +1,137 @@
-"""Code versions of the assets, derived from the source they run.
+"""Code versions of the assets, computed from the source they run.
 
-Every asset's ``code_version`` is a short hash of the source of the stage function it calls and of
-the ``pipeline`` (or ``training``) modules that do its work. Editing, say, ``pipeline/chains.py``
-changes the code version of ``tool_chains`` only; the Dagster UI then marks ``tool_chains`` and
-everything downstream of it stale, and nothing upstream.
+An asset's ``code_version`` is a short hash of its function's source and of the files of the import
+closure of the modules it uses: the modules it imports in its body and those defining the names it calls
+(its stage function, the records it builds), every module of this project those import (at the top or
+inside a function), and theirs, transitively, with the packages' ``__init__`` files. Third-party imports
+are left out (their versions are the environment's), and so is every module the closure never reaches:
+editing ``pipeline/chains.py`` marks the assets whose stages import it stale and leaves ``grpo_policy``
+fresh until a new corpus arrives. (Built-in servers are loaded by name at run time, so their modules are
+outside every closure; a server's changed tools change its snapshot's data version instead.)
 
-Modules are hashed from their files (found with ``importlib.util.find_spec``, never imported), so
-hashing ``training.train`` does not import torch.
+Modules are found as files under the project root and read with ``ast``, never imported, so hashing the
+training asset's closure does not import torch. No map is kept by hand: the closure is read from the code.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
-import importlib.util
 import inspect
+import textwrap
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
-# the records and configuration every stage reads and writes
-COMMON = ("pipeline.records", "pipeline.config")
-
-# asset -> (stage function it calls, the modules that do its work)
-ASSET_SOURCES: dict[str, tuple[str | None, tuple[str, ...]]] = {
-    "server_snapshots": ("stage_snapshot", ("pipeline.probe", "pipeline.env", "pipeline.env.core", "pipeline.env.connection",
-                                            "pipeline.env.isolation", "pipeline.env.transport", "pipeline.env.fastpath",
-                                            "pipeline.env.workdir", "pipeline.serverfile", "pipeline.values")),
-    "dependency_graphs": ("stage_graph", ("pipeline.graph", "pipeline.values")),
-    "tool_chains": ("stage_chains", ("pipeline.chains",)),
-    "user_queries": ("stage_queries", ("pipeline.queries", "pipeline.simulate", "pipeline.requests", "pipeline.lexicon", "pipeline.phrasing",
-                                       "pipeline.teacher", "pipeline.values")),
-    "conversations": ("stage_conversations", ("pipeline.simulate", "pipeline.replies", "pipeline.lexicon", "pipeline.phrasing",
-                                              "pipeline.teacher", "pipeline.queries", "pipeline.requests", "pipeline.values")),
-    "validated_conversations": ("stage_validate", ("pipeline.replay",)),
-    "unique_conversations": ("stage_dedup", ("pipeline.dedup",)),
-    "augmented_examples": ("stage_augment", ("pipeline.augment", "pipeline.offtopic")),
-    "rejections": (None, ("pipeline.report", "pipeline.redact", "pipeline.corpus")),
-    "corpus": (None, ("pipeline.corpus", "pipeline.sql", "pipeline.report", "pipeline.lint")),
-    "grpo_policy": (None, ("training.train", "training.config", "training.data", "training.chat", "training.multistep",
-                           "training.grpo", "training.evaluate", "training.rollout", "training.tiny", "pipeline.reward")),
-}
+ROOT = Path(__file__).resolve().parents[1]
+CODE_VERSION = "1"  # bumped by hand only for changes the source hashes cannot see (a changed output contract)
 
 
-def module_source(name: str) -> bytes:
-    """The bytes of a module's file (a package's ``__init__``); empty when it cannot be found."""
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return b""
-    if spec is None or not spec.origin or not Path(spec.origin).is_file():
-        return b""
-    return Path(spec.origin).read_bytes()
+def project_packages(root: Path) -> frozenset[str]:
+    """The top-level packages of the project: the folders under ``root`` with an ``__init__.py``."""
+    return frozenset(p.name for p in root.iterdir() if (p / "__init__.py").is_file())
 
 
-def source_hash(functions: Iterable[Callable[..., Any]] = (), modules: Iterable[str] = (), n: int = 12) -> str:
-    """A short, stable hash of the source of some functions and module files."""
-    h = hashlib.sha256()
-    for fn in functions:
-        h.update(f"fn:{fn.__module__}.{fn.__qualname__}\n".encode())
-        h.update(inspect.getsource(fn).encode())
-    for m in sorted(set(modules)):
-        h.update(f"module:{m}\n".encode())
-        h.update(module_source(m))
-    return h.hexdigest()[:n]
+def module_file(name: str, root: Path) -> Path | None:
+    """A module's file under ``root`` (a package's ``__init__.py``), or None when it is not one of ours."""
+    base = root.joinpath(*name.split("."))
+    for f in (base.with_suffix(".py"), base / "__init__.py"):
+        if f.is_file():
+            return f
+    return None
 
 
-def asset_code_version(asset: str) -> str:
-    """The code version of one asset of ``assets.definitions`` (see :data:`ASSET_SOURCES`)."""
-    from pipeline import stages
+def imported_modules(name: str, root: Path) -> set[str]:
+    """The project modules one module imports anywhere in its source (``from pkg import sub`` counts ``pkg.sub``)."""
+    f = module_file(name, root)
+    if f is None:
+        return set()
+    st = f.stat()
+    return _imports(name, str(f), root, st.st_mtime_ns, st.st_size)
 
-    fn_name, modules = ASSET_SOURCES[asset]
-    fns = [getattr(stages, fn_name)] if fn_name else []
-    return source_hash(fns, (*COMMON, *modules))
+
+@lru_cache(maxsize=None)
+def _imports(name: str, file: str, root: Path, mtime_ns: int, size: int) -> set[str]:
+    """(cached by the file's modification time and size: an edited file is read again)"""
+    package = name if file.endswith("__init__.py") else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(Path(file).read_bytes(), filename=file)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the module's package, up level - 1
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(p for p in (*parts, base) if p)
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    ours = project_packages(root)
+    return {m for m in found if m.split(".")[0] in ours and module_file(m, root) is not None}
 
 
-def all_code_versions() -> dict[str, str]:
-    return {a: asset_code_version(a) for a in ASSET_SOURCES}
+def import_closure(modules: set[str] | list[str], root: Path = ROOT) -> set[str]:
+    """Every project module reached from ``modules`` through imports, with the packages they live in."""
+    seen: set[str] = set()
+    todo = list(modules)
+    while todo:
+        m = todo.pop()
+        if m in seen or module_file(m, root) is None:
+            continue
+        seen.add(m)
+        parts = m.split(".")
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))  # importing a.b runs a/__init__.py
+        todo.extend(imported_modules(m, root))
+    return seen
+
+
+def function_modules(fn: Callable[..., Any]) -> set[str]:
+    """The modules an asset's function uses: those it imports in its body, and those defining the names it
+    refers to (a helper of its own module counts through the modules *it* uses, not its whole module)."""
+    found: set[str] = set()
+    todo, seen = [fn], set()
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        src = textwrap.dedent(inspect.getsource(f))
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names)
+        for name in _names(f.__code__):
+            obj = f.__globals__.get(name)
+            if inspect.ismodule(obj):
+                found.add(obj.__name__)
+            elif inspect.isfunction(obj) and obj.__module__ == fn.__module__:
+                todo.append(obj)
+            elif getattr(obj, "__module__", None):
+                found.add(obj.__module__)
+    return found
+
+
+def _names(code: Any) -> set[str]:
+    out = set(code.co_names)
+    for c in code.co_consts:  # lambdas, comprehensions and nested functions
+        if inspect.iscode(c):
+            out |= _names(c)
+    return out
+
+
+def code_version(fn: Callable[..., Any], root: Path = ROOT, n: int = 12) -> str:
+    """An asset's code version: a short hash of its function's source and of the files of the import closure
+    of the modules it uses (names and bytes)."""
+    h = hashlib.sha256(textwrap.dedent(inspect.getsource(fn)).encode())
+    for m in sorted(import_closure(function_modules(fn), root)):
+        h.update(f"\nmodule:{m}\n".encode())
+        h.update(module_file(m, root).read_bytes())  # type: ignore[union-attr]
+    return f"{CODE_VERSION}-{h.hexdigest()[:n]}"
+
+
+def versioned(**asset_kw: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``dg.asset`` with the code version computed from the function (:func:`code_version`)."""
+    import dagster as dg
+
+    return lambda fn: dg.asset(code_version=code_version(fn), **asset_kw)(fn)

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 from assets.cli import main
-from pipeline.build import build_corpus
 from pipeline.config import BuildConfig
+from tests.builds import build_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def test_serving_an_unknown_server_is_one_line_exit_2_without_a_traceback():
 @pytest.fixture(scope="module")
 def banking_version(tmp_path_factory):
     data = tmp_path_factory.mktemp("cli") / "data"
-    path, _ = build_corpus(BuildConfig(examples=20, servers=["banking"], data_dir=str(data)))
+    path = build_corpus(BuildConfig(examples=20, servers=["banking"], data_dir=str(data)))
     return data, path
 
 

@@ -11,9 +11,9 @@ import pytest
 from pydantic import ValidationError
 
 from assets.cli import main
-from pipeline.build import build_corpus
 from pipeline.config import BuildConfig
 from pipeline.corpus import list_versions, resolve_version
+from tests.builds import build_corpus
 
 
 @pytest.mark.parametrize("count", ["-5", "0"])
@@ -38,10 +38,10 @@ def test_the_config_refuses_an_example_count_below_one_naming_the_field(tmp_path
 
 @pytest.fixture(scope="module")
 def good_then_failed(tmp_path_factory):
-    """A good version (built without Dagster), then `prove build` whose composition gate must fail."""
+    """A good version (built in process on an ephemeral Dagster instance), then `prove build` whose composition gate must fail."""
     root = tmp_path_factory.mktemp("gates")
     data = root / "data"
-    good, _ = build_corpus(BuildConfig(examples=20, servers=["banking"], data_dir=str(data)))
+    good = build_corpus(BuildConfig(examples=20, servers=["banking"], data_dir=str(data)))
     mp = pytest.MonkeyPatch()
     mp.setenv("DAGSTER_HOME", str(root / "home"))
     mp.setenv("PROVE_COMPOSITION_TOLERANCE", "-1")

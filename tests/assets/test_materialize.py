@@ -7,7 +7,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from assets import definitions as D
+from assets.orchestrate import build
 from pipeline.config import BuildConfig
 
 SERVERS = ["banking", "crm"]
@@ -15,15 +15,10 @@ SERVERS = ["banking", "crm"]
 
 def _materialize_all(tmp_path: Path, train: bool, monkeypatch=None, instance=None):
     cfg = BuildConfig(examples=30, servers=SERVERS, data_dir=str(tmp_path / "data"))
-    res = D.resources(build_config=cfg, train=train, train_config_json=json.dumps({"sft_steps": 2, "grpo_steps": 2, "eval_limit": 8}))
     instance = instance or dg.DagsterInstance.ephemeral()
-    D.ensure_partitions(instance, SERVERS)
-    for s in SERVERS:
-        r = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=s, resources=res, instance=instance)
-        assert r.success
-    r = dg.materialize(D.ALL_ASSETS + D.CHECKS, selection=dg.AssetSelection.assets(*D.CROSS) | dg.AssetSelection.checks(*D.CHECKS),
-                       resources=res, instance=instance, raise_on_error=False)
-    return cfg, r, instance
+    b = build(cfg, train=train, train_config_json=json.dumps({"sft_steps": 2, "grpo_steps": 2, "eval_limit": 8}), instance=instance)
+    assert not b.unavailable, b.unavailable
+    return cfg, b.result, instance
 
 
 def test_materialize_all_assets_writes_a_corpus_version_with_rejections_and_a_policy(tmp_path):

@@ -12,9 +12,9 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from assets import definitions as D
 from pipeline.config import BuildConfig
 from pipeline.redact import REDACTED, Redactor
+from tests.builds import build_run
 
 
 def _stated_secrets(snapshot, queries) -> set[str]:
@@ -28,17 +28,12 @@ def _stated_secrets(snapshot, queries) -> set[str]:
 def banking_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("redact")
     cfg = BuildConfig(examples=30, servers=["banking"], data_dir=str(tmp / "data"))
-    res = D.resources(build_config=cfg, train=False)
-    instance = dg.DagsterInstance.ephemeral()
-    D.ensure_partitions(instance, ["banking"])
-    r1 = dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key="banking", resources=res, instance=instance)
-    cross = [a for a in D.CROSS if a is not D.grpo_policy]
-    r2 = dg.materialize(D.ALL_ASSETS, selection=dg.AssetSelection.assets(*cross), resources=res, instance=instance)
+    b = build_run(cfg)
     stages = Path(cfg.data_dir) / "stages"
     snap = pickle.loads((stages / "server_snapshots" / "banking.pkl").read_bytes())
     queries = pickle.loads((stages / "user_queries" / "banking.pkl").read_bytes())
-    log = "\n".join(str(e) for run in (r1, r2) for e in instance.all_logs(run.run_id))
-    return cfg, instance, snap, queries, log, r2
+    log = "\n".join(str(e) for run_id in b.runs for e in b.instance.all_logs(run_id))
+    return cfg, b.instance, snap, queries, log, b.result
 
 
 def test_the_run_history_holds_no_pin_that_the_user_turns_state(banking_run):

@@ -13,9 +13,14 @@ import pytest
 from dagster._core.definitions.data_version import StaleStatus
 from dagster._utils.test.data_versions import get_stale_status_resolver
 
+from assets import automation as A
 from assets import code_versions as CV
 from assets import definitions as D
+from assets import resources as R
+from assets import synthesis as S
+from assets import training as T
 from pipeline.config import BuildConfig, ServerConfig
+from tests.builds import build_run
 
 SERVERS = ["banking", "crm"]
 
@@ -34,46 +39,74 @@ def built(tmp_path_factory):
     """One real build through Dagster (per-server partitions, then dedup -> corpus; no training)."""
     data = tmp_path_factory.mktemp("dagster") / "data"
     cfg = _cfg(data)
-    res = D.resources(build_config=cfg, train=False)
-    instance = dg.DagsterInstance.ephemeral()
-    D.ensure_partitions(instance, SERVERS)
-    for s in SERVERS:
-        assert dg.materialize(D.ALL_ASSETS, selection=D.PER_SERVER, partition_key=s, resources=res, instance=instance).success
-    cross = [a for a in D.CROSS if a is not D.grpo_policy]
-    r = dg.materialize(D.ALL_ASSETS, selection=cross, resources=res, instance=instance)
-    assert r.success
-    return cfg, res, instance
+    b = build_run(cfg)
+    return cfg, R.resources(build_config=cfg, train=False), b.instance
 
 
 # ----------------------------------------------------------------------------- code versions
-def test_every_asset_has_a_code_version_hashed_from_its_source():
-    versions = {k.to_user_string(): v for a in D.ALL_ASSETS for k, v in a.code_versions_by_key.items()}
-    assert set(versions) == set(CV.ASSET_SOURCES)
-    for name, v in versions.items():
-        assert v == f"{D.CODE_VERSION}-{CV.asset_code_version(name)}"
-        assert len(v.split("-")[1]) == 12
+def _fn(asset: dg.AssetsDefinition):
+    return asset.op.compute_fn.decorated_fn
+
+
+def _versions() -> dict[str, str]:
+    return {k.to_user_string(): v for a in D.ALL_ASSETS for k, v in a.code_versions_by_key.items()}
+
+
+def test_every_asset_has_a_code_version_computed_from_its_source_and_import_closure():
+    versions = _versions()
+    assert set(versions) == {a.key.to_user_string() for a in D.ALL_ASSETS}
+    for a in D.ALL_ASSETS:
+        v = versions[a.key.to_user_string()]
+        assert v == CV.code_version(_fn(a)) and v.startswith(f"{CV.CODE_VERSION}-") and len(v.split("-")[1]) == 12
     assert len(set(versions.values())) == len(versions), "each stage runs different code"
+    # the closures are read from the code: the modules the hand-kept map once missed are in them
+    assert {"pipeline.chains", "pipeline.dedup"} <= CV.import_closure(CV.function_modules(_fn(S.tool_chains)))
+    assert "pipeline.values" in CV.import_closure(CV.function_modules(_fn(S.dependency_graphs)))
+    assert "training.grpo" in CV.import_closure(CV.function_modules(_fn(T.grpo_policy)))
 
 
-def test_changing_a_stage_module_changes_only_that_assets_code_version(monkeypatch):
-    before = CV.all_code_versions()
-    real = CV.module_source
-    monkeypatch.setattr(CV, "module_source", lambda m: real(m) + (b"\n# edited" if m == "pipeline.chains" else b""))
-    after = CV.all_code_versions()
-    assert after["tool_chains"] != before["tool_chains"]
-    assert {k: v for k, v in after.items() if k != "tool_chains"} == {k: v for k, v in before.items() if k != "tool_chains"}
+@pytest.fixture(scope="module")
+def tree_copy(tmp_path_factory):
+    """A copy of the project's packages, to edit without touching the real tree."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("tree")
+    for pkg in CV.project_packages(CV.ROOT):
+        shutil.copytree(CV.ROOT / pkg, root / pkg, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return root
 
 
-def test_source_hash_follows_a_module_file_on_disk(tmp_path, monkeypatch):
-    pkg = tmp_path / "cvprobe"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "stage.py").write_text("def f():\n    return 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    h1 = CV.source_hash(modules=["cvprobe.stage"])
-    assert h1 == CV.source_hash(modules=["cvprobe.stage"])
-    (pkg / "stage.py").write_text("def f():\n    return 2\n")
-    assert CV.source_hash(modules=["cvprobe.stage"]) != h1
+def _edited(root: Path, module: str, fn) -> str:
+    """The code version of ``fn`` with one comment line added to ``module`` in the tree at ``root``."""
+    f = CV.module_file(module, root)
+    before = f.read_bytes()
+    f.write_bytes(before + b"\n# edited\n")
+    try:
+        return CV.code_version(fn, root)
+    finally:
+        f.write_bytes(before)
+
+
+def test_editing_any_module_a_stage_imports_changes_its_code_version(tree_copy):
+    for asset in (S.tool_chains, S.dependency_graphs, T.grpo_policy):
+        fn = _fn(asset)
+        base = CV.code_version(fn, tree_copy)
+        assert base == CV.code_version(fn), "the copy hashes as the real tree"
+        closure = CV.import_closure(CV.function_modules(fn), tree_copy)
+        for module in sorted(closure):
+            assert _edited(tree_copy, module, fn) != base, (asset.key, module)
+        assert CV.code_version(fn, tree_copy) == base, "restoring the file restores the version"
+
+
+def test_editing_a_module_outside_a_stages_closure_leaves_its_code_version(tree_copy):
+    fn = _fn(S.tool_chains)
+    base = CV.code_version(fn, tree_copy)
+    closure = CV.import_closure(CV.function_modules(fn), tree_copy)
+    assert "training.grpo" not in closure and "assets.training" not in closure
+    for module in ("training.grpo", "training.train", "assets.training", "assets.cli.build"):
+        assert _edited(tree_copy, module, fn) == base, module
+    # and the training asset, which imports training.grpo, does change
+    assert _edited(tree_copy, "training.grpo", _fn(T.grpo_policy)) != CV.code_version(_fn(T.grpo_policy), tree_copy)
 
 
 def test_the_manifest_records_every_assets_code_version(built):
@@ -81,8 +114,10 @@ def test_the_manifest_records_every_assets_code_version(built):
     from pipeline.corpus import resolve_version
 
     m = json.loads((resolve_version(cfg.data_dir, "latest") / "manifest.json").read_text())
-    assert {k: v for k, v in m["code_versions"].items() if k.startswith("asset:")} == {f"asset:{k}": v for k, v in CV.all_code_versions().items()}
-    assert m["code_versions"]["assets"] == D.CODE_VERSION
+    # the code versions of every asset that made the version (the policy comes after it)
+    assert {k: v for k, v in m["code_versions"].items() if k.startswith("asset:")} == \
+        {f"asset:{k}": v for k, v in _versions().items() if k != "grpo_policy"}
+    assert m["code_versions"]["assets"] == CV.CODE_VERSION
     assert set(m["schema_hashes"]) == set(SERVERS)
 
 
@@ -92,7 +127,7 @@ def test_server_snapshots_report_the_schema_hash_as_their_data_version(built):
     for s in SERVERS:
         rec = instance.get_latest_data_version_record(dg.AssetKey("server_snapshots"), partition_key=s)
         dv = rec.asset_materialization.tags["dagster/data_version"]
-        assert dv == D.server_schema_hash(cfg, s) == rec.asset_materialization.metadata["schema_hash"].value
+        assert dv == A.server_schema_hash(cfg, s) == rec.asset_materialization.metadata["schema_hash"].value
         assert rec.asset_materialization.tags["dagster/data_version_is_user_provided"] == "true"
     assert _data_version(instance, "server_snapshots", "banking") != _data_version(instance, "server_snapshots", "crm")
 
@@ -109,15 +144,15 @@ def test_the_corpus_data_version_is_its_content_hash(built):
 def test_a_changed_stage_marks_that_asset_stale_then_its_dependents_but_never_its_upstream(built):
     cfg, res, instance = built
     resolver = get_stale_status_resolver(instance, D.ALL_ASSETS)
-    for a in D.PER_SERVER:
+    for a in S.PER_SERVER:
         for s in SERVERS:
             assert resolver.get_status(a.key, s) == StaleStatus.FRESH, (a.key, s)
     for a in ("unique_conversations", "augmented_examples", "rejections", "corpus"):
         assert resolver.get_status(dg.AssetKey(a)) == StaleStatus.FRESH, a
 
     # tool_chains' code changed (its source hash is its code version)
-    changed = D.tool_chains.map_asset_specs(lambda spec: spec.replace_attributes(code_version="edited"))
-    assets = [changed if a is D.tool_chains else a for a in D.ALL_ASSETS]
+    changed = S.tool_chains.map_asset_specs(lambda spec: spec.replace_attributes(code_version="edited"))
+    assets = [changed if a is S.tool_chains else a for a in D.ALL_ASSETS]
     resolver = get_stale_status_resolver(instance, assets)
     for s in SERVERS:
         assert resolver.get_status(dg.AssetKey("tool_chains"), s) == StaleStatus.STALE
@@ -137,28 +172,28 @@ def test_a_changed_stage_marks_that_asset_stale_then_its_dependents_but_never_it
 
 def test_a_server_whose_tools_changed_makes_only_its_own_partitions_stale(tmp_path):
     cfg = _cfg(tmp_path / "data")
-    res = D.resources(build_config=cfg, train=False)
+    res = R.resources(build_config=cfg, train=False)
     instance = dg.DagsterInstance.ephemeral()
-    D.ensure_partitions(instance, SERVERS)
-    first = [D.server_snapshots, D.dependency_graphs]
+    R.ensure_partitions(instance, SERVERS)
+    first = [S.server_snapshots, S.dependency_graphs]
     for s in SERVERS:
         assert dg.materialize(D.ALL_ASSETS, selection=first, partition_key=s, resources=res, instance=instance).success
     old = {s: _data_version(instance, "server_snapshots", s) for s in SERVERS}
 
     # re-probing an unchanged server gives the same data version: its downstream stays fresh
-    assert dg.materialize(D.ALL_ASSETS, selection=[D.server_snapshots], partition_key="crm", resources=res, instance=instance).success
+    assert dg.materialize(D.ALL_ASSETS, selection=[S.server_snapshots], partition_key="crm", resources=res, instance=instance).success
     # banking now offers one tool fewer (it is hidden as the server's state tool)
     from pipeline.env import Environment
 
     with Environment(cfg.server_config("banking")) as env:
         hidden = env.tools()[-1].name
     changed = cfg.model_copy(update={"server_configs": [ServerConfig(name="banking", state_tool=hidden)]})
-    assert D.server_schema_hash(changed, "banking") != old["banking"]
-    res2 = D.resources(build_config=changed, train=False)
-    assert dg.materialize(D.ALL_ASSETS, selection=[D.server_snapshots], partition_key="banking", resources=res2, instance=instance).success
+    assert A.server_schema_hash(changed, "banking") != old["banking"]
+    res2 = R.resources(build_config=changed, train=False)
+    assert dg.materialize(D.ALL_ASSETS, selection=[S.server_snapshots], partition_key="banking", resources=res2, instance=instance).success
 
     assert _data_version(instance, "server_snapshots", "crm") == old["crm"]
-    assert _data_version(instance, "server_snapshots", "banking") == D.server_schema_hash(changed, "banking")
+    assert _data_version(instance, "server_snapshots", "banking") == A.server_schema_hash(changed, "banking")
     resolver = get_stale_status_resolver(instance, D.ALL_ASSETS)
     assert resolver.get_status(dg.AssetKey("dependency_graphs"), "banking") == StaleStatus.STALE
     causes = resolver.get_stale_root_causes(dg.AssetKey("dependency_graphs"), "banking")
@@ -169,18 +204,18 @@ def test_a_server_whose_tools_changed_makes_only_its_own_partitions_stale(tmp_pa
 # ----------------------------------------------------------------------------- sensor
 def _sensor(cfg: BuildConfig, cursor: dict[str, str] | None, instance: dg.DagsterInstance):
     ctx = dg.build_sensor_context(cursor=json.dumps(cursor) if cursor is not None else None, instance=instance,
-                                  resources={"settings": D.ProveSettings(build_config_json=cfg.model_dump_json())})
-    return D.schema_change_sensor(ctx)
+                                  resources={"settings": R.settings_for(cfg)})
+    return A.schema_change_sensor(ctx)
 
 
 def test_schema_change_sensor_requests_a_run_for_the_server_whose_hash_changed(built):
     cfg, _, instance = built
-    now = {s: D.server_schema_hash(cfg, s) for s in SERVERS}
+    now = {s: A.server_schema_hash(cfg, s) for s in SERVERS}
     result = _sensor(cfg, {"banking": "0000stale0000000", "crm": now["crm"]}, instance)
     assert [r.partition_key for r in result.run_requests] == ["banking"]
     req = result.run_requests[0]
     assert req.tags["prove/schema_hash"] == now["banking"]
-    assert D.schema_change_sensor.job_name == "server_job"
+    assert A.schema_change_sensor.job_name == "server_job"
     assert json.loads(result.cursor) == now
 
     # with the cursor it left behind, nothing changed: a skip
@@ -208,7 +243,7 @@ def test_schema_change_sensor_keeps_the_last_hash_of_an_unreachable_server(built
     bad = cfg.model_copy(update={"servers": SERVERS + ["gone"],
                                  "server_configs": [ServerConfig(name="gone", kind="stdio", command="/nonexistent/mcp-server",
                                                                  isolation="none", timeout_s=2)]})
-    now = {s: D.server_schema_hash(cfg, s) for s in SERVERS}
+    now = {s: A.server_schema_hash(cfg, s) for s in SERVERS}
     result = _sensor(bad, {**now, "gone": "abc"}, instance)
     assert not result.run_requests
     assert "unreachable" in result.skip_reason.skip_message and "gone" in result.skip_reason.skip_message
@@ -220,24 +255,24 @@ def test_the_weekly_schedule_targets_the_corpus_job_and_its_cron_is_configurable
     sched = D.defs.get_schedule_def("weekly_regeneration")
     assert sched.job_name == "corpus_job"
     assert sched.default_status == dg.DefaultScheduleStatus.STOPPED
-    assert D.weekly_regeneration.cron_schedule == (D.os.environ.get("PROVE_SCHEDULE_CRON") or D.DEFAULT_CRON)
-    job_keys = D.corpus_job.selection.resolve(D.defs.resolve_asset_graph())
+    assert A.weekly_regeneration.cron_schedule == (A.os.environ.get("PROVE_SCHEDULE_CRON") or A.DEFAULT_CRON)
+    job_keys = A.corpus_job.selection.resolve(D.defs.resolve_asset_graph())
     assert dg.AssetKey("corpus") in job_keys and dg.AssetKey("grpo_policy") in job_keys
     assert dg.AssetKey("server_snapshots") not in job_keys
 
     monkeypatch.setenv("PROVE_SCHEDULE_CRON", "*/30 * * * *")
-    assert D.regeneration_schedule().cron_schedule == "*/30 * * * *"
-    assert D.regeneration_schedule().job_name == "corpus_job"
+    assert A.regeneration_schedule().cron_schedule == "*/30 * * * *"
+    assert A.regeneration_schedule().job_name == "corpus_job"
     monkeypatch.delenv("PROVE_SCHEDULE_CRON")
-    assert D.regeneration_schedule().cron_schedule == D.DEFAULT_CRON == "0 3 * * 1"
-    assert D.regeneration_schedule("15 4 * * *").cron_schedule == "15 4 * * *"
+    assert A.regeneration_schedule().cron_schedule == A.DEFAULT_CRON == "0 3 * * 1"
+    assert A.regeneration_schedule("15 4 * * *").cron_schedule == "15 4 * * *"
 
 
 def test_the_server_job_is_partitioned_by_server_over_the_per_server_assets():
     job = D.defs.resolve_job_def("server_job")
-    assert job.partitions_def == D.server_partitions
-    keys = D.server_job.selection.resolve(D.defs.resolve_asset_graph())
-    assert keys == {a.key for a in D.PER_SERVER}
+    assert job.partitions_def == R.server_partitions
+    keys = A.server_job.selection.resolve(D.defs.resolve_asset_graph())
+    assert keys == {a.key for a in S.PER_SERVER}
     assert D.defs.get_sensor_def("schema_change_sensor").job_name == "server_job"
 
 

@@ -7,12 +7,12 @@ import json
 import polars as pl
 import pytest
 
-from pipeline.build import build_corpus
 from pipeline.config import BuildConfig, GraphConfig
 from pipeline.corpus import read_examples
 from pipeline.env import Environment
 from pipeline.records import Conversation
 from pipeline.replay import replay_trace
+from tests.builds import build_run
 
 REASONS = {"unresolvable_dependency", "nothing_to_withhold", "ungrounded_query", "query_backend_error", "server_failure",
            "error_rate", "sensitive_provenance", "replay_mismatch", "nondeterministic", "near_duplicate", "short_supply", "no_chains",
@@ -25,12 +25,13 @@ def built(tmp_path_factory, graph, graph_cache_dir):
     # the session graph fixture already cached banking's graph under the same key (seed 7, default GraphConfig)
     data = tmp_path_factory.mktemp("build")
     cfg = BuildConfig(examples=40, servers=["banking", "crm"], data_dir=str(data), graph=GraphConfig(cache_dir=str(graph_cache_dir)))
-    path, stats = build_corpus(cfg)
-    return cfg, path, stats, read_examples(path), pl.read_parquet(path / "rejections.parquet")
+    b = build_run(cfg)
+    path = b.corpus_path
+    return cfg, path, b, read_examples(path), pl.read_parquet(path / "rejections.parquet")
 
 
 def test_build_writes_the_requested_number_of_examples_from_both_servers(built):
-    cfg, path, stats, df, _ = built
+    cfg, path, b, df, _ = built
     assert df.height == cfg.examples
     mt = df.filter(pl.col("kind").is_in(TOOL_KINDS))
     assert set(mt["server"].to_list()) == {"banking", "crm"}
@@ -40,7 +41,7 @@ def test_build_writes_the_requested_number_of_examples_from_both_servers(built):
     assert "missing" not in df.filter(pl.col("kind") == "multi_turn")["info_level"].to_list()
     m = json.loads((path / "manifest.json").read_text())
     assert m["counts"]["examples"] == cfg.examples and set(m["composition"]["by_server"]) == {"banking", "crm"}
-    assert stats["stats"]["banking"]["graph_cache_hit"] is True
+    assert b.metadata("dependency_graphs", "banking")["cache_hit"] is True
 
 
 def test_build_records_rejections_with_reason_codes_and_lineage(built):

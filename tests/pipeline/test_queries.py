@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from pipeline.build import build_corpus
+from tests.builds import build_run
 from pipeline.corpus import read_examples
 from pipeline.config import AugmentConfig, BuildConfig, QueryConfig, SimulateConfig
 from pipeline.lint import lint_version
@@ -290,7 +290,8 @@ def test_teacher_path_builds_a_corpus_that_passes_the_linter(chat_server, tmp_pa
     and the corpus passes the same linter as the offline writer's."""
     cfg = BuildConfig(examples=40, servers=["banking", "crm"], data_dir=str(tmp_path / "data"), query=_cfg(chat_server),
                       augment=AugmentConfig(irrelevance_rate=0.05, abstention_rate=0.05, missing_function_rate=0.05))
-    path, info = build_corpus(cfg)
+    b = build_run(cfg)
+    path = b.corpus_path
     rep = lint_version(path)
     assert rep.passed, rep.as_dict()["samples"]
     df = read_examples(path)
@@ -300,7 +301,7 @@ def test_teacher_path_builds_a_corpus_that_passes_the_linter(chat_server, tmp_pa
     replies = [m["content"] for msgs in tool_rows for m in msgs if m["role"] == "assistant" and m.get("content")
                and m["content"].startswith("Here is what I found.")]
     assert len(users) >= len(tool_rows) and len(replies) >= len(tool_rows)
-    assert all(s["conversations"].get("reply_fallbacks") == 0 for s in info["stats"].values())
+    assert all(b.output("conversations", s).stats.get("reply_fallbacks") == 0 for s in cfg.servers)
 
 
 def test_a_teacher_reply_stating_what_no_result_holds_falls_back_to_the_offline_reply(chat_server, banking_env, snapshot, simulated,

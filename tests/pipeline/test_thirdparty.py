@@ -10,13 +10,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.build import build_corpus
 from pipeline.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig, ServerConfig
 from pipeline.corpus import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
 from pipeline.replay import replay_trace
 from pipeline.records import Conversation
 from pipeline.serverfile import ConfigFileError, load_servers_file
+from tests.builds import build_corpus
 
 HERE = Path(__file__).resolve().parent.parent / "thirdparty"
 PY = sys.executable
@@ -32,11 +32,12 @@ def counters_cfg(*extra: str, name: str = "counters", timeout_s: float = 30.0) -
                         isolation="none", reset_tool="reset_all")
 
 
-def small_build(tmp_path: Path, configs: list[ServerConfig], examples: int = 10) -> tuple[Path, dict]:
+def small_build(tmp_path: Path, configs: list[ServerConfig], examples: int = 10) -> Path:
     # small on purpose: with process isolation every session is a new server process
     cfg = BuildConfig(examples=examples, servers=[c.name for c in configs], server_configs=configs, data_dir=str(tmp_path / "data"),
                       chains=ChainConfig(per_server=4), graph=GraphConfig(implicit=False), replay=ReplayConfig(determinism_runs=1))
-    return build_corpus(cfg)
+    # a build this small cannot meet the corpus's composition targets: its gates may fail, its runs may not
+    return build_corpus(cfg, gates=False)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,7 @@ def test_process_isolation_gives_each_session_its_own_file_backed_world(tmp_path
 
 def test_stdio_third_party_servers_yield_replay_verified_examples_without_leaks(tmp_path):
     notes = notes_cfg().model_copy(update={"name": "notes_leakcheck"})
-    path, info = small_build(tmp_path, [notes, counters_cfg()], examples=5)
+    path = small_build(tmp_path, [notes, counters_cfg()], examples=5)
     df = read_examples(path)
     mt = df.filter(pl.col("kind") == "multi_turn")
     assert set(mt["server"].to_list()) == {"notes_leakcheck", "counters"}
@@ -95,7 +96,7 @@ def test_http_third_party_server_is_reset_between_sessions_and_after_the_run(tmp
         t = env.session(0)  # a new session starts from the reset state
         assert t.call("get_counter", {"counter_id": "c1"}).data["value"] == 0
         t.close()
-    path, _ = small_build(tmp_path, [cfg])
+    path = small_build(tmp_path, [cfg])
     assert read_examples(path).filter(pl.col("kind") == "multi_turn").height > 0
     with Environment(ServerConfig(name="peek", kind="http", url=cfg.url)) as env:
         assert env.session(0).call("list_counters", {}).data["counters"][0]["value"] == 0  # the run left nothing behind
@@ -106,7 +107,7 @@ def test_crashing_hanging_and_garbage_servers_are_rejected_and_the_build_goes_on
                            timeout_s=3)
     crashing = counters_cfg("--crash-on", "list_counters", name="crashing")
     hanging = counters_cfg("--hang-on", "list_counters", name="hanging", timeout_s=1.0)
-    path, _ = small_build(tmp_path, [counters_cfg(), crashing, hanging, garbage], examples=12)
+    path = small_build(tmp_path, [counters_cfg(), crashing, hanging, garbage], examples=12)
     df = read_examples(path)
     assert df.filter(pl.col("kind") == "multi_turn")["server"].unique().to_list() != []
     assert "counters" in df["server"].to_list()

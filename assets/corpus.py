@@ -1,0 +1,214 @@
+"""The cross-server assets: dedup -> augment -> rejections -> corpus, and the corpus's blocking quality gates."""
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, MetadataValue
+
+from assets import progress
+from assets.code_versions import CODE_VERSION, versioned
+from assets.resources import ProveSettings, png_markdown, rejection_meta, selected
+from pipeline.config import BuildConfig
+from pipeline.corpus import off_target, read_examples, record_gate, refresh_latest
+from pipeline.records import TOOL_KINDS, Rejection, rejection
+from pipeline.redact import Redactor, redact_rejections
+from pipeline.stages import StageOutput, probe_rejections, stage_augment, stage_corpus, stage_dedup
+
+GROUP = "corpus"
+
+
+@versioned(group_name=GROUP,
+          description="Near-duplicates removed across servers (MinHash LSH, Jaccard 0.70 on tool-call sequences).")
+def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
+    convs = [c for out in selected(settings, validated_conversations).values() for c in out.items]
+    progress.report("dedup", 0, 1)
+    out = stage_dedup(settings.build_config(), convs)
+    progress.report("dedup", 1, 1, kept=len(out.items), of=len(convs))
+    context.add_output_metadata({"input": len(convs), "kept": len(out.items), "recall_check": MetadataValue.json(out.stats["recall_check"]),
+                                 **rejection_meta(out.rejections)})
+    return out
+
+
+@versioned(group_name=GROUP,
+          description="Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.")
+def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, unique_conversations, server_snapshots) -> StageOutput:
+    progress.report("corpus", 0, 3, stage="augment")
+    out = stage_augment(settings.build_config(), unique_conversations.items, selected(settings, server_snapshots))
+    progress.report("corpus", 1, 3, stage="rejections")
+    context.add_output_metadata({"examples": len(out.items), "kinds": MetadataValue.json(out.stats["kinds"]),
+                                 "augmentations": MetadataValue.json(out.stats["augmentations"])})
+    return out
+
+
+def unavailable_rejections(cfg: BuildConfig, snapshots: dict[str, Any]) -> list[Rejection]:
+    """A server whose per-server run failed (crashed, hung, unreachable) is a rejection of the build, after
+    the probe calls it failed on when it got as far as a snapshot."""
+    out: list[Rejection] = []
+    for server, why in cfg.unavailable_servers.items():
+        if server in snapshots:
+            out.extend(probe_rejections(snapshots[server]))
+        out.append(rejection("probe", "server_unavailable", why, server, {"server": server}))
+    return out
+
+
+@versioned(group_name=GROUP,
+          description="Every rejection of every stage with its reason code, detail and upstream ids.",
+          ins={k: dg.AssetIn(metadata={"prove/part": "rejections"})
+               for k in ("tool_chains", "user_queries", "conversations", "validated_conversations", "unique_conversations",
+                         "augmented_examples")})
+def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_chains, user_queries, conversations,
+               validated_conversations, unique_conversations, augmented_examples, server_snapshots) -> list[Rejection]:
+    cfg = settings.build_config()
+    out: list[Rejection] = []
+    for per in (tool_chains, user_queries, conversations, validated_conversations):
+        for o in selected(settings, per).values():
+            out.extend(o.rejections)
+    out.extend(unique_conversations.rejections)
+    out.extend(augmented_examples.rejections)
+    out.extend(unavailable_rejections(cfg, server_snapshots))
+    red = Redactor.for_snapshots(selected(settings, server_snapshots).values())
+    out = redact_rejections(out, red)
+    meta = _rejections_meta(out, red)
+    try:
+        from pipeline.report import rejections_png
+
+        (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
+        png = rejections_png(dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png")
+        meta["chart"] = png_markdown("rejections", png)
+    except Exception as exc:  # the chart is a nicety
+        context.log.warning(f"rejection chart not drawn: {exc}")
+    context.add_output_metadata(meta)
+    return out
+
+
+def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
+    """Counts by stage/reason(/server), and a sample of each reason with its id, rule and failing call."""
+    from pipeline.report import rejection_samples, samples_markdown
+
+    by = Counter(f"{r.stage}/{r.reason}" for r in out)
+    table = "| stage/reason | count |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in by.most_common())
+    triples = Counter((r.stage, r.reason, r.server or "") for r in out)
+    samples = rejection_samples(out, per_reason=5, redactor=red)
+    cols = ("rejection_id", "rule", "server", "failing_call", "detail")
+    return {
+        "total": len(out), "by_stage_reason": MetadataValue.md(table),
+        "by_stage_reason_table": MetadataValue.table(
+            records=[dg.TableRecord({"stage": st, "reason": rs, "server": sv, "count": n})
+                     for (st, rs, sv), n in sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))],
+            schema=dg.TableSchema(columns=[dg.TableColumn("stage", "string"), dg.TableColumn("reason", "string"),
+                                           dg.TableColumn("server", "string"), dg.TableColumn("count", "int")])),
+        "samples": MetadataValue.md(samples_markdown(samples, dict(by))),
+        "samples_table": MetadataValue.table(records=[dg.TableRecord({c: r[c] for c in cols}) for r in samples],
+                                             schema=dg.TableSchema(columns=[dg.TableColumn(c, "string") for c in cols])),
+        "see_one": MetadataValue.text("prove lineage <rejection_id>  (the full path of any rejection; prove rejected --reason R lists them)"),
+    }
+
+
+@versioned(group_name=GROUP,
+          description="A new immutable corpus version: Parquet train/eval splits, rejections and manifest.json.")
+def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> dg.Output[str]:
+    cfg = settings.build_config()
+    snaps = selected(settings, server_snapshots)
+    progress.report("corpus", 2, 3, stage="write")
+    from assets.synthesis import PER_SERVER
+
+    # the code versions of the assets that made this version (the policy's are its own run's business)
+    versions = {k.to_user_string(): v for a in (*PER_SERVER, *CORPUS) for k, v in a.code_versions_by_key.items()}
+    path = stage_corpus(cfg, augmented_examples.items, rejections,
+                        code_versions={"assets": CODE_VERSION, **{f"asset:{a}": v for a, v in versions.items()}},
+                        tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()},
+                        extra={"schema_hashes": {s: snap.schema_hash for s, snap in sorted(snaps.items())},
+                               "dagster": {"run_id": context.run_id}})
+    m = json.loads((path / "manifest.json").read_text())
+    comp = m["composition"]
+    progress.report("corpus", 3, 3, stage="written", examples=comp["examples"])
+    meta: dict[str, Any] = {
+        "version": m["version"], "path": str(path), "examples": comp["examples"], "content_hash": m["content_hash"],
+        "by_kind": MetadataValue.json(comp["by_kind"]), "by_server": MetadataValue.json(comp["by_server"]),
+        "shares_vs_targets": MetadataValue.json({k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"]}),
+        "tool_coverage": MetadataValue.json(m["tool_coverage"]),
+    }
+    png = path / "composition.png"
+    if png.exists():
+        meta["composition"] = png_markdown("composition", png)
+    refresh_latest(cfg.data_dir)  # this version until a gate fails; then the newest good one
+    try:  # SQL views over every version; a failure here must not cost the version just written
+        from pipeline.sql import refresh
+
+        meta["duckdb"] = MetadataValue.path(str(refresh(cfg.data_dir)))
+    except Exception as exc:
+        context.log.warning(f"DuckDB views not refreshed: {exc}")
+    # the data version is the content hash: an identical rebuild leaves grpo_policy fresh
+    return dg.Output(str(path), data_version=dg.DataVersion(m["content_hash"]), metadata=meta)
+
+
+def _gate(settings: ProveSettings, corpus: str, name: str, passed: bool, metadata: dict[str, Any], **kw: Any) -> AssetCheckResult:
+    """A blocking gate's result, recorded in the version too: a failed gate marks the version failed
+    (kept, listed, never the default) and points LATEST and the SQL views back at the good versions."""
+    record_gate(corpus, name, passed, metadata)
+    if not passed:
+        cfg = settings.build_config()
+        refresh_latest(cfg.data_dir)
+        from pipeline.sql import refresh
+
+        refresh(cfg.data_dir)
+    return AssetCheckResult(passed=passed, metadata=metadata, **kw)
+
+
+@dg.asset_check(asset=corpus, blocking=True,
+                description="Every selected server has accepted examples (as many servers as the multi-turn count can reach).")
+def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    m = json.loads((Path(corpus) / "manifest.json").read_text())
+    by = m["composition"]["by_server"]
+    servers = settings.build_config().servers
+    missing = [s for s in servers if not by.get(s)]
+    # a request of fewer multi-turn examples than servers cannot reach them all: the gate asks for what it allows
+    demanded = min(len(servers), int(m["composition"]["by_kind"].get("multi_turn", 0)) or len(servers))
+    passed = len(servers) - len(missing) >= demanded
+    return _gate(settings, corpus, "corpus_nonempty_per_server", passed,
+                 {"missing": missing, "by_server": by, "servers_demanded": demanded}, severity=AssetCheckSeverity.ERROR)
+
+
+@dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
+def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    from pipeline.dedup import shingles, similar_pairs
+
+    cfg = settings.build_config()
+    df = read_examples(corpus)
+    mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
+    seen: dict[str, set[str]] = {}
+    items = []
+    for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):
+        if cid in seen:
+            continue
+        sh = shingles([(c["name"], c["arguments"]) for turn in json.loads(ref) for c in turn], cfg.dedup.include_args)
+        seen[cid] = sh
+        items.append((cid, sh))
+    pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
+    return _gate(settings, corpus, "corpus_no_near_duplicates", not pairs, {"pairs": len(pairs), "checked": len(items)})
+
+
+@dg.asset_check(asset=corpus, blocking=True, description="Composition knobs within tolerance of their targets.")
+def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    m = json.loads((Path(corpus) / "manifest.json").read_text())
+    tol = float(os.environ.get("PROVE_COMPOSITION_TOLERANCE", "0.02"))
+    off = off_target(m["composition"], tol)
+    return _gate(settings, corpus, "corpus_composition", not off, {"off_target": off, "tolerance": tol})
+
+
+@dg.asset_check(asset=corpus, blocking=True, description="The corpus linter (pipeline/lint.py) finds no defect: language, grounding, "
+                "request variety; thresholds in the build config's lint section.")
+def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
+    from pipeline.lint import lint_version
+
+    rep = lint_version(corpus)
+    return _gate(settings, corpus, "corpus_lint", rep.passed,
+                 {"defects": {k: v for k, v in rep.counts.items() if v}, "samples": dict(rep.samples), "metrics": dict(rep.metrics)})
+
+
+CORPUS = [unique_conversations, augmented_examples, rejections, corpus]
+CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composition, corpus_lint]

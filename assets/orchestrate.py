@@ -1,0 +1,215 @@
+"""The one way a corpus is built: the Dagster assets of ``assets.definitions``, materialized in order.
+
+1. Each server's partition of the per-server assets (probe -> replay) as its own Dagster run: one after
+   another in this process, or ``parallel`` worker processes each materializing one partition's run.
+   A server whose run fails is left out and recorded as ``server_unavailable``; the build goes on.
+2. The cross-server assets (dedup -> augment -> rejections -> corpus, and the policy when training)
+   with the corpus's blocking quality gates, as one run.
+
+``prove build`` calls :func:`build` (with a display listening to :mod:`assets.progress`), and so do the
+tests and ``bench/build_throughput.py``: nothing else re-implements the build. An interrupt stops the
+worker processes and marks a version written but not yet checked as failed (never the default).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import dagster as dg
+
+from assets import progress
+from assets.definitions import ALL_ASSETS
+from assets.automation import CROSS
+from assets.corpus import CHECKS
+from assets.resources import StageStore, ensure_partitions, resources
+from assets.synthesis import PER_SERVER
+from assets.training import grpo_policy
+from pipeline.config import BuildConfig
+
+# the runs' own log lines go to the Dagster instance (the UI); the console shows warnings only
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@dataclass
+class BuildRun:
+    """What a build did: its Dagster runs, the servers left out, and the corpus run's result."""
+
+    cfg: BuildConfig  # as the corpus run saw it: servers that failed are in ``unavailable_servers``
+    instance: dg.DagsterInstance
+    runs: list[str] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)
+    result: Any = None  # the corpus run's result; None when every server failed
+
+    @property
+    def success(self) -> bool:
+        return self.result is not None and self.result.success
+
+    @property
+    def corpus_path(self) -> Path | None:
+        """The corpus version the run wrote (None when it wrote none)."""
+        if self.result is None:
+            return None
+        mats = self.result.asset_materializations_for_node("corpus")
+        return Path(mats[-1].metadata["path"].value) if mats else None
+
+    def error(self) -> str:
+        return run_error(self.result) if self.result is not None else "every server failed"
+
+    def output(self, asset: str, partition: str | None = None) -> Any:
+        """A stage's stored output (its items, rejections and stats), as the next stage read it."""
+        return StageStore(base_dir=str(self.cfg.data_path / "stages")).load(asset, partition)
+
+    def metadata(self, asset: str, partition: str | None = None) -> dict[str, Any]:
+        """The metadata of an asset's (partition's) latest materialization, as plain values."""
+        recs = self.instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None), limit=1).records
+        mat = recs[0].asset_materialization if recs else None
+        return {k: v.value for k, v in mat.metadata.items()} if mat is not None else {}
+
+
+def prepare_instance(cfg: BuildConfig) -> dg.DagsterInstance:
+    """The Dagster instance under ``$DAGSTER_HOME`` (default: the data dir's ``dagster_home``), with our dagster.yaml."""
+    os.environ.setdefault("DAGSTER_HOME", str(Path(cfg.data_dir).resolve() / "dagster_home"))
+    home = Path(os.environ["DAGSTER_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    yaml_src = Path(__file__).resolve().parents[1] / "dagster.yaml"
+    if yaml_src.exists() and not (home / "dagster.yaml").exists():
+        (home / "dagster.yaml").write_text(yaml_src.read_text())
+    return dg.DagsterInstance.get()
+
+
+def run_error(result: Any) -> str:
+    """The first step failure of a Dagster run result, in one line."""
+    for ev in result.all_events:
+        if ev.is_step_failure and ev.step_failure_data and ev.step_failure_data.error:
+            err = ev.step_failure_data.error
+            while err.cause is not None:  # the user code's own exception, not Dagster's wrapper
+                err = err.cause
+            return f"{ev.step_key}: " + err.message.strip().splitlines()[-1][:300]
+    return "unknown error"
+
+
+def _interrupted(signalled: Callable[[], bool], result: Any) -> bool:
+    """Whether a signal arrived: the caller's handler saw it, or Dagster (whose handlers take SIGINT and SIGTERM
+    over while a run executes in this process) turned it into an interrupted step."""
+    if signalled():
+        return True
+    for ev in result.all_events:
+        err = ev.step_failure_data.error if ev.is_step_failure and ev.step_failure_data else None
+        while err is not None:
+            if err.cls_name in ("DagsterExecutionInterruptedError", "KeyboardInterrupt"):
+                return True
+            err = err.cause
+    return False
+
+
+def _materialize_partition(server: str, build_config_json: str, dagster_home: str) -> tuple[str, bool, str, str]:
+    """One server's partition of the per-server assets, in a worker process of a parallel build."""
+    os.environ["DAGSTER_HOME"] = dagster_home
+    cfg = BuildConfig.model_validate_json(build_config_json)
+    r = dg.materialize(ALL_ASSETS, selection=PER_SERVER, partition_key=server, instance=dg.DagsterInstance.get(),
+                       resources=resources(build_config=cfg, train=False), run_config=QUIET,
+                       tags={"prove/build": "cli", "prove/parallel": "true"}, raise_on_error=False)
+    return server, r.success, r.run_id, "" if r.success else run_error(r)
+
+
+def _partitions_parallel(cfg: BuildConfig, workers: int, done: Callable[[str], None]) -> tuple[list[str], dict[str, str]]:
+    """Every server's partition as its own Dagster run, ``workers`` at a time, each in its own process."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from assets.cli.interrupt import stop_descendants, worker_init
+
+    runs, failed = [], {}
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=worker_init)
+    try:
+        futures = [pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"]) for s in cfg.servers]
+        for f in as_completed(futures):
+            server, ok, run_id, why = f.result()
+            runs.append(run_id)
+            if not ok:
+                failed[server] = f"the per-server run failed (Dagster run {run_id}): {why}"
+            done(server)
+    except BaseException:
+        # interrupted (or a worker broke): stop the workers and their servers now rather than wait for them
+        stop_descendants()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return runs, failed
+
+
+def _partitions(b: BuildRun, res: dict[str, Any], parallel: int, signalled: Callable[[], bool], tags: dict[str, str]) -> None:
+    """The per-server partitions (probe -> replay), in worker processes or one after another here."""
+    servers = b.cfg.servers
+    finished: list[str] = []
+
+    def done(server: str) -> None:
+        finished.append(server)
+        progress.report("synthesis", len(finished), len(servers), done=server)
+
+    progress.report("synthesis", 0, len(servers))
+    if parallel > 1 and len(servers) > 1:
+        runs, b.unavailable = _partitions_parallel(b.cfg, parallel, done)
+        b.runs.extend(runs)
+        return
+    for server in servers:
+        r = dg.materialize(ALL_ASSETS, selection=PER_SERVER, partition_key=server, instance=b.instance, resources=res,
+                           run_config=QUIET, tags=tags, raise_on_error=False)
+        if _interrupted(signalled, r):  # Dagster turned the interrupt into a failed step: stop here all the same
+            raise KeyboardInterrupt
+        b.runs.append(r.run_id)
+        if not r.success:
+            b.unavailable[server] = f"the per-server run failed (Dagster run {r.run_id}): {run_error(r)}"
+        done(server)
+
+
+def build(cfg: BuildConfig, *, train: bool = False, train_config_json: str = "{}", parallel: int = 1,
+          instance: dg.DagsterInstance | None = None, signalled: Callable[[], bool] = lambda: False,
+          tags: dict[str, str] | None = None) -> BuildRun:
+    """Build a corpus version (and the policy when ``train``) through Dagster; see the module's docstring.
+
+    ``instance``: default the one under ``$DAGSTER_HOME`` (:func:`prepare_instance`); tests pass an ephemeral
+    one (in-process runs only: ``parallel`` workers need an instance on disk). ``signalled`` says whether the
+    caller's signal handler saw an interrupt."""
+    from pipeline.corpus import list_versions
+
+    instance = instance or prepare_instance(cfg)
+    if parallel > 1 and instance.is_ephemeral:
+        raise ValueError("a parallel build needs a Dagster instance on disk (DAGSTER_HOME), not an ephemeral one")
+    ensure_partitions(instance, cfg.servers)
+    tags = {"prove/build": "cli", **(tags or {})}
+    before = {v["version"] for v in list_versions(cfg.data_dir)}
+    b = BuildRun(cfg=cfg, instance=instance)
+    try:
+        _partitions(b, resources(build_config=cfg, train=train, train_config_json=train_config_json), parallel, signalled, tags)
+        kept = [s for s in cfg.servers if s not in b.unavailable]
+        if not kept:
+            return b
+        if b.unavailable:
+            b.cfg = cfg.model_copy(update={"servers": kept, "unavailable_servers": b.unavailable})
+        cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
+        r = dg.materialize(ALL_ASSETS + CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*CHECKS),
+                           instance=instance, resources=resources(build_config=b.cfg, train=train, train_config_json=train_config_json),
+                           tags=tags, raise_on_error=False, run_config=QUIET)
+        if _interrupted(signalled, r):
+            raise KeyboardInterrupt
+        b.runs.append(r.run_id)
+        b.result = r
+        return b
+    except KeyboardInterrupt:
+        mark_interrupted(cfg, before)
+        raise
+
+
+def mark_interrupted(cfg: BuildConfig, before: set[str]) -> None:
+    """A version this build wrote but did not finish checking is marked failed (never the default)."""
+    from pipeline.corpus import CHECKED_GATES, gate_results, list_versions, record_gate, refresh_latest
+
+    for v in list_versions(cfg.data_dir):
+        if v["version"] not in before and not set(CHECKED_GATES) <= set(gate_results(v["path"])):
+            record_gate(v["path"], "build_interrupted", False, {"why": "the build was interrupted before its quality gates finished"})
+    refresh_latest(cfg.data_dir)

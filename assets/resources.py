@@ -1,0 +1,170 @@
+"""The resources every asset shares: the build settings (typed Dagster ``Config``), the stage store (IO
+manager) and the per-server partitions, with the small metadata helpers the asset modules use.
+
+The build configuration is ``pipeline.config.BuildConfig``; :func:`dagster_config` turns that pydantic
+model (and every stage section in it) into Dagster ``Config`` classes, so the launchpad shows each stage's
+parameters typed, with their defaults, and an added field of ``BuildConfig`` appears there by itself.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import pickle
+import types
+import typing
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any, Literal
+
+import dagster as dg
+from dagster import MetadataValue
+from pydantic import BaseModel, create_model
+
+from pipeline.config import BuildConfig
+from pipeline.records import Rejection
+from pipeline.stages import StageOutput
+
+# data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
+warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*data_version.*")
+
+# one partition per server: built-in or registered in a servers file; `prove build` adds the ones it runs
+server_partitions = dg.DynamicPartitionsDefinition(name="servers")
+
+
+def ensure_partitions(instance: dg.DagsterInstance, servers: list[str]) -> None:
+    have = set(instance.get_dynamic_partitions("servers"))
+    missing = [s for s in servers if s not in have]
+    if missing:
+        instance.add_dynamic_partitions("servers", missing)
+
+
+_CONFIGS: dict[type[BaseModel], type[dg.Config]] = {}
+
+
+def dagster_config(model: type[BaseModel]) -> type[dg.Config]:
+    """A Dagster ``Config`` class with the fields and defaults of a pydantic model (nested models become
+    nested ``Config`` classes, ``Literal`` choices an enum). Validation stays with the model itself:
+    :meth:`ProveSettings.build_config` validates what the launchpad or the CLI passed."""
+    if model not in _CONFIGS:
+        fields: dict[str, Any] = {}
+        for name, f in model.model_fields.items():
+            default = f.get_default(call_default_factory=True)
+            if isinstance(default, BaseModel):
+                default = dagster_config(type(default))(**default.model_dump(mode="json"))
+            fields[name] = (_config_type(f.annotation), ... if f.is_required() else default)
+        _CONFIGS[model] = create_model(model.__name__.removesuffix("Config") + "Params", __base__=dg.Config,
+                                       __doc__=model.__doc__, **fields)
+    return _CONFIGS[model]
+
+
+def _config_type(ann: Any) -> Any:
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return dagster_config(ann)
+    if origin is list:
+        return list[_config_type(args[0])]
+    if origin is dict:
+        return dict[args[0], _config_type(args[1])]
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[tuple(_config_type(a) for a in args)]
+    if origin is Literal:  # Dagster config has no Literal: a string enum of the same choices
+        return enum.Enum("_or_".join(map(str, args)), [(str(a), a) for a in args], type=str)
+    return ann
+
+
+BuildParams = dagster_config(BuildConfig)
+
+
+class ProveSettings(dg.ConfigurableResource):
+    """The build configuration (``pipeline.config.BuildConfig``: examples, servers, data dir, every stage's
+    parameters), typed, and the policy's training settings."""
+
+    build: BuildParams = BuildParams()  # type: ignore[valid-type]
+    train: bool = True
+    train_config_json: str = "{}"
+
+    def build_config(self) -> BuildConfig:
+        return BuildConfig.model_validate(self.build.model_dump(mode="json"))
+
+
+def settings_for(cfg: BuildConfig, train: bool = True, train_config_json: str = "{}") -> ProveSettings:
+    return ProveSettings(build=BuildParams(**cfg.model_dump(mode="json")), train=train, train_config_json=train_config_json)
+
+
+class StageStore(dg.ConfigurableIOManager):
+    """Pickled stage outputs under ``<base_dir>/<asset>/<partition>.pkl``; fan-in loads the partitions that exist."""
+
+    base_dir: str = "data/stages"
+
+    def _path(self, asset_key: dg.AssetKey, partition: str | None) -> Path:
+        return Path(self.base_dir) / "/".join(asset_key.path) / f"{partition or '_all'}.pkl"
+
+    @staticmethod
+    def _dump(obj: Any, path: Path) -> None:
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+
+    def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
+        partition = context.partition_key if context.has_partition_key else None
+        path = self._path(context.asset_key, partition)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._dump(obj, path)
+        if isinstance(obj, StageOutput):
+            # the rejections alone, beside the full output (and written after it): the rejections asset
+            # reads every stage's rejections without unpickling every conversation
+            self._dump(StageOutput(rejections=obj.rejections, stats=obj.stats), path.with_suffix(".rejections.pkl"))
+
+    def _load(self, path: Path, part: str | None) -> Any:
+        side = path.with_suffix(".rejections.pkl")
+        # a sidecar older than the full output belongs to an earlier materialization: read the full one
+        if part == "rejections" and side.exists() and side.stat().st_mtime_ns >= path.stat().st_mtime_ns:
+            path = side
+        with open(path, "rb") as f:
+            return pickle.load(f)
+
+    def load(self, asset: str, partition: str | None = None) -> Any:
+        """A stored output read directly (a stage's stats after a build, in tests and benchmarks)."""
+        return self._load(self._path(dg.AssetKey(asset), partition), None)
+
+    def load_input(self, context: dg.InputContext) -> Any:
+        key = context.asset_key
+        part = (context.definition_metadata or {}).get("prove/part")
+        if context.has_asset_partitions:
+            keys = context.asset_partition_keys
+            if context.has_partition_key:  # per-server asset reading the same server's upstream
+                return self._load(self._path(key, keys[0]), part)
+            out = {}
+            for p in keys:  # fan-in: the partitions that were materialized
+                path = self._path(key, p)
+                if path.exists():
+                    out[p] = self._load(path, part)
+            return out
+        return self._load(self._path(key, None), part)
+
+
+def resources(data_dir: str = "data", build_config: BuildConfig | None = None, train: bool = True,
+              train_config_json: str = "{}") -> dict[str, Any]:
+    cfg = build_config or BuildConfig(data_dir=data_dir)
+    return {"settings": settings_for(cfg, train, train_config_json), "io_manager": StageStore(base_dir=str(Path(cfg.data_dir) / "stages"))}
+
+
+def png_markdown(label: str, path: Path) -> MetadataValue:
+    """A PNG inlined as markdown, so the Dagster UI shows the picture in the asset's metadata."""
+    import base64
+
+    return MetadataValue.md(f"![{label}](data:image/png;base64,{base64.b64encode(Path(path).read_bytes()).decode()})")
+
+
+def selected(settings: ProveSettings, by_server: dict[str, Any]) -> dict[str, Any]:
+    """The fanned-in partitions of the servers this build selected."""
+    servers = settings.build_config().servers
+    return {s: v for s, v in by_server.items() if s in servers}
+
+
+def rejection_meta(rejs: list[Rejection]) -> dict[str, Any]:
+    c = Counter(f"{r.stage}/{r.reason}" for r in rejs)
+    return {"rejections": len(rejs), "rejection_reasons": MetadataValue.json(dict(c))}

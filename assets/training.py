@@ -1,0 +1,50 @@
+"""The policy asset: SFT then GRPO on the newest corpus version, evaluated before, after SFT and after GRPO."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dagster import AssetExecutionContext, MetadataValue
+
+from assets import progress
+from assets.code_versions import versioned
+from assets.resources import ProveSettings, png_markdown
+
+
+def _log_progress(context: AssetExecutionContext):
+    """Training progress as log lines (a run launched from the UI, where no display listens): each phase's
+    start and end, and every tenth step."""
+    def log(phase: str, step: int, total: int, **metrics: Any) -> None:
+        if step in (0, total) or step % 10 == 0:
+            shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items())
+            context.log.info(f"{phase} {step}/{total}" + (f": {shown}" if shown else ""))
+
+    return log
+
+
+@versioned(group_name="training",
+          description="SFT on every turn, then GRPO on multi-step live rollouts with the programmatic reward; "
+                      "evaluated before, after SFT and after GRPO.")
+def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus: str) -> str:
+    if not settings.train:
+        context.log.info("training disabled (--no-train)")
+        return ""
+    from training.config import config_from_json
+    from training.train import train
+
+    cfg = settings.build_config()
+    tcfg = config_from_json(settings.train_config_json)
+    out_dir = cfg.data_path / "runs" / Path(corpus).name
+    result = train(corpus, str(out_dir), tcfg, progress=progress.report if progress.active() else _log_progress(context))
+    report = json.loads((out_dir / "eval_report.json").read_text())
+    meta: dict[str, Any] = {"out_dir": str(out_dir), "result": MetadataValue.json(json.loads(json.dumps(result, default=str)))}
+    for phase, ev in report["phases"].items():  # before / after_sft / after_grpo, 95% bootstrap intervals
+        meta[f"eval_{phase}"] = MetadataValue.json({k: ev[k] for k in ("reward", "exact_success", "abstention_accuracy", "by_kind", "by_server")})
+    meta["grpo_vs_sft"] = MetadataValue.json(report.get("grpo_vs_sft") or {})
+    meta["frac_reward_zero_std_per_step"] = MetadataValue.json(report["frac_reward_zero_std_per_step"])
+    meta["eval_report"] = MetadataValue.md((out_dir / "eval_report.md").read_text())
+    curve = out_dir / "reward_curve.png"
+    if curve.exists():
+        meta["reward_curve"] = png_markdown("reward", curve)
+    context.add_output_metadata(meta)
+    return str(out_dir)
