@@ -77,6 +77,7 @@ def usable_tools(cfg: ServerConfig, tools: list[Any]) -> tuple[list[Any], dict[s
 
 def check_server(cfg: ServerConfig, seed: int = 0) -> dict[str, Any]:
     """What prove finds on one configured server: tools, read-only tools, edges, isolation, problems."""
+    from pipeline.chainability import explain
     from pipeline.env import Environment
     from pipeline.graph import discover
     from pipeline.probe import probe
@@ -105,6 +106,9 @@ def check_server(cfg: ServerConfig, seed: int = 0) -> dict[str, Any]:
             confirmed = [e for e in graph.edges if e.confirmed]
             report["edges"] = [f"{e.src} -> {e.dst} ({e.kind})" for e in confirmed]
             report["unchainable"] = graph.unchainable
+            report["tool_report"] = explain(tools, snap, graph, excluded, cfg.probe_allowlist, cfg.secrets)
+            report["entity_kinds"] = snap.kind_support
+            report["feeds"] = snap.feeds
     except Exception as exc:
         report["problems"].append(f"could not use the server: {type(exc).__name__}: {exc}")
     return report
