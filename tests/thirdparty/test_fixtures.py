@@ -217,3 +217,14 @@ def test_git_server_lists_branches_and_commits_as_text_lines(tmp_path):
     assert out[3][1].splitlines()[0] == f"{new_id} Add app"
     assert failed(out[4], "pathspec 'nope' did not match any branch known to git")
     assert failed(out[5], "Not a git repository: /elsewhere")
+
+
+def test_files_server_reports_file_system_errors_as_tool_errors(tmp_path):
+    tools, out = run_stdio("files_server.py", workdir(tmp_path, "files"), [
+        ("write_file", {"path": "notes", "content": "x"}),
+        ("create_directory", {"path": "todo.txt/sub"}),
+        ("list_directory", {"path": "."}),
+    ])
+    assert failed(out[0], "EISDIR: Is a directory, 'notes'")
+    assert failed(out[1], "ENOTDIR: Not a directory, 'todo.txt/sub'")
+    assert not out[2][0]
