@@ -91,6 +91,11 @@ class Snapshot(BaseModel):
     secrets: dict[str, dict[str, Any]] = {}
     probe_calls: list[dict[str, Any]] = []
     skipped_tools: dict[str, str] = {}
+    # entity id -> its kind ("account", "file", "table"); kind -> supported entities of that kind;
+    # kind -> the "tool.param"s a value of that kind was accepted by in a live probe call
+    entity_kinds: dict[str, str] = {}
+    kind_support: dict[str, int] = {}
+    feeds: dict[str, list[str]] = {}
     # the sampled context refreshed every k conversations: probes of the next world seeds
     refreshes: list["Snapshot"] = []
 
@@ -196,6 +201,9 @@ class Conversation(BaseModel):
     augmentations: list[str] = []
     parent_id: str | None = None
     final_state_hash: str | None = None
+    # the server's session set-up calls ({tool, arguments}, secrets as ``${secret:NAME}``), run before the
+    # conversation: context for replay and rollouts, never a turn to train on
+    setup: list[dict[str, Any]] = []
 
     def call_names(self) -> list[str]:
         return [c.name for turn in self.reference for c in turn]
