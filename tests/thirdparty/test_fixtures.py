@@ -198,8 +198,9 @@ def test_shipped_servers_file_names_the_fixture_scripts_and_seed_dirs():
         assert s.kind == "stdio" and s.isolation == "process"
         script = s.args[0].replace("${PROVE_FIXTURES}", str(HERE))
         assert Path(script).is_file(), script
-        if s.cwd:
-            assert (root / s.cwd).is_dir(), s.cwd
+        for seed_dir in (s.cwd, s.template_dir):
+            if seed_dir:
+                assert (root / seed_dir).is_dir() and (root / seed_dir).parent == SEEDS, seed_dir
 
 
 def test_git_server_lists_branches_and_commits_as_text_lines(tmp_path):
