@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from assets.cli.common import print_json
@@ -67,7 +68,8 @@ def cmd_servers_check(a: argparse.Namespace) -> int:
     except ConfigFileError as exc:
         print(f"prove: {exc}", file=sys.stderr)
         return 2
-    reports = [check_server(c) for c in configs]
+    log_dir = Path(a.data_dir) / "logs" / "servers"
+    reports = [check_server(c, log_dir=log_dir) for c in configs]
     if a.json:
         print_json(reports)
     else:
@@ -100,6 +102,7 @@ def register(sub: Any) -> None:
     x = sv.add_parser("check")
     x.add_argument("config", help="YAML/TOML servers file")
     x.add_argument("--json", action="store_true")
+    x.add_argument("--data-dir", default="data", help="the servers' stderr goes to <data-dir>/logs/servers/<name>.log")
     x.set_defaults(fn=cmd_servers_check)
     x = sv.add_parser("catalog")
     x.add_argument("--out", default="docs/catalog.md")

@@ -17,6 +17,9 @@ figures):
   each admin call. Third-party servers always go through ``Client.call_tool``.
 * :class:`Piggyback` (row 2): on kit servers a reset and the ids of closed sessions ride on the next
   request's ``_meta`` (``prove/reset``, ``prove/close``) instead of costing round trips of their own.
+* :class:`WarmSpares` (row 39): under process isolation, the next sessions' server processes are
+  started in the background (each in its own fresh copy of the template) while the current one
+  works, so opening or resetting a session takes a process that has already started.
 """
 
 from __future__ import annotations
@@ -164,6 +167,49 @@ class _InlineContext(AbstractContextManager):
         if not task.done():
             self._leave.set_result(exc_info)
         return self._runner.run(task)
+
+
+class WarmSpares:
+    """Server processes started ahead of need, ``depth`` at a time, on helper threads.
+
+    ``start`` makes one (a blocking call); :meth:`take` hands out the oldest spare (waiting for it if it
+    is still starting) and starts a replacement. A spare that failed to start is started again on the
+    caller's thread, so the caller sees the failure as it would without spares; ``stop`` ends one."""
+
+    def __init__(self, start: Callable[[], T], stop: Callable[[T], None], depth: int = 2):
+        self._start, self._stop, self._depth = start, stop, depth
+        self._pool = ThreadPoolExecutor(depth, thread_name_prefix="prove-env-spare")
+        self._spares: list[Any] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _refill(self) -> None:
+        while len(self._spares) < self._depth:
+            self._spares.append(self._pool.submit(self._start))
+
+    def take(self) -> T:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the environment is closed")
+            future = self._spares.pop(0) if self._spares else None
+            self._refill()
+        if future is not None:
+            try:
+                return future.result()
+            except Exception:
+                pass  # started again below, where the failure is the caller's to see
+        return self._start()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            spares, self._spares = self._spares, []
+        for f in spares:
+            f.cancel()
+        self._pool.shutdown(wait=True)
+        for f in spares:
+            if not f.cancelled() and f.exception() is None:
+                self._stop(f.result())
 
 
 class Piggyback:

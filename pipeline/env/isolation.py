@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pipeline.env.fastpath import Piggyback
+from pipeline.env.fastpath import Piggyback, WarmSpares
 from pipeline.env.transport import EnvironmentError_
 from pipeline.records import CallResult, stable_hash
 
@@ -110,10 +110,22 @@ class MetaIsolation(Isolation):
 
 
 class ProcessIsolation(Isolation):
-    """A server process of its own per session, restarted (in a fresh copy of its files) on reset."""
+    """A server process of its own per session, restarted (in a fresh copy of its files) on reset.
+    With the fast paths on, processes come from a pool of warm spares (:class:`WarmSpares`)."""
+
+    def __init__(self, env: Environment, spares: int = 0):
+        super().__init__(env)
+        self.spares = WarmSpares(env.start_process, env.stop_process, spares) if spares else None
+
+    def _process(self) -> Connection:
+        return self.spares.take() if self.spares is not None else self.env.start_process()
 
     def open(self, s: Session) -> None:
-        s.own = self.env.start_process()
+        s.own = self._process()
+
+    def shutdown(self) -> None:
+        if self.spares is not None:
+            self.spares.close()
 
     def connection(self, s: Session) -> Connection:
         if s.own is None:
@@ -127,7 +139,7 @@ class ProcessIsolation(Isolation):
         old, s.own = s.own, None
         if old is not None:
             self.env.stop_process(old)
-        s.own = self.env.start_process()
+        s.own = self._process()
         return True
 
     def close(self, s: Session) -> None:
@@ -166,5 +178,5 @@ def isolation_for(env: Environment, fast: bool) -> Isolation:
     if c.isolation == "meta":
         return MetaIsolation(env, Piggyback() if fast and c.kind == "builtin" else None)
     if c.isolation == "process":
-        return ProcessIsolation(env)
+        return ProcessIsolation(env, spares=2 if fast else 0)
     return SharedIsolation(env)

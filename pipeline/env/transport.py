@@ -106,7 +106,7 @@ class Transport:
     def __init__(self, config: ServerConfig, log: ServerLog, workdir: str | None = None, env: dict[str, str] | None = None,
                  args: list[str] | None = None):
         self.config, self.log, self.workdir = config, log, workdir
-        self.extra_env = env or {}
+        self.server_env = env  # the config's env, resolved for this process (None: resolved here)
         self.args = args
         self.proc: subprocess.Popen | None = None
         self._errlog: IO[str] | None = None
@@ -114,8 +114,7 @@ class Transport:
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
-        env.update(self.config.resolved_env())
-        env.update(self.extra_env)
+        env.update(self.server_env if self.server_env is not None else self.config.resolved_env())
         return env
 
     def _stdio(self, command: str, args: list[str]) -> Any:

@@ -145,3 +145,24 @@ def test_replay_repeats_the_recorded_setup_and_names_a_result_difference(monkeyp
     assert why == 'call 1 get returned a different result on replay: result.result: recorded "goodbye", replayed "hello"'
     failed = {"ok": False, "error_code": "not_found", "error": "no key 'k'", "result": None}
     assert describe_mismatch(0, trace[0], failed) == "call 0 put succeeded when recorded but failed on replay: not_found: no key 'k'"
+
+
+def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir(tmp_path):
+    from pipeline.build import build_corpus
+    from pipeline.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig
+    from pipeline.serverfile import check_server
+
+    fixtures = Path(SERVER).parent
+    seeds = fixtures / "seeds"
+    before = tree_hashes(seeds)
+    files = ServerConfig(name="files", kind="stdio", command=sys.executable,
+                         args=[str(fixtures / "files_server.py"), "--root", "${SESSION_DIR}"], cwd=str(seeds / "files"))
+    memory = ServerConfig(name="memory", kind="stdio", command=sys.executable, args=[str(fixtures / "memory_server.py")],
+                          template_dir=str(seeds / "memory"), env={"MEMORY_FILE_PATH": "${SESSION_DIR}/memory.jsonl"})
+    report = check_server(memory)
+    assert report["tools"] and not [p for p in report["problems"] if p.startswith("could not use")]
+    cfg = BuildConfig(examples=4, servers=["files"], server_configs=[files], data_dir=str(tmp_path / "data"),
+                      chains=ChainConfig(per_server=2), graph=GraphConfig(implicit=False), replay=ReplayConfig(determinism_runs=1))
+    build_corpus(cfg)
+    assert tree_hashes(seeds) == before
+    assert (tmp_path / "data" / "logs" / "servers" / "files.log").exists()
