@@ -22,7 +22,9 @@ COMMON = ("pipeline.records", "pipeline.config")
 
 # asset -> (stage function it calls, the modules that do its work)
 ASSET_SOURCES: dict[str, tuple[str | None, tuple[str, ...]]] = {
-    "server_snapshots": ("stage_snapshot", ("pipeline.probe", "pipeline.env", "pipeline.serverfile", "pipeline.values")),
+    "server_snapshots": ("stage_snapshot", ("pipeline.probe", "pipeline.env", "pipeline.env.core", "pipeline.env.connection",
+                                            "pipeline.env.isolation", "pipeline.env.transport", "pipeline.env.fastpath",
+                                            "pipeline.env.workdir", "pipeline.serverfile", "pipeline.values")),
     "dependency_graphs": ("stage_graph", ("pipeline.graph", "pipeline.values")),
     "tool_chains": ("stage_chains", ("pipeline.chains",)),
     "user_queries": ("stage_queries", ("pipeline.queries", "pipeline.simulate", "pipeline.requests", "pipeline.lexicon", "pipeline.phrasing",

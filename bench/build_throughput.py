@@ -4,11 +4,13 @@ Runs ``pipeline.build.build_corpus`` (the stages without Dagster) on a fresh tem
 directory (so the dependency graphs are discovered, not read from a cache) over every built-in
 server, with the optional timing hooks turned on:
 
-* ``servers.kit.HandlerClock``: time inside the tool handlers (the world's work, admin tools included);
-* ``servers.kit.ServerClock``: the servers' whole handling of each ``tools/call`` (mcp's middleware,
+* ``HandlerClock``: time inside the tool handlers (the world's work, admin tools included);
+* ``ServerClock``: the servers' whole handling of each ``tools/call`` (mcp's middleware,
   lookup, argument validation, the handler, result serialization);
-* ``pipeline.env.CallClock``: the client-side wall time of every ``tools/call`` round trip
+* ``CallClock``: the client-side wall time of every ``tools/call`` round trip
   (the server's part + the mcp client's request building and result validation).
+
+(``bench/clocks.py``; the server clocks attach through the kit's public hooks, ``servers.kit.hooks``.)
 
 So build time splits into handlers, ``mcp_server_side_share``, ``mcp_client_side_share`` and
 ``pipeline_code_share`` (the pipeline's own code, between calls). ``ServerClock`` starts at the
@@ -43,11 +45,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
 from pipeline.build import build_corpus  # noqa: E402
 from pipeline.config import BuildConfig  # noqa: E402
-from pipeline.env import CallClock  # noqa: E402
 from pipeline.stages import Timer  # noqa: E402
-from servers.kit import HandlerClock, ServerClock  # noqa: E402
 
 TARGET_OVERHEAD_SHARE = 0.5
 
@@ -104,6 +105,7 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
         if servers:
             kw["servers"] = servers
         cfg = BuildConfig(**kw)
+        install_server_clocks()
         HandlerClock.reset()
         CallClock.reset()
         ServerClock.reset()

@@ -7,15 +7,19 @@ trip. This figure measures that floor: a small read (``get_customer``) and a lis
 
 * ``pipeline``: ``Session.call`` outside the round trip (session bookkeeping, turning the result into a record);
 * ``event_loop_and_env``: driving the event loop for the request (``InlineLoop``) and the connection wrapper;
-* ``mcp_client``: ``mcp.Client.call_tool`` minus what its dispatcher hands to the server (request building,
-  result validation);
+* ``mcp_client``: ``ClientSession.send_request`` minus what its dispatcher hands to the server (request
+  building, the result's protocol check and typing; kit results skip the output-schema re-check,
+  ``pipeline/env/fastpath.py``; with ``PROVE_FAST_PATHS=0`` that re-check and ``Client.call_tool``'s
+  own work land in ``event_loop_and_env``);
 * ``mcp_server_before_middleware``: mcp's per-request set-up in the server runner before the server's
   middleware runs (a connection per request, the request context, its teardown). The build benchmark
   counts this in its "mcp client side", since ``ServerClock`` starts at the outermost middleware;
 * ``mcp_server``: the middleware chain and the tool path around the handler: for kit tools the kit's
-  own (``servers.kit.DirectCalls``: request and argument validation, the result's wire form), with
+  own (``servers.kit.fastpath.DirectCalls``: request and argument validation, the result's wire form), with
   ``PROVE_DIRECT_CALLS=0`` mcp's (the same plus a Context, a second validation and dump of the result);
 * ``handler``: the tool handler itself (``HandlerClock``).
+
+The clocks (``bench/clocks.py``) are attached through the kit's public hooks before the server is built.
 
 The baseline measured in the same run is the handler time: ``ratio_total_vs_handler`` is the call's
 cost over it, and ``handler_share`` the share of the call that is the tool's own work. The timing
@@ -35,23 +39,23 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import mcp.client.client as mcp_client  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
 from mcp.shared.direct_dispatcher import DirectDispatcher  # noqa: E402
 
-from pipeline.env import CallClock, Environment  # noqa: E402
-from servers.kit import HandlerClock, ServerClock  # noqa: E402
+from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
+from pipeline.env import Environment  # noqa: E402
 
 CLOCKS = (HandlerClock, ServerClock, CallClock)
 
 
 class _Boundaries:
-    """Wall time spent inside ``Client.call_tool`` and inside the dispatcher's hand-off to the server."""
+    """Wall time spent inside ``ClientSession.send_request`` and inside the dispatcher's hand-off to the server."""
 
     def __init__(self) -> None:
         self.client = self.dispatch = 0.0
 
     def install(self) -> None:
-        mcp_client.Client.call_tool = _timed(mcp_client.Client.call_tool, self, "client")  # type: ignore[method-assign]
+        ClientSession.send_request = _timed(ClientSession.send_request, self, "client")  # type: ignore[method-assign]
         DirectDispatcher.send_raw_request = _timed(DirectDispatcher.send_raw_request, self, "dispatch")  # type: ignore[method-assign]
 
     def reset(self) -> None:
@@ -108,6 +112,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = p.parse_args(argv)
     bounds = _Boundaries()
     bounds.install()
+    install_server_clocks()
     with Environment("banking") as env:
         s = env.session(seed=1)
         customer = s.call("list_customers", {}).data["customers"][0]["customer_id"]

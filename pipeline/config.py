@@ -6,6 +6,7 @@ corpus manifest, so a corpus version says exactly how it was made.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -14,16 +15,31 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_SECRET_REF = re.compile(r"\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _expand(value: str, where: str) -> str:
+def _expand(value: str, where: str, known: dict[str, str] | None = None) -> str:
+    """``${VAR}`` references replaced by the environment's values (``known`` placeholders first)."""
+
     def sub(m: re.Match[str]) -> str:
         var = m.group(1)
+        if known and var in known:
+            return known[var]
         if var not in os.environ:
             raise ValueError(f"{where} refers to environment variable {var}, which is not set")
         return os.environ[var]
 
     return _ENV_REF.sub(sub, value)
+
+
+class SetupCall(BaseModel):
+    """One call run at the start of every session (a login, a precondition). String arguments may
+    name the server's secrets as ``${secret:NAME}``, resolved only when the call is sent."""
+
+    model_config = {"extra": "forbid"}
+
+    tool: str = Field(min_length=1)
+    arguments: dict[str, Any] = {}
 
 
 class ServerConfig(BaseModel):
@@ -38,6 +54,12 @@ class ServerConfig(BaseModel):
     (the server is stateless or reset through ``reset_tool``).
     Secrets are written as ``${VAR}`` and resolved from the environment only when connecting;
     the unresolved form is what reaches manifests and logs.
+
+    A stdio server with ``template_dir`` (or ``cwd``) runs in a fresh copy of that directory (per
+    session under process isolation); ``${SESSION_DIR}`` in ``args`` and ``env`` names the copy, and
+    the original is never written. ``setup`` calls run at the start of every session (and after
+    every reset); their arguments may use ``${secret:NAME}``. ``time_budget_s`` bounds the time a
+    build spends on the server's stages; past it the server's partition ends with a rejection.
     """
 
     model_config = {"extra": "forbid"}
@@ -50,6 +72,7 @@ class ServerConfig(BaseModel):
     args: list[str] = []
     env: dict[str, str] = {}
     cwd: str | None = None
+    template_dir: str | None = None
     url: str | None = None
     headers: dict[str, str] = {}
     isolation: Literal["meta", "process", "none"] | None = None
@@ -58,6 +81,8 @@ class ServerConfig(BaseModel):
     state_tool: str | None = None
     timeout_s: float = 30.0
     secrets: dict[str, str] = {}
+    setup: list[SetupCall] = []
+    time_budget_s: float = Field(default=1800.0, gt=0)
 
     @model_validator(mode="after")
     def _check(self) -> ServerConfig:
@@ -78,6 +103,13 @@ class ServerConfig(BaseModel):
                 self.isolation = "none"
             if self.isolation == "process":
                 raise ValueError(f"server {self.name!r}: isolation 'process' needs a stdio server; use 'none' with reset_tool for http")
+        if self.kind != "stdio" and (self.template_dir or self.cwd):
+            raise ValueError(f"server {self.name!r}: cwd and template_dir apply to stdio servers only")
+        for call in self.setup:
+            for ref in _SECRET_REF.findall(json.dumps(call.arguments)):
+                if ref not in self.secrets:
+                    raise ValueError(f"server {self.name!r}: setup call {call.tool} uses ${{secret:{ref}}}, "
+                                     f"but 'secrets' has no {ref!r}")
         return self
 
     @property
@@ -88,14 +120,37 @@ class ServerConfig(BaseModel):
     def for_builtin(cls, name: str, transport: str = "inprocess") -> ServerConfig:
         return cls(name=name, kind="builtin", transport=transport)  # type: ignore[arg-type]
 
-    def resolved_env(self) -> dict[str, str]:
-        return {k: _expand(v, f"server {self.name!r} env {k}") for k, v in self.env.items()}
+    def resolved_env(self, session_dir: str | None = None) -> dict[str, str]:
+        known = {"SESSION_DIR": session_dir} if session_dir else None
+        return {k: _expand(v, f"server {self.name!r} env {k}", known) for k, v in self.env.items()}
+
+    def resolved_args(self, session_dir: str | None = None) -> list[str]:
+        """``args`` with ``${SESSION_DIR}`` and ``${VAR}`` (from the environment) replaced."""
+        known = {"SESSION_DIR": session_dir} if session_dir else None
+        return [_expand(a, f"server {self.name!r} args[{i}]", known) for i, a in enumerate(self.args)]
 
     def resolved_headers(self) -> dict[str, str]:
         return {k: _expand(v, f"server {self.name!r} header {k}") for k, v in self.headers.items()}
 
     def resolved_secrets(self) -> dict[str, str]:
         return {k: _expand(v, f"server {self.name!r} secret {k}") for k, v in self.secrets.items()}
+
+    def resolved_setup_arguments(self, call: SetupCall) -> dict[str, Any]:
+        """A setup call's arguments with ``${secret:NAME}`` resolved (for sending only; never recorded)."""
+        if not _SECRET_REF.search(json.dumps(call.arguments)):
+            return call.arguments
+        secrets = self.resolved_secrets()
+
+        def walk(v: Any) -> Any:
+            if isinstance(v, str):
+                return _SECRET_REF.sub(lambda m: secrets[m.group(1)], v)
+            if isinstance(v, dict):
+                return {k: walk(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [walk(x) for x in v]
+            return v
+
+        return walk(call.arguments)
 
     def public(self) -> dict[str, Any]:
         """The config as it may be written to manifests: secrets stay as ``${VAR}`` references."""

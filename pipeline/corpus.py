@@ -47,7 +47,7 @@ EXAMPLE_SCHEMA = {
     "messages": pl.Utf8, "tools": pl.Utf8, "reference": pl.Utf8, "augmentations": pl.List(pl.Utf8), "split": pl.Utf8,
     "conversation_id": pl.Utf8, "chain_id": pl.Utf8, "snapshot_id": pl.Utf8, "query_id": pl.Utf8, "parent_id": pl.Utf8,
     "info_level": pl.Utf8, "persona": pl.Utf8, "n_calls": pl.Int64, "chain_length": pl.Int64, "outcomes": pl.List(pl.Utf8),
-    "trace": pl.Utf8, "final_state_hash": pl.Utf8,
+    "trace": pl.Utf8, "final_state_hash": pl.Utf8, "setup": pl.Utf8,
 }
 REJECTION_SCHEMA = {"rejection_id": pl.Utf8, "stage": pl.Utf8, "reason": pl.Utf8, "detail": pl.Utf8, "server": pl.Utf8,
                     "upstream": pl.Utf8, "payload": pl.Utf8}
@@ -120,7 +120,7 @@ def example_row(c: Conversation, eval_fraction: float, tools_json: ToolsJson | N
         "conversation_id": c.conversation_id, "chain_id": c.chain_id, "snapshot_id": c.snapshot_id, "query_id": c.query_id,
         "parent_id": c.parent_id, "info_level": c.info_level, "persona": c.persona, "n_calls": n_calls,
         "chain_length": n_calls, "outcomes": list(c.outcomes), "trace": json.dumps(c.trace, default=str),
-        "final_state_hash": c.final_state_hash,
+        "final_state_hash": c.final_state_hash, "setup": json.dumps(c.setup) if c.setup else None,
     }
 
 

@@ -201,6 +201,9 @@ class Conversation(BaseModel):
     augmentations: list[str] = []
     parent_id: str | None = None
     final_state_hash: str | None = None
+    # the server's session set-up calls ({tool, arguments}, secrets as ``${secret:NAME}``), run before the
+    # conversation: context for replay and rollouts, never a turn to train on
+    setup: list[dict[str, Any]] = []
 
     def call_names(self) -> list[str]:
         return [c.name for turn in self.reference for c in turn]

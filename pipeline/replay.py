@@ -31,13 +31,48 @@ def error_rate(conv: Conversation) -> float:
 
 
 def replay_trace(env: Environment, conv: Conversation) -> tuple[list[dict[str, Any]], str | None]:
-    with env.session(conv.seed) as s:
+    with env.session(conv.seed, setup=conv.setup) as s:  # the recorded set-up, repeated
         s.reset()
         out = []
         for t in conv.trace:
             r = s.call(t["name"], t["arguments"])
-            out.append({"ok": r.ok, "error_code": r.error_code, "result": r.data if r.ok else None})
+            out.append({"ok": r.ok, "error_code": r.error_code, "error": r.error, "result": r.data if r.ok else None})
         return out, s.state_hash()
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _first_difference(recorded: Any, replayed: Any, path: str = "result") -> str:
+    """Where two results first differ, as ``path: recorded X, replayed Y``."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for k in sorted(set(recorded) | set(replayed), key=str):
+            if k not in replayed:
+                return f"{path}.{k}: recorded {_short(recorded[k])}, missing on replay"
+            if k not in recorded:
+                return f"{path}.{k}: not recorded, replayed {_short(replayed[k])}"
+            if recorded[k] != replayed[k]:
+                return _first_difference(recorded[k], replayed[k], f"{path}.{k}")
+    if isinstance(recorded, list) and isinstance(replayed, list):
+        if len(recorded) != len(replayed):
+            return f"{path}: recorded {len(recorded)} items, replayed {len(replayed)}"
+        for i, (a, b) in enumerate(zip(recorded, replayed)):
+            if a != b:
+                return _first_difference(a, b, f"{path}[{i}]")
+    return f"{path}: recorded {_short(recorded)}, replayed {_short(replayed)}"
+
+
+def describe_mismatch(i: int, recorded: dict[str, Any], replayed: dict[str, Any]) -> str:
+    """Why replayed call ``i`` does not match the recording: the outcome, or where the results differ."""
+    name = recorded["name"]
+    if recorded["ok"] and not replayed["ok"]:
+        return f"call {i} {name} succeeded when recorded but failed on replay: {replayed['error_code']}: {replayed.get('error')}"
+    if not recorded["ok"] and replayed["ok"]:
+        return (f"call {i} {name} failed when recorded ({recorded.get('error_code')}: {recorded.get('error')}) "
+                f"but succeeded on replay with {_short(replayed['result'])}")
+    return f"call {i} {name} returned a different result on replay: " + _first_difference(recorded.get("result"), replayed["result"])
 
 
 def sensitive_violations(conv: Conversation) -> list[str]:
@@ -78,9 +113,7 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
         results, h = replay_trace(env, conv)
         for i, (t, r) in enumerate(zip(conv.trace, results)):
             if t["ok"] != r["ok"] or (t["ok"] and t.get("result") != r["result"]):
-                return rejection("replay", "replay_mismatch",
-                                 f"call {i} {t['name']} recorded ok={t['ok']} but replayed ok={r['ok']} ({r['error_code']})",
-                                 conv.server, up, conv)
+                return rejection("replay", "replay_mismatch", describe_mismatch(i, t, r), conv.server, up, conv)
         hashes.append(h)
     if len(set(hashes)) > 1 or (conv.final_state_hash and hashes and hashes[0] != conv.final_state_hash):
         return rejection("replay", "nondeterministic", f"final state hashes differ across replays: {sorted(set(hashes))}",

@@ -3,19 +3,24 @@
 ```yaml
 servers:
   - name: banking                      # built-in
-  - name: notes                        # a stdio server: a fresh process + temp dir per session
-    kind: stdio
+  - name: notes                        # a stdio server: a fresh process per session, in a fresh
+    kind: stdio                        # copy of cwd (the original is never written)
     command: python
-    args: [notes_server.py]
+    args: [notes_server.py, --db, "${SESSION_DIR}/notes.db"]
     cwd: /opt/notes
     env: {NOTES_TOKEN: "${NOTES_TOKEN}"}
+    secrets: {password: "${NOTES_PASSWORD}"}
+    setup:                             # run at the start of every session (and after each reset)
+      - tool: login
+        arguments: {user: alice, password: "${secret:password}"}
   - name: tickets                      # streamable HTTP, reset between sessions by a tool
     kind: http
     url: http://127.0.0.1:9000/mcp
     headers: {Authorization: "Bearer ${TICKETS_TOKEN}"}
     reset_tool: reset_all
 ```
-Secrets are written as ``${VAR}`` and read from the environment when connecting, never stored.
+Secrets are written as ``${VAR}`` and read from the environment when connecting, never stored;
+``${secret:NAME}`` in a setup call's arguments is resolved only as the call is sent.
 """
 
 from __future__ import annotations
@@ -75,8 +80,10 @@ def usable_tools(cfg: ServerConfig, tools: list[Any]) -> tuple[list[Any], dict[s
     return [t for t in tools if t.name not in hidden], {n: "the server's reset/state tool" for n in hidden}
 
 
-def check_server(cfg: ServerConfig, seed: int = 0) -> dict[str, Any]:
-    """What prove finds on one configured server: tools, read-only tools, edges, isolation, problems."""
+def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = None) -> dict[str, Any]:
+    """What prove finds on one configured server: tools, read-only tools, edges, isolation, problems,
+    and per tool why it is or is not chainable (:mod:`pipeline.chainability`).
+    The server's stderr goes to ``<log_dir>/<name>.log``."""
     from pipeline.chainability import explain
     from pipeline.env import Environment
     from pipeline.graph import discover
@@ -84,7 +91,7 @@ def check_server(cfg: ServerConfig, seed: int = 0) -> dict[str, Any]:
 
     report: dict[str, Any] = {"name": cfg.name, "kind": cfg.kind, "isolation": cfg.isolation, "problems": []}
     try:
-        with Environment(cfg) as env:
+        with Environment(cfg, log_dir=log_dir) as env:
             tools = env.tools()
             usable, excluded = usable_tools(cfg, tools)
             report["tools"] = [t.name for t in tools]

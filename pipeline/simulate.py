@@ -308,4 +308,5 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
         chain_id=chain.chain_id, query_id=query.query_id, info_level=query.info_level, persona=query.persona, messages=messages,
         tools=snap.tools, reference=reference, trace=trace, outcomes=outcomes, final_state_hash=final_hash,
         kind="clarification" if query.info_level == "missing" else "multi_turn",
+        setup=[c.model_dump(mode="json") for c in env.config.setup],
     )

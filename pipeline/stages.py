@@ -21,7 +21,7 @@ from pipeline.chains import coverage, extract_chains
 from pipeline.config import BuildConfig
 from pipeline.corpus import write_corpus
 from pipeline.dedup import dedup, recall_check, shingles
-from pipeline.env import Environment
+from pipeline.env import Environment, ServerBudgetExceeded
 from pipeline.graph import cached_discover
 from pipeline.probe import probe
 from pipeline.queries import make_backend
@@ -99,7 +99,7 @@ def assign_contexts(chains: list[Chain], snap: Snapshot, every: int) -> None:
 
 
 def open_env(cfg: BuildConfig, server: str) -> Environment:
-    return Environment(cfg.server_config(server))
+    return Environment(cfg.server_config(server), log_dir=cfg.data_path / "logs" / "servers")
 
 
 @heap_settled
@@ -243,6 +243,8 @@ def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], q
                 out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng,
                                                   recovery_rate=cfg.simulate.recovery_rate, max_error_rate=cfg.replay.max_error_rate,
                                                   reference_date=cfg.query.reference_date, replier=replier))
+            except ServerBudgetExceeded:  # the server's time is up: its partition ends here
+                raise
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
                 out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
                                                 {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
@@ -267,6 +269,8 @@ def stage_validate(cfg: BuildConfig, convs: list[Conversation], server: str, env
         for i, c in enumerate(convs):
             try:
                 rej = validate(env, c, cfg.replay)
+            except ServerBudgetExceeded:  # the server's time is up: its partition ends here
+                raise
             except Exception as exc:
                 rej = rejection("replay", "server_failure", f"{type(exc).__name__}: {exc}", server,
                                 {"conversation_id": c.conversation_id, "chain_id": c.chain_id}, c)

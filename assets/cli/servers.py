@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from assets.cli.common import print_json
@@ -72,11 +73,12 @@ def cmd_servers_check(a: argparse.Namespace) -> int:
     except ConfigFileError as exc:
         print(f"prove: {exc}", file=sys.stderr)
         return 2
+    log_dir = Path(a.data_dir) / "logs" / "servers"
     # servers are checked side by side (each in its own environment); reports keep the file's order
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=max(1, min(len(configs), a.jobs))) as pool:
-        reports = list(pool.map(check_server, configs))
+        reports = list(pool.map(lambda c: check_server(c, log_dir=log_dir), configs))
     if a.json:
         print_json(reports)
     else:
@@ -110,6 +112,7 @@ def register(sub: Any) -> None:
     x.add_argument("config", help="YAML/TOML servers file")
     x.add_argument("--json", action="store_true")
     x.add_argument("--jobs", type=int, default=4, help="servers checked at the same time (default 4)")
+    x.add_argument("--data-dir", default="data", help="the servers' stderr goes to <data-dir>/logs/servers/<name>.log")
     x.set_defaults(fn=cmd_servers_check)
     x = sv.add_parser("catalog")
     x.add_argument("--out", default="docs/catalog.md")

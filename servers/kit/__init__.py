@@ -13,8 +13,12 @@ are module-level functions of that world (:mod:`servers.kit.toolset`).
   ``random.Random`` keyed by server name and seed, and new ids come from per-world counters.
 * Admin tools (reset, state, state hash, close) are callable but hidden from ``tools/list``:
   they are not part of the user-visible tool count.
-* Plain calls of kit tools are answered by the kit's own ``tools/call`` path (:class:`DirectCalls`):
-  the result ``MCPServer`` would give, without the parts of mcp's path a kit tool does not need.
+* The measured fast paths live in :mod:`servers.kit.fastpath`, each behind one switch
+  (:class:`FastPaths`): plain calls of kit tools answered by the kit's own ``tools/call`` path
+  (:class:`DirectCalls`, the result ``MCPServer`` would give with less in between), mcp's request spans
+  dropped when no tracer is installed, seeded worlds copied by unpickling. With the switches off a
+  server runs mcp's plain path. Only public mcp API is used.
+* Nothing is timed by the kit: benchmarks attach their clocks through :mod:`servers.kit.hooks`.
 * Tool failures are results a model can read: :class:`ToolFailure` subclasses carry a reason
   code and a message naming the argument or entity at fault. Unexpected exceptions are turned
   into a named ``internal_error`` instead of the SDK's generic "Error executing tool".
@@ -22,12 +26,12 @@ are module-level functions of that world (:mod:`servers.kit.toolset`).
 Modules: :mod:`~servers.kit.keys` (``_meta`` keys, switches, :func:`sensitive`), :mod:`~servers.kit.errors`,
 :mod:`~servers.kit.world` (worlds and session stores), :mod:`~servers.kit.sessions` (which session a call
 belongs to), :mod:`~servers.kit.toolset`, :mod:`~servers.kit.server` (:class:`EnvServer`),
-:mod:`~servers.kit.direct` (the fast ``tools/call`` path) and :mod:`~servers.kit.clocks` (benchmark timing).
+:mod:`~servers.kit.fastpath` (the measured fast paths) and :mod:`~servers.kit.hooks` (where benchmarks attach).
 """
 
-from servers.kit.clocks import Clock, HandlerClock, ServerClock
-from servers.kit.direct import DirectCalls, direct_calls_wanted
 from servers.kit.errors import InternalError, InvalidArgument, NotFound, PermissionDenied, StateConflict, ToolFailure, not_found
+from servers.kit.fastpath import DirectCalls, FastPaths, direct_calls_wanted, telemetry_wanted, tracing_installed
+from servers.kit.hooks import HOOKS, Hooks, WorkTimer
 from servers.kit.keys import (
     ADMIN_PREFIX,
     CLOSE_META_KEY,
@@ -41,7 +45,7 @@ from servers.kit.keys import (
     TELEMETRY_ENV,
     sensitive,
 )
-from servers.kit.server import Closed, EnvServer, SessionInfo, SessionState, telemetry_wanted, tracing_installed
+from servers.kit.server import Closed, EnvServer, SessionInfo, SessionState
 from servers.kit.sessions import SessionBookkeeping, session_and_seed
 from servers.kit.toolset import ToolDef, ToolSet
 from servers.kit.world import SessionStore, World, seeded_world
@@ -49,8 +53,8 @@ from servers.kit.world import SessionStore, World, seeded_world
 __all__ = [
     "ADMIN_PREFIX", "CLOSE_META_KEY", "DEFAULT_SESSION", "DIRECT_CALLS_ENV", "HIDDEN_META_KEY", "RESET_META_KEY",
     "SEED_META_KEY", "SENSITIVE_KEY", "SESSION_META_KEY", "TELEMETRY_ENV",
-    "Clock", "Closed", "DirectCalls", "EnvServer", "HandlerClock", "InternalError", "InvalidArgument", "NotFound",
-    "PermissionDenied", "ServerClock", "SessionBookkeeping", "SessionInfo", "SessionState", "SessionStore", "StateConflict",
+    "HOOKS", "Closed", "DirectCalls", "EnvServer", "FastPaths", "Hooks", "InternalError", "InvalidArgument", "NotFound",
+    "PermissionDenied", "SessionBookkeeping", "SessionInfo", "SessionState", "SessionStore", "StateConflict",
     "ToolDef", "ToolFailure", "ToolSet", "World", "direct_calls_wanted", "not_found", "seeded_world", "sensitive",
-    "session_and_seed", "telemetry_wanted", "tracing_installed",
+    "session_and_seed", "telemetry_wanted", "tracing_installed", "WorkTimer",
 ]

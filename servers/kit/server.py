@@ -1,47 +1,30 @@
-""":class:`EnvServer`: an ``MCPServer`` whose tools run against the world of the caller's session."""
+""":class:`EnvServer`: an ``MCPServer`` whose tools run against the world of the caller's session.
+
+Built on ``MCPServer``'s public API only: the kit makes mcp's ``Tool`` records itself (``Tool.from_function``,
+as ``MCPServer.add_tool`` does) and hands them over at construction (``tools=``), so it keeps its own
+registry of them; its middleware goes in through ``middleware=`` and the public ``middleware`` list.
+"""
 
 import functools
 import inspect
-import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic
 
-from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
-from servers.kit.clocks import HandlerClock, ServerTiming
-from servers.kit.direct import DirectCalls, direct_calls_wanted
 from servers.kit.errors import InternalError
-from servers.kit.keys import HIDDEN_META_KEY, TELEMETRY_ENV
+from servers.kit.fastpath import DirectCalls, FastPaths, drop_request_spans, server_info_stamp
+from servers.kit.hooks import HOOKS, HandlerWork
+from servers.kit.keys import HIDDEN_META_KEY
 from servers.kit.redact import redacting_model, sensitive_parameters
 from servers.kit.sessions import SessionBookkeeping, session_of
 from servers.kit.toolset import ToolDef, ToolSet
 from servers.kit.world import SessionStore, W
-
-
-def tracing_installed() -> bool:
-    """Whether an OpenTelemetry tracer provider is installed (the API's default provider records nothing)."""
-    from opentelemetry import trace
-
-    return not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
-
-
-def telemetry_wanted(telemetry: bool | None = None) -> bool:
-    """Keep mcp's per-request OpenTelemetry span? An explicit choice wins, then ``PROVE_SERVER_TELEMETRY``
-    (``1``/``0``), then whether a tracer provider is installed when the server is built."""
-    if telemetry is not None:
-        return telemetry
-    env = os.environ.get(TELEMETRY_ENV, "").strip().lower()
-    if env in {"1", "true", "yes", "on"}:
-        return True
-    if env in {"0", "false", "no", "off"}:
-        return False
-    return tracing_installed()
 
 
 # --------------------------------------------------------------------------- admin results
@@ -69,7 +52,8 @@ def world_tool(tool: ToolDef, store: "SessionStore[Any]", default_seed: int) -> 
 
     @functools.wraps(fn)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
-        t0 = HandlerClock.start()
+        timer = HOOKS.handler_timer  # a benchmark's clock, if one is installed (servers.kit.hooks)
+        token = timer.start() if timer is not None else None
         session, seed = session_of(default_seed)
         world = store.get(session, seed)
         try:
@@ -79,7 +63,8 @@ def world_tool(tool: ToolDef, store: "SessionStore[Any]", default_seed: int) -> 
         except Exception as exc:  # a bug in a handler must still read as a named error
             raise InternalError(f"{tool_name} failed: {type(exc).__name__}: {exc}") from exc
         finally:
-            HandlerClock.stop(t0)
+            if timer is not None:
+                timer.stop(token)
 
     del wrapper.__wrapped__
     wrapper.__signature__ = sig  # type: ignore[attr-defined]
@@ -90,15 +75,62 @@ def world_tool(tool: ToolDef, store: "SessionStore[Any]", default_seed: int) -> 
     return wrapper
 
 
+def admin_tools(store: "SessionStore[Any]", default_seed: int) -> list[Callable[..., Any]]:
+    """The hidden admin tools of a server (reset, state hash, state, close), as ``MCPServer`` tool functions."""
+
+    async def prove_admin_reset(with_hash: bool = True) -> SessionInfo:
+        """Reset this session's world to its seeded initial state (``with_hash=false``: skip hashing it)."""
+        with HandlerWork():
+            session, seed = session_of(default_seed)
+            world = store.reset(session, seed)
+            return SessionInfo(session=session, seed=seed, state_hash=world.state_hash() if with_hash else None)
+
+    async def prove_admin_state_hash() -> SessionInfo:
+        """The sha256 of this session's world state."""
+        with HandlerWork():
+            session, seed = session_of(default_seed)
+            return SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
+
+    async def prove_admin_state() -> SessionState:
+        """The full state of this session's world, as JSON."""
+        with HandlerWork():
+            session, seed = session_of(default_seed)
+            world = store.get(session, seed)
+            return SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
+
+    async def prove_admin_close() -> Closed:
+        """Drop this session's world."""
+        with HandlerWork():
+            session, _ = session_of(default_seed)
+            return Closed(session=session, closed=store.close(session))
+
+    return [prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close]
+
+
+def kit_tools(tools: "Iterable[ToolDef]", store: "SessionStore[Any]", default_seed: int) -> list[Tool]:
+    """mcp's ``Tool`` records for a server: the hidden admin tools, then ``tools`` in order, each called with
+    the world of the request's session; validation errors of a tool with sensitive parameters never show
+    their values (:mod:`servers.kit.redact`)."""
+    hidden = {HIDDEN_META_KEY: True}
+    out = [Tool.from_function(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn.__name__ != "prove_admin_reset"))
+           for fn in admin_tools(store, default_seed)]
+    for tool in tools:
+        registered = Tool.from_function(world_tool(tool, store, default_seed), name=tool.name, title=tool.title,
+                                        description=tool.description, annotations=tool.annotations)
+        secret = sensitive_parameters(registered.parameters)
+        if secret:
+            registered.fn_metadata.arg_model = redacting_model(registered.fn_metadata.arg_model, secret)
+        out.append(registered)
+    return out
+
+
 class EnvServer(MCPServer, Generic[W]):
     """An ``MCPServer`` whose tools run against a per-session world.
 
     ``category`` is the catalogue category; ``tools`` the server's :class:`ToolSet`; ``default_seed`` the seed
-    of a session whose request names none (a plain MCP client's world).
-
-    mcp wraps every request in an OpenTelemetry server span. With no tracer provider installed those
-    spans record nothing but still cost a few percent of an in-process call, so the middleware is
-    dropped unless ``telemetry`` (or, left unset, :func:`telemetry_wanted`) asks for it.
+    of a session whose request names none (a plain MCP client's world). ``direct_calls`` and ``telemetry``
+    are the fast-path switches (:class:`~servers.kit.fastpath.FastPaths`; unset: from the environment).
+    ``kit_tools`` holds mcp's ``Tool`` record of every tool, admin tools included, by name.
     """
 
     def __init__(
@@ -115,87 +147,33 @@ class EnvServer(MCPServer, Generic[W]):
         **kw: Any,
     ):
         kw.setdefault("log_level", "WARNING")
-        super().__init__(name, description=description, instructions=description, **kw)
-        if not telemetry_wanted(telemetry):  # mcp's documented opt-out: drop it from the middleware list
-            low = self._lowlevel_server
-            low.middleware = [m for m in low.middleware if not isinstance(m, OpenTelemetryMiddleware)]
+        self.fast_paths = FastPaths.resolve(direct_calls=direct_calls, telemetry=telemetry)
         self.category = category
         self.summary = description
         self.default_seed = default_seed
         self.store: SessionStore[W] = SessionStore(name, seeder)
-        # closes and resets riding on a request apply before mcp validates it (see SessionBookkeeping)
-        # plain calls of kit tools are answered by the kit's own path (DirectCalls), innermost
-        self.direct_calls = DirectCalls(self) if direct_calls_wanted(direct_calls) else None
-        self._lowlevel_server.middleware.append(SessionBookkeeping(self.store, default_seed, self.direct_calls))
-        self._lowlevel_server.middleware.insert(0, ServerTiming())
-        self.tool_specs: dict[str, dict[str, Any]] = {}
-        self._install_admin_tools()
-        for tool in tools or ():
-            self.add_world_tool(tool)
+        registered = kit_tools(tools or (), self.store, default_seed)
+        self.kit_tools: dict[str, Tool] = {t.name: t for t in registered}
+        # closes and resets riding on a request apply before mcp validates it (see SessionBookkeeping);
+        # user middleware runs innermost, inside mcp's own
+        bookkeeping = SessionBookkeeping(self.store, default_seed)
+        super().__init__(name, description=description, instructions=description, tools=registered,
+                         middleware=[*kw.pop("middleware", ()), bookkeeping], **kw)
+        if not self.fast_paths.telemetry:
+            drop_request_spans(self.middleware)
+        self.middleware[0:0] = HOOKS.outer_middleware  # a benchmark's outermost middleware, if any
+        self.direct_calls: DirectCalls | None = None
+        if self.fast_paths.direct_calls:  # plain calls of kit tools answered by the kit's own path, innermost
+            self.direct_calls = DirectCalls(server_info_stamp(self), call_cache_hinted="tools/call" in (kw.get("cache_hints") or {}))
+            for t in registered:
+                self.direct_calls.add(t)
+            bookkeeping.direct = self.direct_calls
+        self.tool_specs: dict[str, dict[str, Any]] = {t.name: {"read_only": t.read_only, "destructive": t.destructive} for t in tools or ()}
 
     # -- listing hides admin tools
     async def list_tools(self):  # type: ignore[override]
         tools = await super().list_tools()
         return [t for t in tools if not (t.meta or {}).get(HIDDEN_META_KEY)]
-
-    # -- registration
-    def add_world_tool(self, tool: ToolDef) -> None:
-        """Register one tool of a :class:`ToolSet`: called with the world of the request's session."""
-        wrapper = world_tool(tool, self.store, self.default_seed)
-        self.add_tool(wrapper, name=tool.name, title=tool.title, description=tool.description, annotations=tool.annotations)
-        self._redact_sensitive(tool.name)
-        self._direct(tool.name)
-        self.tool_specs[tool.name] = {"read_only": tool.read_only, "destructive": tool.destructive}
-
-    def _install_admin_tools(self) -> None:
-        store, default_seed = self.store, self.default_seed
-        hidden = {HIDDEN_META_KEY: True}
-
-        async def prove_admin_reset(with_hash: bool = True) -> SessionInfo:
-            """Reset this session's world to its seeded initial state (``with_hash=false``: skip hashing it)."""
-            with HandlerClock.timed():
-                session, seed = session_of(default_seed)
-                world = store.reset(session, seed)
-                return SessionInfo(session=session, seed=seed, state_hash=world.state_hash() if with_hash else None)
-
-        async def prove_admin_state_hash() -> SessionInfo:
-            """The sha256 of this session's world state."""
-            with HandlerClock.timed():
-                session, seed = session_of(default_seed)
-                return SessionInfo(session=session, seed=seed, state_hash=store.get(session, seed).state_hash())
-
-        async def prove_admin_state() -> SessionState:
-            """The full state of this session's world, as JSON."""
-            with HandlerClock.timed():
-                session, seed = session_of(default_seed)
-                world = store.get(session, seed)
-                return SessionState(session=session, seed=seed, state_hash=world.state_hash(), state=world.state_dict())
-
-        async def prove_admin_close() -> Closed:
-            """Drop this session's world."""
-            with HandlerClock.timed():
-                session, _ = session_of(default_seed)
-                return Closed(session=session, closed=store.close(session))
-
-        for fn in (prove_admin_reset, prove_admin_state_hash, prove_admin_state, prove_admin_close):
-            self.add_tool(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn is not prove_admin_reset))
-            self._direct(fn.__name__)
-
-    def _redact_sensitive(self, tool_name: str) -> None:
-        """Validation errors of a tool with sensitive parameters never show their values (see :mod:`servers.kit.redact`)."""
-        registered = self._registered(tool_name)
-        secret = sensitive_parameters(registered.parameters) if registered is not None else set()
-        if secret:
-            md = registered.fn_metadata
-            md.arg_model = redacting_model(md.arg_model, secret)
-
-    def _direct(self, tool_name: str) -> None:
-        if self.direct_calls is not None:
-            self.direct_calls.add(self._registered(tool_name))
-
-    def _registered(self, tool_name: str) -> Tool | None:
-        """mcp's ``Tool`` for ``tool_name`` (``MCPServer`` has no public accessor: the kit's one use of its tool manager)."""
-        return self._tool_manager.get_tool(tool_name)
 
     # -- running
     def serve(self, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> None:

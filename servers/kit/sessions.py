@@ -9,13 +9,13 @@ import contextvars
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from servers.kit.clocks import HandlerClock
 from servers.kit.errors import InvalidArgument
+from servers.kit.hooks import HandlerWork
 from servers.kit.keys import CLOSE_META_KEY, DEFAULT_SESSION, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY
 from servers.kit.world import SessionStore
 
 if TYPE_CHECKING:
-    from servers.kit.direct import DirectCalls
+    from servers.kit.fastpath import DirectCalls
 
 
 def session_and_seed(meta: Any, default_seed: int) -> tuple[str, int]:
@@ -73,8 +73,8 @@ class SessionBookkeeping:
             REQUEST_META.reset(token)
 
     def apply(self, meta: dict[str, Any]) -> None:
-        # the work the admin close and reset tools would do, so HandlerClock counts it as theirs
-        with HandlerClock.timed(count=False):
+        # the work the admin close and reset tools would do, so a handler timer counts it as theirs
+        with HandlerWork(count=False):
             try:
                 session, seed = session_and_seed(meta, self.default_seed)
             except InvalidArgument:

@@ -58,7 +58,7 @@ def test_process_isolation_gives_each_session_its_own_file_backed_world(tmp_path
         assert created.ok
         assert len(a.call("list_notes", {}).data["notes"]) == 4
         assert len(b.call("list_notes", {}).data["notes"]) == 3  # b never sees a's file
-        workdir = a._tmp
+        workdir = a.workdir
         a.close()
         b.close()
     assert workdir and not Path(workdir).exists()  # the session's temporary directory is gone

@@ -563,7 +563,7 @@ def test_direct_calls_answer_as_mcp_does(sut: ServerUnderTest, monkeypatch: pyte
         monkeypatch.setenv(DIRECT_CALLS_ENV, direct)
         server = build(sut.name)
         recorder = _WireRecorder()
-        server._lowlevel_server.middleware.insert(0, recorder)
+        server.middleware.insert(0, recorder)
         errors = anyio.run(_replay, server, calls)
         answered = server.direct_calls.answered if server.direct_calls is not None else 0
         wire[direct] = (recorder.results, errors, answered)

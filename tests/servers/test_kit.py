@@ -224,9 +224,7 @@ def test_python_m_servers_streamable_http_with_a_plain_client() -> None:
 
 
 def _has_otel(srv) -> bool:
-    from mcp.server._otel import OpenTelemetryMiddleware
-
-    return any(isinstance(m, OpenTelemetryMiddleware) for m in srv._lowlevel_server.middleware)
+    return any(type(m).__name__ == "OpenTelemetryMiddleware" for m in srv.middleware)
 
 
 def test_request_spans_are_dropped_without_a_tracer_provider_and_kept_when_asked(monkeypatch) -> None:
@@ -265,10 +263,11 @@ def test_closed_sessions_are_dropped_even_when_the_call_carrying_the_close_fails
 
 
 def test_benchmark_clocks_nest_handler_inside_server_inside_round_trip() -> None:
-    from pipeline.env import CallClock
-    from servers.kit import HandlerClock, ServerClock
+    """The benchmarks' clocks, attached through the kit's public hooks (``servers.kit.hooks``)."""
+    from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks, uninstall_server_clocks
 
     clocks = (HandlerClock, ServerClock, CallClock)
+    install_server_clocks()
     for c in clocks:
         c.reset()
         c.enabled = True
@@ -280,6 +279,7 @@ def test_benchmark_clocks_nest_handler_inside_server_inside_round_trip() -> None
     finally:
         for c in clocks:
             c.enabled = False
+        uninstall_server_clocks()
     assert CallClock.calls == ServerClock.calls == 21 and HandlerClock.calls == 20
     assert 0 < HandlerClock.seconds < ServerClock.seconds < CallClock.seconds
 

@@ -1,25 +1,63 @@
-"""The kit's own ``tools/call`` path for plain calls of kit tools (:class:`DirectCalls`), a measured fast path.
+"""The kit's measured fast paths, each behind one switch. The plain SDK path is what a server runs with
+every switch off; ``bench/OPTIMISATIONS.md`` has the figures that keep each one here.
 
-``PROVE_DIRECT_CALLS=0`` (or ``EnvServer(..., direct_calls=False)``) leaves every call to mcp's own path."""
+* **Direct calls** (row 38; ``PROVE_DIRECT_CALLS=0`` or ``EnvServer(..., direct_calls=False)`` turns it
+  off): :class:`DirectCalls` answers plain calls of kit tools with the result ``MCPServer`` would give,
+  without the parts of mcp's path a kit tool does not need. Halves mcp's server side of a call.
+* **No request spans without a tracer** (row 19; ``PROVE_SERVER_TELEMETRY=1`` or
+  ``EnvServer(..., telemetry=True)`` keeps them): mcp's per-request OpenTelemetry middleware is dropped
+  from the server's middleware list (mcp's documented opt-out) unless a tracer provider is installed.
+* **Seeded worlds copied by unpickling** (row 4, always on: a plain library call): :func:`world_copier`.
+
+:class:`FastPaths` holds the two switches of a server, resolved once when it is built.
+"""
 
 import copy
+import functools
 import logging
 import os
-from collections.abc import Callable
-from typing import Any
+import pickle
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import pydantic_core
+from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
-from mcp.types import SERVER_INFO_META_KEY, CallToolResult
+from mcp.types import SERVER_INFO_META_KEY, CallToolResult, Implementation
 from mcp.types.methods import validate_client_request
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from servers.kit.keys import DIRECT_CALLS_ENV
+from servers.kit.keys import DIRECT_CALLS_ENV, TELEMETRY_ENV
 
 logger = logging.getLogger("servers.kit")
+T = TypeVar("T")
+
+_ON, _OFF = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+
+
+def _switch(env: str) -> bool | None:
+    value = os.environ.get(env, "").strip().lower()
+    return True if value in _ON else False if value in _OFF else None
+
+
+def tracing_installed() -> bool:
+    """Whether an OpenTelemetry tracer provider is installed (the API's default provider records nothing)."""
+    from opentelemetry import trace
+
+    return not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+
+
+def telemetry_wanted(telemetry: bool | None = None) -> bool:
+    """Keep mcp's per-request OpenTelemetry span? An explicit choice wins, then ``PROVE_SERVER_TELEMETRY``
+    (``1``/``0``), then whether a tracer provider is installed when the server is built."""
+    if telemetry is not None:
+        return telemetry
+    env = _switch(TELEMETRY_ENV)
+    return tracing_installed() if env is None else env
 
 
 def direct_calls_wanted(direct: bool | None = None) -> bool:
@@ -27,7 +65,52 @@ def direct_calls_wanted(direct: bool | None = None) -> bool:
     ``PROVE_DIRECT_CALLS`` (``0`` turns it off, to compare with mcp's own path); on by default."""
     if direct is not None:
         return direct
-    return os.environ.get(DIRECT_CALLS_ENV, "").strip().lower() not in {"0", "false", "no", "off"}
+    return _switch(DIRECT_CALLS_ENV) is not False
+
+
+@dataclass(frozen=True)
+class FastPaths:
+    """The fast-path switches of one server (see the module docstring)."""
+
+    direct_calls: bool
+    telemetry: bool
+
+    @classmethod
+    def resolve(cls, direct_calls: bool | None = None, telemetry: bool | None = None) -> "FastPaths":
+        """Explicit choices win; unset ones come from the environment (:func:`direct_calls_wanted`,
+        :func:`telemetry_wanted`)."""
+        return cls(direct_calls=direct_calls_wanted(direct_calls), telemetry=telemetry_wanted(telemetry))
+
+
+@functools.cache
+def _sdk_default_middleware() -> tuple[type, ...]:
+    """The middleware types every mcp server starts with: a bare low-level ``Server``'s list, which mcp
+    documents as its OpenTelemetry span, on by default, dropped from the list to opt out."""
+    return tuple(type(m) for m in Server(name="prove-probe").middleware)
+
+
+def drop_request_spans(middleware: list[Any]) -> None:
+    """Remove mcp's default (OpenTelemetry) middleware from a server's middleware list, in place."""
+    defaults = _sdk_default_middleware()
+    middleware[:] = [m for m in middleware if not isinstance(m, defaults)]
+
+
+def server_info_stamp(server: MCPServer) -> dict[str, Any]:
+    """The ``serverInfo`` stamp mcp puts in a response's ``_meta`` (the wire dump of the server's identity),
+    from ``MCPServer``'s public identity properties."""
+    info = Implementation(name=server.name, version=server.version, title=server.title, description=server.description,
+                          website_url=server.website_url, icons=server.icons)
+    return info.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def world_copier(world: T) -> Callable[[], T]:
+    """A function returning fresh copies of ``world``: unpickling a blob made once copies a seeded world
+    about twice as fast as ``copy.deepcopy`` (row 4); a world that does not pickle is deep-copied."""
+    try:
+        blob = pickle.dumps(world, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return lambda: copy.deepcopy(world)
+    return lambda: pickle.loads(blob)
 
 
 class DirectCalls:
@@ -56,11 +139,13 @@ class DirectCalls:
 
     _PLAIN_PARAMS = frozenset({"name", "arguments", "_meta"})
 
-    def __init__(self, server: MCPServer) -> None:
-        self._server = server._lowlevel_server
-        self._tools: dict[str, Tool] = {}
-        self._stamp: dict[str, Any] | None = None
-        self._stamp_flat = False  # the stamp holds only scalars (a shallow copy is a fresh one)
+    def __init__(self, stamp: Mapping[str, Any], call_cache_hinted: bool = False) -> None:
+        """``stamp``: the server's :func:`server_info_stamp`; ``call_cache_hinted``: the server was built with a
+        cache hint for ``tools/call`` (mcp fills it in after the handler: such calls are left to mcp)."""
+        self.stamp = dict(stamp)
+        self.stamp_flat = all(isinstance(v, (str, int, float, bool)) or v is None for v in self.stamp.values())
+        self.call_cache_hinted = call_cache_hinted
+        self.tools: dict[str, Tool] = {}
         self.answered = 0  # calls this path answered (the rest went on to mcp)
 
     def add(self, tool: Tool | None) -> None:
@@ -70,17 +155,17 @@ class DirectCalls:
         md = tool.fn_metadata
         if tool.is_async and tool.context_kwarg is None and not tool.resolved_params and md.output_model is not None \
                 and md.output_schema is not None and not md.wrap_output:
-            self._tools[tool.name] = tool
+            self.tools[tool.name] = tool
         else:
-            self._tools.pop(tool.name, None)
+            self.tools.pop(tool.name, None)
 
     def tool_for(self, ctx: Any) -> Tool | None:
         """The tool this request calls, if it is one to answer directly (``None``: leave it to mcp)."""
         params = ctx.params
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not params.keys() <= self._PLAIN_PARAMS:
             return None
-        tool = self._tools.get(params.get("name"))  # type: ignore[arg-type]
-        if tool is None or "tools/call" in self._server.cache_hints:
+        tool = self.tools.get(params.get("name"))  # type: ignore[arg-type]
+        if tool is None or self.call_cache_hinted:
             return None
         try:
             validate_client_request("tools/call", ctx.protocol_version, params)
@@ -127,10 +212,7 @@ class DirectCalls:
     def _server_info(self) -> dict[str, Any]:
         """A fresh copy of the server's identity stamp (mcp deep-copies it per response; it holds only
         strings here, so a shallow copy is as fresh)."""
-        if self._stamp is None:
-            self._stamp = self._server.server_info_stamp
-            self._stamp_flat = all(isinstance(v, (str, int, float, bool)) or v is None for v in self._stamp.values())
-        return dict(self._stamp) if self._stamp_flat else copy.deepcopy(self._stamp)
+        return dict(self.stamp) if self.stamp_flat else copy.deepcopy(self.stamp)
 
 
 def _error_result(text: str) -> dict[str, Any]:

@@ -1,0 +1,131 @@
+"""One MCP client connection, living on an event loop driven from synchronous code, and its results.
+
+Connections that do I/O (stdio, HTTP) keep a background event loop (an anyio blocking portal), so
+their readers run between calls; in-process connections are driven from the calling thread where
+the fast paths are on (:class:`~pipeline.env.fastpath.InlineLoop`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+from anyio.from_thread import BlockingPortal
+from mcp import Client
+
+from pipeline.config import ServerConfig
+from pipeline.env.fastpath import InlineLoop, send_trusted
+from pipeline.env.transport import EnvironmentError_, Transport, describe_error
+from pipeline.records import CallResult
+
+logging.getLogger("mcp").setLevel(logging.ERROR)
+logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs as "client"
+
+_CODE_RE = re.compile(r"^(?:Error executing tool [^:]+: )?([a-z][a-z_]+): (.*)$", re.S)
+_CODES = {"not_found", "invalid_argument", "state_conflict", "permission_denied", "internal_error", "tool_error"}
+
+# Called after every ``tools/call`` round trip with (server, tool, seconds). Empty by default (nothing
+# is timed); benchmarks add their clocks here (``bench/clocks.py``).
+CALL_OBSERVERS: list[Callable[[str, str, float], None]] = []
+
+
+def classify_error(text: str) -> tuple[str, str]:
+    """(reason code, message) of a tool error result's text."""
+    t = text.strip()
+    if t.startswith("Unknown tool:"):
+        return "unknown_tool", t
+    if "validation error" in t:
+        m = re.search(r"validation error for \S+\n(.*)", t, re.S)
+        detail = m.group(1) if m else t
+        detail = re.sub(r"\n\s+For further information.*", "", detail)
+        return "invalid_arguments", " ".join(detail.split())
+    m = _CODE_RE.match(t)
+    if m and m.group(1) in _CODES:
+        return m.group(1), m.group(2)
+    return "tool_error", t
+
+
+def result_to_call(raw: Any) -> CallResult:
+    text = "\n".join(getattr(c, "text", "") for c in (raw.content or []) if getattr(c, "type", "") == "text")
+    if raw.is_error:
+        code, msg = classify_error(text)
+        return CallResult(ok=False, data=None, text=text, error_code=code, error=msg)
+    data = raw.structured_content
+    if data is None:
+        try:
+            data = json.loads(text) if text else None
+        except (ValueError, TypeError):
+            data = text
+    return CallResult(ok=True, data=data, text=text)
+
+
+class Connection:
+    """One MCP client connection on ``portal`` (plus the process its transport may own).
+
+    ``trusted``: the calls it names (or all of them, when ``True``) skip the client's output-schema
+    re-check (:func:`~pipeline.env.fastpath.send_trusted`); ``None`` keeps the plain SDK path."""
+
+    def __init__(self, portal: BlockingPortal | InlineLoop, config: ServerConfig, transport: Transport,
+                 trusted: Callable[[str], bool] | None = None):
+        self.portal, self.config, self.transport = portal, config, transport
+        self._trusted = trusted
+        try:
+            target = transport.target()
+            self._cm: AbstractContextManager[Client] = portal.wrap_async_context_manager(
+                Client(target, read_timeout_seconds=config.timeout_s, raise_exceptions=False)
+            )
+            self.client: Client = self._cm.__enter__()
+        except BaseException as exc:
+            why = transport.why_failed(exc)
+            transport.close()
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise EnvironmentError_(f"could not start or connect to server {config.name!r}: {why}") from exc
+
+    @property
+    def workdir(self) -> str | None:
+        return self.transport.workdir
+
+    def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> CallResult:
+        t0 = time.perf_counter() if CALL_OBSERVERS else 0.0
+        try:
+            if self._trusted is not None and self._trusted(name):
+                raw = self.portal.call(send_trusted, self.client, name, arguments, meta)
+            else:
+                raw = self.portal.call(lambda: self.client.call_tool(name, arguments, meta=meta))
+        except Exception as exc:  # transport failure, timeout, crashed process
+            why = self.transport.why_failed(exc)
+            return CallResult(ok=False, data=None, text=why, error_code="server_error",
+                              error=f"the server failed during {name}: {why}")
+        finally:
+            if t0:
+                dt = time.perf_counter() - t0
+                for observe in CALL_OBSERVERS:
+                    observe(self.config.name, name, dt)
+        return result_to_call(raw)
+
+    def list_tools(self) -> list[Any]:
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            res = self.portal.call(lambda: self.client.list_tools(cursor=cursor))
+            tools.extend(res.tools)
+            cursor = getattr(res, "next_cursor", None)
+            if not cursor:
+                return tools
+
+    def close(self) -> None:
+        try:
+            self._cm.__exit__(None, None, None)
+        except BaseException:  # a crashed server must not break shutdown
+            pass
+        finally:
+            self.transport.close()
+
+
+__all__ = ["CALL_OBSERVERS", "Connection", "EnvironmentError_", "classify_error", "describe_error", "result_to_call"]

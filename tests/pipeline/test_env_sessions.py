@@ -1,0 +1,168 @@
+"""Sessions of third-party stdio servers: seeded working directories, set-up calls, failure reports,
+the per-server time budget and the server log (``tests/thirdparty/envcheck_server.py``, a real process)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import ServerConfig
+from pipeline.env import Environment, EnvironmentError_, ServerBudgetExceeded
+from pipeline.records import Conversation
+from pipeline.replay import describe_mismatch, replay_trace
+
+SERVER = str(Path(__file__).resolve().parent.parent / "thirdparty" / "envcheck_server.py")
+
+
+def cfg(*args: str, **kw) -> ServerConfig:
+    return ServerConfig(name=kw.pop("name", "envcheck"), kind="stdio", command=sys.executable, args=[SERVER, *args], **kw)
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture()
+def template(tmp_path: Path) -> Path:
+    t = tmp_path / "seed"
+    (t / "sub").mkdir(parents=True)
+    (t / "store.json").write_text(json.dumps({"greeting": "hello"}))
+    (t / "sub" / "notes.txt").write_text("keep me\n")
+    return t
+
+
+LOGIN = [{"tool": "login", "arguments": {"user": "alice", "password": "${secret:pw}"}}]
+
+
+def test_each_session_and_each_reset_starts_from_a_fresh_copy_of_the_template(template, monkeypatch, tmp_path):
+    monkeypatch.setenv("ENVCHECK_PW", "hunter2")
+    before = tree_hashes(template)
+    c = cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
+    with Environment(c, log_dir=tmp_path / "logs") as env:
+        with env.session(0) as a, env.session(0) as b:
+            assert a.call("get", {"key": "greeting"}).text == "hello"  # the template's file, copied in
+            assert a.call("put", {"key": "greeting", "value": "changed"}).ok
+            assert a.call("get", {"key": "greeting"}).text == "changed"
+            assert b.call("get", {"key": "greeting"}).text == "hello"  # b has its own copy
+            first = a.workdir
+            a.reset()
+            assert a.workdir != first and not Path(first).exists()
+            assert a.call("get", {"key": "greeting"}).text == "hello"  # the reset copied the template again
+            assert a.call("whoami", {}).text == "alice"  # and the set-up ran again
+    assert tree_hashes(template) == before
+
+
+def test_cwd_without_template_dir_runs_in_a_copy_and_session_dir_names_it(template, tmp_path):
+    before = tree_hashes(template)
+    c = cfg("--store", "${SESSION_DIR}/store.json", cwd=str(template), setup=[{"tool": "login", "arguments": {"user": "u", "password": "hunter2"}}])
+    with Environment(c, log_dir=tmp_path / "logs") as env, env.session(0) as s:
+        assert s.call("put", {"key": "greeting", "value": "bye"}).ok
+        assert (Path(s.workdir) / "store.json").read_text() == json.dumps({"greeting": "bye"})
+        assert (Path(s.workdir) / "sub" / "notes.txt").read_text() == "keep me\n"
+    assert tree_hashes(template) == before
+
+
+def test_setup_runs_at_session_start_and_secrets_stay_unresolved_in_the_config(monkeypatch, tmp_path):
+    monkeypatch.setenv("ENVCHECK_PW", "hunter2")
+    c = cfg(setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
+    with Environment(c, log_dir=tmp_path) as env:
+        with env.session(0) as s:
+            assert s.call("whoami", {}).text == "alice"
+        with env.session(0, setup=[]) as s:  # a recorded example without set-up
+            assert s.call("whoami", {}).error_code == "permission_denied"
+    dumped = json.dumps(c.public())
+    assert "${secret:pw}" in dumped and "hunter2" not in dumped
+
+
+def test_a_failing_setup_call_names_the_server_the_call_and_the_servers_message(monkeypatch, tmp_path):
+    monkeypatch.setenv("ENVCHECK_PW", "wrong")
+    c = cfg(setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
+    with Environment(c, log_dir=tmp_path) as env:
+        with pytest.raises(EnvironmentError_, match=r"setup call login of server 'envcheck' failed: permission_denied: wrong password"):
+            env.session(0)
+
+
+def test_setup_naming_an_unknown_secret_is_a_config_error():
+    with pytest.raises(ValueError, match=r"setup call login uses \$\{secret:pw\}, but 'secrets' has no 'pw'"):
+        cfg(setup=LOGIN)
+
+
+def test_a_server_that_exits_at_start_is_reported_with_its_exit_code_and_stderr(tmp_path):
+    with Environment(cfg("--exit-at-start", "3"), log_dir=tmp_path) as env:
+        with pytest.raises(EnvironmentError_) as err:
+            env.tools()
+    msg = str(err.value)
+    assert "exited with code 3" in msg and "fatal: no database configured (set ENVCHECK_DB)" in msg
+    assert "TaskGroup" not in msg
+    assert "fatal: no database configured" in (tmp_path / "envcheck.log").read_text()
+
+
+def test_a_server_that_hangs_at_start_is_reported_as_a_timeout(tmp_path):
+    with Environment(cfg("--hang-at-start", timeout_s=1.5), log_dir=tmp_path) as env:
+        with pytest.raises(EnvironmentError_, match=r"did not answer within its timeout of 1.5s"):
+            env.tools()
+
+
+def test_a_server_that_dies_mid_session_fails_the_call_naming_the_exit(tmp_path):
+    with Environment(cfg("--die-after", "1"), log_dir=tmp_path) as env, env.session(0) as s:
+        assert s.call("login", {"user": "a", "password": "hunter2"}).ok
+        r = s.call("whoami", {})
+    assert not r.ok and r.error_code == "server_error"
+    assert "whoami" in r.error and "exited with code 7" in r.error and "giving up after 1 calls" in r.error
+
+
+def test_server_stderr_goes_to_its_log_file_not_the_terminal(tmp_path, capfd):
+    with Environment(cfg("--noisy", "50"), log_dir=tmp_path) as env, env.session(0) as s:
+        assert s.call("login", {"user": "a", "password": "hunter2"}).ok
+    out, err = capfd.readouterr()
+    assert "warming cache" not in out + err
+    assert (tmp_path / "envcheck.log").read_text().count("warming cache line") >= 50
+
+
+def test_the_time_budget_ends_the_servers_work_with_an_error_naming_it(tmp_path):
+    with Environment(cfg(time_budget_s=60), log_dir=tmp_path) as env, env.session(0) as s:
+        assert s.call("login", {"user": "a", "password": "hunter2"}).ok
+        env.deadline = 0  # as if the budget were spent
+        with pytest.raises(ServerBudgetExceeded, match=r"time budget of 60s \(time_budget_s"):
+            s.call("whoami", {})
+
+
+def test_replay_repeats_the_recorded_setup_and_names_a_result_difference(monkeypatch, template, tmp_path):
+    monkeypatch.setenv("ENVCHECK_PW", "hunter2")
+    c = cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
+    trace = [{"name": "put", "arguments": {"key": "k", "value": "v"}, "ok": True, "result": {"result": "ok"}},
+             {"name": "get", "arguments": {"key": "greeting"}, "ok": True, "result": {"result": "goodbye"}}]
+    conv = Conversation(conversation_id="c", server="envcheck", servers=["envcheck"], seed=0, snapshot_id="s", messages=[], tools=[],
+                        reference=[], trace=trace, setup=LOGIN)
+    with Environment(c, log_dir=tmp_path) as env:
+        results, _ = replay_trace(env, conv)
+    assert results[0]["ok"]  # ``put`` needs the login: the recorded set-up ran before the trace
+    why = describe_mismatch(1, trace[1], results[1])
+    assert why == 'call 1 get returned a different result on replay: result.result: recorded "goodbye", replayed "hello"'
+    failed = {"ok": False, "error_code": "not_found", "error": "no key 'k'", "result": None}
+    assert describe_mismatch(0, trace[0], failed) == "call 0 put succeeded when recorded but failed on replay: not_found: no key 'k'"
+
+
+def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir(tmp_path):
+    from pipeline.build import build_corpus
+    from pipeline.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig
+    from pipeline.serverfile import check_server
+
+    fixtures = Path(SERVER).parent
+    seeds = fixtures / "seeds"
+    before = tree_hashes(seeds)
+    files = ServerConfig(name="files", kind="stdio", command=sys.executable,
+                         args=[str(fixtures / "files_server.py"), "--root", "${SESSION_DIR}"], cwd=str(seeds / "files"))
+    memory = ServerConfig(name="memory", kind="stdio", command=sys.executable, args=[str(fixtures / "memory_server.py")],
+                          template_dir=str(seeds / "memory"), env={"MEMORY_FILE_PATH": "${SESSION_DIR}/memory.jsonl"})
+    report = check_server(memory)
+    assert report["tools"] and not [p for p in report["problems"] if p.startswith("could not use")]
+    cfg = BuildConfig(examples=4, servers=["files"], server_configs=[files], data_dir=str(tmp_path / "data"),
+                      chains=ChainConfig(per_server=2), graph=GraphConfig(implicit=False), replay=ReplayConfig(determinism_runs=1))
+    build_corpus(cfg)
+    assert tree_hashes(seeds) == before
+    assert (tmp_path / "data" / "logs" / "servers" / "files.log").exists()
