@@ -181,13 +181,24 @@ def _ranked(offered: list[tuple[str, Any]], param: str) -> list[tuple[str, Any]]
 NO_SUCH = "prove-no-such-{}"  # a value no server holds: a tool that accepts it accepts anything
 
 
+def _strings(x: Any) -> set[str]:
+    if isinstance(x, dict):
+        return set().union(*(_strings(v) for v in x.values())) if x else set()
+    if isinstance(x, list):
+        return set().union(*(_strings(v) for v in x)) if x else set()
+    return {str(x)} if isinstance(x, (str, int)) and not isinstance(x, bool) else set()
+
+
 def _flow_run(s: Session, snap: Snapshot, a: ToolSpec, rng: random.Random) -> tuple[dict[str, Any], Any, list[tuple[str, Any]]]:
-    """A run on a session reset to the seed (up to three argument draws) until its result names something."""
+    """A run on a session reset to the seed (up to three argument draws) until its result names something
+    it brought: a value A was given that the user already had (an observed one) only passes through A."""
+    known = {str(v) for vals in snap.values.values() for v in vals}
     for _try in range(3):
         args_a = fill_args(a, snap, rng)
         s.reset()
         ra = s.call(a.name, args_a)
-        offered = result_values(ra.data, a.name) if ra.ok else []
+        passed = _strings(args_a) & known
+        offered = [(f, v) for f, v in result_values(ra.data, a.name) if str(v) not in passed] if ra.ok else []
         if offered:
             return args_a, ra.data, offered
     return {}, None, []
@@ -238,7 +249,7 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
                 continue
             edges[key] = Edge(src=a.name, dst=b.name, kind="explicit", fields={f: p},
                               source="schema+live" if cfg.confirm_live else "schema", confirmed=ok)
-        if cfg.confirm_live:  # tools with no output schema: values their results carry, confirmed live
+        if cfg.confirm_live and cfg.value_flow:  # tools with no output schema: values their results carry, confirmed live
             for a in tools:
                 if a.output_schema is None:
                     for e in confirm_value_flow(s, snap, a, tools, rng):
