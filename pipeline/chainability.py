@@ -15,7 +15,9 @@ from typing import Any
 
 from pipeline.records import DependencyGraph, Snapshot, ToolSpec
 
-READ_VERB = re.compile(r"^(list|get|read|search|find|show|describe|query|fetch|view|lookup|check|display|open|count|stat)(_|$|[A-Z])")
+READ_VERB = re.compile(r"(^|_)(list|get|read|search|find|show|describe|query|fetch|view|lookup|check|display|open|count|stat|status|log|branch)(_|$|[A-Z])")
+WRITE_VERB = re.compile(r"(^|_)(create|add|delete|remove|update|set|commit|checkout|move|write|edit|insert|append|reset|start|stop|"
+                        r"press|release|lock|transfer|login|logout|send|post|put|rename)(_|$|[A-Z])")
 AUTH_ERROR = re.compile(r"log ?in|logged|auth|sign.?in|session|token|credential|unauthori[sz]ed|forbidden|permission", re.I)
 PRECONDITION = re.compile(r"first|before|must|requires?|not (running|ready|started|open|pressed|engaged)|precondition", re.I)
 AUTH_TOOL = re.compile(r"log_?in|sign_?in|auth|connect|open_session", re.I)
@@ -39,6 +41,11 @@ def _errors(snap: Snapshot, name: str) -> list[str]:
     return [str(c.get("error") or c.get("error_code") or "") for c in snap.probe_calls if c["name"] == name and not c["ok"]]
 
 
+def looks_read(name: str) -> bool:
+    """A tool whose name says it reads (``list_*``, ``git_log``) and nothing it writes (``git_create_branch``)."""
+    return bool(READ_VERB.search(name)) and not WRITE_VERB.search(name)
+
+
 def _setup_line(tools: list[ToolSpec], secrets: dict[str, str]) -> str:
     login = next((t for t in tools if AUTH_TOOL.search(t.name)), None)
     if login is None:
@@ -48,7 +55,7 @@ def _setup_line(tools: list[ToolSpec], secrets: dict[str, str]) -> str:
 
 
 def _state_candidate(tools: list[ToolSpec]) -> str | None:
-    reads = [t for t in tools if (t.read_only or READ_VERB.match(t.name)) and not t.required]
+    reads = [t for t in tools if (t.read_only or looks_read(t.name)) and not t.required]
     best = next((t for t in reads if re.search(r"status|state|graph|all|overview", t.name)), reads[0] if reads else None)
     return best.name if best else None
 
@@ -68,7 +75,7 @@ def explain_tool(t: ToolSpec, tools: list[ToolSpec], snap: Snapshot, graph: Depe
         return {"chainable": False, "why": f"its probe calls were refused: {errors[0][:120]}", "fix": _setup_line(tools, secrets)}
     if errors and any(PRECONDITION.search(e) for e in errors):
         return {"chainable": False, "why": f"its probe calls hit a precondition: {errors[0][:120]}", "fix": _setup_line(tools, secrets)}
-    if not probed and READ_VERB.match(t.name) and not t.annotated:
+    if not probed and looks_read(t.name) and not t.annotated:
         return {"chainable": False, "why": "no readOnlyHint annotation, so never probed, and no confirmed dependency",
                 "fix": f"probe_allowlist: [{t.name}]  (only if it reads and never writes)"}
     reason = snap.skipped_tools.get(t.name)
@@ -77,11 +84,12 @@ def explain_tool(t: ToolSpec, tools: list[ToolSpec], snap: Snapshot, graph: Depe
                 "fix": "probe_allowlist: [<a tool that lists them>]  (or secrets: {<param>: ${VAR}} for a value only the user knows)"}
     if errors:
         return {"chainable": False, "why": f"every probe call failed: {errors[0][:120]}", "fix": None}
-    if not t.read_only:
+    if not probed:
         state = _state_candidate(tools)
         why = "its writes changed nothing a reading tool returned, and no tool accepted a value of its results"
         return {"chainable": False, "why": why, "fix": f"state_tool: {state}" if state else "state_tool: <a tool that returns the whole state>"}
-    return {"chainable": False, "why": "no other tool's result fed it, and no write changed what it returns", "fix": None}
+    why = "no other tool's result fed it, and no write changed what it returns"
+    return {"chainable": False, "why": why + (" (it is probed as a read: allow-listed)" if t.name in allowlist else ""), "fix": None}
 
 
 def explain(tools: list[ToolSpec], snap: Snapshot, graph: DependencyGraph, excluded: dict[str, str],

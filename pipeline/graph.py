@@ -178,7 +178,7 @@ def _ranked(offered: list[tuple[str, Any]], param: str) -> list[tuple[str, Any]]
     return (near + [fv for fv in strings if fv not in near])[:4]
 
 
-NO_SUCH = "prove-no-such-{}"  # a value no server holds: a tool that accepts it accepts anything
+NO_SUCH = "prove-no-such-{}"  # a value no server holds: what a tool does with it is the control
 
 
 def _strings(x: Any) -> set[str]:
@@ -204,29 +204,41 @@ def _flow_run(s: Session, snap: Snapshot, a: ToolSpec, rng: random.Random) -> tu
     return {}, None, []
 
 
+def _names(res: Any, value: Any) -> bool:
+    """The result of a successful call mentions ``value``."""
+    return res.ok and str(value) in (res.text or json.dumps(res.data, default=str))
+
+
+def _evidence(res: Any, control: Any, value: Any) -> bool:
+    """B's call with ``value`` shows B took it: it succeeded where the control failed, or it names the
+    value where the control (answered) named nothing."""
+    return res.ok and (not control.ok or _names(res, value))
+
+
 def confirm_value_flow(s: Session, snap: Snapshot, a: ToolSpec, tools: list[ToolSpec], rng: random.Random) -> list[Edge]:
-    """Edges A -> B for a tool A with no output schema: a value seen in A's live result that B accepts
-    (a live call of B with it succeeds) where B refuses a value nothing holds (so B's success says
-    something about the value). A runs on a session reset to the seed; reads of B follow it on that
-    state, and the session is reset (and A run again) after each write of B."""
+    """Edges A -> B for a tool A with no output schema: a value seen in A's live result that B accepts,
+    where that says something: B refuses a value nothing holds, or B answers such a value without
+    naming it (an empty lookup) and names the value from A. A runs on a session reset to the seed;
+    reads of B follow it on that state, and the session is reset (and A run again) after each write of B."""
     args_a, data_a, offered = _flow_run(s, snap, a, rng)
     if not offered:
         return []  # A does not run here, or its result names nothing another tool could take
     edges = []
 
-    def attempt(b: ToolSpec, p: str, v: Any) -> bool:
-        ok = s.call(b.name, fill_args(b, snap, rng, fixed={p: v}, context=[data_a])).ok
+    def attempt(b: ToolSpec, p: str, v: Any) -> Any:
+        res = s.call(b.name, fill_args(b, snap, rng, fixed={p: v}, context=[data_a]))
         if not b.read_only:
             s.reset()
             s.call(a.name, args_a)
-        return ok
+        return res
 
     # reads first: they leave the state as A left it
     for b in sorted((t for t in tools if t.name != a.name), key=lambda t: not t.read_only):
         for p in _flow_params(b):
-            if attempt(b, p, NO_SUCH.format(p)):
-                continue  # B takes anything here: its success would prove nothing
-            found = next((f for f, v in _ranked(offered, p) if attempt(b, p, v)), None)
+            control = attempt(b, p, NO_SUCH.format(p))
+            if _names(control, NO_SUCH.format(p)):
+                continue  # B echoes anything it is given: its success would prove nothing
+            found = next((f for f, v in _ranked(offered, p) if _evidence(attempt(b, p, v), control, v)), None)
             if found is not None:
                 edges.append(Edge(src=a.name, dst=b.name, kind="explicit", fields={found: p}, source="live"))
                 break
@@ -262,7 +274,9 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
                     # a pair without a shared parameter cannot be probed on a common entity, unless B lists
                     # everything (a read-only tool with no required input sees every write)
                     lists_all = b.read_only and not b.required
-                    if a.name == b.name or not (props[a.name] & props[b.name] or lists_all):
+                    # a schema-less B that needs no input can be tried in any state (press the brake, then start)
+                    bare = not b.required and schema_less(a, b)
+                    if a.name == b.name or not (props[a.name] & props[b.name] or lists_all or bare):
                         continue
                     if (a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed:
                         continue

@@ -12,7 +12,8 @@ from pipeline.config import GraphConfig, ProbeConfig
 from pipeline.env import Environment
 from pipeline.graph import discover
 from pipeline.probe import probe
-from pipeline.records import schema_hash
+from pipeline.chainability import explain
+from pipeline.records import DependencyGraph, Snapshot, ToolSpec, schema_hash
 from pipeline.serverfile import check_server, load_servers_file, usable_tools
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,19 +80,41 @@ def test_sqlite_repr_rows_name_tables_that_describe_table_takes(configs):
         assert e is not None and list(e.fields.values()) == ["table_name"]
 
 
-def test_check_explains_each_tool_and_suggests_the_allowlist_for_an_unprobed_reader(configs):
-    # the sqlite server with no allow-list: nothing is annotated, so nothing is probed
-    cfg = configs["sqlite"].model_copy(update={"probe_allowlist": []})
-    report = check_server(cfg)
+def test_check_explains_each_tool_of_a_live_server(configs):
+    report = check_server(configs["sqlite"])
     tools = report["tool_report"]
     assert set(tools) == set(report["tools"])
-    assert not tools["list_tables"]["chainable"]
-    assert tools["list_tables"]["fix"].startswith("probe_allowlist: [list_tables]")
+    assert tools["describe_table"]["chainable"] and "list_tables" in tools["describe_table"]["why"]
+    assert report["feeds"]["table"] == ["describe_table.table_name"]
 
 
-def test_check_suggests_a_login_setup_for_a_login_gated_server(configs):
-    cfg = configs["bank"].model_copy(update={"setup": []})
-    report = check_server(cfg)
-    refused = [t for t, info in report["tool_report"].items() if "refused" in info["why"]]
-    assert refused, report["tool_report"]
-    assert report["tool_report"][refused[0]]["fix"].startswith("setup: [{tool: login")
+def _spec(name, required=(), read_only=False, annotated=False):
+    return ToolSpec(name=name, server="x", read_only=read_only, annotated=annotated,
+                    input_schema={"type": "object", "properties": {p: {"type": "string"} for p in required}, "required": list(required)})
+
+
+def _explain(tools, calls=(), skipped=None, allowlist=(), secrets=None):
+    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=tools, probe_calls=list(calls), skipped_tools=skipped or {})
+    graph = DependencyGraph(graph_id="g", server="x", schema_hash="h", snapshot_id="s", tools=[t.name for t in tools])
+    return explain(tools, snap, graph, {}, list(allowlist), secrets or {})
+
+
+def test_an_unannotated_reader_gets_the_allowlist_line_and_a_writer_does_not():
+    out = _explain([_spec("list_tables"), _spec("git_create_branch", ["name"])])
+    assert out["list_tables"]["fix"].startswith("probe_allowlist: [list_tables]")
+    assert not out["git_create_branch"]["fix"].startswith("probe_allowlist")
+
+
+def test_a_refused_probe_call_gets_a_login_setup_line_with_the_secret():
+    tools = [_spec("login", ["username", "password"]), _spec("list_accounts", read_only=True, annotated=True)]
+    calls = [{"name": "list_accounts", "arguments": {}, "ok": False, "error_code": "tool_error",
+              "error": "not logged in: call login(username, password) first"}]
+    out = _explain(tools, calls, secrets={"password": "${BANK_PASSWORD}"})
+    assert "refused" in out["list_accounts"]["why"]
+    assert out["list_accounts"]["fix"] == 'setup: [{tool: login, arguments: {username: <username>, password: "${secret:password}"}}]'
+
+
+def test_a_writer_nothing_observed_gets_a_state_tool_line_naming_a_reader():
+    out = _explain([_spec("start_engine"), _spec("display_status", read_only=True, annotated=True)])
+    assert out["start_engine"]["fix"] == "state_tool: display_status"
+    assert out["display_status"]["fix"] is None and not out["display_status"]["chainable"]
