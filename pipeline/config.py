@@ -179,6 +179,8 @@ class ProbeConfig(StageConfig):
 class GraphConfig(StageConfig):
     confirm_live: bool = True
     implicit: bool = True
+    # tools without an output schema: a value of their live result that another tool accepts is an edge
+    value_flow: bool = True
     llm: bool = False
     cache_dir: str | None = None
 

@@ -3,8 +3,12 @@
 Only tools annotated read-only (or named in the server's ``probe_allowlist``) are ever called.
 Tools with no required arguments are called first (``list_*``, ``search_*``); then read-only
 tools whose required arguments can be filled from values already observed (``get_*``).
-Entities are records that carry an ``*_id`` field; scalar fields are collected as values that
-queries may mention. Entities without enough support (closed, or a numeric field under its
+Entities are records that carry an ``*_id`` field; where a result has none, the records named by
+a key (``name``, ``path``, ``title``, ...), the lines of a text listing and printed Python rows
+(:mod:`pipeline.discovery`). A read-only tool nothing could call yet is then tried with each
+kind of those names (as listed, and under the directory the listing named): the form it accepts
+becomes the values of its parameter, and ``Snapshot.feeds`` records which parameters each kind
+fed. Scalar fields are collected as values that queries may mention. Entities without enough support (closed, or a numeric field under its
 threshold) are dropped, so a query never names an entity nothing could be done with.
 """
 
@@ -15,7 +19,9 @@ import re
 from typing import Any
 
 from pipeline.config import ProbeConfig
+from pipeline.discovery import generic_entities, parse_result
 from pipeline.env import ADMIN_PREFIX, Session
+from pipeline.lexicon import singular
 from pipeline.records import Snapshot, ToolSpec, schema_hash, stable_hash
 
 ID_FIELD = re.compile(r"(^id$|_id$)")
@@ -103,54 +109,165 @@ def collect_secrets(state: dict[str, Any] | None, sensitive_params: set[str]) ->
     return secrets
 
 
+class _Probe:
+    """The state of one probe: what was called, the entities and values seen, what fed what."""
+
+    def __init__(self, session: Session, cfg: ProbeConfig):
+        self.session, self.cfg = session, cfg
+        self.entities: dict[str, dict[str, Any]] = {}
+        self.kinds: dict[str, str] = {}
+        self.values: dict[str, list[Any]] = {}
+        self.calls: list[dict[str, Any]] = []
+        self.budget = cfg.max_calls
+        # entities found by a naming key, a listing or a printed row (not an id field): kind -> (value, joined)
+        # where ``joined`` is the value under the directory the listing call named (None when not a path)
+        self.generic: dict[str, list[tuple[str, str | None]]] = {}
+        self.feeds: dict[str, list[str]] = {}
+        # results of tools with an output schema that had no id-keyed record: read for names only if no
+        # result of the server had one (a server that keys by id is probed as it always was)
+        self.deferred: list[tuple[ToolSpec, dict[str, Any], Any]] = []
+
+    def call(self, tool: ToolSpec, args: dict[str, Any]) -> bool:
+        self.budget -= 1
+        res = self.session.call(tool.name, args)
+        self.calls.append({"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error})
+        if not res.ok:
+            return False
+        self._learn_feed(tool, args)
+        found = False
+        for id_field, rec in walk_records(res.data):
+            found = True
+            eid = str(rec[id_field])
+            self.kinds.setdefault(eid, entity_kind(eid, id_field))
+            merged = self.entities.setdefault(eid, {})
+            merged.update({k: v for k, v in rec.items() if not isinstance(v, (dict, list))})
+        scalar_fields(res.data, self.values, self.cfg.max_values_per_field)
+        if not found:  # no id-keyed record: names, listings, printed rows
+            if tool.output_schema:
+                self.deferred.append((tool, args, res.data))
+            else:
+                self._generic(tool, args, res.data)
+        return True
+
+    def undefer(self) -> None:
+        """Read the deferred results for names, where no result carried an id-keyed record."""
+        deferred, self.deferred = self.deferred, []
+        if not any(ID_FIELD.search(k) for k in self.values):
+            for tool, args, data in deferred:
+                self._generic(tool, args, data)
+
+    def _generic(self, tool: ToolSpec, args: dict[str, Any], data: Any) -> None:
+        parsed = parse_result(data)
+        if parsed is not data:  # JSON or Python rows printed as text: read as the data they are
+            for id_field, rec in walk_records(parsed):
+                eid = str(rec[id_field])
+                self.kinds.setdefault(eid, entity_kind(eid, id_field))
+                self.entities.setdefault(eid, {}).update({k: v for k, v in rec.items() if not isinstance(v, (dict, list))})
+            scalar_fields(parsed, self.values, self.cfg.max_values_per_field)
+        folder = next((v for v in args.values() if isinstance(v, str) and v.startswith("/")), None)
+        for f in generic_entities(data, tool.name):
+            self.kinds.setdefault(f.value, f.kind)
+            self.entities.setdefault(f.value, {}).update(f.record)
+            joined = f"{folder.rstrip('/')}/{f.value}" if folder and f.key == "path" and not f.value.startswith("/") else None
+            forms = self.generic.setdefault(f.kind, [])
+            if (f.value, joined) not in forms:
+                forms.append((f.value, joined))
+            vals = self.values.setdefault(f.key, [])
+            if f.value not in vals and len(vals) < self.cfg.max_values_per_field:
+                vals.append(f.value)
+
+    def _learn_feed(self, tool: ToolSpec, args: dict[str, Any]) -> None:
+        """A call that succeeded: each argument naming a known entity is a parameter its kind feeds."""
+        for p, v in args.items():
+            for x in (v if isinstance(v, list) else [v]):
+                kind = self.kinds.get(str(x)) if isinstance(x, (str, int)) else None
+                if kind and f"{tool.name}.{p}" not in self.feeds.setdefault(kind, []):
+                    self.feeds[kind].append(f"{tool.name}.{p}")
+
+    def try_kinds(self, tool: ToolSpec, param: str) -> bool:
+        """Feed ``param`` of a tool nothing could call yet with the names of each kind found so far (as
+        listed, then under the listed directory); the first form the tool accepts becomes the
+        parameter's observed values."""
+        spec = tool.properties.get(param) or {}
+        is_array = (spec.get("type") == "array") or any(s.get("type") == "array" for s in spec.get("anyOf", []))
+        target = singular(param) if is_array else param
+        if any(not self.values.get(p) for p in tool.required if p != param):
+            return False
+        others = {p: self.values[p][0] for p in tool.required if p != param}
+        hint = [k for k in self.generic if k in param or param.rstrip("s") in k]
+        for kind in hint + sorted((k for k in self.generic if k not in hint), key=lambda k: -len(self.generic[k]))[:3]:
+            forms = self.generic[kind]
+            for use_joined in (False, True):
+                v = forms[0][1] if use_joined else forms[0][0]
+                if v is None or self.budget <= 0:
+                    continue
+                if self.call(tool, {**others, param: [v] if is_array else v}):
+                    vals = [j if use_joined else plain for plain, j in forms if (j if use_joined else plain)]
+                    for x in vals:
+                        self.kinds.setdefault(x, kind)
+                    self.values[target] = vals[: self.cfg.max_values_per_field] + [x for x in self.values.get(target, []) if x not in vals]
+                    return True
+        return False
+
+
+def _third_pass(pr: _Probe, with_args: list[ToolSpec], skipped: dict[str, str]) -> None:
+    """Only where names, listings or printed rows were found: a read-only tool no call could use yet is
+    tried with each kind of them, and what it accepts is learned (rounds, while one feeds the next)."""
+    for _round in range(3):
+        ok_tools = {c["name"] for c in pr.calls if c["ok"]}
+        todo = [t for t in with_args if t.name not in ok_tools]
+        if not pr.generic or not todo or pr.budget <= 0:
+            return
+        progress = False
+        for t in todo:
+            named = {v for forms in pr.generic.values() for f in forms for v in f}
+            # the parameters nothing fed, else the ones fed only names (which the tool may want under their folder)
+            params = [p for p in t.required if not pr.values.get(p)] or [p for p in t.required if set(pr.values[p]) & named]
+            if params and all(pr.try_kinds(t, p) for p in params):
+                progress = True
+                skipped.pop(t.name, None)
+                for pick in range(1, 3):
+                    args = _fill_required(t, pr.values, pick)
+                    if args is not None and pr.budget > 0:
+                        pr.call(t, args)
+        if not progress:
+            return
+
+
 def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: list[str] | None = None,
           config_secrets: dict[str, str] | None = None) -> Snapshot:
     """Sample the live state of ``session`` through its read-only tools only."""
     safe = probe_safe(tools, allowlist)
     skipped = {t.name: "not annotated read-only" for t in tools if t not in safe}
-    entities: dict[str, dict[str, Any]] = {}
-    kinds: dict[str, str] = {}
-    values: dict[str, list[Any]] = {}
-    calls: list[dict[str, Any]] = []
-    budget = cfg.max_calls
-
-    def record(tool: ToolSpec, args: dict[str, Any]) -> None:
-        nonlocal budget
-        budget -= 1
-        res = session.call(tool.name, args)
-        calls.append({"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error})
-        if not res.ok:
-            return
-        for id_field, rec in walk_records(res.data):
-            eid = str(rec[id_field])
-            kinds.setdefault(eid, entity_kind(eid, id_field))
-            merged = entities.setdefault(eid, {})
-            merged.update({k: v for k, v in rec.items() if not isinstance(v, (dict, list))})
-        scalar_fields(res.data, values, cfg.max_values_per_field)
-
+    pr = _Probe(session, cfg)
     no_args = [t for t in safe if not t.required]
     with_args = [t for t in safe if t.required]
     for t in no_args:
-        if budget <= 0:
+        if pr.budget <= 0:
             break
-        record(t, {})
+        pr.call(t, {})
     # second pass: read-only tools fed with observed values, a few distinct values each
     for pick, t in itertools.product(range(3), with_args):
-        if budget <= 0:
+        if pr.budget <= 0:
             break
-        args = _fill_required(t, values, pick)
+        args = _fill_required(t, pr.values, pick)
         if args is None:
             if pick == 0:
-                skipped[t.name] = f"no observed values for required {[p for p in t.required if p not in values]}"
+                skipped[t.name] = f"no observed values for required {[p for p in t.required if p not in pr.values]}"
             continue
-        record(t, args)
-
+        pr.call(t, args)
+    pr.undefer()
+    _third_pass(pr, with_args, skipped)
+    entities, kinds, values = pr.entities, pr.kinds, pr.values
     supported = {eid: rec for eid, rec in entities.items() if _supported(rec, kinds[eid], cfg, eid)}
     # values of id fields keep only supported entities
     dropped = set(entities) - set(supported)
     for k, vals in values.items():
         if ID_FIELD.search(k):
             values[k] = [v for v in vals if str(v) not in dropped]
+    support: dict[str, int] = {}
+    for eid in supported:
+        support[kinds[eid]] = support.get(kinds[eid], 0) + 1
 
     sensitive = {p for t in tools for p in t.sensitive}
     secrets = collect_secrets(session.state() if sensitive else None, sensitive)
@@ -160,7 +277,8 @@ def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: 
     sid = "snap-" + stable_hash([session.env.name, session.seed, sh, sorted(supported)], 12)
     return Snapshot(
         snapshot_id=sid, server=session.env.name, seed=session.seed, schema_hash=sh, tools=tools,
-        entities=supported, values=values, secrets=secrets, probe_calls=calls, skipped_tools=skipped,
+        entities=supported, values=values, secrets=secrets, probe_calls=pr.calls, skipped_tools=skipped,
+        entity_kinds={eid: kinds[eid] for eid in supported}, kind_support=support, feeds=pr.feeds,
     )
 
 

@@ -91,6 +91,11 @@ class Snapshot(BaseModel):
     secrets: dict[str, dict[str, Any]] = {}
     probe_calls: list[dict[str, Any]] = []
     skipped_tools: dict[str, str] = {}
+    # entity id -> its kind ("account", "file", "table"); kind -> supported entities of that kind;
+    # kind -> the "tool.param"s a value of that kind was accepted by in a live probe call
+    entity_kinds: dict[str, str] = {}
+    kind_support: dict[str, int] = {}
+    feeds: dict[str, list[str]] = {}
     # the sampled context refreshed every k conversations: probes of the next world seeds
     refreshes: list["Snapshot"] = []
 

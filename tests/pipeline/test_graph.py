@@ -79,12 +79,25 @@ def test_a_list_tool_is_fed_through_an_optional_filter_of_the_same_name(graph):
 
 
 def test_implicit_edge_when_a_write_changes_what_a_read_returns(banking_env, snapshot, tools_by_name):
-    # without an output schema, deposit cannot explain the dependency explicitly: only state can
+    # without an output schema, deposit cannot explain the dependency explicitly: only state can (the account
+    # its result names is the one it was given, which passes through it: no value flow)
     dep = tools_by_name["deposit"].model_copy(update={"output_schema": None})
     snap = _reduced(snapshot, [dep, tools_by_name["get_balance"]])
     g = discover(banking_env, snap, GraphConfig(), seed=SEED)
     e = _edge(g, "deposit", "get_balance")
     assert e is not None and e.kind == "implicit" and e.confirmed and e.source == "live"
+
+
+def test_value_flow_edge_from_a_tool_without_output_schema(banking_env, snapshot, tools_by_name):
+    # list_accounts' live result names accounts, and get_balance accepts one (while refusing an account nobody holds)
+    lister = tools_by_name["list_accounts"].model_copy(update={"output_schema": None})
+    snap = _reduced(snapshot, [lister, tools_by_name["get_balance"]])
+    g = discover(banking_env, snap, GraphConfig(), seed=SEED)
+    e = _edge(g, "list_accounts", "get_balance")
+    assert e is not None and e.kind == "explicit" and e.source == "live" and e.confirmed
+    assert list(e.fields.values()) == ["account_id"]
+    off = discover(banking_env, snap, GraphConfig(value_flow=False), seed=SEED)
+    assert _edge(off, "list_accounts", "get_balance", "explicit") is None
 
 
 def test_implicit_edge_when_a_write_enables_another_write(banking_env, snapshot, tools_by_name):

@@ -9,6 +9,7 @@ Run: python tests/thirdparty/files_server.py [--root DIR] [--http PORT]
 
 import argparse
 import difflib
+import functools
 import fnmatch
 import json
 from pathlib import Path
@@ -33,8 +34,21 @@ class Edit(BaseModel):
     newText: str = Field(description="Text to replace with")
 
 
+def fs_errors(fn):
+    """File system errors come back as tool errors in Node's style (``EISDIR: ...``), as the published server's do."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except OSError as exc:
+            code = {21: "EISDIR", 20: "ENOTDIR", 17: "EEXIST", 2: "ENOENT", 39: "ENOTEMPTY", 22: "EINVAL"}.get(exc.errno or 0, "EIO")
+            where = rel(Path(exc.filename)) if exc.filename and ROOT in Path(exc.filename).parents else exc.filename or ''
+            raise ToolError(f"{code}: {exc.strerror or exc}, '{where}'") from None
+    return wrapper
+
+
 def resolve(path: str) -> Path:
-    target = (ROOT / path).resolve()
+    target = (ROOT / path).resolve()  # symlinks resolved first, so a link cannot lead out
     if target != ROOT and ROOT not in target.parents:
         raise ToolError(f"Access denied - path outside allowed directories: {path}")
     return target
@@ -60,6 +74,7 @@ def written(target: Path) -> None:
 
 
 @srv.tool(structured_output=False, annotations=READ)
+@fs_errors
 def read_file(path: str) -> str:
     """Read the complete contents of a file from the file system. Handles various text encodings and provides
     detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of
@@ -68,6 +83,7 @@ def read_file(path: str) -> str:
 
 
 @srv.tool(structured_output=False)
+@fs_errors
 def write_file(path: str, content: str) -> str:
     """Create a new file or completely overwrite an existing file with new content. Use with caution as it will
     overwrite existing files without warning. Handles text content with proper encoding. Only works within
@@ -81,6 +97,7 @@ def write_file(path: str, content: str) -> str:
 
 
 @srv.tool(structured_output=False)
+@fs_errors
 def edit_file(path: str, edits: list[Edit], dryRun: bool = False) -> str:
     """Make line-based edits to a text file. Each edit replaces exact line sequences with new content.
     Returns a git-style diff showing the changes made. Only works within allowed directories."""
@@ -99,6 +116,7 @@ def edit_file(path: str, edits: list[Edit], dryRun: bool = False) -> str:
 
 
 @srv.tool(structured_output=False)
+@fs_errors
 def create_directory(path: str) -> str:
     """Create a new directory or ensure a directory exists. Can create multiple nested directories in one
     operation. If the directory already exists, this operation will succeed silently. Only works within
@@ -108,6 +126,7 @@ def create_directory(path: str) -> str:
 
 
 @srv.tool(structured_output=False, annotations=READ)
+@fs_errors
 def list_directory(path: str) -> str:
     """Get a detailed listing of all files and directories in a specified path. Results clearly distinguish
     between files and directories with [FILE] and [DIR] prefixes. Only works within allowed directories."""
@@ -126,6 +145,7 @@ def tree(target: Path) -> list[dict]:
 
 
 @srv.tool(structured_output=False, annotations=READ)
+@fs_errors
 def directory_tree(path: str) -> str:
     """Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name',
     'type' (file/directory), and 'children' for directories."""
@@ -133,6 +153,7 @@ def directory_tree(path: str) -> str:
 
 
 @srv.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+@fs_errors
 def move_file(source: str, destination: str) -> str:
     """Move or rename files and directories. Can move files between directories and rename them in a single
     operation. If the destination exists, the operation will fail."""
@@ -148,6 +169,7 @@ def move_file(source: str, destination: str) -> str:
 
 
 @srv.tool(structured_output=False, annotations=READ)
+@fs_errors
 def search_files(path: str, pattern: str) -> str:
     """Recursively search for files and directories matching a pattern. Searches through all subdirectories
     from the starting path. The search is case-insensitive and matches partial names. Returns full paths to
@@ -159,6 +181,7 @@ def search_files(path: str, pattern: str) -> str:
 
 
 @srv.tool(structured_output=False, annotations=READ)
+@fs_errors
 def get_file_info(path: str) -> str:
     """Retrieve detailed metadata about a file or directory."""
     target = existing(path)
@@ -170,6 +193,7 @@ def get_file_info(path: str) -> str:
 
 
 @srv.tool(structured_output=False, annotations=READ)
+@fs_errors
 def list_allowed_directories() -> str:
     """Returns the list of directories that this server is allowed to access."""
     return "Allowed directories:\n."

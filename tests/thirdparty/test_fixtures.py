@@ -198,8 +198,9 @@ def test_shipped_servers_file_names_the_fixture_scripts_and_seed_dirs():
         assert s.kind == "stdio" and s.isolation == "process"
         script = s.args[0].replace("${PROVE_FIXTURES}", str(HERE))
         assert Path(script).is_file(), script
-        if s.cwd:
-            assert (root / s.cwd).is_dir(), s.cwd
+        for seed_dir in (s.cwd, s.template_dir):
+            if seed_dir:
+                assert (root / seed_dir).is_dir() and (root / seed_dir).parent == SEEDS, seed_dir
 
 
 def test_git_server_lists_branches_and_commits_as_text_lines(tmp_path):
@@ -217,3 +218,14 @@ def test_git_server_lists_branches_and_commits_as_text_lines(tmp_path):
     assert out[3][1].splitlines()[0] == f"{new_id} Add app"
     assert failed(out[4], "pathspec 'nope' did not match any branch known to git")
     assert failed(out[5], "Not a git repository: /elsewhere")
+
+
+def test_files_server_reports_file_system_errors_as_tool_errors(tmp_path):
+    tools, out = run_stdio("files_server.py", workdir(tmp_path, "files"), [
+        ("write_file", {"path": "notes", "content": "x"}),
+        ("create_directory", {"path": "todo.txt/sub"}),
+        ("list_directory", {"path": "."}),
+    ])
+    assert failed(out[0], "EISDIR: Is a directory, 'notes'")
+    assert failed(out[1], "ENOTDIR: Not a directory, 'todo.txt/sub'")
+    assert not out[2][0]
