@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "thirdparty"
 SEEDS = FIXTURES / "seeds"
 PY = sys.executable
+# one 80-example build over seven server processes' worth of sessions: minutes, not seconds (see the report)
+pytestmark = pytest.mark.slow
 FIXTURE_ENV = {"PROVE_FIXTURES": str(FIXTURES), "BANK_PASSWORD": "s3cret",
                "PATH": f"{Path(PY).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
