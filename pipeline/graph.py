@@ -2,8 +2,11 @@
 
 * **Explicit** (A -> B): a field of A's output schema has the name of a required input of B.
   Confirmed live on a fresh session: call A, feed the value of that field to B, B succeeds.
+* **Value flow** (A -> B, A without an output schema): a value seen in A's live result (a field,
+  a named record, a listing's line; :mod:`pipeline.discovery`) that B accepts in a live call.
 * **Implicit** (A -> B): A writes state that B reads or needs. Confirmed live when B's result
-  changes after A (B read-only), or when B fails before A and succeeds after it (B writes).
+  changes after A (B read-only), or when B fails before A and succeeds after it (B writes; and,
+  for a pair without output schemas, B reads: write a file, then read it).
 * **LLM** (optional): an OpenAI-compatible model classifies pairs (the paper's way); its edges
   are merged with the programmatic ones and marked ``source="llm"``.
 
@@ -26,8 +29,10 @@ from pipeline.config import GraphConfig
 from pipeline.env import Environment, Session
 from pipeline.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.storage import atomic_write_text
+from pipeline import discovery as discovery_module
 from pipeline import values as values_module
-from pipeline.values import fill_args, find_field, output_fields
+from pipeline.discovery import result_values
+from pipeline.values import fill_args, find_field, output_fields, synth_value
 
 
 FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text", "subject", "comment", "query", "note", "reason"}
@@ -41,7 +46,7 @@ def rules_hash() -> str:
     """A hash of the code that decides the edges (this module and the value filler that confirms them),
     in the cache key: a cached graph is reused only by the code that found it."""
     h = hashlib.sha256()
-    for mod in (__name__, values_module.__name__):
+    for mod in (__name__, values_module.__name__, discovery_module.__name__):
         h.update(Path(sys.modules[mod].__file__ or "").read_bytes())
     return h.hexdigest()[:16]
 
@@ -108,36 +113,113 @@ def _confirm_explicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, para
     return False
 
 
-def _shared_pick(a: ToolSpec, b: ToolSpec, snap: Snapshot, rng: random.Random) -> dict[str, Any]:
+def _shared_pick(a: ToolSpec, b: ToolSpec, snap: Snapshot, rng: random.Random, fresh: bool = False) -> dict[str, Any]:
+    """One value for each parameter both tools take (observed; with ``fresh``, a new one for a parameter
+    nothing was observed for, so the write and the read name the same new thing)."""
     shared = set(a.properties) & set(b.properties)
     pick = {}
     for p in sorted(shared):  # a set's order follows PYTHONHASHSEED: sorted, the graph is the same in every process
         vals = snap.values.get(p)
-        if vals:
+        if fresh and p in a.required:
+            pick[p] = synth_value(p, a.properties.get(p) or {}, rng)
+        elif vals:
             pick[p] = rng.choice(vals)
     return pick
 
 
+def schema_less(a: ToolSpec, b: ToolSpec) -> bool:
+    """A pair the output schemas say nothing about: the value-flow and read-after-write rules apply to it."""
+    return a.output_schema is None or b.output_schema is None
+
+
 def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng: random.Random) -> bool:
+    """B changes after A (B reads), or B fails before A and succeeds after it. For a read of a pair no
+    output schema describes, a read that fails before the write and succeeds after it counts too (write
+    a file, then read it); the other pairs keep the rule that found the built-in servers' edges."""
+    loose = schema_less(a, b)
     for attempt in range(2):
-        pick = _shared_pick(a, b, snap, rng)
+        pick = _shared_pick(a, b, snap, rng, fresh=loose and attempt == 1)
         args_a = fill_args(a, snap, rng, pick=pick)
         args_b = fill_args(b, snap, rng, pick=pick)
         s.reset()
         before = s.call(b.name, args_b)
-        if b.read_only and not before.ok:
+        if b.read_only and not before.ok and not loose:
             continue
         s.reset()
         ra = s.call(a.name, args_a)
         if not ra.ok:
             continue
         after = s.call(b.name, args_b)
-        if b.read_only:
+        if b.read_only and before.ok:
             if after.ok and after.data != before.data:
                 return True
         elif not before.ok and after.ok:
             return True
     return False
+
+
+def _flow_params(b: ToolSpec) -> list[str]:
+    """B's parameters a value of another tool's result may feed: required, naming something (not free
+    text, nor the name a write gives the thing it makes)."""
+    return [p for p in b.required if p not in FREE_TEXT and not (p in OWN_NAME and not b.read_only)
+            and _schema_type(b.properties.get(p)) in (None, "string", "array", "integer")]
+
+
+def _schema_type(spec: Any) -> Any:
+    spec = spec or {}
+    return spec.get("type") or next((x.get("type") for x in spec.get("anyOf", []) if x.get("type") != "null"), None)
+
+
+def _ranked(offered: list[tuple[str, Any]], param: str) -> list[tuple[str, Any]]:
+    """A result's (field, value) pairs, those whose field names the parameter first, strings only, a few."""
+    stem = param[:-1] if param.endswith("s") else param
+    strings = [(f, v) for f, v in offered if isinstance(v, str) and v.strip()]
+    near = [(f, v) for f, v in strings if f in (param, stem) or f.endswith(stem) or stem.endswith(f)]
+    return (near + [fv for fv in strings if fv not in near])[:4]
+
+
+NO_SUCH = "prove-no-such-{}"  # a value no server holds: a tool that accepts it accepts anything
+
+
+def _flow_run(s: Session, snap: Snapshot, a: ToolSpec, rng: random.Random) -> tuple[dict[str, Any], Any, list[tuple[str, Any]]]:
+    """A run on a session reset to the seed (up to three argument draws) until its result names something."""
+    for _try in range(3):
+        args_a = fill_args(a, snap, rng)
+        s.reset()
+        ra = s.call(a.name, args_a)
+        offered = result_values(ra.data, a.name) if ra.ok else []
+        if offered:
+            return args_a, ra.data, offered
+    return {}, None, []
+
+
+def confirm_value_flow(s: Session, snap: Snapshot, a: ToolSpec, tools: list[ToolSpec], rng: random.Random) -> list[Edge]:
+    """Edges A -> B for a tool A with no output schema: a value seen in A's live result that B accepts
+    (a live call of B with it succeeds) where B refuses a value nothing holds (so B's success says
+    something about the value). A runs on a session reset to the seed; reads of B follow it on that
+    state, and the session is reset (and A run again) after each write of B."""
+    args_a, data_a, offered = _flow_run(s, snap, a, rng)
+    if not offered:
+        return []  # A does not run here, or its result names nothing another tool could take
+    edges = []
+
+    def attempt(b: ToolSpec, p: str, v: Any) -> bool:
+        ok = s.call(b.name, fill_args(b, snap, rng, fixed={p: v}, context=[data_a])).ok
+        if not b.read_only:
+            s.reset()
+            s.call(a.name, args_a)
+        return ok
+
+    # reads first: they leave the state as A left it
+    for b in sorted((t for t in tools if t.name != a.name), key=lambda t: not t.read_only):
+        for p in _flow_params(b):
+            if attempt(b, p, NO_SUCH.format(p)):
+                continue  # B takes anything here: its success would prove nothing
+            found = next((f for f, v in _ranked(offered, p) if attempt(b, p, v)), None)
+            if found is not None:
+                edges.append(Edge(src=a.name, dst=b.name, kind="explicit", fields={found: p}, source="live"))
+                break
+    return edges
 
 
 def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
@@ -156,6 +238,11 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
                 continue
             edges[key] = Edge(src=a.name, dst=b.name, kind="explicit", fields={f: p},
                               source="schema+live" if cfg.confirm_live else "schema", confirmed=ok)
+        if cfg.confirm_live:  # tools with no output schema: values their results carry, confirmed live
+            for a in tools:
+                if a.output_schema is None:
+                    for e in confirm_value_flow(s, snap, a, tools, rng):
+                        edges.setdefault((e.src, e.dst, "explicit"), e)
         if cfg.implicit:
             writers = [t for t in tools if not t.read_only]
             props = {t.name: set(t.properties) for t in tools}

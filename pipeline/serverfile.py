@@ -81,8 +81,10 @@ def usable_tools(cfg: ServerConfig, tools: list[Any]) -> tuple[list[Any], dict[s
 
 
 def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = None) -> dict[str, Any]:
-    """What prove finds on one configured server: tools, read-only tools, edges, isolation, problems.
+    """What prove finds on one configured server: tools, read-only tools, edges, isolation, problems,
+    and per tool why it is or is not chainable (:mod:`pipeline.chainability`).
     The server's stderr goes to ``<log_dir>/<name>.log``."""
+    from pipeline.chainability import explain
     from pipeline.env import Environment
     from pipeline.graph import discover
     from pipeline.probe import probe
@@ -111,6 +113,9 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
             confirmed = [e for e in graph.edges if e.confirmed]
             report["edges"] = [f"{e.src} -> {e.dst} ({e.kind})" for e in confirmed]
             report["unchainable"] = graph.unchainable
+            report["tool_report"] = explain(tools, snap, graph, excluded, cfg.probe_allowlist, cfg.secrets)
+            report["entity_kinds"] = snap.kind_support
+            report["feeds"] = snap.feeds
     except Exception as exc:
         report["problems"].append(f"could not use the server: {type(exc).__name__}: {exc}")
     return report

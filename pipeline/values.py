@@ -8,6 +8,7 @@ import re
 from datetime import date, timedelta
 from typing import Any, NamedTuple
 
+from pipeline.discovery import value_in
 from pipeline.records import Snapshot, ToolSpec
 
 _WORDS = {
@@ -109,7 +110,10 @@ def synth_value(param: str, spec: dict[str, Any], rng: random.Random, reference_
         item = synth_value(param.rstrip("s"), s.get("items") or {"type": "string"}, rng, reference_date)
         return [item]
     if t == "object":
-        return {}
+        # an object whose fields the schema lists (an entity to create): its required fields, or all of them
+        fields = s.get("properties") or {}
+        want = s.get("required") or list(fields)
+        return {k: synth_value(k, fields[k], rng, reference_date) for k in want if isinstance(fields.get(k), dict)}
     # strings
     fmt = s.get("format")
     if fmt == "date" or "date" in param:
@@ -394,8 +398,26 @@ class _ParamPlan(NamedTuple):
     numeric: bool
 
 
+def resolve_refs(spec: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+    """``spec`` with its ``$ref``s to ``#/$defs/...`` replaced by the definitions (to a depth of 6)."""
+    if depth > 6:
+        return spec
+    if isinstance(spec, dict):
+        if "$ref" in spec and spec["$ref"].split("/")[-1] in defs:
+            rest = {k: v for k, v in spec.items() if k != "$ref"}
+            return resolve_refs({**defs[spec["$ref"].split("/")[-1]], **rest}, defs, depth + 1)
+        return {k: resolve_refs(v, defs, depth + 1) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [resolve_refs(v, defs, depth + 1) for v in spec]
+    return spec
+
+
 def _param_plan(tool: ToolSpec, p: str, props: dict[str, Any], snapshot: Snapshot) -> _ParamPlan:
     spec = props.get(p) or {}
+    if tool.output_schema is None and tool.input_schema.get("$defs"):
+        # a tool described by its input schema only (a third-party server's): the objects its arguments
+        # hold are built from their definitions (tools with an output schema keep their synthesis as it was)
+        spec = resolve_refs(spec, tool.input_schema["$defs"])
     # a writer's dates and times are new ones (after the reference date), not copies of the state's past ones
     fresh_time = not tool.read_only and _temporal(p, spec)
     vals = [] if fresh_time else _fits_pattern(observed_values(snapshot, p, tool.read_only), spec)
@@ -478,7 +500,9 @@ def fill_args(
     chosen: list[tuple[str, _ParamPlan]] = []
     for p in wanted:
         if p in fixed:
-            args[p] = fixed[p]
+            # one value from an earlier result, for a parameter that takes a list of them (``names``)
+            is_list = not isinstance(fixed[p], list) and _schema_of(props.get(p) or {}).get("type") == "array"
+            args[p] = [fixed[p]] if is_list else fixed[p]
             continue
         if p in sens:
             continue
@@ -509,7 +533,10 @@ def fill_args(
 
 
 def find_field(data: Any, field: str) -> Any:
-    """The first value of ``field`` anywhere in a result (depth first)."""
+    """The first value of ``field`` anywhere in a result (depth first); in a text result (a listing,
+    printed rows), the first entity named by that key (:func:`pipeline.discovery.value_in`)."""
+    if isinstance(data, str):
+        return value_in(data, field)
     if isinstance(data, dict):
         if field in data and isinstance(data[field], (str, int, float)) and not isinstance(data[field], bool):
             return data[field]

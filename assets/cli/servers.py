@@ -50,12 +50,17 @@ def cmd_servers_serve(a: argparse.Namespace) -> int:
 def _print_check(r: dict) -> None:
     print(f"{r['name']} ({r['kind']}, isolation {r['isolation']})")
     print(f"  tools: {len(r.get('tools', []))}, read-only: {len(r.get('read_only_tools', []))}, entities: {r.get('entities', 0)}")
+    kinds = r.get("entity_kinds") or {}
+    if kinds:
+        print("  entity kinds: " + ", ".join(f"{k} ({n})" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1])))
+    for kind, params in (r.get("feeds") or {}).items():
+        print(f"  {kind} feeds: {', '.join(params)}")
     for e in r.get("edges", []):
         print(f"  edge {e}")
-    for t, why in (r.get("unchainable") or {}).items():
-        print(f"  cannot chain {t}: {why}")
-    for t, why in (r.get("excluded_tools") or {}).items():
-        print(f"  excluded {t}: {why}")
+    for t, info in (r.get("tool_report") or {}).items():
+        print(f"  {'chainable' if info['chainable'] else 'cannot chain'} {t}: {info['why']}")
+        if info.get("fix"):
+            print(f"      fix: {info['fix']}")
     for prob in r["problems"]:
         print(f"  problem: {prob}")
 
@@ -69,7 +74,11 @@ def cmd_servers_check(a: argparse.Namespace) -> int:
         print(f"prove: {exc}", file=sys.stderr)
         return 2
     log_dir = Path(a.data_dir) / "logs" / "servers"
-    reports = [check_server(c, log_dir=log_dir) for c in configs]
+    # servers are checked side by side (each in its own environment); reports keep the file's order
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(configs), a.jobs))) as pool:
+        reports = list(pool.map(lambda c: check_server(c, log_dir=log_dir), configs))
     if a.json:
         print_json(reports)
     else:
@@ -102,6 +111,7 @@ def register(sub: Any) -> None:
     x = sv.add_parser("check")
     x.add_argument("config", help="YAML/TOML servers file")
     x.add_argument("--json", action="store_true")
+    x.add_argument("--jobs", type=int, default=4, help="servers checked at the same time (default 4)")
     x.add_argument("--data-dir", default="data", help="the servers' stderr goes to <data-dir>/logs/servers/<name>.log")
     x.set_defaults(fn=cmd_servers_check)
     x = sv.add_parser("catalog")
