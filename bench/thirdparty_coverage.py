@@ -55,7 +55,7 @@ def main() -> int:
     ap.add_argument("--data-dir", help="where to build (default: a fresh temporary directory)")
     args = ap.parse_args()
     fixture_env()
-    from pipeline.build import build_corpus
+    from assets.orchestrate import build
     from pipeline.config import BuildConfig
     from pipeline.serverfile import load_servers_file
 
@@ -68,7 +68,14 @@ def main() -> int:
         configs = [c for c in configs if c.name in wanted]
     data = args.data_dir or tempfile.mkdtemp(prefix="prove-coverage-")
     started = time.perf_counter()
-    path, _ = build_corpus(BuildConfig(examples=args.examples, servers=[c.name for c in configs], server_configs=configs, data_dir=data))
+    import dagster as dg
+
+    run = build(BuildConfig(examples=args.examples, servers=[c.name for c in configs], server_configs=configs, data_dir=data),
+                instance=dg.DagsterInstance.ephemeral())
+    path = run.corpus_path
+    if path is None:
+        print(f"the build wrote no corpus: {run.error()}", file=sys.stderr)
+        return 1
     seconds = time.perf_counter() - started
     report = {"examples": args.examples, "build_s": round(seconds, 1), "corpus": str(path), "fixtures": coverage(Path(path), configs)}
     print(json.dumps(report, indent=2))
