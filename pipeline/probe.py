@@ -20,7 +20,7 @@ from typing import Any
 
 from pipeline.config import ProbeConfig
 from pipeline.discovery import generic_entities, parse_result
-from pipeline.env import ADMIN_PREFIX, Session
+from pipeline.env import Session
 from pipeline.lexicon import singular
 from pipeline.records import Snapshot, ToolSpec, schema_hash, stable_hash
 
@@ -299,6 +299,3 @@ def narrow(snapshot: Snapshot, values: list[Any]) -> dict[str, dict[str, Any]]:
         frontier = nxt
     return out
 
-
-def is_admin(name: str) -> bool:
-    return name.startswith(ADMIN_PREFIX)

@@ -25,7 +25,6 @@ Secrets are written as ``${VAR}`` and read from the environment when connecting,
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -120,6 +119,3 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
         report["problems"].append(f"could not use the server: {type(exc).__name__}: {exc}")
     return report
 
-
-def dumps_report(reports: list[dict[str, Any]]) -> str:
-    return json.dumps(reports, indent=2, default=str)
