@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
 from pipeline.env.fastpath import Piggyback, WarmSpares
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from pipeline.env.core import Environment, Session
 
 
-class Isolation:
+class Isolation(ABC):
     """The strategy interface; every method gets the session it acts for."""
 
     def __init__(self, env: Environment):
@@ -42,9 +43,9 @@ class Isolation:
     def send(self, s: Session, name: str, arguments: dict[str, Any]) -> CallResult:
         return self.connection(s).call(name, arguments, None)
 
+    @abstractmethod
     def reset(self, s: Session) -> bool:
         """Bring the session back to its seeded state; ``False`` when it already was (nothing done)."""
-        raise NotImplementedError
 
     def state_hash(self, s: Session) -> str | None:
         if self.config.state_tool:
