@@ -25,6 +25,7 @@ from assets.definitions import ALL_ASSETS
 from assets.automation import CROSS
 from assets.corpus import CHECKS
 from assets.resources import StageStore, ensure_partitions, resources
+from assets.sqlite_commits import relaxed_sync
 from assets.synthesis import PER_SERVER
 from assets.training import grpo_policy
 from pipeline.config import BuildConfig
@@ -106,6 +107,7 @@ def _interrupted(signalled: Callable[[], bool], result: Any) -> bool:
     return False
 
 
+@relaxed_sync()
 def _materialize_partition(server: str, build_config_json: str, dagster_home: str) -> tuple[str, bool, str, str]:
     """One server's partition of the per-server assets, in a worker process of a parallel build."""
     os.environ["DAGSTER_HOME"] = dagster_home
@@ -167,6 +169,7 @@ def _partitions(b: BuildRun, res: dict[str, Any], parallel: int, signalled: Call
         done(server)
 
 
+@relaxed_sync()  # the instance's SQLite commits wait for no fsync while the build runs
 def build(cfg: BuildConfig, *, train: bool = False, train_config_json: str = "{}", parallel: int = 1,
           instance: dg.DagsterInstance | None = None, signalled: Callable[[], bool] = lambda: False,
           tags: dict[str, str] | None = None) -> BuildRun:
