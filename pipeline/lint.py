@@ -189,7 +189,9 @@ class Linter:
                     rep.add("parameter_name", eid, ", ".join(bad))
             if PLACEHOLDER.search(text):
                 rep.add("placeholder", eid, text)
-            sents = [s.strip().lower() for s in SENTENCE.split(text) if len(s.split()) >= 3]
+            # quoted text (a message body, a note) is the data's words, not the speaker's: each quote is its own token
+            unquoted = QUOTED.sub(lambda q: f"\x00{q.start()}", text)
+            sents = [s.strip().lower() for s in SENTENCE.split(unquoted) if len(s.split()) >= 3]
             if len(sents) != len(set(sents)):
                 rep.add("repeated_sentence", eid, text)
             if m["role"] == "assistant":

@@ -45,6 +45,8 @@ THEN = ["then {p}", "and then {p}", "after that {p}", "and {p}", "and once that'
 CLOSERS = ["Thanks!", "Thank you.", "Cheers.", "Appreciate it.", "Thanks a lot.", "Much appreciated.", "Thanks in advance.", "Ta.",
            "Many thanks.", "Thank you so much.", "Thanks, you're a star."]
 NAMING = ("name", "display_name", "full_name")
+# parameters named by a preposition alone (``at``, ``before``): the preposition and the value are the whole phrase
+BARE_PREPOSITIONS = PREPOSITIONS | {"before", "after", "since", "until", "near"}
 BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
 FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
 
@@ -173,6 +175,8 @@ class StepWriter:
             return self._flag(p, v)
         if p in NAMING and isinstance(v, str) and not terse:  # a plain "named X" rather than "name X" or "on name X"
             return self.rng.choice(['named "{v}"', 'called "{v}"'] if is_text(p, v) else ["named {v}", "called {v}"]).format(v=v)
+        if p in BARE_PREPOSITIONS and not is_text(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am"
+            return f"{p} {val}"
         if is_text(p, v):
             return self.rng.choice(['{w} "{v}"', 'with the {w} "{v}"', 'saying "{v}"' if p in ("text", "body", "message", "content")
                                     else '{w} "{v}"']).format(w=pw, v=v)
@@ -190,6 +194,11 @@ class StepWriter:
             return (f"marked {rest}" if p.startswith("is_") else f"with {rest}") if v else (f"not {rest}" if p.startswith("is_") else f"without {rest}")
         if p in ("on", "enabled", "active", "open", "locked", "charging", "muted"):
             return ("switched " if p == "on" else "") + ("on" if p == "on" and v else "off" if p == "on" else (p if v else f"not {p}"))
+        *rest, last = words(p).split(" ")
+        if rest and last in ("on", "off"):  # climate_on: "with climate on", never "with climate on on"
+            return f"with {' '.join(rest)} {'on' if v else 'off'}"
+        if rest and last in ("enabled", "disabled"):
+            return f"with {' '.join(rest)} {'enabled' if v == (last == 'enabled') else 'disabled'}"
         return f"with {words(p)} {'on' if v else 'off'}"
 
     def phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:

@@ -139,3 +139,12 @@ def test_a_decimal_quoted_from_the_tools_own_message_is_not_a_count(tmp_path):
     counted = _conv("c2", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)], ["I found 442.85 refunds on it."])
     rep, _ = _lint([quoted, counted], tmp_path)
     assert rep.counts["non_integer_count"] == 1 and rep.samples["non_integer_count"][0].endswith("I found 442.85 refunds on it.")
+
+
+def test_a_quoted_text_said_twice_is_the_datas_words_not_a_repeated_sentence(tmp_path):
+    body = '"This week: a deep dive on planners.\nUnsubscribe at any time.\n"'
+    ask = [(LIST, {"customer_id": "CUS-0001"}, LISTED)]
+    quoted = _conv("c1", [f"Add the draft with body {body}, and then edit it again saying {body}?"], ask, ["I found 2 accounts."])
+    said = _conv("c2", ["Show my accounts please. Show my accounts please."], ask, ["I found 2 accounts."])
+    rep, _ = _lint([quoted, said], tmp_path)
+    assert rep.counts["repeated_sentence"] == 1 and rep.samples["repeated_sentence"][0].startswith(("c2", "ex-"))

@@ -350,3 +350,20 @@ def test_grounding_accepts_an_id_the_state_holds_only_as_a_field_value():
     assert grounding_errors(["Move money from ACC-0001 for CUS-0002"], snap) == []  # an entity, and a field value
     assert grounding_errors(["Ask CUS-0003 and CUS-0007"], snap) == ["CUS-0003", "CUS-0007"]  # not whole values
     assert grounding_errors(["Ask CUS-0007"], snap, extra_ok={"CUS-0007"}) == []
+
+
+@pytest.mark.parametrize("param,value,said,never", [
+    ("climate_on", True, "with climate on", "on on"), ("climate_on", False, "with climate off", "on off"),
+    ("defrost_enabled", False, "with defrost disabled", "enabled off"),
+    ("at", "2026-03-02T09:00:00", "at ", "the at at"), ("from", "ACC-0001", "from ACC-0001", "from from"),
+    ("before", "2026-03-09", "before ", "the before")])
+def test_a_flag_or_a_preposition_named_parameter_is_said_once(param, value, said, never):
+    import random
+
+    from pipeline.requests import StepWriter
+
+    w = StepWriter([], {}, "2026-03-02", random.Random(0))
+    for seed in range(12):
+        w.rng = random.Random(seed)
+        text = w.arg_phrase(param, value, read=False, terse=False)
+        assert said in text and never not in text, text
