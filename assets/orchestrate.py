@@ -26,6 +26,7 @@ from assets.automation import CROSS
 from assets.corpus import CHECKS
 from assets.resources import StageStore, ensure_partitions, resources
 from assets.sqlite_commits import relaxed_sync
+from pipeline.fastpath import settled_run
 from assets.synthesis import PER_SERVER
 from assets.training import grpo_policy
 from pipeline.config import BuildConfig
@@ -108,6 +109,7 @@ def _interrupted(signalled: Callable[[], bool], result: Any) -> bool:
 
 
 @relaxed_sync()
+@settled_run()
 def _materialize_partition(server: str, build_config_json: str, dagster_home: str) -> tuple[str, bool, str, str]:
     """One server's partition of the per-server assets, in a worker process of a parallel build."""
     os.environ["DAGSTER_HOME"] = dagster_home
@@ -170,6 +172,7 @@ def _partitions(b: BuildRun, res: dict[str, Any], parallel: int, signalled: Call
 
 
 @relaxed_sync()  # the instance's SQLite commits wait for no fsync while the build runs
+@settled_run()  # the cyclic collector does not walk the libraries' objects between stages
 def build(cfg: BuildConfig, *, train: bool = False, train_config_json: str = "{}", parallel: int = 1,
           instance: dg.DagsterInstance | None = None, signalled: Callable[[], bool] = lambda: False,
           tags: dict[str, str] | None = None) -> BuildRun:

@@ -138,7 +138,8 @@ def stage_split(timer: Timer) -> dict[str, dict[str, float]]:
         h, srv, rt = m.get("handler", 0.0), m.get("server", 0.0), m.get("roundtrip", 0.0)
         out[stage] = {"seconds": round(secs, 2), "tool_calls": int(m.get("calls", 0)), "handlers": round(h, 2),
                       "mcp_server_side": round(srv - h, 2), "mcp_client_side": round(rt - srv, 2),
-                      "pipeline_code": round(secs - rt, 2), "overhead_share": round(1 - h / secs, 3) if secs else 0.0}
+                      "pipeline_code": round(secs - rt, 2), "gc_pauses": round(m.get("gc", 0.0), 2),
+                      "overhead_share": round(1 - h / secs, 3) if secs else 0.0}
     return out
 
 
@@ -162,7 +163,8 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
             prof = cProfile.Profile()
             prof.enable()
         timer = Timer(meters={"handler": lambda: HandlerClock.seconds, "server": lambda: ServerClock.seconds,
-                              "roundtrip": lambda: CallClock.seconds, "calls": lambda: CallClock.calls})
+                              "roundtrip": lambda: CallClock.seconds, "calls": lambda: CallClock.calls,
+                              "gc": lambda: pauses.seconds})
         t0 = time.perf_counter()
         try:
             with timed_stages(timer):
@@ -206,6 +208,7 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
         "pipeline_overhead_share": round(overhead_share, 3),
         "gc_pause_seconds": round(pauses.seconds, 2),
         "gc_pause_in_handlers_seconds": round(pauses.in_handlers, 2),
+        "gc_pause_outside_stages_seconds": round(pauses.seconds - sum(m.get("gc", 0.0) for m in timer.metered.values()), 2),
         "gc_collections_by_generation": pauses.collections,
         "pipeline_overhead_share_gc_as_pipeline": round(1 - (handler_s - pauses.in_handlers) / total, 3),
         "baseline": "time inside tool handlers (measured in this run)",

@@ -2,7 +2,8 @@
 code it replaces (tests compare them) and is kept because ``bench/OPTIMISATIONS.md`` shows it pays:
 
 * :func:`heap_settled` (row 21): stages run with the existing records frozen out of the cyclic
-  collector's sight; 1.13x on a 3,000-example build.
+  collector's sight; 1.13x on a 3,000-example build. :func:`settled_run` does the same for a whole
+  build's run (the imported libraries frozen once, stages adding their records).
 * :class:`IdentityMemo` (rows 27, 31): a value worked out once per record object that many
   conversations share (a server's tool records); augment 4.8 s -> 1.1 s, tools column 0.95 s -> 0.11 s
   at 13,500 examples.
@@ -14,18 +15,44 @@ about 0.6 s of a 220 s build at 13,500 examples).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import json
-from typing import Any, Callable, Generic, Iterable, TypeVar
+from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
 
 
+_SETTLED_RUNS = 0  # how many settled_run blocks are open (a build's whole run)
+
+
+@contextlib.contextmanager
+def settled_run() -> Iterator[None]:
+    """A whole build with the heap that exists at its start (the imported libraries, the definitions)
+    frozen out of the cyclic collector's sight, thawed when the block ends; inside it, each stage that
+    :func:`heap_settled` wraps adds its records to the frozen heap instead of thawing it again.
+
+    Between stages (Dagster's run machinery, the stage store) a full collection walked every object of
+    every imported library: about a tenth of a 1,000-example build (``bench/OPTIMISATIONS.md``, eighth
+    round). Frozen objects are still freed by reference counting; only cyclic garbage made while the
+    block is open waits for its end."""
+    global _SETTLED_RUNS
+    if _SETTLED_RUNS == 0:
+        gc.freeze()
+    _SETTLED_RUNS += 1
+    try:
+        yield
+    finally:
+        _SETTLED_RUNS -= 1
+        if _SETTLED_RUNS == 0:
+            gc.unfreeze()
+
+
 def heap_settled(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Run a stage with every object that already exists frozen out of the cyclic collector's sight
-    (``gc.freeze``), thawed again when the stage returns.
+    (``gc.freeze``), thawed again when the stage returns (inside :func:`settled_run`: when the run ends).
 
     A full collection walks every tracked object. With the records of the servers built so far in the
     heap (snapshots, chains, conversations), the full collections set off by a stage's own allocations
@@ -35,6 +62,8 @@ def heap_settled(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         gc.freeze()
+        if _SETTLED_RUNS:
+            return fn(*args, **kwargs)
         try:
             return fn(*args, **kwargs)
         finally:
