@@ -60,7 +60,9 @@ def date_forms(value: str, reference: str) -> list[str]:
 def time_forms(hh: int, mm: int) -> list[str]:
     h12 = hh % 12 or 12
     ampm = "am" if hh < 12 else "pm"
-    return [f"{hh:02d}:{mm:02d}", f"{h12}:{mm:02d} {ampm}", f"{h12}{ampm}" if mm == 0 else f"{h12}:{mm:02d}{ampm}", f"{h12} {ampm}"]
+    # "10 am" is 10:00 only: a 10:30 said as "10 am" would teach the model to call with a time nobody said
+    return [f"{hh:02d}:{mm:02d}", f"{h12}:{mm:02d} {ampm}", f"{h12}{ampm}" if mm == 0 else f"{h12}:{mm:02d}{ampm}",
+            f"{h12} {ampm}" if mm == 0 else f"{h12}:{mm:02d} {ampm}"]
 
 
 def number_forms(v: float | int) -> list[str]:

@@ -367,3 +367,10 @@ def test_a_flag_or_a_preposition_named_parameter_is_said_once(param, value, said
         w.rng = random.Random(seed)
         text = w.arg_phrase(param, value, read=False, terse=False)
         assert said in text and never not in text, text
+
+
+def test_a_time_with_minutes_is_never_said_as_the_bare_hour():
+    for i in range(60):
+        said = say_value("end_time", "2026-03-14T10:30", "2026-03-02", random.Random(i))
+        assert "10 am" not in said and "10am" not in said and ("10:30" in said), said
+    assert {say_value("end_time", "2026-03-14T10:00", "2026-03-02", random.Random(i)).split(" at ")[-1] for i in range(60)} >= {"10 am"}
