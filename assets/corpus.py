@@ -175,19 +175,15 @@ def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetChe
 
 @dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
 def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetCheckResult:
-    from pipeline.dedup import shingles, similar_pairs
+    from pipeline.dedup import reference_shingles, similar_pairs
 
     cfg = settings.build_config()
     df = read_examples(corpus)
     mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
-    seen: dict[str, set[str]] = {}
-    items = []
+    refs: dict[str, str] = {}
     for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):
-        if cid in seen:
-            continue
-        sh = shingles([(c["name"], c["arguments"]) for turn in json.loads(ref) for c in turn], cfg.dedup.include_args)
-        seen[cid] = sh
-        items.append((cid, sh))
+        refs.setdefault(cid, ref)  # the first row of each conversation
+    items = [(cid, reference_shingles(ref, cfg.dedup.include_args)) for cid, ref in refs.items()]
     pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
     return _gate(settings, corpus, "corpus_no_near_duplicates", not pairs, {"pairs": len(pairs), "checked": len(items)})
 

@@ -38,6 +38,16 @@ def shingles(calls: list[tuple[str, dict[str, Any]]], include_args: bool = False
     return out
 
 
+def reference_shingles(reference: str | Iterable[Iterable[Any]], include_args: bool = False) -> set[str]:
+    """The shingles of a conversation's reference calls (per user turn), the one rule the dedup stage and the
+    corpus's near-duplicate gate share. ``reference`` as a record holds it (``RefCall``: ``name`` and
+    ``arguments`` attributes) or as the corpus stores it (the Parquet column's JSON text, or that decoded)."""
+    if isinstance(reference, str):
+        reference = json.loads(reference)
+    return shingles([(c["name"], c["arguments"]) if isinstance(c, dict) else (c.name, c.arguments) for turn in reference for c in turn],
+                    include_args)
+
+
 def jaccard(a: set[str], b: set[str]) -> float:
     if not a and not b:
         return 1.0
