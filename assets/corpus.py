@@ -22,14 +22,13 @@ GROUP = "corpus"
 
 
 @versioned(group_name=GROUP,
-          description="Near-duplicates removed across servers (MinHash LSH, Jaccard 0.70 on tool-call sequences).")
+          description="Near-duplicates removed across servers (exact Jaccard >= 0.70 on tool-call sequences, prefix-filtered).")
 def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
     convs = [c for out in selected(settings, validated_conversations).values() for c in out.items]
     progress.report("dedup", 0, 1)
     out = stage_dedup(settings.build_config(), convs)
     progress.report("dedup", 1, 1, kept=len(out.items), of=len(convs))
-    context.add_output_metadata({"input": len(convs), "kept": len(out.items), "recall_check": MetadataValue.json(out.stats["recall_check"]),
-                                 **rejection_meta(out.rejections)})
+    context.add_output_metadata({"input": len(convs), "kept": len(out.items), **rejection_meta(out.rejections)})
     return out
 
 

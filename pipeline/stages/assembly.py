@@ -13,7 +13,7 @@ from pipeline.augment import abstention_example, apply_robustness, import_absten
 from pipeline.composition import INFO_LEVELS, Composition, KindCounts
 from pipeline.config import AugmentConfig, BuildConfig, DedupConfig
 from pipeline.corpus import write_corpus
-from pipeline.dedup import dedup, recall_check, reference_shingles
+from pipeline.dedup import dedup, reference_shingles
 from pipeline.env import Environment
 from pipeline.fastpath import heap_settled
 from pipeline.records import Augmentation, Conversation, Example, Rejection, Snapshot, ToolSpec, rejection
@@ -25,11 +25,10 @@ class DedupStep:
     """Drop conversations whose call sequences are near-duplicates of a kept one."""
 
     dedup: DedupConfig
-    seed: int
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> DedupStep:
-        return cls(cfg.dedup, cfg.seed)
+        return cls(cfg.dedup)
 
     def run(self, convs: list[Conversation]) -> StageOutput:
         items = [(c.conversation_id, reference_shingles(c.reference, self.dedup.include_args)) for c in convs]
@@ -40,8 +39,7 @@ class DedupStep:
             c = by_id[cid]
             out.rejections.append(rejection("dedup", "near_duplicate", f"Jaccard {j:.2f} >= {self.dedup.threshold} with {dup}", c.server,
                                             {"conversation_id": cid, "chain_id": c.chain_id, "duplicate_of": dup}, c))
-        out.stats = {"input": len(convs), "kept": len(kept), "dropped": len(dropped),
-                     "recall_check": recall_check(items, self.dedup, self.seed)}
+        out.stats = {"input": len(convs), "kept": len(kept), "dropped": len(dropped)}
         return out
 
 
