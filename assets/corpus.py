@@ -22,14 +22,13 @@ GROUP = "corpus"
 
 
 @versioned(group_name=GROUP,
-          description="Near-duplicates removed across servers (MinHash LSH, Jaccard 0.70 on tool-call sequences).")
+          description="Near-duplicates removed across servers (exact Jaccard >= 0.70 on tool-call sequences, prefix-filtered).")
 def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
     convs = [c for out in selected(settings, validated_conversations).values() for c in out.items]
     progress.report("dedup", 0, 1)
     out = stage_dedup(settings.build_config(), convs)
     progress.report("dedup", 1, 1, kept=len(out.items), of=len(convs))
-    context.add_output_metadata({"input": len(convs), "kept": len(out.items), "recall_check": MetadataValue.json(out.stats["recall_check"]),
-                                 **rejection_meta(out.rejections)})
+    context.add_output_metadata({"input": len(convs), "kept": len(out.items), **rejection_meta(out.rejections)})
     return out
 
 
@@ -175,19 +174,15 @@ def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetChe
 
 @dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
 def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetCheckResult:
-    from pipeline.dedup import shingles, similar_pairs
+    from pipeline.dedup import reference_shingles, similar_pairs
 
     cfg = settings.build_config()
     df = read_examples(corpus)
     mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
-    seen: dict[str, set[str]] = {}
-    items = []
+    refs: dict[str, str] = {}
     for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):
-        if cid in seen:
-            continue
-        sh = shingles([(c["name"], c["arguments"]) for turn in json.loads(ref) for c in turn], cfg.dedup.include_args)
-        seen[cid] = sh
-        items.append((cid, sh))
+        refs.setdefault(cid, ref)  # the first row of each conversation
+    items = [(cid, reference_shingles(ref, cfg.dedup.include_args)) for cid, ref in refs.items()]
     pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
     return _gate(settings, corpus, "corpus_no_near_duplicates", not pairs, {"pairs": len(pairs), "checked": len(items)})
 

@@ -21,15 +21,15 @@ from typing import Any, Callable
 import dagster as dg
 
 from assets import progress
-from assets.definitions import ALL_ASSETS
 from assets.automation import CROSS
 from assets.corpus import CHECKS
-from assets.resources import StageStore, ensure_partitions, resources
+from assets.definitions import ALL_ASSETS, resources
+from assets.resources import StageStore, ensure_partitions
 from assets.sqlite_commits import relaxed_sync
-from pipeline.fastpath import settled_run
 from assets.synthesis import PER_SERVER
 from assets.training import grpo_policy
 from pipeline.config import BuildConfig
+from pipeline.fastpath import settled_run
 
 # the runs' own log lines go to the Dagster instance (the UI); the console shows warnings only
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -173,14 +173,15 @@ def _partitions(b: BuildRun, res: dict[str, Any], parallel: int, signalled: Call
 
 @relaxed_sync()  # the instance's SQLite commits wait for no fsync while the build runs
 @settled_run()  # the cyclic collector does not walk the libraries' objects between stages
-def build(cfg: BuildConfig, *, train: bool = False, train_config_json: str = "{}", parallel: int = 1,
+def build(cfg: BuildConfig, *, train: bool = False, train_params: dict[str, Any] | None = None, parallel: int = 1,
           instance: dg.DagsterInstance | None = None, signalled: Callable[[], bool] = lambda: False,
           tags: dict[str, str] | None = None) -> BuildRun:
     """Build a corpus version (and the policy when ``train``) through Dagster; see the module's docstring.
 
     ``instance``: default the one under ``$DAGSTER_HOME`` (:func:`prepare_instance`); tests pass an ephemeral
-    one (in-process runs only: ``parallel`` workers need an instance on disk). ``signalled`` says whether the
-    caller's signal handler saw an interrupt."""
+    one (in-process runs only: ``parallel`` workers need an instance on disk). ``train_params``: the training
+    settings (``assets.training.TrainParams`` fields). ``signalled`` says whether the caller's signal handler
+    saw an interrupt."""
     from pipeline.corpus import list_versions
 
     instance = instance or prepare_instance(cfg)
@@ -191,7 +192,7 @@ def build(cfg: BuildConfig, *, train: bool = False, train_config_json: str = "{}
     before = {v["version"] for v in list_versions(cfg.data_dir)}
     b = BuildRun(cfg=cfg, instance=instance)
     try:
-        _partitions(b, resources(build_config=cfg, train=train, train_config_json=train_config_json), parallel, signalled, tags)
+        _partitions(b, resources(build_config=cfg, train=train, train_params=train_params), parallel, signalled, tags)
         kept = [s for s in cfg.servers if s not in b.unavailable]
         if not kept:
             return b
@@ -199,7 +200,7 @@ def build(cfg: BuildConfig, *, train: bool = False, train_config_json: str = "{}
             b.cfg = cfg.model_copy(update={"servers": kept, "unavailable_servers": b.unavailable})
         cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
         r = dg.materialize(ALL_ASSETS + CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*CHECKS),
-                           instance=instance, resources=resources(build_config=b.cfg, train=train, train_config_json=train_config_json),
+                           instance=instance, resources=resources(build_config=b.cfg, train=train, train_params=train_params),
                            tags=tags, raise_on_error=False, run_config=QUIET)
         if _interrupted(signalled, r):
             raise KeyboardInterrupt

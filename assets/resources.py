@@ -4,6 +4,8 @@ manager) and the per-server partitions, with the small metadata helpers the asse
 The build configuration is ``pipeline.config.BuildConfig``; :func:`dagster_config` turns that pydantic
 model (and every stage section in it) into Dagster ``Config`` classes, so the launchpad shows each stage's
 parameters typed, with their defaults, and an added field of ``BuildConfig`` appears there by itself.
+The training settings are typed the same way, by :func:`dagster_overrides`, in ``assets.training`` (this
+module is in every asset's import closure, so it imports nothing of ``training``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, Literal
 
 import dagster as dg
 from dagster import MetadataValue
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, Field, create_model
 
 from pipeline.config import BuildConfig
 from pipeline.records import Rejection
@@ -59,6 +61,16 @@ def dagster_config(model: type[BaseModel]) -> type[dg.Config]:
     return _CONFIGS[model]
 
 
+def dagster_overrides(model: type[BaseModel], **more: Any) -> type[dg.Config]:
+    """A Dagster ``Config`` class with every field of a pydantic model, each optional: ``None`` means "not
+    set", for settings whose defaults depend on another field (the training settings' on the model).
+    ``more``: further fields, as ``name=(type, default)``. The model validates what is set."""
+    fields: dict[str, Any] = {name: (typing.Optional[_config_type(f.annotation)], Field(None, description=f.description))
+                              for name, f in model.model_fields.items()}
+    return create_model(model.__name__.removesuffix("Config") + "Overrides", __base__=dg.Config, __doc__=model.__doc__,
+                        **fields, **more)
+
+
 def _config_type(ann: Any) -> Any:
     origin, args = typing.get_origin(ann), typing.get_args(ann)
     if isinstance(ann, type) and issubclass(ann, BaseModel):
@@ -68,6 +80,10 @@ def _config_type(ann: Any) -> Any:
     if origin is dict:
         return dict[args[0], _config_type(args[1])]
     if origin in (typing.Union, types.UnionType):
+        kinds = [a for a in args if a is not type(None)]
+        if len(kinds) > 1 and not all(isinstance(a, type) and issubclass(a, BaseModel) for a in kinds):
+            # Dagster config has no union of plain types (``str | list[str]``): any value; the model validates it
+            return Any
         return typing.Union[tuple(_config_type(a) for a in args)]
     if origin is Literal:  # Dagster config has no Literal: a string enum of the same choices
         return enum.Enum("_or_".join(map(str, args)), [(str(a), a) for a in args], type=str)
@@ -79,18 +95,16 @@ BuildParams = dagster_config(BuildConfig)
 
 class ProveSettings(dg.ConfigurableResource):
     """The build configuration (``pipeline.config.BuildConfig``: examples, servers, data dir, every stage's
-    parameters), typed, and the policy's training settings."""
+    parameters), typed. (The policy's training settings are the ``training`` resource: ``assets.training``.)"""
 
     build: BuildParams = BuildParams()  # type: ignore[valid-type]
-    train: bool = True
-    train_config_json: str = "{}"
 
     def build_config(self) -> BuildConfig:
         return BuildConfig.model_validate(self.build.model_dump(mode="json"))
 
 
-def settings_for(cfg: BuildConfig, train: bool = True, train_config_json: str = "{}") -> ProveSettings:
-    return ProveSettings(build=BuildParams(**cfg.model_dump(mode="json")), train=train, train_config_json=train_config_json)
+def settings_for(cfg: BuildConfig) -> ProveSettings:
+    return ProveSettings(build=BuildParams(**cfg.model_dump(mode="json")))
 
 
 class StageStore(dg.ConfigurableIOManager):
@@ -144,12 +158,6 @@ class StageStore(dg.ConfigurableIOManager):
                     out[p] = self._load(path, part)
             return out
         return self._load(self._path(key, None), part)
-
-
-def resources(data_dir: str = "data", build_config: BuildConfig | None = None, train: bool = True,
-              train_config_json: str = "{}") -> dict[str, Any]:
-    cfg = build_config or BuildConfig(data_dir=data_dir)
-    return {"settings": settings_for(cfg, train, train_config_json), "io_manager": StageStore(base_dir=str(Path(cfg.data_dir) / "stages"))}
 
 
 def png_markdown(label: str, path: Path) -> MetadataValue:

@@ -1,14 +1,42 @@
-"""The policy asset: SFT then GRPO on the newest corpus version, evaluated before, after SFT and after GRPO."""
+"""The policy asset: SFT then GRPO on the newest corpus version, evaluated before, after SFT and after GRPO;
+and its resource, the training settings (typed Dagster ``Config``)."""
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
+import dagster as dg
 from dagster import AssetExecutionContext, MetadataValue
+from pydantic import Field
 
 from assets import progress
 from assets.code_versions import versioned
-from assets.resources import ProveSettings, png_markdown
+from assets.resources import ProveSettings, dagster_overrides, png_markdown
+from training.config import TrainConfig, load_train_config
+
+# every field of TrainConfig, typed, unset by default: an unset field takes the model's default
+TrainParams = dagster_overrides(TrainConfig, config_file=(Optional[str], Field(
+    None, description="a train.yaml read first, as by `prove train --config`; the fields set here win over it")))
+
+
+class TrainingSettings(dg.ConfigurableResource):
+    """Whether the build trains the policy, and its training settings: the fields of
+    ``training.config.TrainConfig``, typed. A field left unset takes the model's default (per-model defaults,
+    :func:`training.config.load_train_config`); ``config_file`` is read first and the fields set here win."""
+
+    train: bool = True
+    params: TrainParams = TrainParams()  # type: ignore[valid-type]
+
+    def train_config(self) -> TrainConfig:
+        """The validated TrainConfig (``ValueError`` naming the file, if any, and the offending fields)."""
+        values = {k: v for k, v in self.params.model_dump(mode="json").items() if v is not None}
+        file = values.pop("config_file", None)
+        return load_train_config(file, values) if file else load_train_config(values)
+
+
+def training_settings(train: bool = True, params: dict[str, Any] | None = None) -> TrainingSettings:
+    """The resource for ``params`` (TrainConfig fields and ``config_file``; a bad type is refused naming its field)."""
+    return TrainingSettings(train=train, params=TrainParams(**(params or {})))
 
 
 def _log_progress(context: AssetExecutionContext):
@@ -25,15 +53,14 @@ def _log_progress(context: AssetExecutionContext):
 @versioned(group_name="training",
           description="SFT on every turn, then GRPO on multi-step live rollouts with the programmatic reward; "
                       "evaluated before, after SFT and after GRPO.")
-def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, corpus: str) -> str:
-    if not settings.train:
+def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, training: TrainingSettings, corpus: str) -> str:
+    if not training.train:
         context.log.info("training disabled (--no-train)")
         return ""
-    from training.config import config_from_json
     from training.train import train
 
     cfg = settings.build_config()
-    tcfg = config_from_json(settings.train_config_json)
+    tcfg = training.train_config()
     out_dir = cfg.data_path / "runs" / Path(corpus).name
     result = train(corpus, str(out_dir), tcfg, progress=progress.report if progress.active() else _log_progress(context))
     report = json.loads((out_dir / "eval_report.json").read_text())

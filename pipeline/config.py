@@ -243,9 +243,9 @@ class ReplayConfig(StageConfig):
 
 class DedupConfig(StageConfig):
     threshold: float = 0.70
-    num_perm: int = 128
+    num_perm: int = 128  # MinHash permutations, for bench/dedup.py's LSH comparison (the build's dedup is exact)
     include_args: bool = False
-    exact_check_sample: int = 200
+    exact_check_sample: int = 200  # bench/dedup.py's recall_check sample (the build no longer runs it)
 
 
 class AugmentConfig(StageConfig):

@@ -8,10 +8,10 @@ Candidates come from a prefix-filter index (:class:`NearDuplicates`): any two se
 share a token among the first ``|s| - ceil(t*|s|) + 1`` of their tokens in one global order (rarest
 first, so few pairs are compared); each candidate is confirmed with the exact Jaccard. So no
 duplicate is missed and no pair under the threshold is removed: the kept set never holds a pair at
-or above the threshold. MinHash LSH (datasketch, :func:`lsh_pairs`) is the approximate alternative
-the benchmark and :func:`recall_check` measure against exact pairwise Jaccard; on these small sets it
-misses about one pair in twenty at the threshold, and when it ran beside the prefix filter it found
-no pair the filter had not (``bench/OPTIMISATIONS.md``).
+or above the threshold. MinHash LSH (datasketch) is the approximate alternative; it lives in
+``bench/dedup.py``, which measures it against exact pairwise Jaccard (:func:`exact_pairs`): on these
+small sets it misses about one pair in twenty at the threshold, and when it ran beside the prefix
+filter it found no pair the filter had not (``bench/OPTIMISATIONS.md``).
 """
 
 from __future__ import annotations
@@ -19,13 +19,9 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
-
-import numpy as np
-from datasketch import MinHash, MinHashLSH
 
 from pipeline.config import DedupConfig
 
@@ -38,24 +34,20 @@ def shingles(calls: list[tuple[str, dict[str, Any]]], include_args: bool = False
     return out
 
 
+def reference_shingles(reference: str | Iterable[Iterable[Any]], include_args: bool = False) -> set[str]:
+    """The shingles of a conversation's reference calls (per user turn), the one rule the dedup stage and the
+    corpus's near-duplicate gate share. ``reference`` as a record holds it (``RefCall``: ``name`` and
+    ``arguments`` attributes) or as the corpus stores it (the Parquet column's JSON text, or that decoded)."""
+    if isinstance(reference, str):
+        reference = json.loads(reference)
+    return shingles([(c["name"], c["arguments"]) if isinstance(c, dict) else (c.name, c.arguments) for turn in reference for c in turn],
+                    include_args)
+
+
 def jaccard(a: set[str], b: set[str]) -> float:
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)
-
-
-_PERMUTATIONS: dict[int, MinHash] = {}
-
-
-def _minhash(sh: set[str], num_perm: int) -> MinHash:
-    # drawing the permutations costs ~0.7 ms per MinHash; they depend only on (num_perm, seed),
-    # so they are drawn once and shared (the hash values are identical)
-    proto = _PERMUTATIONS.get(num_perm)
-    if proto is None:
-        proto = _PERMUTATIONS[num_perm] = MinHash(num_perm=num_perm, seed=1)
-    m = MinHash(num_perm=num_perm, seed=1, permutations=proto.permutations, scheme=proto.scheme)
-    m.update_batch([s.encode() for s in sh])
-    return m
 
 
 def _sizes_allow(a: int, b: int, threshold: float) -> bool:
@@ -73,44 +65,6 @@ def token_order(sets: Iterable[set[str]]) -> dict[str, int]:
     for sh in sets:
         freq.update(sh)
     return {tok: i for i, tok in enumerate(sorted(freq, key=lambda t: (freq[t], t)))}
-
-
-class MinHasher:
-    """MinHashes of token sets, each token hashed once: a set's MinHash is the element-wise minimum
-    of its tokens' MinHashes (what ``MinHash.update_batch`` computes, and ``MinHash.merge`` does), so
-    the tool names and pairs that recur across thousands of sequences are not hashed again for each.
-    One per run: the cache grows with the tokens seen."""
-
-    def __init__(self, num_perm: int):
-        self.num_perm = num_perm
-        self._tokens: dict[str, np.ndarray] = {}
-
-    def __call__(self, sh: set[str]) -> MinHash:
-        if not sh:
-            return _minhash(sh, self.num_perm)
-        vals = []
-        for tok in sh:
-            hv = self._tokens.get(tok)
-            if hv is None:
-                hv = self._tokens[tok] = _minhash({tok}, self.num_perm).hashvalues
-            vals.append(hv)
-        proto = _PERMUTATIONS[self.num_perm]
-        return MinHash(num_perm=self.num_perm, seed=1, hashvalues=np.minimum.reduce(vals), permutations=proto.permutations,
-                       scheme=proto.scheme)
-
-
-_LSH_PARAMS: dict[tuple[float, int], tuple[int, int]] = {}
-
-
-def new_lsh(threshold: float, num_perm: int) -> MinHashLSH:
-    """``MinHashLSH(threshold, num_perm)``; its band layout (b, r), which datasketch finds by numerical
-    integration on every construction, is computed once per (threshold, num_perm) and passed in."""
-    params = _LSH_PARAMS.get((threshold, num_perm))
-    if params is None:
-        lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
-        _LSH_PARAMS[(threshold, num_perm)] = (lsh.b, lsh.r)
-        return lsh
-    return MinHashLSH(threshold=threshold, num_perm=num_perm, params=params)
 
 
 class NearDuplicates:
@@ -200,29 +154,3 @@ def exact_pairs(items: list[tuple[str, set[str]]], threshold: float) -> set[tupl
         if jaccard(sa, sb) >= threshold:
             out.add((min(a, b), max(a, b)))
     return out
-
-
-def lsh_pairs(items: list[tuple[str, set[str]]], cfg: DedupConfig) -> set[tuple[str, str]]:
-    lsh = new_lsh(cfg.threshold * 0.85, cfg.num_perm)
-    minhash = MinHasher(cfg.num_perm)
-    mh = {}
-    for cid, sh in items:
-        mh[cid] = minhash(sh)
-        lsh.insert(cid, mh[cid])
-    sets = dict(items)
-    out = set()
-    for cid, _ in items:
-        for cand in lsh.query(mh[cid]):
-            if cand != cid and jaccard(sets[cid], sets[cand]) >= cfg.threshold:
-                out.add((min(cid, cand), max(cid, cand)))
-    return out
-
-
-def recall_check(items: list[tuple[str, set[str]]], cfg: DedupConfig, seed: int = 0) -> dict[str, Any]:
-    """Pairs found by LSH against the exact pairwise check on a sample."""
-    rng = random.Random(seed)
-    sample = rng.sample(items, min(len(items), cfg.exact_check_sample))
-    exact = exact_pairs(sample, cfg.threshold)
-    found = lsh_pairs(sample, cfg)
-    recall = len(found & exact) / len(exact) if exact else 1.0
-    return {"sample": len(sample), "exact_pairs": len(exact), "lsh_pairs": len(found & exact), "recall": recall}

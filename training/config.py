@@ -173,15 +173,3 @@ def load_train_config(source: str | Path | dict[str, Any] | None, overrides: dic
         bad = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ValueError(f"{where}: {bad}") from None
 
-
-def config_from_json(text: str | None) -> TrainConfig:
-    """The Dagster asset's ``train_config_json``: TrainConfig fields as JSON, optionally with ``config_file``
-    (a train.yaml read as by ``prove train --config``; the other fields override it)."""
-    try:
-        raw = json.loads(text or "{}")
-    except ValueError as exc:
-        raise ValueError(f"train_config_json: not valid JSON ({exc})") from None
-    if not isinstance(raw, dict):
-        raise ValueError("train_config_json: expected a JSON object")
-    file = raw.pop("config_file", None)
-    return load_train_config(file, raw) if file else load_train_config(raw)

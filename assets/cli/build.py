@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import time
@@ -54,6 +53,29 @@ def build_config(a: argparse.Namespace):
         raise SystemExit(f"prove: invalid build configuration{where}:\n" + "\n".join(f"  {line}" for line in validation_problems(exc)))
 
 
+def train_params(a: argparse.Namespace) -> dict[str, Any]:
+    """The training settings the flags give (``assets.training.TrainParams`` fields): ``--train-config`` as the
+    file the asset reads (per-model defaults, as ``prove train --config``), ``--grpo-steps`` over it."""
+    params: dict[str, Any] = {"grpo_steps": a.grpo_steps} if a.grpo_steps else {}
+    if a.train_config:
+        params["config_file"] = str(Path(a.train_config).resolve())
+    return params
+
+
+def check_train_params(params: dict[str, Any]) -> None:
+    """Refuse bad training settings before the build starts, naming the file and the field."""
+    from pydantic import ValidationError
+
+    from assets.training import training_settings
+
+    try:
+        training_settings(True, params).train_config()
+    except ValidationError as exc:
+        raise SystemExit("prove: invalid training configuration:\n" + "\n".join(f"  {line}" for line in validation_problems(exc)))
+    except ValueError as exc:
+        raise SystemExit(f"prove: invalid training configuration: {exc}")
+
+
 def cmd_build(a: argparse.Namespace) -> int:
     import datetime as dt
 
@@ -63,6 +85,8 @@ def cmd_build(a: argparse.Namespace) -> int:
     from servers.registry import available
 
     cfg = build_config(a)
+    if not a.no_train:
+        check_train_params(train_params(a))
     unknown = [s for s in cfg.servers if s not in available() and not any(c.name == s for c in cfg.server_configs)]
     if unknown:
         raise SystemExit(f"prove: unknown server(s) {unknown}; built-in servers: {', '.join(available())}")
@@ -83,11 +107,8 @@ def _build(a: argparse.Namespace, cfg: Any, intr: Any, con: Any) -> int:
     from assets import orchestrate
     from assets.cli.build_report import summary
 
-    train_json = json.dumps({"grpo_steps": a.grpo_steps} if a.grpo_steps else {})
-    if a.train_config:  # the asset reads the file itself (per-model defaults, as prove train --config)
-        train_json = json.dumps({"config_file": str(Path(a.train_config).resolve()), **json.loads(train_json)})
     t0 = time.time()
-    b = orchestrate.build(cfg, train=not a.no_train, train_config_json=train_json, parallel=a.parallel,
+    b = orchestrate.build(cfg, train=not a.no_train, train_params=train_params(a), parallel=a.parallel,
                           signalled=lambda: intr.signum is not None)
     for server, why in b.unavailable.items():
         con.note(f"prove: {server} is left out: {why}")

@@ -15,7 +15,7 @@ The rules more than one stage applies live in one place each: the error budget i
 """
 
 from pipeline.composition import INFO_LEVELS
-from pipeline.stages.assembly import (AugmentStep, DedupStep, choose_multi_turn, conv_shingles, cover_servers, select_multi_turn,
+from pipeline.stages.assembly import (AugmentStep, DedupStep, choose_multi_turn, cover_servers, select_multi_turn,
                                       stage_augment, stage_corpus, stage_dedup, tool_pool)
 from pipeline.stages.base import Progress, StageOutput, Timer, open_env, stage_rng
 from pipeline.stages.discovery import (ChainsStep, GraphStep, SnapshotStep, assign_contexts, probe_rejections, stage_chains, stage_graph,
@@ -26,7 +26,7 @@ from pipeline.stages.synthesis import (ConversationStep, QueryStep, ReplayStep, 
 
 __all__ = [
     "INFO_LEVELS", "AugmentStep", "ChainsStep", "ConversationStep", "DedupStep", "GraphStep", "Progress", "QueryStep", "ReplayStep",
-    "SnapshotStep", "StageOutput", "Timer", "assign_contexts", "assign_levels", "chains_wanted", "choose_multi_turn", "conv_shingles",
+    "SnapshotStep", "StageOutput", "Timer", "assign_contexts", "assign_levels", "chains_wanted", "choose_multi_turn",
     "cover_servers", "info_level_plan", "n_contexts", "open_env", "per_server_target",
     "probe_rejections", "select_multi_turn", "stage_augment", "stage_chains", "stage_conversations", "stage_corpus", "stage_dedup",
     "stage_graph", "stage_queries", "stage_rng", "stage_snapshot", "stage_validate", "tool_pool",

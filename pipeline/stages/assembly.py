@@ -13,15 +13,11 @@ from pipeline.augment import abstention_example, apply_robustness, import_absten
 from pipeline.composition import INFO_LEVELS, Composition, KindCounts
 from pipeline.config import AugmentConfig, BuildConfig, DedupConfig
 from pipeline.corpus import write_corpus
-from pipeline.dedup import dedup, recall_check, shingles
+from pipeline.dedup import dedup, reference_shingles
 from pipeline.env import Environment
 from pipeline.fastpath import heap_settled
 from pipeline.records import Augmentation, Conversation, Example, Rejection, Snapshot, ToolSpec, rejection
 from pipeline.stages.base import StageOutput, stage_rng
-
-
-def conv_shingles(c: Conversation, include_args: bool) -> set[str]:
-    return shingles([(r.name, r.arguments) for turn in c.reference for r in turn], include_args)
 
 
 @dataclass(frozen=True)
@@ -29,14 +25,13 @@ class DedupStep:
     """Drop conversations whose call sequences are near-duplicates of a kept one."""
 
     dedup: DedupConfig
-    seed: int
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> DedupStep:
-        return cls(cfg.dedup, cfg.seed)
+        return cls(cfg.dedup)
 
     def run(self, convs: list[Conversation]) -> StageOutput:
-        items = [(c.conversation_id, conv_shingles(c, self.dedup.include_args)) for c in convs]
+        items = [(c.conversation_id, reference_shingles(c.reference, self.dedup.include_args)) for c in convs]
         kept, dropped = dedup(items, self.dedup)
         by_id = {c.conversation_id: c for c in convs}
         out = StageOutput(items=[by_id[k] for k in kept])
@@ -44,8 +39,7 @@ class DedupStep:
             c = by_id[cid]
             out.rejections.append(rejection("dedup", "near_duplicate", f"Jaccard {j:.2f} >= {self.dedup.threshold} with {dup}", c.server,
                                             {"conversation_id": cid, "chain_id": c.chain_id, "duplicate_of": dup}, c))
-        out.stats = {"input": len(convs), "kept": len(kept), "dropped": len(dropped),
-                     "recall_check": recall_check(items, self.dedup, self.seed)}
+        out.stats = {"input": len(convs), "kept": len(kept), "dropped": len(dropped)}
         return out
 
 

@@ -200,7 +200,8 @@ FINISHED = {"SUCCESS", "FAILURE", "CANCELED"}
 
 def run_config(data_dir: Path) -> dict[str, Any]:
     # the build configuration typed, as the launchpad shows it: the fields left out keep their defaults
-    return {"resources": {"settings": {"config": {"build": {"examples": 30, "servers": SERVERS, "data_dir": str(data_dir)}, "train": False}}},
+    return {"resources": {"settings": {"config": {"build": {"examples": 30, "servers": SERVERS, "data_dir": str(data_dir)}}},
+                          "training": {"config": {"train": False}}},
             "loggers": {"console": {"config": {"log_level": "WARNING"}}},
             # one run worker per run, its steps in that process (a subprocess per step costs seconds each on a small machine)
             "execution": {"config": {"in_process": {}}}}

@@ -53,6 +53,15 @@ def _start_build(tmp_path: Path) -> subprocess.Popen:
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL whatever is left of the build's process group, and reap the build."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=10)
+
+
 def _wait_for_servers(proc: subprocess.Popen, timeout_s: float = 180) -> list[psutil.Process]:
     """Until the workers run and one has started the third-party stdio server."""
     deadline = time.time() + timeout_s
@@ -82,11 +91,7 @@ def test_a_signal_stops_every_worker_and_server_and_publishes_no_version(tmp_pat
         assert not [e for e in entries if e.startswith("v") or e.startswith(".staging-")], entries
         assert "interrupted" in (tmp_path / "build.log").read_text()
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
+        _kill_group(proc)
 
 
 def test_workers_stop_with_their_servers_when_prove_itself_is_killed(tmp_path):
@@ -98,10 +103,7 @@ def test_workers_stop_with_their_servers_when_prove_itself_is_killed(tmp_path):
         _, alive = psutil.wait_procs(tree, timeout=20)
         assert not alive, [_cmd(p) for p in alive]
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(proc)
 
 
 def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(tmp_path):
@@ -124,8 +126,4 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
         _, alive = psutil.wait_procs(tree, timeout=10)
         assert not alive and not _in_session(proc.pid)
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
+        _kill_group(proc)

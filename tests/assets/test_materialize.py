@@ -16,7 +16,7 @@ SERVERS = ["banking", "crm"]
 def _materialize_all(tmp_path: Path, train: bool, monkeypatch=None, instance=None):
     cfg = BuildConfig(examples=30, servers=SERVERS, data_dir=str(tmp_path / "data"))
     instance = instance or dg.DagsterInstance.ephemeral()
-    b = build(cfg, train=train, train_config_json=json.dumps({"sft_steps": 2, "grpo_steps": 2, "eval_limit": 8}), instance=instance)
+    b = build(cfg, train=train, train_params={"sft_steps": 2, "grpo_steps": 2, "eval_limit": 8}, instance=instance)
     assert not b.unavailable, b.unavailable
     return cfg, b.result, instance
 

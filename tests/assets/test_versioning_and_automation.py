@@ -40,7 +40,7 @@ def built(tmp_path_factory):
     data = tmp_path_factory.mktemp("dagster") / "data"
     cfg = _cfg(data)
     b = build_run(cfg)
-    return cfg, R.resources(build_config=cfg, train=False), b.instance
+    return cfg, D.resources(build_config=cfg, train=False), b.instance
 
 
 # ----------------------------------------------------------------------------- code versions
@@ -172,7 +172,7 @@ def test_a_changed_stage_marks_that_asset_stale_then_its_dependents_but_never_it
 
 def test_a_server_whose_tools_changed_makes_only_its_own_partitions_stale(tmp_path):
     cfg = _cfg(tmp_path / "data")
-    res = R.resources(build_config=cfg, train=False)
+    res = D.resources(build_config=cfg, train=False)
     instance = dg.DagsterInstance.ephemeral()
     R.ensure_partitions(instance, SERVERS)
     first = [S.server_snapshots, S.dependency_graphs]
@@ -189,7 +189,7 @@ def test_a_server_whose_tools_changed_makes_only_its_own_partitions_stale(tmp_pa
         hidden = env.tools()[-1].name
     changed = cfg.model_copy(update={"server_configs": [ServerConfig(name="banking", state_tool=hidden)]})
     assert A.server_schema_hash(changed, "banking") != old["banking"]
-    res2 = R.resources(build_config=changed, train=False)
+    res2 = D.resources(build_config=changed, train=False)
     assert dg.materialize(D.ALL_ASSETS, selection=[S.server_snapshots], partition_key="banking", resources=res2, instance=instance).success
 
     assert _data_version(instance, "server_snapshots", "crm") == old["crm"]

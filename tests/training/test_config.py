@@ -8,7 +8,7 @@ import pytest
 import torch
 import yaml
 
-from training.config import TrainConfig, config_from_json, family_lr, load_train_config
+from training.config import TrainConfig, family_lr, load_train_config
 from training.tiny import load_policy, train_tokenizer_on_conversations
 
 CONV = [{"role": "system", "content": "s"}, {"role": "user", "content": "balance of ACC-1?"},
@@ -52,7 +52,7 @@ def test_hub_model_config_gets_the_paper_defaults_and_validates_against_grpo_con
 
 def test_tiny_defaults_stay_and_bad_configs_name_the_file_and_field(tmp_path):
     assert load_train_config(None) == TrainConfig()
-    assert config_from_json(json.dumps({"grpo_steps": 3})).grpo_steps == 3
+    assert load_train_config(json.dumps({"grpo_steps": 3})).grpo_steps == 3
     bad = tmp_path / "bad.yaml"
     bad.write_text("lr: fast\nbatch_sise: 8\n")
     with pytest.raises(ValueError, match=r"bad\.yaml: lr: .*number.*batch_sise: Extra inputs"):
