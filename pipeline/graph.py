@@ -32,7 +32,8 @@ from pipeline.storage import atomic_write_text
 from pipeline import discovery as discovery_module
 from pipeline import values as values_module
 from pipeline.discovery import result_values
-from pipeline.values import fill_args, find_field, output_fields, synth_value
+from pipeline.sqltext import sql_kind
+from pipeline.values import SEARCH_PARAMS, fill_args, find_field, output_fields, synth_value
 
 
 FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text", "subject", "comment", "query", "note", "reason"}
@@ -119,7 +120,8 @@ def _shared_pick(a: ToolSpec, b: ToolSpec, snap: Snapshot, rng: random.Random, f
     shared = set(a.properties) & set(b.properties)
     pick = {}
     for p in sorted(shared):  # a set's order follows PYTHONHASHSEED: sorted, the graph is the same in every process
-        vals = snap.values.get(p)
+        # SQL text: a table both statements are composed on (an INSERT, then a SELECT of the same table)
+        vals = snap.values.get(p) or (sorted(t for t in snap.tables if snap.tables[t].get("columns")) if sql_kind(a, p) else [])
         if fresh and p in a.required:
             pick[p] = synth_value(p, a.properties.get(p) or {}, rng)
         elif vals:
@@ -160,8 +162,10 @@ def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng:
 
 def _flow_params(b: ToolSpec) -> list[str]:
     """B's parameters a value of another tool's result may feed: required, naming something (not free
-    text, nor the name a write gives the thing it makes)."""
-    return [p for p in b.required if p not in FREE_TEXT and not (p in OWN_NAME and not b.read_only)
+    text, nor the name a write gives the thing it makes); SQL text, whose table a result may name; a search's
+    words, which a name from a result may be."""
+    return [p for p in b.required if (p not in FREE_TEXT or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
+            and not (p in OWN_NAME and not b.read_only)
             and _schema_type(b.properties.get(p)) in (None, "string", "array", "integer")]
 
 

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
 from pipeline.phrasing import is_text, say_entity, say_value
+from pipeline.sqltext import say as say_sql, sql_kind
 
 GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
              "Hello again", "Hey, it's me again", "Hi, hope you're well", "Good evening", "Hi, quick one", "Hello, me again",
@@ -196,6 +197,9 @@ class StepWriter:
         """The step as a verb phrase: ``deposit 25.00 for account ACC-0040 with the memo "gift"``."""
         tool = step["tool"]
         self.said_it = False
+        sql = next((v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None)
+        if sql and say_sql(sql):  # SQL text: what it asks for ("show me the customers in Lyon"), not the statement
+            return say_sql(sql) or ""
         intent: Intent = intent_of(tool.name, tool.read_only)
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
         args = step["args"]
