@@ -134,6 +134,22 @@ def known_fields(args: dict[str, Any], values: dict[str, list[Any]], rng: Any, f
             visit(v)
 
 
+NEW_DIRS = ["drafts", "reports-2026", "photos", "invoices", "meeting-notes"]
+
+
+def new_paths(tool: Any, args: dict[str, Any], values: dict[str, list[Any]], rng: Any, fixed: set[str]) -> None:
+    """The path a third-party tool that makes a thing (``create_directory``, ``mkdir``) is given is a new one,
+    beside the observed folders, not a file or folder that already exists."""
+    if not re.match(r"(create|make|new|mkdir|add)(_|$)", tool.name) or "path" not in args or "path" in fixed:
+        return
+    known = {str(v) for v in values.get("path", [])}
+    folders = sorted(v for v in known if not re.search(r"\.[A-Za-z0-9]{1,6}$", v))
+    base = rng.choice(NEW_DIRS)
+    parent = rng.choice(folders + [""] * max(1, len(folders))) if folders else ""
+    path = f"{parent.rstrip('/')}/{base}" if parent else base
+    args["path"] = path if path not in known else path + "-new"
+
+
 def bounded(spec: dict[str, Any], lo: float | None, hi: float | None) -> dict[str, Any]:
     """``spec`` with the stated bounds as ``minimum``/``maximum`` (what :func:`pipeline.values.synth_value` reads)."""
     out = dict(spec)

@@ -127,6 +127,8 @@ class DependencyGraph(BaseModel):
     tools: list[str]
     edges: list[Edge] = []
     unchainable: dict[str, str] = {}  # tool -> why it could not be chained
+    # tool -> param -> an argument a live call of that tool accepted where no probe observed one (value flow)
+    accepted: dict[str, dict[str, Any]] = {}
 
 
 class ArgSource(BaseModel):

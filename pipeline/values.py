@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from typing import Any, NamedTuple
 
 from pipeline.discovery import value_in
-from pipeline.hints import hinted, known_fields
+from pipeline.hints import hinted, known_fields, new_paths
 from pipeline.records import Snapshot, ToolSpec
 from pipeline.sqltext import fill_sql
 
@@ -533,6 +533,7 @@ def fill_args(
     if tool.output_schema is None:  # a third-party tool: SQL composed from the schema, record fields from observed values
         fill_sql(tool, args, snapshot.tables, rng, set(fixed))
         known_fields(args, snapshot.values, rng, set(fixed), tool.read_only)
+        new_paths(tool, args, snapshot.values, rng, set(fixed))
     for p in sens:
         if p in wanted and p not in args:
             v = linked_secret(snapshot, p, args)
