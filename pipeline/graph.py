@@ -231,14 +231,15 @@ def confirm_value_flow(s: Session, snap: Snapshot, a: ToolSpec, tools: list[Tool
         return []  # A does not run here, or its result names nothing another tool could take
     edges = []
 
+    last: dict[str, Any] = {}
+
     def attempt(b: ToolSpec, p: str, v: Any) -> Any:
-        args_b = fill_args(b, snap, rng, fixed={p: v}, context=[data_a])
-        res = s.call(b.name, args_b)
+        last.clear()
+        last.update(fill_args(b, snap, rng, fixed={p: v}, context=[data_a]))
+        res = s.call(b.name, dict(last))
         if not b.read_only:
             s.reset()
             s.call(a.name, args_a)
-        if res.ok and accepted is not None and unobserved(snap, p) and v != NO_SUCH.format(p):
-            accepted.setdefault(b.name, {}).setdefault(p, args_b[p])
         return res
 
     # reads first: they leave the state as A left it
@@ -249,6 +250,8 @@ def confirm_value_flow(s: Session, snap: Snapshot, a: ToolSpec, tools: list[Tool
                 continue  # B echoes anything it is given: its success would prove nothing
             found = next((f for f, v in _ranked(offered, p) if _evidence(attempt(b, p, v), control, v)), None)
             if found is not None:
+                if accepted is not None and unobserved(snap, p):
+                    accepted.setdefault(b.name, {}).setdefault(p, last[p])
                 edges.append(Edge(src=a.name, dst=b.name, kind="explicit", fields={found: p}, source="live"))
                 break
     return edges

@@ -118,3 +118,29 @@ def test_the_request_for_a_sql_step_says_what_it_asks_for_not_the_statement():
             "result": CallResult(ok=True, data="[]"), "index": 0}
     w = StepWriter([step], {}, "2026-03-02", random.Random(0))
     assert w.phrase(step, [], terse=False) == "show me the customers in Lyon"
+
+
+def test_asked_for_a_withheld_statement_the_user_says_what_they_want_from_the_database():
+    from pipeline.replies import answer_with
+
+    said = answer_with(CREATE, "query", "CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT)", "2026-03-02",
+                       random.Random(0), {})
+    assert "create a notes table with title and body columns" in said.lower() and "CREATE TABLE" not in said
+
+
+def test_printed_rows_are_replied_to_as_records_not_pasted():
+    from pipeline.replies import step_reply
+
+    tables = ToolSpec(name="list_tables", server="sqlite", read_only=True)
+    said = step_reply(tables, {}, CallResult(ok=True, data="[{'name': 'customers'}, {'name': 'orders'}]"), random.Random(0))
+    assert "customers and orders" in said and "[{" not in said
+    row = step_reply(READ.model_copy(update={"read_only": True}), {}, CallResult(ok=True, data="[{'id': 3, 'city': 'Madrid', 'note': None}]"),
+                     random.Random(0))
+    assert "city Madrid" in row and "None" not in row
+
+
+def test_lint_takes_a_statement_asked_for_in_words_as_named_by_the_user():
+    from pipeline.lint import _sql_said
+
+    assert _sql_said("Hi. Show me the customers in Lyon, please.", "SELECT * FROM customers WHERE city = 'Lyon'")
+    assert not _sql_said("Show me the orders.", "SELECT * FROM customers WHERE city = 'Lyon'")
