@@ -218,6 +218,12 @@ class StepWriter:
             else:
                 ent = ("" if terse else "the ") + noun
             slots.append(f"{prep} {ent}".strip())
+        if not intent.nouns and not terse and tool.output_schema is None:  # git_add: "add the files README.md", not "add with files ..."
+            obj = next((p for p, v in args.items() if p not in withheld and p not in step["sources"] and not isinstance(v, bool)
+                        and v not in (None, "", [], {}) and not is_text(p, v)), None)
+            if obj is not None:
+                used.add(obj)
+                slots.append(f"the {words(obj)} {join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}")
         if intent.nouns and intent.nouns[0][0]:  # add_to_cart: the thing added comes before "to the cart"
             direct = next((p for p in args if p not in used and p.endswith("_id")), None)
             if direct is not None:

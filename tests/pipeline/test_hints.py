@@ -95,3 +95,12 @@ def test_record_fields_of_a_text_only_tool_take_observed_values_and_a_new_things
     ent = fill_args(tools[1], snap, rng)["entities"][0]
     assert ent["entityType"] == "person" and ent["name"] not in names
     assert fill_args(tools[2], snap, rng)["observations"][0]["entityName"] in names
+
+
+def test_a_namespaced_verb_takes_its_first_value_as_its_object():
+    from pipeline.records import CallResult
+    from pipeline.requests import StepWriter
+
+    add = _tool("git_add", "Adds file contents to the staging area", {"files": {"type": "array", "items": {"type": "string"}}}, ["files"])
+    step = {"tool": add, "args": {"files": ["README.md"]}, "sources": {}, "source_fields": {}, "result": CallResult(ok=True, data="ok"), "index": 0}
+    assert StepWriter([step], {}, "2026-03-02", random.Random(0)).phrase(step, [], terse=False).endswith(" the files README.md")
