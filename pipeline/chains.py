@@ -13,7 +13,7 @@ import random
 from collections import Counter, defaultdict
 
 from pipeline.config import ChainConfig, DedupConfig
-from pipeline.graph import to_networkx
+from pipeline.graph import to_networkx, unobserved
 from pipeline.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
 
 
@@ -89,8 +89,8 @@ def _build_chain(links: dict[tuple[str, str], list[tuple[str, str]]], path: list
                 if param in props and param not in args:
                     args[param] = ArgSource(kind="step", step=j, field=out_field)
         for p in tool.required:
-            if p not in args:
-                args[p] = ArgSource(kind="user")
+            if p not in args:  # a value the user gives; where no probe saw one, the one a live call accepted (if any)
+                args[p] = ArgSource(kind="user", value=graph.accepted.get(name, {}).get(p) if unobserved(snap, p) else None)
         steps.append(ChainStep(name=name, args=args, depends_on=deps))
     cid = "chain-" + stable_hash([graph.graph_id, [s.model_dump() for s in steps], nonce], 12)
     return Chain(chain_id=cid, server=graph.server, seed=snap.seed, snapshot_id=snap.snapshot_id, graph_id=graph.graph_id, steps=steps)

@@ -163,14 +163,34 @@ def generic_entities(data: Any, tool_name: str) -> list[Found]:
     return [f for f in out if not ((f.value, f.kind) in seen or seen.add((f.value, f.kind)))]
 
 
+_LABELLED = re.compile(r"^\s*([A-Za-z][\w .-]{0,40}?)\s*:\s+(\S.*?)\s*$")  # modified: README.md, Home: 12 Elm Street
+_ID_LINE = re.compile(r"^\s*([0-9a-f]{7,40}|[A-Za-z]*\d[\w.-]*|#\d+)\s+(\S.*?)\s*$")  # 3f2a1b9 Fix typo (git log --oneline)
+
+
+def line_pairs(text: str) -> list[tuple[str, str]]:
+    """(field, value) pairs of a text most of whose lines are ``label: value`` (each value under its label, then
+    the label itself under ``key``: a saved place's name is its label) or ``<id> <text>`` (the ids)."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    labelled = [m for ln in lines if (m := _LABELLED.match(ln))]
+    if lines and len(labelled) >= 0.6 * len(lines):
+        return [pair for m in labelled for pair in ((m.group(1), m.group(2)), ("key", m.group(1)))]
+    ids = [m for ln in lines if (m := _ID_LINE.match(ln))]
+    if lines and len(ids) >= 0.6 * len(lines):
+        return [("id", m.group(1)) for m in ids]
+    return []
+
+
 def result_values(data: Any, tool_name: str, limit: int = 20) -> list[tuple[str, Any]]:
     """(field, value) pairs a result offers another tool: the entities it names (by their naming key),
-    then every scalar field of its records; at most ``limit``, in the order met."""
+    then every scalar field of its records, then for text that is no listing its labelled lines or the
+    ids its lines open with (:func:`line_pairs`); at most ``limit``, in the order met."""
     out: list[tuple[str, Any]] = []
     for f in generic_entities(data, tool_name):
         if (f.key, f.value) not in out:
             out.append((f.key, f.value))
     parsed = parse_result(data)
+    if isinstance(parsed, str) and not out:
+        out += line_pairs(parsed)
 
     def scalars(d: Any, depth: int = 0) -> None:
         if depth > 6 or len(out) >= limit * 3:

@@ -32,7 +32,8 @@ from pipeline.storage import atomic_write_text
 from pipeline import discovery as discovery_module
 from pipeline import values as values_module
 from pipeline.discovery import result_values
-from pipeline.values import fill_args, find_field, output_fields, synth_value
+from pipeline.sqltext import sql_kind
+from pipeline.values import SEARCH_PARAMS, fill_args, find_field, output_fields, synth_value
 
 
 FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text", "subject", "comment", "query", "note", "reason"}
@@ -119,7 +120,8 @@ def _shared_pick(a: ToolSpec, b: ToolSpec, snap: Snapshot, rng: random.Random, f
     shared = set(a.properties) & set(b.properties)
     pick = {}
     for p in sorted(shared):  # a set's order follows PYTHONHASHSEED: sorted, the graph is the same in every process
-        vals = snap.values.get(p)
+        # SQL text: a table both statements are composed on (an INSERT, then a SELECT of the same table)
+        vals = snap.values.get(p) or (sorted(t for t in snap.tables if snap.tables[t].get("columns")) if sql_kind(a, p) else [])
         if fresh and p in a.required:
             pick[p] = synth_value(p, a.properties.get(p) or {}, rng)
         elif vals:
@@ -160,8 +162,10 @@ def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng:
 
 def _flow_params(b: ToolSpec) -> list[str]:
     """B's parameters a value of another tool's result may feed: required, naming something (not free
-    text, nor the name a write gives the thing it makes)."""
-    return [p for p in b.required if p not in FREE_TEXT and not (p in OWN_NAME and not b.read_only)
+    text, nor the name a write gives the thing it makes); SQL text, whose table a result may name; a search's
+    words, which a name from a result may be."""
+    return [p for p in b.required if (p not in FREE_TEXT or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
+            and not (p in OWN_NAME and not b.read_only)
             and _schema_type(b.properties.get(p)) in (None, "string", "array", "integer")]
 
 
@@ -215,18 +219,24 @@ def _evidence(res: Any, control: Any, value: Any) -> bool:
     return res.ok and (not control.ok or _names(res, value))
 
 
-def confirm_value_flow(s: Session, snap: Snapshot, a: ToolSpec, tools: list[ToolSpec], rng: random.Random) -> list[Edge]:
+def confirm_value_flow(s: Session, snap: Snapshot, a: ToolSpec, tools: list[ToolSpec], rng: random.Random,
+                       accepted: dict[str, dict[str, Any]] | None = None) -> list[Edge]:
     """Edges A -> B for a tool A with no output schema: a value seen in A's live result that B accepts,
     where that says something: B refuses a value nothing holds, or B answers such a value without
     naming it (an empty lookup) and names the value from A. A runs on a session reset to the seed;
-    reads of B follow it on that state, and the session is reset (and A run again) after each write of B."""
+    reads of B follow it on that state, and the session is reset (and A run again) after each write of B.
+    ``accepted`` gets, per tool B and parameter, the argument B accepted (for a parameter no probe observed)."""
     args_a, data_a, offered = _flow_run(s, snap, a, rng)
     if not offered:
         return []  # A does not run here, or its result names nothing another tool could take
     edges = []
 
+    last: dict[str, Any] = {}
+
     def attempt(b: ToolSpec, p: str, v: Any) -> Any:
-        res = s.call(b.name, fill_args(b, snap, rng, fixed={p: v}, context=[data_a]))
+        last.clear()
+        last.update(fill_args(b, snap, rng, fixed={p: v}, context=[data_a]))
+        res = s.call(b.name, dict(last))
         if not b.read_only:
             s.reset()
             s.call(a.name, args_a)
@@ -240,9 +250,29 @@ def confirm_value_flow(s: Session, snap: Snapshot, a: ToolSpec, tools: list[Tool
                 continue  # B echoes anything it is given: its success would prove nothing
             found = next((f for f, v in _ranked(offered, p) if _evidence(attempt(b, p, v), control, v)), None)
             if found is not None:
+                if accepted is not None and unobserved(snap, p):
+                    accepted.setdefault(b.name, {}).setdefault(p, last[p])
                 edges.append(Edge(src=a.name, dst=b.name, kind="explicit", fields={found: p}, source="live"))
                 break
     return edges
+
+
+def unobserved(snap: Snapshot, p: str) -> bool:
+    """No probe saw a value for ``p`` (nor, for an array, for its items)."""
+    return not (snap.values.get(p) or (p.endswith("s") and snap.values.get(p[:-1])))
+
+
+def with_accepted(snap: Snapshot, accepted: dict[str, dict[str, Any]]) -> Snapshot:
+    """The snapshot with the arguments tools accepted added as observed values of their parameters (an array's
+    items under the singular name, where :func:`pipeline.values.fill_args` looks for an array's values)."""
+    if not accepted:
+        return snap
+    values = {k: list(v) for k, v in snap.values.items()}
+    for params in accepted.values():
+        for p, v in sorted(params.items()):
+            key, vals = (p[:-1] if p.endswith("s") else p, v) if isinstance(v, list) else (p, [v])
+            values[key] = values.get(key, []) + [x for x in vals if x not in values.get(key, [])]
+    return snap.model_copy(update={"values": values})
 
 
 def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
@@ -250,6 +280,7 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
     rng = random.Random(f"graph:{snap.server}:{seed}")
     tools = snap.tools
     edges: dict[tuple[str, str, str], Edge] = {}
+    accepted: dict[str, dict[str, Any]] = {}
     with env.session(snap.seed) as s:  # one session for every probe, reset to the seed before each
         for a, b, p, f in candidate_explicit(tools):
             key = (a.name, b.name, "explicit")
@@ -264,9 +295,10 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
         if cfg.confirm_live and cfg.value_flow:  # tools with no output schema: values their results carry, confirmed live
             for a in tools:
                 if a.output_schema is None:
-                    for e in confirm_value_flow(s, snap, a, tools, rng):
+                    for e in confirm_value_flow(s, snap, a, tools, rng, accepted):
                         edges.setdefault((e.src, e.dst, "explicit"), e)
         if cfg.implicit:
+            isnap = with_accepted(snap, accepted)  # a write another tool's result made possible is tried with that value
             writers = [t for t in tools if not t.read_only]
             props = {t.name: set(t.properties) for t in tools}
             for a in writers:
@@ -280,7 +312,7 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
                         continue
                     if (a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed:
                         continue
-                    if _confirm_implicit(s, snap, a, b, rng):
+                    if _confirm_implicit(s, isnap, a, b, rng):
                         edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
     if llm_classifier is not None:
         for e in llm_classifier(tools):
@@ -296,7 +328,7 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
                 unchainable[t.name] = "no confirmed dependency with another tool"
     gid = "graph-" + stable_hash([snap.server, snap.schema_hash, [e.model_dump() for e in edges.values()]], 12)
     return DependencyGraph(graph_id=gid, server=snap.server, schema_hash=snap.schema_hash, snapshot_id=snap.snapshot_id,
-                           tools=[t.name for t in tools], edges=list(edges.values()), unchainable=unchainable)
+                           tools=[t.name for t in tools], edges=list(edges.values()), unchainable=unchainable, accepted=accepted)
 
 
 def cached_discover(env: Environment, snap: Snapshot, cfg: GraphConfig, cache_dir: Path, seed: int = 0,

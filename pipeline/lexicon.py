@@ -96,7 +96,7 @@ PAST = {"set": "set", "put": "put", "send": "sent", "pay": "paid", "make": "made
         "touch": "touched", "copy": "copied", "compare": "compared", "search": "searched", "check": "checked", "pull": "pulled",
         "call": "called", "sign": "signed", "kick": "kicked", "put": "put", "begin": "began", "lock": "locked", "control": "controlled",
         "transfer": "transferred", "cancel": "canceled", "label": "labeled", "comment": "commented", "submit": "submitted",
-        "plan": "planned", "drop": "dropped", "ship": "shipped", "unfollow": "unfollowed", "unlike": "unliked"}
+        "plan": "planned", "commit": "committed", "drop": "dropped", "ship": "shipped", "unfollow": "unfollowed", "unlike": "unliked"}
 # whole-name commands (Unix tools and single-word actions): (verb family, verb phrase, object)
 COMMANDS = {
     "ls": ("list", "list what's in", "directory"), "pwd": ("get", "tell me", "current directory"),
@@ -114,6 +114,11 @@ COMMANDS = {
     "checkout": ("create", "check out", "cart"), "geocode": ("search", "find the coordinates of", "address"),
     "deposit": ("add", "deposit", ""), "withdraw": ("remove", "withdraw", ""), "transfer": ("transfer", "transfer", ""),
 }
+# first words of published tools' names that are things, not actions: a namespace before the verb
+# (``git_create_branch``) or the thing a read shows (``directory_tree``, ``git_status``)
+NOUN_HEADS = {"git", "directory", "dir", "file", "folder", "repo", "repository", "table", "db", "database", "graph", "node", "memory",
+              "system", "disk", "process", "branch", "tree", "docker", "container", "kube", "k8s", "slack", "github", "gitlab", "fs"}
+SHOW_VERBS = {"show", "display", "describe", "fetch", "open", "view", "lookup", "find", "read", "list", "get", "search"}
 PREPOSITIONS = {"to", "from", "in", "on", "into", "for", "of", "by", "with", "at", "as", "per"}
 READ_FAMILIES = set(READ_VERBS)
 
@@ -142,6 +147,10 @@ def intent_of(name: str, read_only: bool) -> Intent:
         fam, verb, obj = COMMANDS[name.lower()]
         return Intent(fam, (verb,), ((("", obj),) if obj else ()), read_only)
     head, rest = tokens[0], tokens[1:]
+    if head in NOUN_HEADS and rest and head not in READ_VERBS and head not in WRITE_VERBS:
+        noun_head = _noun_head(tokens, read_only)
+        if noun_head is not None:
+            return noun_head
     if head in READ_VERBS:
         fam, verbs = head, tuple(READ_VERBS[head])
     elif head in WRITE_VERBS:
@@ -165,6 +174,20 @@ def intent_of(name: str, read_only: bool) -> Intent:
     if nouns and nouns[0][0] and any(v.endswith(" " + nouns[0][0]) for v in verbs):  # respond_to_event: "respond to" + "event"
         nouns[0] = ("", nouns[0][1])
     return Intent(fam, verbs, tuple(nouns), read_only or fam in READ_FAMILIES)
+
+
+def _noun_head(tokens: list[str], read_only: bool) -> Intent | None:
+    """A name that opens with a thing: the verb after a namespace (``git_create_branch``: create branch; ``git_commit``:
+    commit), or, for a read with no verb, the whole name as what it shows (``directory_tree``: show me the directory tree)."""
+    rest = tokens[1:]
+    joined = "_".join(rest)
+    if rest[0] in SHOW_VERBS or (not read_only and (rest[0] in WRITE_VERBS or len(rest) == 1)):
+        if joined in COMMANDS:  # git_checkout is a verb of its own here, not the shop's "check out the cart"
+            return Intent(rest[0], (COMMANDS[joined][1],), (), read_only)
+        return intent_of(joined, read_only)
+    if read_only:
+        return Intent("get", ("show me", "pull up", "check", "bring up"), (("", " ".join(tokens)),), True)
+    return None
 
 
 @functools.lru_cache(maxsize=8192)

@@ -250,7 +250,7 @@ class Linter:
                 for x in vals:
                     if not mentions(said, x, self.ref) and not _singled_out(results, p if not p.endswith("_ids") else p[:-1], x):
                         rep.add("unnamed_write", eid, f"{name}({p}={x})")
-            elif p in required and not mentions(said, v, self.ref):
+            elif p in required and not mentions(said, v, self.ref) and not _sql_said(said, v):
                 flat = [str(x) for x in v] if isinstance(v, list) else [str(v)]
                 if not all(x in seen or (isinstance(v, (int, float)) and str(v).rstrip("0").rstrip(".") in seen) for x in flat):
                     rep.add("invented_write_value", eid, f"{name}({p}={v!r})")
@@ -298,6 +298,14 @@ def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict
     if tool_turns and unique < lcfg.min_unique_openings:
         rep.add("unique_openings", "corpus", f"{unique:.3f} < {lcfg.min_unique_openings}")
     return rep
+
+
+def _sql_said(said: str, v: Any) -> bool:
+    """A statement the user asked for in words ("show me the customers in Lyon"; pipeline.sqltext)."""
+    from pipeline.sqltext import say
+
+    asked = say(v) if isinstance(v, str) else None
+    return bool(asked) and asked.lower() in said.lower()
 
 
 def lint_version(path: str | Path) -> LintReport:

@@ -23,6 +23,7 @@ from pipeline.discovery import generic_entities, parse_result
 from pipeline.env import Session
 from pipeline.lexicon import singular
 from pipeline.records import Snapshot, ToolSpec, schema_hash, stable_hash
+from pipeline.sqltext import columns_in, sql_kind
 
 ID_FIELD = re.compile(r"(^id$|_id$)")
 
@@ -126,6 +127,7 @@ class _Probe:
         # results of tools with an output schema that had no id-keyed record: read for names only if no
         # result of the server had one (a server that keys by id is probed as it always was)
         self.deferred: list[tuple[ToolSpec, dict[str, Any], Any]] = []
+        self.tables: dict[str, dict[str, Any]] = {}  # a database's tables: columns, a few rows (pipeline.sqltext)
 
     def call(self, tool: ToolSpec, args: dict[str, Any]) -> bool:
         self.budget -= 1
@@ -134,6 +136,8 @@ class _Probe:
         if not res.ok:
             return False
         self._learn_feed(tool, args)
+        if tool.output_schema is None:
+            self._learn_columns(args, res.data)
         found = False
         for id_field, rec in walk_records(res.data):
             found = True
@@ -175,6 +179,23 @@ class _Probe:
             vals = self.values.setdefault(f.key, [])
             if f.value not in vals and len(vals) < self.cfg.max_values_per_field:
                 vals.append(f.value)
+
+    def _learn_columns(self, args: dict[str, Any], data: Any) -> None:
+        """A describing tool's answer for a table argument (``describe_table(table_name)``): that table's columns."""
+        table = next((v for p, v in args.items() if isinstance(v, str) and "table" in p.lower()), None)
+        cols = columns_in(parse_result(data)) if table else []
+        if cols:
+            self.tables.setdefault(table, {})["columns"] = cols
+
+    def read_rows(self, tool: ToolSpec, param: str, table: str) -> None:
+        """A few rows of a table through a tool that reads SQL (learned as the table's rows, not as entities)."""
+        self.budget -= 1
+        args = {param: f"SELECT * FROM {table} LIMIT 5"}
+        res = self.session.call(tool.name, args)
+        self.calls.append({"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error})
+        rows = parse_result(res.data) if res.ok else None
+        if isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
+            self.tables[table]["rows"] = rows
 
     def _learn_feed(self, tool: ToolSpec, args: dict[str, Any]) -> None:
         """A call that succeeded: each argument naming a known entity is a parameter its kind feeds."""
@@ -234,6 +255,19 @@ def _third_pass(pr: _Probe, with_args: list[ToolSpec], skipped: dict[str, str]) 
             return
 
 
+def _sql_pass(pr: _Probe, safe: list[ToolSpec], skipped: dict[str, str]) -> None:
+    """Where tables' columns are known and a probe-safe tool reads SQL: a few rows of each table, which the
+    statements composed later filter on (``WHERE city = 'Lyon'``) and refer to (``WHERE id = 2``)."""
+    for t in safe:
+        p = next((p for p in t.required if sql_kind(t, p) == "read"), None)
+        if p is None or len(t.required) > 1 or not pr.tables:
+            continue
+        skipped.pop(t.name, None)
+        for table in sorted(pr.tables)[:6]:
+            if pr.budget > 0 and "rows" not in pr.tables[table]:
+                pr.read_rows(t, p, table)
+
+
 def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: list[str] | None = None,
           config_secrets: dict[str, str] | None = None) -> Snapshot:
     """Sample the live state of ``session`` through its read-only tools only."""
@@ -258,6 +292,7 @@ def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: 
         pr.call(t, args)
     pr.undefer()
     _third_pass(pr, with_args, skipped)
+    _sql_pass(pr, safe, skipped)
     entities, kinds, values = pr.entities, pr.kinds, pr.values
     supported = {eid: rec for eid, rec in entities.items() if _supported(rec, kinds[eid], cfg, eid)}
     # values of id fields keep only supported entities
@@ -278,7 +313,7 @@ def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: 
     return Snapshot(
         snapshot_id=sid, server=session.env.name, seed=session.seed, schema_hash=sh, tools=tools,
         entities=supported, values=values, secrets=secrets, probe_calls=pr.calls, skipped_tools=skipped,
-        entity_kinds={eid: kinds[eid] for eid in supported}, kind_support=support, feeds=pr.feeds,
+        entity_kinds={eid: kinds[eid] for eid in supported}, kind_support=support, feeds=pr.feeds, tables=pr.tables,
     )
 
 

@@ -96,6 +96,8 @@ class Snapshot(BaseModel):
     entity_kinds: dict[str, str] = {}
     kind_support: dict[str, int] = {}
     feeds: dict[str, list[str]] = {}
+    # table -> {"columns": [{name, type, pk}], "rows": [...]}: a database's schema, for tools taking SQL (pipeline.sqltext)
+    tables: dict[str, dict[str, Any]] = {}
     # the sampled context refreshed every k conversations: probes of the next world seeds
     refreshes: list["Snapshot"] = []
 
@@ -125,6 +127,8 @@ class DependencyGraph(BaseModel):
     tools: list[str]
     edges: list[Edge] = []
     unchainable: dict[str, str] = {}  # tool -> why it could not be chained
+    # tool -> param -> an argument a live call of that tool accepted where no probe observed one (value flow)
+    accepted: dict[str, dict[str, Any]] = {}
 
 
 class ArgSource(BaseModel):

@@ -12,9 +12,11 @@ import random
 import re
 from typing import Any
 
+from pipeline.discovery import parse_result
 from pipeline.lexicon import PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, words
 from pipeline.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
 from pipeline.records import CallResult, ToolSpec
+from pipeline.sqltext import say as say_sql, sql_kind
 
 LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
 COUNT_KEYS = ("total", "count", "total_count", "n")
@@ -180,6 +182,13 @@ def step_reply(tool: ToolSpec, args: dict[str, Any], res: CallResult, rng: rando
         return record_reply(tool, data, rng)
     if isinstance(data, list):
         return list_reply(intent.object or "result", data, None, rng)
+    parsed = parse_result(data)  # text that is data (JSON, printed rows): said as the records it holds
+    if isinstance(parsed, list) and len(parsed) == 1 and isinstance(parsed[0], dict):
+        parsed = parsed[0]  # one row: its fields
+    if isinstance(parsed, dict) and parsed:
+        return step_reply(tool, args, res.model_copy(update={"data": parsed}), rng)
+    if isinstance(parsed, list) and parsed and all(isinstance(x, dict) for x in parsed):
+        return list_reply(intent.object if intent.family in ("list", "search") else "result", parsed, None, rng)
     text = str(data).strip()
     return f"Here's what came back: {text[:300]}" if text else "The tool returned nothing."
 
@@ -222,6 +231,9 @@ def answer_with(tool: ToolSpec, p: str, v: Any, reference: str, rng: random.Rand
     """The user's answer to :func:`ask_for`: the value, said naturally."""
     if p in tool.sensitive:
         return rng.choice([f"My {words(p)} is {v}.", f"It's {v}.", f"{v}. Keep it safe."])
+    asked = say_sql(v) if isinstance(v, str) and sql_kind(tool, p) else None
+    if asked:  # SQL text: what the user wants from the database, not the statement
+        return rng.choice([f"I'd like you to {asked}.", f"{asked[:1].upper() + asked[1:]}, please.", f"Just {asked}."])
     said = say_value(p, v, reference, rng, entities)
     if isinstance(v, (int, float)) and not isinstance(v, bool) and not said.replace(".", "").replace(",", "").isdigit():
         said = str(v)

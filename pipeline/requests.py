@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
 from pipeline.phrasing import is_text, say_entity, say_value
+from pipeline.sqltext import say as say_sql, sql_kind
 
 GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
              "Hello again", "Hey, it's me again", "Hi, hope you're well", "Good evening", "Hi, quick one", "Hello, me again",
@@ -205,6 +206,9 @@ class StepWriter:
         """The step as a verb phrase: ``deposit 25.00 for account ACC-0040 with the memo "gift"``."""
         tool = step["tool"]
         self.said_it = False
+        sql = next((v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None)
+        if sql and say_sql(sql):  # SQL text: what it asks for ("show me the customers in Lyon"), not the statement
+            return say_sql(sql) or ""
         intent: Intent = intent_of(tool.name, tool.read_only)
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
         args = step["args"]
@@ -223,6 +227,12 @@ class StepWriter:
             else:
                 ent = ("" if terse else "the ") + noun
             slots.append(f"{prep} {ent}".strip())
+        if not intent.nouns and not terse and tool.output_schema is None:  # git_add: "add the files README.md", not "add with files ..."
+            obj = next((p for p, v in args.items() if p not in withheld and p not in step["sources"] and not isinstance(v, bool)
+                        and v not in (None, "", [], {}) and not is_text(p, v)), None)
+            if obj is not None:
+                used.add(obj)
+                slots.append(f"the {words(obj)} {join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}")
         if intent.nouns and intent.nouns[0][0]:  # add_to_cart: the thing added comes before "to the cart"
             direct = next((p for p in args if p not in used and p.endswith("_id")), None)
             if direct is not None:

@@ -71,7 +71,12 @@ def load_servers_file(path: str | Path) -> list[ServerConfig]:
 
 
 def usable_tools(cfg: ServerConfig, tools: list[Any]) -> tuple[list[Any], dict[str, str]]:
-    """Tools the pipeline may chain. Writes need isolation: without it only read-only tools are used."""
+    """Tools the pipeline may chain. Writes need isolation: without it only read-only tools are used.
+
+    A tool in ``probe_allowlist`` is one the user says only reads: it counts as read-only from here on (the
+    graph treats it as a read whose result a write can change, requests ask for it as a lookup)."""
+    allow = set(cfg.probe_allowlist)
+    tools = [t.model_copy(update={"read_only": True}) if t.name in allow and not t.read_only else t for t in tools]
     if cfg.isolation == "none" and not cfg.reset_tool:
         keep = [t for t in tools if t.read_only]
         return keep, {t.name: "writes state but the server has no isolation or reset_tool" for t in tools if not t.read_only}
@@ -94,7 +99,7 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
             tools = env.tools()
             usable, excluded = usable_tools(cfg, tools)
             report["tools"] = [t.name for t in tools]
-            report["read_only_tools"] = [t.name for t in tools if t.read_only]
+            report["read_only_tools"] = [t.name for t in usable if t.read_only]
             report["excluded_tools"] = excluded
             unannotated = [t.name for t in tools if not t.annotated]
             if unannotated:

@@ -65,6 +65,8 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
             sources: dict[str, int] = {}
             source_fields: dict[str, str] = {}
             for p, src in st.args.items():
+                if src.kind == "user" and src.value is not None:
+                    pick.setdefault(p, src.value)  # the value a live call accepted where the probe saw none (graph discovery)
                 if src.kind == "step":
                     sources[p], source_fields[p] = src.step, src.field
                     prev = steps[src.step]["result"]

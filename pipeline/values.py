@@ -9,7 +9,9 @@ from datetime import date, timedelta
 from typing import Any, NamedTuple
 
 from pipeline.discovery import value_in
+from pipeline.hints import hinted, known_fields, new_paths
 from pipeline.records import Snapshot, ToolSpec
+from pipeline.sqltext import fill_sql
 
 _WORDS = {
     "name": ["Northwind", "Blue Harbor", "Project Atlas", "Maple Street", "Orion"],
@@ -429,7 +431,11 @@ def _param_plan(tool: ToolSpec, p: str, props: dict[str, Any], snapshot: Snapsho
         vals = _names_of_kind(tool, p, snapshot) or vals
     use_vals = bool(vals) and "enum" not in _schema_of(spec)
     desc = _schema_of(spec).get("description") or ""
-    return _ParamPlan(spec, vals, use_vals, None if use_vals else _array_candidates(p, spec, snapshot),
+    array_vals = None if use_vals else _array_candidates(p, spec, snapshot)
+    if tool.output_schema is None and not use_vals and not array_vals and "enum" not in _schema_of(spec):
+        spec, vals, array_vals = hinted(tool, p, _schema_of(spec))
+        use_vals = bool(vals)
+    return _ParamPlan(spec, vals, use_vals, array_vals,
                       tuple(w for w in _named_fields(desc) if w != p), _schema_of(spec).get("type") in ("number", "integer"))
 
 
@@ -494,7 +500,8 @@ def fill_args(
     memo = memo if memo is not None else ValueMemo()
     props, required, optional, sens = memo.facts(tool)
     wanted = list(required) + [p for p in optional if p in fixed or rng.random() < optional_rate]
-    if not tool.read_only and optional and not any(p in wanted for p in optional):
+    # a writer with only optional fields gets one (an update changing nothing is refused); not a third-party one with required ones
+    if not tool.read_only and optional and not any(p in wanted for p in optional) and not (required and tool.output_schema is None):
         wanted.append(rng.choice(optional))
     ctx = context if isinstance(context, RecordIndex) else RecordIndex(list(context or []))
     chosen: list[tuple[str, _ParamPlan]] = []
@@ -523,6 +530,10 @@ def fill_args(
         if v is not None:
             args[p] = v
     _pair_times(args, rng)
+    if tool.output_schema is None:  # a third-party tool: SQL composed from the schema, record fields from observed values
+        fill_sql(tool, args, snapshot.tables, rng, set(fixed))
+        known_fields(args, snapshot.values, rng, set(fixed), tool.read_only)
+        new_paths(tool, args, snapshot.values, rng, set(fixed))
     for p in sens:
         if p in wanted and p not in args:
             v = linked_secret(snapshot, p, args)

@@ -62,7 +62,7 @@ def memory_over_http(tmp_path_factory, fixture_env):
     log = (wd.parent / "server.log").open("w")
     proc = subprocess.Popen([PY, str(FIXTURES / "memory_server.py"), "--http", str(port)], cwd=wd, stdout=log, stderr=log)
     try:
-        wait_for_port(port, proc=proc)
+        wait_for_port(port, proc=proc, timeout=120)  # a loaded machine can take more than the default 20 s to import mcp
         yield ServerConfig(name="memory_http", kind="http", url=f"http://127.0.0.1:{port}/mcp", isolation="none"), wd
     finally:
         proc.terminate()
