@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import time
 import uuid
 from contextlib import AbstractContextManager
@@ -86,6 +87,20 @@ class Session:
                               error=f"arguments for {name} must be a JSON object, got {type(arguments).__name__}")
         self.dirty = True
         return self._iso.send(self, name, arguments)
+
+    def call_at_seed(self, name: str, arguments: dict[str, Any]) -> CallResult:
+        """The result of a call on the session's seed state (reset, then call). Where a reset starts a
+        process, the result of the same call seen on the seed state before is answered from memory and
+        nothing is run; the session is then wherever it was, so reset it before relying on its state."""
+        memo = self._iso.seed_results
+        key = (name, json.dumps(arguments, sort_keys=True, default=str), tuple(c.model_dump_json() for c in self.setup))
+        if memo is not None and key in memo:
+            return memo[key]
+        self.reset()
+        r = self.call(name, arguments)
+        if memo is not None and r.error_code != "server_error":
+            memo[key] = r
+        return r
 
     def reset(self) -> None:
         if self._iso.reset(self):

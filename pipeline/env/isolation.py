@@ -41,6 +41,8 @@ class Isolation(ABC):
     def __init__(self, env: Environment):
         self.env = env
         self.config = env.config
+        # results of calls on the seed state, kept where a reset costs a process (Session.call_at_seed)
+        self.seed_results: dict[Any, CallResult] | None = None
 
     def open(self, s: Session) -> bool:
         """Called once as the session is created; ``True`` when its world is already set up (the
@@ -141,6 +143,7 @@ class ProcessIsolation(Isolation):
         self.clean = CleanProcesses()
         self.stopper = Stopper(env.stop_process) if reuse else None
         self.closed = False
+        self.seed_results = {} if reuse else None
 
     def _stop(self, conn: Connection) -> None:
         if self.stopper is not None:

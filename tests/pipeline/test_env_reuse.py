@@ -81,3 +81,17 @@ def test_a_shared_server_without_a_reset_tool_is_not_isolated_and_never_sent_a_w
         assert s.call("get", {"key": "greeting"}).text == "hello"
     assert tree_hashes(template) == before
 
+
+
+def test_a_call_repeated_on_the_seed_state_is_answered_from_memory_without_a_new_process(template, tmp_path):
+    login = {"user": "bob", "password": "hunter2"}
+    with Environment(cfg(template_dir=str(template)), log_dir=tmp_path) as env, env.session(0) as s:
+        first = s.call_at_seed("login", login)
+        kept = s.workdir
+        assert s.call_at_seed("login", login) is first and s.workdir == kept  # nothing ran, nothing restarted
+        assert s.call_at_seed("login", {"user": "bob", "password": "wrong"}).error_code == "permission_denied"
+        assert s.workdir != kept  # new arguments: run on a fresh process
+        s.reset()
+        assert s.call("whoami", {}).error_code == "permission_denied"
+    with Environment("banking") as env, env.session(0) as s:
+        assert env.isolation.seed_results is None  # built-in servers: a reset costs nothing, every call runs
