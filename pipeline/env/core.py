@@ -16,6 +16,7 @@ from pipeline.config import ServerConfig, SetupCall
 from pipeline.env.connection import Connection
 from pipeline.env.fastpath import InlineLoop, fast_paths_wanted
 from pipeline.env.isolation import Isolation, isolation_for
+from pipeline.env.reuse import setup_key
 from pipeline.env.transport import EnvironmentError_, ServerLog, Transport
 from pipeline.env.workdir import SESSION_DIR, needs_workdir, new_workdir, remove_workdir, session_args
 from pipeline.records import CallResult, ToolSpec
@@ -93,7 +94,7 @@ class Session:
         process, the result of the same call seen on the seed state before is answered from memory and
         nothing is run; the session is then wherever it was, so reset it before relying on its state."""
         memo = self._iso.seed_results
-        key = (name, json.dumps(arguments, sort_keys=True, default=str), tuple(c.model_dump_json() for c in self.setup))
+        key = (name, json.dumps(arguments, sort_keys=True, default=str), setup_key(self.setup))
         if memo is not None and key in memo:
             return memo[key]
         self.reset()
