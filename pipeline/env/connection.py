@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -74,12 +75,20 @@ class Connection:
                  trusted: Callable[[str], bool] | None = None):
         self.portal, self.config, self.transport = portal, config, transport
         self._trusted = trusted
+        # a stdio server that has not answered the handshake within its timeout is stopped then, so
+        # the failure is reported at the timeout (not after mcp's shutdown grace periods)
+        watchdog = threading.Timer(config.timeout_s, transport.kill_on_timeout)
+        watchdog.daemon = True
         try:
             target = transport.target()
             self._cm: AbstractContextManager[Client] = portal.wrap_async_context_manager(
                 Client(target, read_timeout_seconds=config.timeout_s, raise_exceptions=False)
             )
-            self.client: Client = self._cm.__enter__()
+            watchdog.start()
+            try:
+                self.client: Client = self._cm.__enter__()
+            finally:
+                watchdog.cancel()
         except BaseException as exc:
             why = transport.why_failed(exc)
             transport.close()

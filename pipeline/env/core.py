@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import time
 import uuid
 from contextlib import AbstractContextManager
@@ -15,6 +16,7 @@ from pipeline.config import ServerConfig, SetupCall
 from pipeline.env.connection import Connection
 from pipeline.env.fastpath import InlineLoop, fast_paths_wanted
 from pipeline.env.isolation import Isolation, isolation_for
+from pipeline.env.reuse import setup_key
 from pipeline.env.transport import EnvironmentError_, ServerLog, Transport
 from pipeline.env.workdir import SESSION_DIR, needs_workdir, new_workdir, remove_workdir, session_args
 from pipeline.records import CallResult, ToolSpec
@@ -44,19 +46,28 @@ class Session:
         self.own: Connection | None = None  # the session's own connection (process isolation)
         self.touched = False  # the server has a world for this session
         self.dirty = False  # a tool was called since the session was opened or last reset
+        self.wrote = False  # a call since it was settled may have changed its world (process isolation)
+        self.print: str | None = None  # its working directory's digest when it was settled (process isolation)
         self.calls = 0
         self._iso: Isolation = env.isolation
-        self._iso.open(self)
         try:
-            self._run_setup()
+            if not self._iso.open(self):
+                self._run_setup()
+            self._iso.settled(self)
         except BaseException:
             self.close()
             raise
 
+    @property
+    def isolated(self) -> bool:
+        """Its writes are its own and a reset undoes them. ``False`` on a shared server without a reset
+        tool: there only tools known to read are called (any other call is refused as ``not_isolated``)."""
+        return self._iso.isolated
+
     def _run_setup(self) -> None:
         cfg = self.env.config
         for call in self.setup:
-            r = self._iso.send(self, call.tool, cfg.resolved_setup_arguments(call))
+            r = self._iso.send(self, call.tool, cfg.resolved_setup_arguments(call), setup=True)
             if not r.ok:
                 said = f"{r.error_code}: {r.error}"
                 for name, value in (cfg.resolved_secrets().items() if cfg.secrets else ()):
@@ -78,9 +89,25 @@ class Session:
         self.dirty = True
         return self._iso.send(self, name, arguments)
 
+    def call_at_seed(self, name: str, arguments: dict[str, Any]) -> CallResult:
+        """The result of a call on the session's seed state (reset, then call). Where a reset starts a
+        process, the result of the same call seen on the seed state before is answered from memory and
+        nothing is run; the session is then wherever it was, so reset it before relying on its state."""
+        memo = self._iso.seed_results
+        key = (name, json.dumps(arguments, sort_keys=True, default=str), setup_key(self.setup))
+        if memo is not None and key in memo:
+            return memo[key]
+        self.reset()
+        r = self.call(name, arguments)
+        if memo is not None and r.error_code != "server_error":
+            memo[key] = r
+        return r
+
     def reset(self) -> None:
-        if self._iso.reset(self) and self.setup:
-            self._run_setup()
+        if self._iso.reset(self):
+            if self.setup:
+                self._run_setup()
+            self._iso.settled(self)
 
     def state_hash(self) -> str | None:
         """The hash of this session's state, where the server exposes one."""
@@ -121,6 +148,7 @@ class Environment:
             self.portal = self._portal_cm.__enter__()
         self._conn: Connection | None = None
         self._tools: list[ToolSpec] | None = None
+        self._reads: frozenset[str] | None = None
         self.isolation = isolation_for(self, self.fast)
         # session ids: a random prefix per environment (a shared HTTP server tells the clients' sessions
         # apart) and a counter (a uuid4 per session costs a system call for randomness every time)
@@ -176,12 +204,20 @@ class Environment:
     def name(self) -> str:
         return self.config.name
 
-    def tools(self) -> list[ToolSpec]:
-        """The user-visible tools (admin tools excluded), as records."""
+    def tools(self, via: Connection | None = None) -> list[ToolSpec]:
+        """The user-visible tools (admin tools excluded), as records; listed once, on ``via`` if given."""
         if self._tools is None:
-            raw = self.conn.list_tools()
+            raw = via.list_tools() if via is not None else self.isolation.list_tools()
             self._tools = [ToolSpec.from_mcp(t, self.config.name) for t in raw if not t.name.startswith(ADMIN_PREFIX)]
         return self._tools
+
+    def read_only_names(self, via: Connection | None = None) -> frozenset[str]:
+        """The tools known to only read: annotated ``readOnlyHint`` and not ``destructiveHint``, or named in
+        the server's ``probe_allowlist`` (what the probe calls)."""
+        if self._reads is None:
+            tools = self.tools(via)
+            self._reads = frozenset(t.name for t in tools if t.read_only and not t.destructive) | frozenset(self.config.probe_allowlist)
+        return self._reads
 
     def session(self, seed: int = 0, setup: list[SetupCall] | list[dict[str, Any]] | None = None) -> Session:
         """A new session on world ``seed``. ``setup``: the set-up calls to run as it opens (by default

@@ -174,14 +174,18 @@ class WarmSpares:
 
     ``start`` makes one (a blocking call); :meth:`take` hands out the oldest spare (waiting for it if it
     is still starting) and starts a replacement. A spare that failed to start is started again on the
-    caller's thread, so the caller sees the failure as it would without spares; ``stop`` ends one."""
+    caller's thread, so the caller sees the failure as it would without spares; ``stop`` ends one.
+    ``lazy``: the first :meth:`take` starts no spares (an environment that needs one process does not
+    pay for three)."""
 
-    def __init__(self, start: Callable[[], T], stop: Callable[[T], None], depth: int = 2):
+    def __init__(self, start: Callable[[], T], stop: Callable[[T], None], depth: int = 2, lazy: bool = False):
         self._start, self._stop, self._depth = start, stop, depth
         self._pool = ThreadPoolExecutor(depth, thread_name_prefix="prove-env-spare")
         self._spares: list[Any] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._takes = 0
+        self._lazy = lazy  # no spares until a second process is taken (most environments need one)
 
     def _refill(self) -> None:
         while len(self._spares) < self._depth:
@@ -192,7 +196,9 @@ class WarmSpares:
             if self._closed:
                 raise RuntimeError("the environment is closed")
             future = self._spares.pop(0) if self._spares else None
-            self._refill()
+            self._takes += 1
+            if self._takes > 1 or not self._lazy:
+                self._refill()
         if future is not None:
             try:
                 return future.result()

@@ -3,10 +3,12 @@
 * :class:`MetaIsolation` (built-in servers): every session is a separate world on the shared
   connection, named in the request ``_meta`` with its seed; the kit's admin tools reset, hash and
   drop it. With the fast paths on, reset and close ride on the next request (:class:`Piggyback`).
-* :class:`ProcessIsolation`: every session (and every reset) gets its own server process, started
-  in a fresh copy of the server's template directory (:mod:`pipeline.env.workdir`).
+* :class:`ProcessIsolation`: every session gets its own server process, started in a fresh copy of
+  the server's template directory (:mod:`pipeline.env.workdir`); a reset replaces it, unless it ran
+  only reads and its directory is unchanged (:mod:`pipeline.env.reuse`).
 * :class:`SharedIsolation`: one world for everyone, brought back by the server's ``reset_tool``
-  at the start and end of every session (or a stateless server, where nothing needs resetting).
+  at the start and end of every session. Without a reset tool its sessions are not isolated and are
+  never sent a write.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
 from pipeline.env.fastpath import Piggyback, WarmSpares
+from pipeline.env.reuse import Clean, CleanProcesses, Stopper, reuse_wanted, setup_key, tree_print
 from pipeline.env.transport import EnvironmentError_
 from pipeline.records import CallResult, stable_hash
 
@@ -28,19 +31,35 @@ if TYPE_CHECKING:
 
 
 class Isolation(ABC):
-    """The strategy interface; every method gets the session it acts for."""
+    """The strategy interface; every method gets the session it acts for.
+
+    ``isolated``: a session's writes are its own and a reset undoes them. Where it is false (a shared
+    server with no reset tool) a session is never sent a call of a tool not known to only read."""
+
+    isolated = True
 
     def __init__(self, env: Environment):
         self.env = env
         self.config = env.config
+        # results of calls on the seed state, kept where a reset costs a process (Session.call_at_seed)
+        self.seed_results: dict[Any, CallResult] | None = None
 
-    def open(self, s: Session) -> None:
-        """Called once as the session is created."""
+    def open(self, s: Session) -> bool:
+        """Called once as the session is created; ``True`` when its world is already set up (the
+        server's ``setup`` calls are not run again)."""
+        return False
+
+    def settled(self, s: Session) -> None:
+        """Called when the session is at its seed, set up: as it opens and after a reset that did something."""
+
+    def list_tools(self) -> list[Any]:
+        return self.env.conn.list_tools()
 
     def connection(self, s: Session) -> Connection:
         return self.env.conn
 
-    def send(self, s: Session, name: str, arguments: dict[str, Any]) -> CallResult:
+    def send(self, s: Session, name: str, arguments: dict[str, Any], setup: bool = False) -> CallResult:
+        """Call a tool for the session (``setup``: one of the server's set-up calls)."""
         return self.connection(s).call(name, arguments, None)
 
     @abstractmethod
@@ -69,7 +88,7 @@ class MetaIsolation(Isolation):
         super().__init__(env)
         self.piggyback = piggyback
 
-    def send(self, s: Session, name: str, arguments: dict[str, Any]) -> CallResult:
+    def send(self, s: Session, name: str, arguments: dict[str, Any], setup: bool = False) -> CallResult:
         meta: dict[str, Any] = {SESSION_META_KEY: s.id, SEED_META_KEY: s.seed}
         s.touched = True
         if self.piggyback is not None:
@@ -111,22 +130,78 @@ class MetaIsolation(Isolation):
 
 
 class ProcessIsolation(Isolation):
-    """A server process of its own per session, restarted (in a fresh copy of its files) on reset.
-    With the fast paths on, processes come from a pool of warm spares (:class:`WarmSpares`)."""
+    """A server process of its own per session, replaced (by one in a fresh copy of its files) on reset.
 
-    def __init__(self, env: Environment, spares: int = 0):
+    With the fast paths on, processes come from a pool of warm spares (:class:`WarmSpares`). With reuse on
+    (:mod:`pipeline.env.reuse`), a process whose session ran only calls of tools known to read, and whose
+    directory is unchanged, is kept by a reset and handed to the next session on close."""
+
+    def __init__(self, env: Environment, spares: int = 0, reuse: bool = True):
         super().__init__(env)
-        self.spares = WarmSpares(env.start_process, env.stop_process, spares) if spares else None
+        self.reuse = reuse
+        self.spares = WarmSpares(env.start_process, self._stop, spares, lazy=reuse) if spares else None
+        self.clean = CleanProcesses()
+        self.stopper = Stopper(env.stop_process) if reuse else None
+        self.closed = False
+        self.seed_results = {} if reuse else None
+
+    def _stop(self, conn: Connection) -> None:
+        if self.stopper is not None:
+            self.stopper.stop(conn)  # on a helper thread: the session goes on with its next process
+        else:
+            self.env.stop_process(conn)
 
     def _process(self) -> Connection:
         return self.spares.take() if self.spares is not None else self.env.start_process()
 
-    def open(self, s: Session) -> None:
-        s.own = self._process()
+    def list_tools(self) -> list[Any]:
+        if not self.reuse:
+            return super().list_tools()  # a process of its own, kept for the environment's lifetime
+        conn = self._process()
+        try:
+            tools = conn.list_tools()
+        except BaseException:
+            self.env.stop_process(conn)
+            raise
+        self._keep(Clean((), conn))  # it ran nothing: the next session's process
+        return tools
+
+    def _at_seed_process(self, key: tuple[str, ...]) -> tuple[Connection, bool]:
+        """A process at its seed: a kept one set up with ``key`` (then ``True``), else one that ran nothing."""
+        clean = self.clean.take(key) if self.reuse else None
+        if clean is None:
+            return self._process(), False
+        return clean.conn, bool(clean.key)
+
+    def open(self, s: Session) -> bool:
+        s.own, set_up = self._at_seed_process(setup_key(s.setup))
+        return set_up  # set up the way this session is: its set-up is not run again
+
+    def settled(self, s: Session) -> None:
+        s.wrote = False
+        if self.reuse:
+            s.print = tree_print(s.workdir)
+
+    def send(self, s: Session, name: str, arguments: dict[str, Any], setup: bool = False) -> CallResult:
+        if self.reuse and not setup and not s.wrote and name in self.env.read_only_names(via=s.own):
+            r = self.connection(s).call(name, arguments, None)
+            s.wrote = r.error_code == "server_error"  # a crash or a timeout leaves the state unknown
+            return r
+        s.wrote = True
+        return self.connection(s).call(name, arguments, None)
+
+    def at_seed(self, s: Session) -> bool:
+        """The session's process is still at its seed (see :mod:`pipeline.env.reuse`)."""
+        return self.reuse and s.own is not None and not s.wrote and tree_print(s.workdir) == s.print
 
     def shutdown(self) -> None:
+        self.closed = True
         if self.spares is not None:
             self.spares.close()
+        for c in self.clean.drain():
+            self._stop(c.conn)
+        if self.stopper is not None:
+            self.stopper.close()
 
     def connection(self, s: Session) -> Connection:
         if s.own is None:
@@ -134,28 +209,54 @@ class ProcessIsolation(Isolation):
         return s.own
 
     def reset(self, s: Session) -> bool:
-        if not s.dirty and s.own is not None:
-            return False  # its own fresh process has run nothing since it started: it is at its seed
+        if s.own is not None and (not s.dirty or self.at_seed(s)):
+            s.dirty = False
+            return False  # its process has run nothing that could change it since it was settled
         s.dirty = False
         old, s.own = s.own, None
         if old is not None:
-            self.env.stop_process(old)
-        s.own = self._process()
+            self._stop(old)
+        s.own, _ = self._at_seed_process(())  # one that ran nothing: the session runs its set-up
         return True
 
+    def _keep(self, clean: Clean) -> None:
+        extra = self.clean.keep(clean)
+        if extra is not None:
+            self._stop(extra.conn)
+
     def close(self, s: Session) -> None:
-        if s.own is not None:
-            own, s.own = s.own, None
-            self.env.stop_process(own)
+        if s.own is None:
+            return
+        own, at_seed = s.own, self.at_seed(s)
+        s.own = None
+        if at_seed and not self.closed:
+            self._keep(Clean(setup_key(s.setup), own))
+        else:
+            self._stop(own)
 
 
 class SharedIsolation(Isolation):
-    """One world for all sessions, reset by ``reset_tool`` (if any) as each session opens and closes."""
+    """One world for all sessions, reset by ``reset_tool`` (if any) as each session opens and closes.
 
-    def open(self, s: Session) -> None:
+    Without a reset tool nothing could undo a write, so sessions are not isolated (``isolated`` is
+    false): a call of a tool not known to only read is refused without reaching the server."""
+
+    def __init__(self, env: Environment):
+        super().__init__(env)
+        self.isolated = bool(self.config.reset_tool)
+
+    def open(self, s: Session) -> bool:
         if self.config.reset_tool:
             s.dirty = True
             self.reset(s)
+        return False
+
+    def send(self, s: Session, name: str, arguments: dict[str, Any], setup: bool = False) -> CallResult:
+        if not self.isolated and not setup and name not in self.env.read_only_names():
+            why = (f"{name} is not known to only read (no readOnlyHint, not in probe_allowlist), and server "
+                   f"{self.config.name!r} is shared with no reset_tool: prove never sends it a write")
+            return CallResult(ok=False, data=None, text=why, error_code="not_isolated", error=why)
+        return self.connection(s).call(name, arguments, None)
 
     def reset(self, s: Session) -> bool:
         if not self.config.reset_tool:
@@ -179,5 +280,5 @@ def isolation_for(env: Environment, fast: bool) -> Isolation:
     if c.isolation == "meta":
         return MetaIsolation(env, Piggyback() if fast and c.kind == "builtin" else None)
     if c.isolation == "process":
-        return ProcessIsolation(env, spares=2 if fast else 0)
+        return ProcessIsolation(env, spares=2 if fast else 0, reuse=reuse_wanted())
     return SharedIsolation(env)

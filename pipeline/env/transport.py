@@ -8,6 +8,7 @@ failed start: the exit code, the last lines the server wrote to stderr, or the t
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -22,10 +23,11 @@ from mcp.client.stdio import stdio_client
 from pipeline.config import ServerConfig
 
 EXIT_MARK = "prove: server process exited with code "
-# ``sh`` runs the server and writes its exit code to the log when it ends: mcp's stdio transport
-# keeps the process to itself, and a server that dies at start is otherwise reported only as a
-# closed stream
-_EXIT_WRAPPER = f'"$@"; code=$?; echo "{EXIT_MARK}$code" >&2; exit $code'
+# ``sh`` writes its process id (that of the server's process group: mcp starts it in a session of its
+# own) to a file, runs the server, and writes its exit code to the log when it ends: mcp's stdio
+# transport keeps the process to itself, and a server that dies at start is otherwise reported only
+# as a closed stream, one that hangs only after mcp's shutdown grace periods
+_EXIT_WRAPPER = f'echo $$ > "$1"; shift; "$@"; code=$?; echo "{EXIT_MARK}$code" >&2; exit $code'
 
 
 class EnvironmentError_(RuntimeError):
@@ -111,6 +113,8 @@ class Transport:
         self.proc: subprocess.Popen | None = None
         self._errlog: IO[str] | None = None
         self._log_from = 0
+        self._pidfile: str | None = None
+        self.timed_out = False  # stopped by :meth:`kill_on_timeout`
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -119,9 +123,25 @@ class Transport:
 
     def _stdio(self, command: str, args: list[str]) -> Any:
         self._errlog, self._log_from = self.log.open()
-        params = StdioServerParameters(command="sh", args=["-c", _EXIT_WRAPPER, "prove-server", command, *args],
+        fd, self._pidfile = tempfile.mkstemp(prefix="prove-server-", suffix=".pid")
+        os.close(fd)
+        params = StdioServerParameters(command="sh", args=["-c", _EXIT_WRAPPER, "prove-server", self._pidfile, command, *args],
                                        env=self._env(), cwd=self.workdir)
         return stdio_client(params, errlog=self._errlog)
+
+    def kill_on_timeout(self) -> None:
+        """End a stdio server that did not answer in time, with all its processes (the connection then
+        fails at once, instead of after mcp's shutdown grace periods)."""
+        try:
+            pid = int(Path(self._pidfile).read_text().strip()) if self._pidfile else 0
+        except (OSError, ValueError):
+            pid = 0
+        if pid > 0:
+            self.timed_out = True
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass  # already gone
 
     def target(self) -> Any:
         c = self.config
@@ -156,17 +176,20 @@ class Transport:
         lines = self.log.since(self._log_from) if self._errlog is not None else []
         exit_lines = [ln for ln in lines if ln.startswith(EXIT_MARK)]
         said = [ln for ln in lines if not ln.startswith(EXIT_MARK)]
+        cause = describe_error(exc)
         parts = []
-        if exit_lines:
+        if self.timed_out:  # stopped by us at its timeout: its exit code says nothing
+            exit_lines = []
+            parts.append(f"the server did not answer within its timeout of {self.config.timeout_s:g}s and was stopped")
+        elif exit_lines:
             parts.append(f"the server process exited with code {exit_lines[-1][len(EXIT_MARK):].strip()}")
         elif self.proc is not None and self.proc.poll() is not None:
             parts.append(f"the server process exited with code {self.proc.returncode}")
-        cause = describe_error(exc)
-        if not exit_lines and ("timed out" in cause.lower() or "timeout" in cause.lower()):
+        elif "timed out" in cause.lower() or "timeout" in cause.lower():
             parts.append(f"the server did not answer within its timeout of {self.config.timeout_s:g}s")
         if said:
             parts.append("its stderr ended with: " + " | ".join(said[-5:]))
-        if not parts or not exit_lines:
+        if not self.timed_out and (not parts or not exit_lines):
             parts.append(cause)
         where = f" (log: {self.log.path})" if self.log.path else ""
         return "; ".join(parts) + where
@@ -181,3 +204,6 @@ class Transport:
         if self._errlog is not None:
             self._errlog.close()
             self._errlog = None
+        if self._pidfile is not None:
+            Path(self._pidfile).unlink(missing_ok=True)
+            self._pidfile = None
