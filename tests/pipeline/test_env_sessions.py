@@ -162,12 +162,13 @@ def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir
     # logged in): 4 tools, so a few dozen sessions rather than the hundreds a larger server's pairs take
     monkeypatch.setenv("ENVCHECK_PW", "hunter2")
     template_before = tree_hashes(template)
-    report = check_server(cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"}), log_dir=tmp_path / "logs")
+    report = check_server(cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"}, timeout_s=120),
+                          log_dir=tmp_path / "logs")
     assert set(report["tools"]) == {"login", "whoami", "get", "put"} and not report["problems"], report["problems"]
     assert tree_hashes(template) == template_before
-    cfg = BuildConfig(examples=4, servers=["files"], server_configs=[files], data_dir=str(tmp_path / "data"),
-                      chains=ChainConfig(per_server=2), graph=GraphConfig(implicit=False), replay=ReplayConfig(determinism_runs=1))
-    build_corpus(cfg, gates=False)  # 4 examples cannot meet the composition targets
+    build = BuildConfig(examples=4, servers=["files"], server_configs=[files], data_dir=str(tmp_path / "data"),
+                        chains=ChainConfig(per_server=2), graph=GraphConfig(implicit=False), replay=ReplayConfig(determinism_runs=1))
+    build_corpus(build, gates=False)  # 4 examples cannot meet the composition targets
     assert tree_hashes(seeds) == before
     assert (tmp_path / "data" / "logs" / "servers" / "files.log").exists()
 
