@@ -303,6 +303,11 @@ def from_schema(schema: Mapping[str, Any], hints: Mapping[str, Sequence[Any]] | 
     return SchemaStrategies(schema, hints).for_schema(schema, name)
 
 
+# the shrunk match of a pattern, per (string schema, name): derandomized, so the same value every time, and
+# worth keeping (each ``find`` shrinks its way down; a server's tools share a handful of patterns)
+_SIMPLEST_MATCH: dict[str, Any] = {}
+
+
 def simplest(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, name: str | None = None,
              hints: Mapping[str, Sequence[Any]] | None = None) -> Any:
     """A simple schema-valid value, deterministically: default, const, first enum value, a hinted
@@ -337,9 +342,14 @@ def simplest(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, n
             if fits(v):
                 return v
         if pattern:
-            from hypothesis import find, settings
+            observed = [v for v in hint_values(name, hints) if fits(v)]  # empty here; part of the key all the same
+            key = json.dumps([schema, name, observed], sort_keys=True, default=str)
+            if key not in _SIMPLEST_MATCH:
+                from hypothesis import find, settings
 
-            return find(ss.for_schema(schema, name), lambda _: True, settings=settings(database=None, derandomize=True, max_examples=50))
+                _SIMPLEST_MATCH[key] = find(ss.for_schema(schema, name), lambda _: True,
+                                            settings=settings(database=None, derandomize=True, max_examples=50))
+            return _SIMPLEST_MATCH[key]
         return "x" * max(lo, 1)
     if typ in ("integer", "number"):
         lo = schema.get("minimum", schema.get("exclusiveMinimum"))

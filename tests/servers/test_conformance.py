@@ -88,7 +88,8 @@ class ServerUnderTest:
 
         def start() -> None:
             try:
-                env = Environment(ServerConfig.for_builtin(self.name, "stdio"))
+                # a generous timeout: on a loaded machine a python process importing mcp can take over the default 30 s
+                env = Environment(ServerConfig(name=self.name, kind="builtin", transport="stdio", timeout_s=120))
                 box["env"] = env
                 env.tools()
             except BaseException as exc:  # reported by the test that needs it
@@ -100,7 +101,7 @@ class ServerUnderTest:
 
     def stdio(self) -> Environment:
         t, box = self._stdio
-        t.join(120)
+        t.join(240)
         if "error" in box or "env" not in box:
             pytest.fail(f"{self.name}: the stdio server did not start: {box.get('error')!r}")
         return box["env"]
@@ -108,7 +109,7 @@ class ServerUnderTest:
     def close(self) -> None:
         if self._stdio is not None:
             t, box = self._stdio
-            t.join(120)
+            t.join(240)
             if "env" in box:
                 box["env"].close()
         self.env.close()
