@@ -25,6 +25,7 @@ from dagster import MetadataValue
 from pydantic import BaseModel, Field, create_model
 
 from pipeline.config import BuildConfig
+from pipeline.fastpath import collector_paused
 from pipeline.records import Rejection
 from pipeline.stages import StageOutput
 
@@ -137,7 +138,7 @@ class StageStore(dg.ConfigurableIOManager):
         # a sidecar older than the full output belongs to an earlier materialization: read the full one
         if part == "rejections" and side.exists() and side.stat().st_mtime_ns >= path.stat().st_mtime_ns:
             path = side
-        with open(path, "rb") as f:
+        with open(path, "rb") as f, collector_paused():  # every object a stored output holds is alive
             return pickle.load(f)
 
     def load(self, asset: str, partition: str | None = None) -> Any:

@@ -50,6 +50,20 @@ def settled_run() -> Iterator[None]:
             gc.unfreeze()
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic collector paused while a block builds a large structure that is all alive (unpickling a
+    stage's stored output): every object it makes survives, so each collection its allocations set off
+    would walk the growing structure for nothing."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def heap_settled(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Run a stage with every object that already exists frozen out of the cyclic collector's sight
     (``gc.freeze``), thawed again when the stage returns (inside :func:`settled_run`: when the run ends).
