@@ -272,6 +272,9 @@ class LintConfig(StageConfig):
     min_distinct_frames: float = Field(default=0.5, ge=0, le=1)
     # share of user turns in those examples whose first four words occur nowhere else in the corpus
     min_unique_openings: float = Field(default=0.30, ge=0, le=1)
+    # openings are compared among the first this many examples by id (a hash, so a fair sample): the chance that
+    # two turns open alike grows with the corpus, so a share over all 13,500 would not mean what it means at 200
+    openings_sample: int = Field(default=3000, ge=1)
 
 
 def default_servers() -> list[str]:

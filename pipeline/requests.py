@@ -357,7 +357,13 @@ def write_turns(turns: list[list[dict[str, Any]]], steps: list[dict[str, Any]], 
     terse = info_level == "minimal"
     out = []
     for ti, turn in enumerate(turns):
-        phrases = [w.phrase(st, withheld if (ti == 0 and i == 0) else [], terse) for i, st in enumerate(turn)]
+        phrases: list[str] = []
+        for i, st in enumerate(turn):
+            held = withheld if (ti == 0 and i == 0) else []
+            said = w.phrase(st, held, terse)
+            if terse and said in phrases:  # "check it; check it" asks for one thing twice: say which thing this one is
+                said = w.phrase(st, held, False)
+            phrases.append(said)
         out.append(compose_turn(phrases, rng, persona, ti, terse))
         w.saw([st["result"].data for st in turn if st["result"].ok])
     return out

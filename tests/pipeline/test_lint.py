@@ -148,3 +148,12 @@ def test_a_quoted_text_said_twice_is_the_datas_words_not_a_repeated_sentence(tmp
     said = _conv("c2", ["Show my accounts please. Show my accounts please."], ask, ["I found 2 accounts."])
     rep, _ = _lint([quoted, said], tmp_path)
     assert rep.counts["repeated_sentence"] == 1 and rep.samples["repeated_sentence"][0].startswith(("c2", "ex-"))
+
+
+def test_openings_are_compared_within_the_sample_so_the_share_does_not_fall_with_corpus_size(tmp_path):
+    ask = [(LIST, {"customer_id": "CUS-0001"}, LISTED)]
+    alike = [_conv(f"c{i}", [f"Could you show me the accounts of customer number {i}?"], ask, ["I found 2 accounts."]) for i in range(4)]
+    whole, _ = _lint(alike, tmp_path / "a", LintConfig(min_distinct_frames=0, min_unique_openings=0.3))
+    one, _ = _lint(alike, tmp_path / "b", LintConfig(min_distinct_frames=0, min_unique_openings=0.3, openings_sample=1))
+    assert whole.metrics["unique_openings"] == 0.0 and whole.counts["unique_openings"] == 1
+    assert one.metrics["unique_openings"] == 1.0 and one.counts["unique_openings"] == 0

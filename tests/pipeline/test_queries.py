@@ -374,3 +374,17 @@ def test_a_time_with_minutes_is_never_said_as_the_bare_hour():
         said = say_value("end_time", "2026-03-14T10:30", "2026-03-02", random.Random(i))
         assert "10 am" not in said and "10am" not in said and ("10:30" in said), said
     assert {say_value("end_time", "2026-03-14T10:00", "2026-03-02", random.Random(i)).split(" at ")[-1] for i in range(60)} >= {"10 am"}
+
+
+def test_a_terse_turn_never_asks_for_the_same_thing_twice_in_the_same_words(tools_by_name, snapshot):
+    from pipeline.lint import stutter
+
+    bal = _turns(tools_by_name, snapshot)[0][0]
+    # two reads of the account the first turn found, in one terse turn: "Check it; check it" asked one thing twice
+    again = [dict(bal, tool=tools_by_name["get_account"], index=i, from_steps=["account_id"], sources={"account_id": 0},
+                  source_fields={"account_id": "account_id"}) for i in (1, 2)]
+    backend = TemplateBackend(QueryConfig())
+    for i in range(10):
+        text = backend.write("banking", [[bal], again], "minimal", "student", [], snapshot, random.Random(i))[1]
+        parts = [p.strip(" .").lower() for p in text.split(";")]
+        assert len(parts) == 2 and parts[0] != parts[1] and stutter(text + ";") is None, text
