@@ -207,8 +207,9 @@ class StepWriter:
         tool = step["tool"]
         self.said_it = False
         sql = next((v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None)
-        if sql and say_sql(sql):  # SQL text: what it asks for ("show me the customers in Lyon"), not the statement
-            return say_sql(sql) or ""
+        asked = say_sql(sql) if sql else None
+        if asked:  # SQL text: what it asks for ("show me the customers in Lyon"), not the statement
+            return asked
         intent: Intent = intent_of(tool.name, tool.read_only)
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
         args = step["args"]
