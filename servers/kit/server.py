@@ -8,7 +8,7 @@ registry of them; its middleware goes in through ``middleware=`` and the public 
 import functools
 import inspect
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any, Generic
 
 from mcp.server.mcpserver import MCPServer
@@ -110,18 +110,43 @@ def admin_tools(store: "SessionStore[Any]", default_seed: int) -> list[Callable[
 def tool_records(tools: "Iterable[ToolDef]", store: "SessionStore[Any]", default_seed: int) -> list[Tool]:
     """mcp's ``Tool`` records for a server: the hidden admin tools, then ``tools`` in order, each called with
     the world of the request's session; validation errors of a tool with sensitive parameters never show
-    their values (:mod:`servers.kit.redact`)."""
-    hidden = {HIDDEN_META_KEY: True}
-    out = [Tool.from_function(fn, name=fn.__name__, meta=hidden, annotations=ToolAnnotations(read_only_hint=fn.__name__ != "prove_admin_reset"))
+    their values (:mod:`servers.kit.redact`).
+
+    What ``Tool.from_function`` works out from a signature (the argument model, the input and output
+    schemas) depends only on the tool, not on the server instance, so it is worked out once per tool in a
+    process (:func:`_registered`); each server's record is that one with its own function, bound to its
+    session store (a pydantic ``model_copy``)."""
+    out = [_registered(("admin", fn.__name__), lambda fn=fn: _admin_record(fn)).model_copy(update={"fn": fn})
            for fn in admin_tools(store, default_seed)]
     for tool in tools:
-        registered = Tool.from_function(world_tool(tool, store, default_seed), name=tool.name, title=tool.title,
-                                        description=tool.description, annotations=tool.annotations)
-        secret = sensitive_parameters(registered.parameters)
-        if secret:
-            registered.fn_metadata.arg_model = redacting_model(registered.fn_metadata.arg_model, secret)
-        out.append(registered)
+        fn = world_tool(tool, store, default_seed)
+        out.append(_registered(tool, lambda tool=tool, fn=fn: _tool_record(tool, fn)).model_copy(update={"fn": fn}))
     return out
+
+
+_RECORDS: dict[Hashable, Tool] = {}
+
+
+def _registered(key: Hashable, make: Callable[[], Tool]) -> Tool:
+    """The record ``make()`` gives, made once per ``key`` in this process (building a record costs a pydantic
+    model and two JSON schemas: about 60% of building a server, which every stage of a build does)."""
+    record = _RECORDS.get(key)
+    if record is None:
+        record = _RECORDS[key] = make()
+    return record
+
+
+def _admin_record(fn: Callable[..., Any]) -> Tool:
+    return Tool.from_function(fn, name=fn.__name__, meta={HIDDEN_META_KEY: True},
+                              annotations=ToolAnnotations(read_only_hint=fn.__name__ != "prove_admin_reset"))
+
+
+def _tool_record(tool: ToolDef, fn: Callable[..., Any]) -> Tool:
+    registered = Tool.from_function(fn, name=tool.name, title=tool.title, description=tool.description, annotations=tool.annotations)
+    secret = sensitive_parameters(registered.parameters)
+    if secret:
+        registered.fn_metadata.arg_model = redacting_model(registered.fn_metadata.arg_model, secret)
+    return registered
 
 
 class EnvServer(MCPServer, Generic[W]):
