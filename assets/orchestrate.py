@@ -24,7 +24,7 @@ from assets import progress
 from assets.automation import CROSS
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
-from assets.resources import StageStore, ensure_partitions
+from assets.resources import HANDOFF, StageStore, ensure_partitions
 from assets.sqlite_commits import relaxed_sync
 from assets.synthesis import PER_SERVER
 from assets.training import grpo_policy
@@ -114,9 +114,12 @@ def _materialize_partition(server: str, build_config_json: str, dagster_home: st
     """One server's partition of the per-server assets, in a worker process of a parallel build."""
     os.environ["DAGSTER_HOME"] = dagster_home
     cfg = BuildConfig.model_validate_json(build_config_json)
-    r = dg.materialize(ALL_ASSETS, selection=PER_SERVER, partition_key=server, instance=dg.DagsterInstance.get(),
-                       resources=resources(build_config=cfg, train=False), run_config=QUIET,
-                       tags={"prove/build": "cli", "prove/parallel": "true"}, raise_on_error=False)
+    try:
+        r = dg.materialize(ALL_ASSETS, selection=PER_SERVER, partition_key=server, instance=dg.DagsterInstance.get(),
+                           resources=resources(build_config=cfg, train=False), run_config=QUIET,
+                           tags={"prove/build": "cli", "prove/parallel": "true"}, raise_on_error=False)
+    finally:
+        HANDOFF.clear()  # the server's last output is read by the cross-server run, in another process
     return server, r.success, r.run_id, "" if r.success else run_error(r)
 
 
@@ -210,6 +213,8 @@ def build(cfg: BuildConfig, *, train: bool = False, train_params: dict[str, Any]
     except KeyboardInterrupt:
         mark_interrupted(cfg, before)
         raise
+    finally:
+        HANDOFF.clear()  # outputs no reader of this build took
 
 
 def mark_interrupted(cfg: BuildConfig, before: set[str]) -> None:
