@@ -17,7 +17,12 @@ GROUP = "synthesis"
 
 
 def _logged(context: AssetExecutionContext, what: str):
-    return lambda i, n: context.log.info(f"{what} {i}/{n}") if i % 50 == 0 or i == n else None
+    """A progress callback logging ``what i/n`` at every tenth of the way and at the end: each log line is an
+    event Dagster stores (at 13,500 examples a line every 50 items came to 1,800 events)."""
+    def log(i: int, n: int) -> None:
+        if i == n or (i * 10 // n) != ((i - 1) * 10 // n):
+            context.log.info(f"{what} {i}/{n}")
+    return log
 
 
 @versioned(partitions_def=server_partitions, group_name=GROUP,
