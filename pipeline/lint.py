@@ -159,16 +159,37 @@ def _singled_out(results: list[dict[str, set[str]]], p: str, v: str) -> bool:
     return False
 
 
+@dataclass
+class ToolList:
+    """What the linter reads off one offered tool list (a corpus offers the same list in many examples)."""
+
+    names: set[str]  # snake_case names a user should never say
+    by_name: dict[str, dict[str, Any]]
+    descriptions: list[set[tuple[str, ...]]]  # each tool description's n-grams
+    vocab: set[str]  # :func:`tool_vocab`
+
+
 class Linter:
     def __init__(self, cfg: LintConfig, read_only: dict[str, bool], reference_date: str):
         self.cfg, self.read_only, self.ref = cfg, read_only, reference_date
+        self._lists: dict[str, ToolList] = {}
 
-    def example(self, row: dict[str, Any], rep: LintReport) -> None:
+    def tool_list(self, tools_json: str) -> ToolList:
+        """The facts of a tools column value, worked out once per distinct value."""
+        out = self._lists.get(tools_json)
+        if out is None:
+            tools = json.loads(tools_json)
+            names, by_name = _tool_facts(tools)
+            descs = [ngrams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+            out = self._lists[tools_json] = ToolList(names, by_name, descs, tool_vocab(tools))
+        return out
+
+    def example(self, row: dict[str, Any], rep: LintReport, msgs: list[dict[str, Any]] | None = None) -> None:
+        """Lint one corpus row (``msgs``: its messages, when the caller has decoded them already)."""
         eid = row["example_id"]
-        msgs = json.loads(row["messages"])
-        tools = json.loads(row["tools"])
-        names, by_name = _tool_facts(tools)
-        descs = [ngrams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+        msgs = json.loads(row["messages"]) if msgs is None else msgs
+        facts = self.tool_list(row["tools"])
+        names, by_name, descs = facts.names, facts.by_name, facts.descriptions
         quoted = [m["content"] for m in msgs if m["role"] == "tool" and isinstance(m.get("content"), str)]
         for m in msgs:
             text = m.get("content")
@@ -278,8 +299,8 @@ def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict
     frames, openings_all, tool_turns = [], Counter(), []
     no_call = Counter()
     for rank, row in enumerate(df.sort("example_id").iter_rows(named=True)):
-        linter.example(row, rep)
         msgs = json.loads(row["messages"])
+        linter.example(row, rep, msgs)
         users = [m["content"] for m in msgs if m["role"] == "user" and isinstance(m.get("content"), str)]
         # openings are compared within the first `openings_sample` examples by id (ids are hashes: a fair sample),
         # so the share means the same for a corpus of 200 and one of 13,500
@@ -287,7 +308,7 @@ def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict
         if sampled:
             openings_all.update(opening(u) for u in users)
         if row["kind"] in TOOL_KINDS and users:
-            frames.append(frame_of(users[0], tool_vocab(json.loads(row["tools"]))))
+            frames.append(frame_of(users[0], linter.tool_list(row["tools"]).vocab))
             if sampled:
                 tool_turns.extend((row["example_id"], u) for u in users)
         elif row["kind"] in ("irrelevance", "abstention") and users:
