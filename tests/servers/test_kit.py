@@ -262,6 +262,24 @@ def test_closed_sessions_are_dropped_even_when_the_call_carrying_the_close_fails
     anyio.run(main)
 
 
+def test_two_instances_of_a_server_keep_their_own_worlds_though_they_share_tool_records() -> None:
+    """Each tool's mcp record (argument model, schemas) is made once per process; each instance's copy still
+    calls the tool with a world of its own session store."""
+    first, second = build("banking"), build("banking")
+    assert first.kit_tools["transfer"].fn_metadata is second.kit_tools["transfer"].fn_metadata  # made once
+    assert first.kit_tools["transfer"].fn is not second.kit_tools["transfer"].fn
+
+    async def main() -> None:
+        meta = {SESSION_META_KEY: "same-id", SEED_META_KEY: 0}
+        async with Client(first) as c:
+            assert not (await c.call_tool("list_accounts", {}, meta=meta)).is_error
+        async with Client(second) as c:
+            assert not (await c.call_tool("list_accounts", {}, meta={**meta, SESSION_META_KEY: "other"})).is_error
+        assert len(first.store) == 1 and len(second.store) == 1  # shared functions would put both in one store
+
+    anyio.run(main)
+
+
 def test_benchmark_clocks_nest_handler_inside_server_inside_round_trip() -> None:
     """The benchmarks' clocks, attached through the kit's public hooks (``servers.kit.hooks``)."""
     from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks, uninstall_server_clocks
