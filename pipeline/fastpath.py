@@ -26,6 +26,7 @@ V = TypeVar("V")
 
 
 _SETTLED_RUNS = 0  # how many settled_run blocks are open (a build's whole run)
+FULL_COLLECTION_SPACING = 10  # inside settled_run, a full collection needs this many times more young ones
 
 
 @contextlib.contextmanager
@@ -39,8 +40,13 @@ def settled_run() -> Iterator[None]:
     round). Frozen objects are still freed by reference counting; only cyclic garbage made while the
     block is open waits for its end."""
     global _SETTLED_RUNS
+    thresholds = gc.get_threshold()
     if _SETTLED_RUNS == 0:
         gc.freeze()
+        # full collections at a tenth of the rate: each one walks every record the running stage has made so far
+        # (all alive), and at 13,500 examples a build made about a thousand of them (``bench/OPTIMISATIONS.md``,
+        # tenth round); young collections, which free a call's short-lived cycles, run as before
+        gc.set_threshold(thresholds[0], thresholds[1], thresholds[2] * FULL_COLLECTION_SPACING)
     _SETTLED_RUNS += 1
     try:
         yield
@@ -48,6 +54,7 @@ def settled_run() -> Iterator[None]:
         _SETTLED_RUNS -= 1
         if _SETTLED_RUNS == 0:
             gc.unfreeze()
+            gc.set_threshold(*thresholds)
 
 
 @contextlib.contextmanager

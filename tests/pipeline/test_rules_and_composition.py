@@ -140,3 +140,18 @@ def test_an_identity_memo_works_each_record_out_once():
     memo = IdentityMemo(lambda r: seen.append(r) or len(seen))
     a, b = ["x"], ["x"]  # equal, not the same object
     assert [memo(a), memo(a), memo(b), memo(a)] == [1, 1, 2, 1] and seen == [a, b]
+
+
+def test_a_settled_run_freezes_the_heap_and_spaces_full_collections_then_restores_the_spacing() -> None:
+    import gc
+
+    from pipeline.fastpath import FULL_COLLECTION_SPACING, settled_run
+
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    with settled_run():
+        assert gc.get_freeze_count() > frozen
+        assert gc.get_threshold() == (before[0], before[1], before[2] * FULL_COLLECTION_SPACING)
+        with settled_run():  # nested (a build inside a build's worker): the outer block's settings hold
+            assert gc.get_threshold()[2] == before[2] * FULL_COLLECTION_SPACING
+        assert gc.get_threshold()[2] == before[2] * FULL_COLLECTION_SPACING
+    assert gc.get_threshold() == before
