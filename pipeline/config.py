@@ -79,10 +79,16 @@ class ServerConfig(BaseModel):
     probe_allowlist: list[str] = []
     reset_tool: str | None = None
     state_tool: str | None = None
-    timeout_s: float = 30.0
+    timeout_s: float = Field(default=30.0, gt=0)
+    start_timeout_s: float | None = Field(default=None, gt=0)
     secrets: dict[str, str] = {}
     setup: list[SetupCall] = []
     time_budget_s: float = Field(default=1800.0, gt=0)
+
+    @property
+    def start_timeout(self) -> float:
+        """Seconds the server may take to start and answer the handshake (``start_timeout_s``, else ``timeout_s``)."""
+        return self.start_timeout_s if self.start_timeout_s is not None else self.timeout_s
 
     @model_validator(mode="after")
     def _check(self) -> ServerConfig:

@@ -77,12 +77,12 @@ class Connection:
         self._trusted = trusted
         # a stdio server that has not answered the handshake within its timeout is stopped then, so
         # the failure is reported at the timeout (not after mcp's shutdown grace periods)
-        watchdog = threading.Timer(config.timeout_s, transport.kill_on_timeout)
+        watchdog = threading.Timer(config.start_timeout, transport.kill_on_timeout)
         watchdog.daemon = True
         try:
             target = transport.target()
             self._cm: AbstractContextManager[Client] = portal.wrap_async_context_manager(
-                Client(target, read_timeout_seconds=config.timeout_s, raise_exceptions=False)
+                Client(target, read_timeout_seconds=config.start_timeout, raise_exceptions=False)
             )
             watchdog.start()
             try:
@@ -104,9 +104,9 @@ class Connection:
         t0 = time.perf_counter() if CALL_OBSERVERS else 0.0
         try:
             if self._trusted is not None and self._trusted(name):
-                raw = self.portal.call(send_trusted, self.client, name, arguments, meta)
+                raw = self.portal.call(send_trusted, self.client, name, arguments, meta, self.config.timeout_s)
             else:
-                raw = self.portal.call(lambda: self.client.call_tool(name, arguments, meta=meta))
+                raw = self.portal.call(lambda: self.client.call_tool(name, arguments, read_timeout_seconds=self.config.timeout_s, meta=meta))
         except Exception as exc:  # transport failure, timeout, crashed process
             why = self.transport.why_failed(exc)
             return CallResult(ok=False, data=None, text=why, error_code="server_error",

@@ -45,11 +45,13 @@ def fast_paths_wanted() -> bool:
     return os.environ.get(FAST_PATHS_ENV, "1").strip().lower() not in {"0", "false", "no", "off"}
 
 
-async def send_trusted(client: Client, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> CallToolResult:
+async def send_trusted(client: Client, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None,
+                       timeout_s: float | None = None) -> CallToolResult:
     """A ``tools/call`` whose result is typed and checked against the protocol, not re-validated
-    against the tool's output schema (results of kit servers only; see the module docstring)."""
+    against the tool's output schema (results of kit servers only; see the module docstring).
+    ``timeout_s``: how long to wait for the result (unset: the client's read timeout)."""
     request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments, _meta=meta))
-    return await client.session.send_request(request, CallToolResult)
+    return await client.session.send_request(request, CallToolResult, request_read_timeout_seconds=timeout_s)
 
 
 def _loop_running_here() -> bool:

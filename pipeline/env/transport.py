@@ -180,7 +180,7 @@ class Transport:
         parts = []
         if self.timed_out:  # stopped by us at its timeout: its exit code says nothing
             exit_lines = []
-            parts.append(f"the server did not answer within its timeout of {self.config.timeout_s:g}s and was stopped")
+            parts.append(f"the server did not start within its start timeout of {self.config.start_timeout:g}s and was stopped")
         elif exit_lines:
             parts.append(f"the server process exited with code {exit_lines[-1][len(EXIT_MARK):].strip()}")
         elif self.proc is not None and self.proc.poll() is not None:

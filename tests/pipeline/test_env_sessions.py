@@ -107,7 +107,7 @@ def test_a_server_that_exits_at_start_is_reported_with_its_exit_code_and_stderr(
 def test_a_server_that_hangs_at_start_is_reported_as_a_timeout_when_it_runs_out(tmp_path):
     t = time.monotonic()
     with Environment(cfg("--hang-at-start", timeout_s=1.5), log_dir=tmp_path) as env:
-        with pytest.raises(EnvironmentError_, match=r"did not answer within its timeout of 1.5s and was stopped") as err:
+        with pytest.raises(EnvironmentError_, match=r"did not start within its start timeout of 1.5s and was stopped") as err:
             env.tools()
         assert time.monotonic() - t < 1.5 + 3.0  # was about 15 s: mcp's handshake and shutdown grace periods
     assert "TaskGroup" not in str(err.value) and str(tmp_path / "envcheck.log") in str(err.value)

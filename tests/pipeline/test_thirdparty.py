@@ -26,10 +26,10 @@ def notes_cfg() -> ServerConfig:
     return ServerConfig(name="notes", kind="stdio", command=PY, args=[str(HERE / "notes_server.py")])
 
 
-def counters_cfg(*extra: str, name: str = "counters", timeout_s: float = 30.0) -> ServerConfig:
+def counters_cfg(*extra: str, name: str = "counters", timeout_s: float = 30.0, start_timeout_s: float | None = None) -> ServerConfig:
     """The in-memory server, one process for the run, reset by its own tool around every session."""
     return ServerConfig(name=name, kind="stdio", command=PY, args=[str(HERE / "counter_server.py"), *extra], timeout_s=timeout_s,
-                        isolation="none", reset_tool="reset_all")
+                        start_timeout_s=start_timeout_s, isolation="none", reset_tool="reset_all")
 
 
 def small_build(tmp_path: Path, configs: list[ServerConfig], examples: int = 10) -> Path:
@@ -106,7 +106,8 @@ def test_crashing_hanging_and_garbage_servers_are_rejected_and_the_build_goes_on
     garbage = ServerConfig(name="garbage", kind="stdio", command=PY, args=["-c", "print('hello, not json-rpc'); import time; time.sleep(30)"],
                            timeout_s=3)
     crashing = counters_cfg("--crash-on", "list_counters", name="crashing")
-    hanging = counters_cfg("--hang-on", "list_counters", name="hanging", timeout_s=1.0)
+    # its calls time out after 1 s; its start may take longer (importing mcp alone takes 1.4 s on a slow machine)
+    hanging = counters_cfg("--hang-on", "list_counters", name="hanging", timeout_s=1.0, start_timeout_s=60)
     path = small_build(tmp_path, [counters_cfg(), crashing, hanging, garbage], examples=12)
     df = read_examples(path)
     assert df.filter(pl.col("kind") == "multi_turn")["server"].unique().to_list() != []

@@ -76,7 +76,8 @@ app.run()
 def test_a_hanging_tool_times_out_and_the_rollout_goes_on(tmp_path):
     script = tmp_path / "hanging_server.py"
     script.write_text(HANGING_SERVER)
-    hang = ServerConfig(name="hanging", kind="stdio", command=sys.executable, args=[str(script)], timeout_s=1.0)
+    # each call may take 1 s; the start may take longer (importing mcp alone takes 1.4 s on a slow machine)
+    hang = ServerConfig(name="hanging", kind="stdio", command=sys.executable, args=[str(script)], timeout_s=1.0, start_timeout_s=60)
     calls = [{"name": "fast", "arguments": {}}, {"name": "slow", "arguments": {}}, {"name": "fast", "arguments": {"x": 2}}]
     with EnvPool(configs={"hanging": hang}) as pool:
         ro = execute_rollout(calls, "hanging", 0, pool)
