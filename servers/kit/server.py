@@ -8,7 +8,7 @@ registry of them; its middleware goes in through ``middleware=`` and the public 
 import functools
 import inspect
 import random
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic
 
 from mcp.server.mcpserver import MCPServer
@@ -24,7 +24,7 @@ from servers.kit.keys import HIDDEN_META_KEY
 from servers.kit.redact import redacting_model, sensitive_parameters
 from servers.kit.sessions import SessionBookkeeping, session_of
 from servers.kit.toolset import ToolDef, ToolSet
-from servers.kit.world import SessionStore, W
+from servers.kit.world import SessionStore, W, World
 
 
 # --------------------------------------------------------------------------- admin results
@@ -114,35 +114,30 @@ def tool_records(tools: "Iterable[ToolDef]", store: "SessionStore[Any]", default
 
     What ``Tool.from_function`` works out from a signature (the argument model, the input and output
     schemas) depends only on the tool, not on the server instance, so it is worked out once per tool in a
-    process (:func:`_registered`); each server's record is that one with its own function, bound to its
-    session store (a pydantic ``model_copy``)."""
-    out = [_registered(("admin", fn.__name__), lambda fn=fn: _admin_record(fn)).model_copy(update={"fn": fn})
-           for fn in admin_tools(store, default_seed)]
-    for tool in tools:
-        fn = world_tool(tool, store, default_seed)
-        out.append(_registered(tool, lambda tool=tool, fn=fn: _tool_record(tool, fn)).model_copy(update={"fn": fn}))
+    process (:func:`_admin_templates`, :func:`_template`); each server's record is that one with its own
+    function, bound to its session store (a pydantic ``model_copy``)."""
+    admin = _admin_templates()
+    out = [admin[fn.__name__].model_copy(update={"fn": fn}) for fn in admin_tools(store, default_seed)]
+    out += [_template(tool).model_copy(update={"fn": world_tool(tool, store, default_seed)}) for tool in tools]
     return out
 
 
-_RECORDS: dict[Hashable, Tool] = {}
+# the templates' functions are bound to this store, which no request ever reaches (each server's copy has its own)
+_TEMPLATE_STORE: "SessionStore[Any]" = SessionStore("template", seeder=lambda rng, seed: World())
 
 
-def _registered(key: Hashable, make: Callable[[], Tool]) -> Tool:
-    """The record ``make()`` gives, made once per ``key`` in this process (building a record costs a pydantic
-    model and two JSON schemas: about 60% of building a server, which every stage of a build does)."""
-    record = _RECORDS.get(key)
-    if record is None:
-        record = _RECORDS[key] = make()
-    return record
+@functools.cache
+def _admin_templates() -> dict[str, Tool]:
+    hidden = {HIDDEN_META_KEY: True}
+    return {fn.__name__: Tool.from_function(fn, name=fn.__name__, meta=hidden,
+                                            annotations=ToolAnnotations(read_only_hint=fn.__name__ != "prove_admin_reset"))
+            for fn in admin_tools(_TEMPLATE_STORE, 0)}
 
 
-def _admin_record(fn: Callable[..., Any]) -> Tool:
-    return Tool.from_function(fn, name=fn.__name__, meta={HIDDEN_META_KEY: True},
-                              annotations=ToolAnnotations(read_only_hint=fn.__name__ != "prove_admin_reset"))
-
-
-def _tool_record(tool: ToolDef, fn: Callable[..., Any]) -> Tool:
-    registered = Tool.from_function(fn, name=tool.name, title=tool.title, description=tool.description, annotations=tool.annotations)
+@functools.cache
+def _template(tool: ToolDef) -> Tool:
+    registered = Tool.from_function(world_tool(tool, _TEMPLATE_STORE, 0), name=tool.name, title=tool.title,
+                                    description=tool.description, annotations=tool.annotations)
     secret = sensitive_parameters(registered.parameters)
     if secret:
         registered.fn_metadata.arg_model = redacting_model(registered.fn_metadata.arg_model, secret)
