@@ -41,16 +41,14 @@ import polars as pl
 
 from pipeline.config import BuildConfig, LintConfig
 from pipeline.lexicon import intent_of, is_plural, words
-from pipeline.phrasing import mentions
+from pipeline.phrasing import QUOTED, WORD, mentions, ngrams, stutter
 from pipeline.records import TOOL_KINDS
 
-WORD = re.compile(r"[a-z0-9']+")
 JSONISH = re.compile(r'[\[{]\s*["\[{]|"\s*:\s*["\d\[{tfn]')
 SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 PLACEHOLDER = re.compile(r"\bNone\b|\bnull\b|\bundefined\b|\bNaN\b|\{[A-Za-z_.]*\}|<[a-z_]+>")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 DECIMAL_COUNT = re.compile(r"\b\d+\.\d+ ([a-z]+)\b")
-QUOTED = re.compile(r'"[^"]*"')
 ONE_OF = re.compile(r"(?<![\d.,])\b1 ([a-z]+)\b")
 MASK = [(re.compile(r'"[^"]*"'), "<text>"), (re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b"), "<id>"), (re.compile(r"\S+@\S+"), "<email>"),
         (re.compile(r"(?<!\w)/[\w./-]+"), "<path>"), (re.compile(r"\d[\d.,:]*"), "<n>"), (re.compile(r"\([^)]*\)"), "")]
@@ -79,23 +77,6 @@ class LintReport:
     def as_dict(self) -> dict[str, Any]:
         return {"examples": self.examples, "passed": self.passed, "counts": dict(self.counts), "samples": dict(self.samples),
                 "metrics": self.metrics}
-
-
-def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
-    toks = WORD.findall(text.lower())
-    return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
-
-
-def stutter(text: str, longest: int = 3) -> str | None:
-    """The first word or phrase of up to ``longest`` words said twice back to back in ``text``
-    (quoted text masked, each quote its own token; punctuation stays on its word, so ``5, 5`` is no repeat)."""
-    masked = QUOTED.sub(lambda m: f" \x00{m.start()} ", text)
-    toks = masked.lower().split()
-    for n in range(1, longest + 1):
-        for i in range(len(toks) - 2 * n + 1):
-            if toks[i:i + n] == toks[i + n:i + 2 * n] and not toks[i].startswith("\x00"):
-                return " ".join(toks[i:i + 2 * n])
-    return None
 
 
 def frame_of(text: str, vocab: set[str] | frozenset[str] = frozenset()) -> str:

@@ -23,6 +23,27 @@ UNITS = {"pct": "%", "percent": "%", "km": " km", "minutes": " minutes", "hours"
          "mb": " MB", "gb": " GB", "seconds": " seconds", "kwh": " kWh"}
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ISO_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})")
+WORD = re.compile(r"[a-z0-9']+")
+QUOTED = re.compile(r'"[^"]*"')
+
+
+def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
+    """The runs of ``n`` words in ``text`` (lower case)."""
+    toks = WORD.findall(text.lower())
+    return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
+
+
+def stutter(text: str, longest: int = 3) -> str | None:
+    """The first word or phrase of up to ``longest`` words said twice back to back in ``text``
+    (quoted text masked, each quote its own token; punctuation stays on its word, so ``5, 5`` is no repeat).
+    The linter's ``repeated_phrase`` rule, and what the request writer avoids."""
+    masked = QUOTED.sub(lambda m: f" \x00{m.start()} ", text)
+    toks = masked.lower().split()
+    for n in range(1, longest + 1):
+        for i in range(len(toks) - 2 * n + 1):
+            if toks[i:i + n] == toks[i + n:i + 2 * n] and not toks[i].startswith("\x00"):
+                return " ".join(toks[i:i + 2 * n])
+    return None
 
 
 def _ordinal(n: int) -> str:
@@ -161,11 +182,13 @@ def say_number(param: str, v: float | int, rng: random.Random) -> str:
     return str(v)
 
 
-def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.Random) -> str:
-    """An entity as a person names it: ``account ACC-0003``, ``Hugo Hughes (CUS-0001)``, ``the Northwind company, CMP-0002``."""
+def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.Random, quote: bool = False) -> str:
+    """An entity as a person names it: ``account ACC-0003``, ``Hugo Hughes (CUS-0001)``, ``the Northwind company, CMP-0002``
+    (``quote``: the name in quotes, ``"Add monitoring" (API-0005)``, where its words would run into the sentence's)."""
     name = entity_name(record)
     forms = [f"{noun} {eid}", f"the {noun} {eid}", f"{eid}"]
     if name and name != eid:
+        name = f'"{name}"' if quote else name
         forms += [f"{name} ({eid})", f"the {noun} {name}, {eid}", f"{noun} {eid} ({name})"]
     return rng.choice(forms)
 

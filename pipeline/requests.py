@@ -15,7 +15,8 @@ import random
 from typing import Any, Callable
 
 from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
-from pipeline.phrasing import is_text, say_entity, say_value
+from pipeline.config import LintConfig
+from pipeline.phrasing import is_text, ngrams, say_entity, say_value, stutter
 from pipeline.sqltext import say as say_sql, sql_kind
 
 GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
@@ -46,6 +47,7 @@ THEN = ["then {p}", "and then {p}", "after that {p}", "and {p}", "and once that'
 CLOSERS = ["Thanks!", "Thank you.", "Cheers.", "Appreciate it.", "Thanks a lot.", "Much appreciated.", "Thanks in advance.", "Ta.",
            "Many thanks.", "Thank you so much.", "Thanks, you're a star."]
 NAMING = ("name", "display_name", "full_name")
+PASTE_WORDS = LintConfig().description_ngram  # a run this long shared with a tool's description repeats its documentation
 # parameters named by a preposition alone (``at``, ``before``): the preposition and the value are the whole phrase
 BARE_PREPOSITIONS = PREPOSITIONS | {"before", "after", "since", "until", "near"}
 BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
@@ -116,6 +118,7 @@ class StepWriter:
         self.known = known or (lambda v: v in entities)
         self.shown: list[Any] = []  # results of earlier turns (what the user has seen), walked only when asked
         self.said_it = False  # the step being phrased already points at an earlier result as "it"
+        self.careful = False  # a second wording of a step whose first ran words together or repeated its tool's description
         self._seen: set[str] | None = None
 
     def seen(self, value: str) -> bool:
@@ -136,8 +139,8 @@ class StepWriter:
             return str(v)
         prep, _, rest = noun.partition(" ")
         if prep in PREPOSITIONS and rest:  # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)"
-            return f"{prep} {say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng).removeprefix('the ')}"
-        return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng)
+            return f"{prep} {say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng, quote=self.careful).removeprefix('the ')}"
+        return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng, quote=self.careful)
 
     def back_ref(self, step: dict[str, Any], p: str, terse: bool) -> tuple[str, bool]:
         """How the user points at a value an earlier step returned; (phrase, named the value?)."""
@@ -203,7 +206,23 @@ class StepWriter:
         return f"with {words(p)} {'on' if v else 'off'}"
 
     def phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
-        """The step as a verb phrase: ``deposit 25.00 for account ACC-0040 with the memo "gift"``."""
+        """The step as a verb phrase: ``deposit 25.00 for account ACC-0040 with the memo "gift"``.
+
+        A wording that says a word twice running (``add Add monitoring ...``: a name that opens with the verb)
+        or repeats a run of the tool's description (``remove a product from the wishlist``) is worded again
+        from the same draws, carefully: names in quotes, a withheld entity as ``one of my products``."""
+        state = self.rng.getstate()
+        said = self._phrase(step, withheld, terse)
+        if stutter(said) or (ngrams(said, PASTE_WORDS) & ngrams(step["tool"].description or "", PASTE_WORDS)):
+            self.rng.setstate(state)
+            self.careful = True
+            try:
+                said = self._phrase(step, withheld, terse)
+            finally:
+                self.careful = False
+        return said
+
+    def _phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
         tool = step["tool"]
         self.said_it = False
         sql = next((v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None)
@@ -239,7 +258,7 @@ class StepWriter:
             if direct is not None:
                 used.add(direct)
                 if direct in withheld:
-                    slots.insert(0, article(words(direct)) + " " + words(direct))
+                    slots.insert(0, f"one of my {plural(words(direct))}" if self.careful else article(words(direct)) + " " + words(direct))
                 elif direct in step["sources"]:
                     slots.insert(0, self.back_ref(step, direct, terse)[0])
                 else:
@@ -288,7 +307,10 @@ def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int
     """One user turn from its steps' phrases, in parts drawn independently."""
     body = phrases[0]
     for ph in phrases[1:]:
-        body += ("; " if terse else ", ") + (ph if terse else rng.choice(THEN).format(p=ph))
+        joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(THEN).format(p=ph))
+        if stutter(joined) and not stutter(body) and not stutter(ph):  # "reconnect it; check it; check ...": not back to back
+            joined = body + (", then " if terse else ", and after that ") + ph
+        body = joined
     if terse:
         return body if rng.random() < 0.6 else _cap(body)
     if turn == 0:

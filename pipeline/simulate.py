@@ -25,7 +25,7 @@ from pipeline.teacher import call_record
 from pipeline.records import (Chain, Conversation, Message, RefCall, Rejection, Snapshot, ToolSpec, TraceCall, UserQuery,
                               messages_json, rejection, stable_hash)
 from pipeline.rules import error_rate, over_budget, recovery_room
-from pipeline.values import RecordIndex, ValueMemo, fill_args, find_field
+from pipeline.values import RecordIndex, ValueMemo, field_values, fill_args, find_field
 
 RESOLVE_ATTEMPTS = 5
 
@@ -71,6 +71,8 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
                     sources[p], source_fields[p] = src.step, src.field
                     prev = steps[src.step]["result"]
                     val = find_field(prev.data, src.field) if prev.ok else None
+                    if val is not None and p.endswith("_id") and val in fixed.values():  # a route from a place to itself: the next one
+                        val = next((x for x in field_values(prev.data, src.field) if x not in fixed.values()), val)
                     if val is None:
                         return steps, f"step {k} ({st.name}) needs {src.field} from step {src.step} ({steps[src.step]['tool'].name}), which returned none"
                     fixed[p] = val

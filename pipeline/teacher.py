@@ -17,8 +17,8 @@ import re
 from typing import Any
 
 from pipeline.lexicon import words
-from pipeline.lint import JSONISH, PLACEHOLDER, SENTENCE, SNAKE, ngrams
-from pipeline.phrasing import mentions, say_value
+from pipeline.lint import JSONISH, PLACEHOLDER, SENTENCE, SNAKE
+from pipeline.phrasing import mentions, ngrams, say_value
 from pipeline.queries import ID_TOKEN, describe_tool
 from pipeline.records import ToolSpec
 from pipeline.requests import singled_out

@@ -563,6 +563,27 @@ def find_field(data: Any, field: str) -> Any:
     return None
 
 
+def field_values(data: Any, field: str) -> list[Any]:
+    """Every value of ``field`` in a result, in :func:`find_field`'s order (a text result: the first only)."""
+    out: list[Any] = []
+
+    def walk(d: Any) -> None:
+        if isinstance(d, dict):
+            if field in d and isinstance(d[field], (str, int, float)) and not isinstance(d[field], bool):
+                out.append(d[field])
+            for v in d.values():
+                walk(v)
+        elif isinstance(d, list):
+            for item in d:
+                walk(item)
+
+    if isinstance(data, str):
+        first = value_in(data, field)
+        return [] if first is None else [first]
+    walk(data)
+    return out
+
+
 def output_fields(schema: dict[str, Any] | None) -> set[str]:
     """Every scalar field name an output schema can carry (nested objects, arrays, $defs)."""
     out: set[str] = set()

@@ -388,3 +388,44 @@ def test_a_terse_turn_never_asks_for_the_same_thing_twice_in_the_same_words(tool
         text = backend.write("banking", [[bal], again], "minimal", "student", [], snapshot, random.Random(i))[1]
         parts = [p.strip(" .").lower() for p in text.split(";")]
         assert len(parts) == 2 and parts[0] != parts[1] and stutter(text + ";") is None, text
+
+
+def test_steps_on_one_entity_in_a_terse_turn_never_say_a_phrase_twice_running():
+    from pipeline.phrasing import stutter
+    from pipeline.requests import compose_turn
+
+    phrases = ["reconnect it", "check it", "check sensor reading for it"]  # joined by "; ": "it; check it; check"
+    for i in range(20):
+        text = compose_turn(phrases, random.Random(i), "student", 1, terse=True)
+        assert stutter(text) is None and all(p in text.lower() for p in phrases), text
+
+
+def _step(name, desc, args, entities_result=None):
+    from pipeline.records import ToolSpec
+
+    props = {p: {"type": "string", "description": p} for p in args}
+    tool = ToolSpec(name=name, server="x", description=desc, output_schema={"type": "object"},
+                    input_schema={"type": "object", "properties": props, "required": list(args)})
+    return {"tool": tool, "args": args, "sources": {}, "source_fields": {}, "result": CallResult(ok=True, data={}), "index": 0}
+
+
+def test_a_name_that_opens_with_the_verb_is_quoted_rather_than_said_twice():
+    from pipeline.phrasing import stutter
+    from pipeline.requests import StepWriter
+
+    step = _step("add_issue_to_sprint", "Put an issue into a sprint.", {"issue_id": "API-0005", "sprint_id": "SPR-0011"})
+    entities = {"API-0005": {"title": "Add monitoring for the nightly ETL"}}
+    texts = [StepWriter([step], entities, "2026-03-02", random.Random(i)).phrase(step, [], terse=False) for i in range(60)]
+    assert all(stutter(t) is None for t in texts), [t for t in texts if stutter(t)]
+    assert any(t.startswith('add "Add monitoring for the nightly ETL" (API-0005)') for t in texts), texts  # worded again, the name quoted
+
+
+def test_a_request_never_repeats_its_tools_description():
+    from pipeline.phrasing import ngrams
+    from pipeline.requests import StepWriter
+
+    desc = "Remove a product from the wishlist."
+    step = _step("remove_from_wishlist", desc, {"product_id": "PRD-0023"})
+    texts = [StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, ["product_id"], terse=False) for i in range(30)]
+    assert not any(ngrams(t, 6) & ngrams(desc, 6) for t in texts), texts
+    assert any("one of my products" in t for t in texts), texts

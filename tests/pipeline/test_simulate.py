@@ -233,3 +233,20 @@ def test_recovery_budget_counts_the_dry_run_failures():
     # a failed first step skips its dependent: 3 calls, 1 failure, no room left
     assert recovery_budget(chain, [False, True, True, True], 0.30) == 0
     assert recovery_budget(chain, [True] * 4, 0.50) == 4
+
+
+def test_two_ids_taken_from_one_result_field_name_two_different_entities(banking_env, snapshot):
+    """A transfer whose two accounts both come from one listing goes between its first two accounts, never from an account to itself."""
+    from pipeline.config import QueryConfig
+    from pipeline.simulate import resolve_chain
+
+    chain = Chain(chain_id="chain-test-two-ids", server="banking", seed=SEED, snapshot_id=snapshot.snapshot_id, graph_id="graph-test",
+                  steps=[ChainStep(name="list_accounts"),
+                         ChainStep(name="transfer", args={"from_account_id": ArgSource(kind="step", step=0, field="account_id"),
+                                                          "to_account_id": ArgSource(kind="step", step=0, field="account_id"),
+                                                          "amount": ArgSource(kind="user"), "pin": ArgSource(kind="user")}, depends_on=[0])])
+    steps, why = resolve_chain(banking_env, snapshot, chain, random.Random(0), QueryConfig())
+    assert why is None
+    listed = [a["account_id"] for a in steps[0]["result"].data["accounts"]]
+    args = steps[1]["args"]
+    assert (args["from_account_id"], args["to_account_id"]) == (listed[0], listed[1])
