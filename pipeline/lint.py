@@ -30,6 +30,7 @@ nowhere else in the corpus. Thresholds: :class:`pipeline.config.LintConfig`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter, defaultdict
@@ -97,10 +98,20 @@ def tool_vocab(tools: list[dict[str, Any]]) -> set[str]:
     out: set[str] = set()
     for t in tools:
         fn = t.get("function", t)
-        params = (fn.get("parameters") or {}).get("properties") or {}
-        text = " ".join([fn["name"].replace("_", " "), fn.get("description") or "", *(p.replace("_", " ") for p in params)])
-        out.update(WORD.findall(text.lower()))
+        out.update(_tool_words(fn["name"], fn.get("description") or "", tuple((fn.get("parameters") or {}).get("properties") or {})))
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _tool_words(name: str, description: str, params: tuple[str, ...]) -> frozenset[str]:
+    """One tool's words (a corpus offers each tool in many lists: distractors vary the lists, not the tools)."""
+    text = " ".join([name.replace("_", " "), description, *(p.replace("_", " ") for p in params)])
+    return frozenset(WORD.findall(text.lower()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _description_grams(description: str, n: int) -> frozenset[tuple[str, ...]]:
+    return frozenset(ngrams(description, n))
 
 
 def opening(text: str) -> str:
@@ -130,6 +141,42 @@ def _values_by_key(data: Any, out: dict[str, set[str]]) -> None:
             _values_by_key(v, out)
 
 
+class _Results:
+    """The tool results a conversation has shown so far, each read into its values by key only when a
+    writing call is checked against them (most examples write nothing, or write what the user named)."""
+
+    def __init__(self) -> None:
+        self.raw: list[Any] = []
+        self._vals: list[dict[str, set[str]]] = []
+        self._seen: set[str] | None = None
+
+    def add(self, content: Any) -> None:
+        self.raw.append(content)
+        self._seen = None
+
+    def __bool__(self) -> bool:
+        return bool(self.raw)
+
+    def vals(self) -> list[dict[str, set[str]]]:
+        while len(self._vals) < len(self.raw):
+            content = self.raw[len(self._vals)]
+            try:
+                data = json.loads(content)
+            except (TypeError, ValueError):
+                data = content
+            vals: dict[str, set[str]] = {}
+            if not (isinstance(data, dict) and "error" in data and set(data) <= {"error", "message"}):  # a failed call singles nothing out
+                _values_by_key(data, vals)
+            self._vals.append(vals)
+        return self._vals
+
+    def seen(self) -> set[str]:
+        """Every value any result so far holds."""
+        if self._seen is None:
+            self._seen = set().union(*(v for r in self.vals() for v in r.values()))
+        return self._seen
+
+
 def _singled_out(results: list[dict[str, set[str]]], p: str, v: str) -> bool:
     """Is ``v`` the only value of the field ``p`` (or the id field it is a role of) in an earlier result?"""
     keys = {p, re.sub(r"^[a-z]+_(?=[a-z]+_id$)", "", p)}
@@ -146,7 +193,7 @@ class ToolList:
 
     names: set[str]  # snake_case names a user should never say
     by_name: dict[str, dict[str, Any]]
-    descriptions: list[set[tuple[str, ...]]]  # each tool description's n-grams
+    descriptions: list[frozenset[tuple[str, ...]]]  # each tool description's n-grams
     vocab: set[str]  # :func:`tool_vocab`
 
 
@@ -161,7 +208,7 @@ class Linter:
         if out is None:
             tools = json.loads(tools_json)
             names, by_name = _tool_facts(tools)
-            descs = [ngrams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+            descs = [_description_grams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
             out = self._lists[tools_json] = ToolList(names, by_name, descs, tool_vocab(tools))
         return out
 
@@ -214,20 +261,12 @@ class Linter:
         flat = [(c["name"], c["arguments"]) for turn in reference for c in turn]
         at = 0
         said: list[str] = []
-        results: list[dict[str, set[str]]] = []
+        results = _Results()
         for m in msgs:
             if m["role"] == "user":
                 said.append(m["content"])
             elif m["role"] == "tool":
-                try:
-                    data = json.loads(m["content"])
-                except (TypeError, ValueError):
-                    data = m["content"]
-                if isinstance(data, dict) and "error" in data and set(data) <= {"error", "message"}:
-                    continue  # a failed call singles nothing out
-                vals: dict[str, set[str]] = {}
-                _values_by_key(data, vals)
-                results.append(vals)
+                results.add(m["content"])
             elif m.get("tool_calls"):
                 for tc in m["tool_calls"]:
                     name, args = tc["function"]["name"], json.loads(tc["function"]["arguments"])
@@ -240,19 +279,18 @@ class Linter:
                     self.check_write(eid, name, args, by_name.get(name, {}), " \n ".join(said), results, rep)
 
     def check_write(self, eid: str, name: str, args: dict[str, Any], fn: dict[str, Any], said: str,
-                    results: list[dict[str, set[str]]], rep: LintReport) -> None:
+                    results: _Results, rep: LintReport) -> None:
         required = set((fn.get("parameters") or {}).get("required") or [])
-        props = (fn.get("parameters") or {}).get("properties") or {}
-        seen = set().union(*(v for r in results for v in r.values())) if results else set()
         for p, v in args.items():
             if isinstance(v, bool) or v in (None, "", [], {}):
                 continue
             if p.endswith(("_id", "_ids")):
                 vals = [str(x) for x in v] if isinstance(v, list) else [str(v)]
                 for x in vals:
-                    if not mentions(said, x, self.ref) and not _singled_out(results, p if not p.endswith("_ids") else p[:-1], x):
+                    if not mentions(said, x, self.ref) and not _singled_out(results.vals(), p if not p.endswith("_ids") else p[:-1], x):
                         rep.add("unnamed_write", eid, f"{name}({p}={x})")
             elif p in required and not mentions(said, v, self.ref) and not _sql_said(said, v):
+                seen = results.seen()
                 flat = [str(x) for x in v] if isinstance(v, list) else [str(v)]
                 if not all(x in seen or (isinstance(v, (int, float)) and str(v).rstrip("0").rstrip(".") in seen) for x in flat):
                     rep.add("invented_write_value", eid, f"{name}({p}={v!r})")
