@@ -22,7 +22,7 @@ from pipeline.queries import PERSONAS, QueryBackend, grounding_errors, is_known_
 from pipeline.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
 from pipeline.requests import result_values, unnamed_writes
 from pipeline.teacher import call_record
-from pipeline.records import (Chain, Conversation, Message, RefCall, Rejection, Snapshot, ToolSpec, TraceCall, UserQuery,
+from pipeline.records import (Chain, ChainStep, Conversation, Message, RefCall, Rejection, Snapshot, ToolSpec, TraceCall, UserQuery,
                               messages_json, rejection, stable_hash)
 from pipeline.rules import error_rate, over_budget, recovery_room
 from pipeline.values import RecordIndex, ValueMemo, field_values, fill_args, find_field
@@ -71,12 +71,11 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
                     sources[p], source_fields[p] = src.step, src.field
                     prev = steps[src.step]["result"]
                     val = find_field(prev.data, src.field) if prev.ok else None
-                    if val is not None and p.endswith("_id") and val in fixed.values():  # a route from a place to itself: the next one
-                        val = next((x for x in field_values(prev.data, src.field) if x not in fixed.values()), val)
                     if val is None:
                         return steps, f"step {k} ({st.name}) needs {src.field} from step {src.step} ({steps[src.step]['tool'].name}), which returned none"
                     fixed[p] = val
                     from_steps.append(p)
+            _distinct_ids(fixed, st, steps)
             args = fill_args(tool, snap, rng, fixed=fixed, optional_rate=0.25, reference_date=qcfg.reference_date, pick=pick,
                              context=earlier, memo=memo)
             sensitive = memo.facts(tool).sensitive
@@ -90,6 +89,22 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
             steps.append({"tool": tool, "args": args, "user_args": user_args, "from_steps": from_steps, "result": res, "index": k,
                           "sources": sources, "source_fields": source_fields})
     return steps, None
+
+
+def _distinct_ids(fixed: dict[str, Any], st: ChainStep, steps: list[dict[str, Any]]) -> None:
+    """Two id arguments taken from earlier results name two entities, where a result offers another
+    (no route from a place to itself, no transfer from an account to itself): the later argument takes
+    the next value its result holds, else the earlier one does (in place)."""
+    ids = [p for p in fixed if p.endswith("_id")]
+    for p in reversed(ids):
+        others = {fixed[q] for q in ids if q != p}
+        if fixed[p] not in others:
+            continue
+        src = st.args[p]
+        prev = steps[src.step]["result"]
+        alt = next((x for x in field_values(prev.data, src.field) if x not in others), None) if prev.ok else None
+        if alt is not None:
+            fixed[p] = alt
 
 
 def _corrupt(tool: ToolSpec, args: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any], str] | None:

@@ -250,3 +250,17 @@ def test_two_ids_taken_from_one_result_field_name_two_different_entities(banking
     listed = [a["account_id"] for a in steps[0]["result"].data["accounts"]]
     args = steps[1]["args"]
     assert (args["from_account_id"], args["to_account_id"]) == (listed[0], listed[1])
+
+
+def test_an_id_from_a_result_with_one_value_keeps_it_and_the_other_id_moves():
+    """The destination comes from a result holding one place, the origin from a listing: the origin takes the listing's next place."""
+    from pipeline.records import CallResult
+    from pipeline.simulate import _distinct_ids
+
+    listing = {"result": CallResult(ok=True, data={"places": [{"place_id": "PLC-0073"}, {"place_id": "PLC-0079"}]})}
+    removed = {"result": CallResult(ok=True, data={"place_id": "PLC-0073", "removed": True})}
+    st = ChainStep(name="get_route", args={"origin_place_id": ArgSource(kind="step", step=0, field="place_id"),
+                                           "destination_place_id": ArgSource(kind="step", step=1, field="place_id")})
+    fixed = {"origin_place_id": "PLC-0073", "destination_place_id": "PLC-0073"}
+    _distinct_ids(fixed, st, [listing, removed])
+    assert fixed == {"origin_place_id": "PLC-0079", "destination_place_id": "PLC-0073"}
