@@ -52,6 +52,7 @@ __all__ = [
     "score",
     "score_turns",
     "score_jsonl",
+    "execute_and_hash",
     "execute_calls",
     "replay_state_hashes",
     "parse_reference",
@@ -412,29 +413,39 @@ def execute_calls(session: Session, calls: Sequence[Mapping[str, Any]]) -> list[
 
     A call without a string name or with non-object arguments is not sent and counts as failed.
     """
+    return execute_and_hash(session, calls, state_hash=False)[0]
+
+
+def execute_and_hash(session: Session, calls: Sequence[Mapping[str, Any]], state_hash: bool = True) -> tuple[list[dict[str, Any]], str | None]:
+    """:func:`execute_calls`, and (``state_hash``) the session's state hash after them, which rides back
+    with the last call's result where the server allows it (:meth:`pipeline.env.Session.call_and_hash`)."""
     out = []
-    for c in calls:
+    digest: str | None = None
+    hashed = False
+    for i, c in enumerate(calls):
         nm, a = c.get("name"), _args(c)
         if not isinstance(nm, str) or not nm or not isinstance(a, dict):
             out.append({**c, "ok": False, "error_code": "malformed_call"})
             continue
         try:
-            r = session.call(nm, a)
+            if state_hash and i == len(calls) - 1:
+                r, digest = session.call_and_hash(nm, a)
+                hashed = True
+            else:
+                r = session.call(nm, a)
             out.append({**c, "ok": bool(r.ok), "error_code": r.error_code})
         except Exception as exc:  # the environment client never should raise, but a rollout must not die
             out.append({**c, "ok": False, "error_code": f"server_error: {type(exc).__name__}"})
-    return out
+    if state_hash and not hashed:
+        digest = session.state_hash()
+    return out, digest
 
 
 def replay_state_hashes(env: Environment, seed: int, reference_per_turn: Sequence[Sequence[Mapping[str, Any]]]) -> list[str | None]:
     """Replay the reference on a fresh session of ``seed``; the state hash after each turn."""
     s = env.session(seed)
     try:
-        hashes = []
-        for turn in reference_per_turn:
-            execute_calls(s, turn)
-            hashes.append(s.state_hash())
-        return hashes
+        return [execute_and_hash(s, turn)[1] for turn in reference_per_turn]
     finally:
         s.close()
 

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pipeline.reward import (COMPONENTS, RewardConfig, RewardInputError, execute_calls, parse_calls, parse_reference, parse_tools,
+from pipeline.reward import (COMPONENTS, RewardConfig, RewardInputError, execute_and_hash, parse_calls, parse_reference, parse_tools,
                              replay_state_hashes, score, score_turns)
 
 
@@ -80,8 +80,9 @@ class _Live:
         try:
             executed, hashes = [], []
             for calls in turns:
-                executed.append(execute_calls(s, calls))
-                hashes.append(s.state_hash() if want_state else None)
+                done, digest = execute_and_hash(s, calls, state_hash=want_state)
+                executed.append(done)
+                hashes.append(digest)
             return executed, hashes
         finally:
             s.close()

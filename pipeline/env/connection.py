@@ -101,6 +101,10 @@ class Connection:
         return self.transport.workdir
 
     def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> CallResult:
+        return self.exchange(name, arguments, meta)[0]
+
+    def exchange(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> tuple[CallResult, dict[str, Any]]:
+        """A ``tools/call``: its result, and the result's ``_meta`` (empty when it has none or the call failed)."""
         t0 = time.perf_counter() if CALL_OBSERVERS else 0.0
         try:
             if self._trusted is not None and self._trusted(name):
@@ -110,13 +114,13 @@ class Connection:
         except Exception as exc:  # transport failure, timeout, crashed process
             why = self.transport.why_failed(exc)
             return CallResult(ok=False, data=None, text=why, error_code="server_error",
-                              error=f"the server failed during {name}: {why}")
+                              error=f"the server failed during {name}: {why}"), {}
         finally:
             if t0:
                 dt = time.perf_counter() - t0
                 for observe in CALL_OBSERVERS:
                     observe(self.config.name, name, dt)
-        return result_to_call(raw)
+        return result_to_call(raw), (raw.meta or {})
 
     def list_tools(self) -> list[Any]:
         tools: list[Any] = []

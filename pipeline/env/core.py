@@ -89,6 +89,16 @@ class Session:
         self.dirty = True
         return self._iso.send(self, name, arguments)
 
+    def call_and_hash(self, name: str, arguments: dict[str, Any]) -> tuple[CallResult, str | None]:
+        """:meth:`call`, then :meth:`state_hash`: on kit servers the hash rides back with the call's result
+        (no round trip of its own)."""
+        if not isinstance(arguments, dict):
+            return self.call(name, arguments), self.state_hash()
+        self.env.check_budget()
+        self.calls += 1
+        self.dirty = True
+        return self._iso.send_and_hash(self, name, arguments)
+
     def call_at_seed(self, name: str, arguments: dict[str, Any]) -> CallResult:
         """The result of a call on the session's seed state (reset, then call). Where a reset starts a
         process, the result of the same call seen on the seed state before is answered from memory and

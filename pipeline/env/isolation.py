@@ -22,8 +22,9 @@ from pipeline.env.transport import EnvironmentError_
 from pipeline.records import CallResult, stable_hash
 
 # the session contract as the kit defines it: session and seed in ``_meta``; on kit servers a reset and
-# the ids of closed sessions ride on the next call's ``_meta`` (no extra round trip)
-from servers.kit.keys import ADMIN_PREFIX, CLOSE_META_KEY, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY
+# the ids of closed sessions ride on the next call's ``_meta``, and a state hash on the call it follows
+# (no extra round trip)
+from servers.kit.keys import ADMIN_PREFIX, CLOSE_META_KEY, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY, STATE_HASH_META_KEY
 
 if TYPE_CHECKING:
     from pipeline.env.connection import Connection
@@ -62,6 +63,10 @@ class Isolation(ABC):
         """Call a tool for the session (``setup``: one of the server's set-up calls)."""
         return self.connection(s).call(name, arguments, None)
 
+    def send_and_hash(self, s: Session, name: str, arguments: dict[str, Any]) -> tuple[CallResult, str | None]:
+        """A call, then the session's state hash after it."""
+        return self.send(s, name, arguments), self.state_hash(s)
+
     @abstractmethod
     def reset(self, s: Session) -> bool:
         """Bring the session back to its seeded state; ``False`` when it already was (nothing done)."""
@@ -88,12 +93,24 @@ class MetaIsolation(Isolation):
         super().__init__(env)
         self.piggyback = piggyback
 
-    def send(self, s: Session, name: str, arguments: dict[str, Any], setup: bool = False) -> CallResult:
+    def _meta(self, s: Session) -> dict[str, Any]:
         meta: dict[str, Any] = {SESSION_META_KEY: s.id, SEED_META_KEY: s.seed}
         s.touched = True
         if self.piggyback is not None:
             self.piggyback.stamp(s.id, meta, RESET_META_KEY, CLOSE_META_KEY)
-        return self.env.conn.call(name, arguments, meta)
+        return meta
+
+    def send(self, s: Session, name: str, arguments: dict[str, Any], setup: bool = False) -> CallResult:
+        return self.env.conn.call(name, arguments, self._meta(s))
+
+    def send_and_hash(self, s: Session, name: str, arguments: dict[str, Any]) -> tuple[CallResult, str | None]:
+        if self.piggyback is None:  # the plain path: the admin tool, a round trip of its own
+            return super().send_and_hash(s, name, arguments)
+        meta = self._meta(s)
+        meta[STATE_HASH_META_KEY] = True
+        r, answered = self.env.conn.exchange(name, arguments, meta)
+        digest = answered.get(STATE_HASH_META_KEY)
+        return r, (digest if isinstance(digest, str) else self.state_hash(s))  # not answered (the call failed in mcp): asked for
 
     def reset(self, s: Session) -> bool:
         if not s.dirty:

@@ -42,6 +42,7 @@ from servers.kit.keys import (
     SEED_META_KEY,
     SENSITIVE_KEY,
     SESSION_META_KEY,
+    STATE_HASH_META_KEY,
     TELEMETRY_ENV,
     sensitive,
 )
@@ -52,7 +53,7 @@ from servers.kit.world import SessionStore, World, seeded_world
 
 __all__ = [
     "ADMIN_PREFIX", "CLOSE_META_KEY", "DEFAULT_SESSION", "DIRECT_CALLS_ENV", "HIDDEN_META_KEY", "RESET_META_KEY",
-    "SEED_META_KEY", "SENSITIVE_KEY", "SESSION_META_KEY", "TELEMETRY_ENV",
+    "SEED_META_KEY", "SENSITIVE_KEY", "SESSION_META_KEY", "STATE_HASH_META_KEY", "TELEMETRY_ENV",
     "HOOKS", "Closed", "DirectCalls", "EnvServer", "FastPaths", "Hooks", "InternalError", "InvalidArgument", "NotFound",
     "PermissionDenied", "SessionBookkeeping", "SessionInfo", "SessionState", "SessionStore", "StateConflict",
     "ToolDef", "ToolFailure", "ToolSet", "World", "direct_calls_wanted", "not_found", "seeded_world", "sensitive",

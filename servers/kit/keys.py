@@ -10,6 +10,8 @@ SEED_META_KEY = "prove/seed"
 # reset this session to its seed before the call, and drop the worlds of sessions it has closed
 RESET_META_KEY = "prove/reset"
 CLOSE_META_KEY = "prove/close"
+# asked for in a request's ``_meta``: the session's state hash after the call, answered in the result's ``_meta``
+STATE_HASH_META_KEY = "prove/state_hash"
 HIDDEN_META_KEY = "prove/hidden"
 SENSITIVE_KEY = "x-sensitive"
 DEFAULT_SESSION = "default"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from servers.kit.errors import InvalidArgument
 from servers.kit.hooks import HandlerWork
-from servers.kit.keys import CLOSE_META_KEY, DEFAULT_SESSION, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY
+from servers.kit.keys import CLOSE_META_KEY, DEFAULT_SESSION, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY, STATE_HASH_META_KEY
 from servers.kit.world import SessionStore
 
 if TYPE_CHECKING:
@@ -45,7 +45,8 @@ def session_of(default_seed: int) -> tuple[str, int]:
 class SessionBookkeeping:
     """Server middleware applying the optional bookkeeping keys of a ``tools/call`` request's ``_meta``:
     ``prove/close`` (ids of sessions whose worlds to drop) and ``prove/reset`` (reset this session to its
-    seed before the call).
+    seed before the call), and answering ``prove/state_hash`` (the session's state hash after the call, put
+    in the result's ``_meta`` under the same key: what ``prove_admin_state_hash`` would answer next).
 
     It runs before mcp looks the tool up or validates its arguments, so the keys hold even when the call
     they ride on fails there (an unknown tool, arguments that do not validate): a client sends a reset
@@ -67,10 +68,28 @@ class SessionBookkeeping:
         try:
             direct = self.direct
             if direct is not None and (tool := direct.tool_for(ctx)) is not None:
-                return await direct(tool, ctx, call_next)
-            return await call_next(ctx)
+                result = await direct(tool, ctx, call_next)
+            else:
+                result = await call_next(ctx)
         finally:
             REQUEST_META.reset(token)
+        if isinstance(meta, dict) and meta.get(STATE_HASH_META_KEY):
+            result = self.with_state_hash(meta, result)
+        return result
+
+    def with_state_hash(self, meta: dict[str, Any], result: Any) -> Any:
+        """``result`` with the session's state hash in its ``_meta`` (a result of another shape: as it is)."""
+        with HandlerWork(count=False):  # the admin state_hash tool's work, timed as a handler's
+            try:
+                session, seed = session_and_seed(meta, self.default_seed)
+            except InvalidArgument:
+                return result
+            digest = self.store.get(session, seed).state_hash()
+        if isinstance(result, dict):
+            return {**result, "_meta": {**(result.get("_meta") or {}), STATE_HASH_META_KEY: digest}}
+        if hasattr(result, "meta") and hasattr(result, "model_copy"):
+            return result.model_copy(update={"meta": {**(result.meta or {}), STATE_HASH_META_KEY: digest}})
+        return result
 
     def apply(self, meta: dict[str, Any]) -> None:
         # the work the admin close and reset tools would do, so a handler timer counts it as theirs

@@ -225,3 +225,22 @@ def test_a_spent_time_budget_ends_the_servers_partition_with_a_rejection_naming_
     rej = pl.read_parquet(path / "rejections.parquet").filter(pl.col("server") == "banking")
     assert rej["reason"].to_list() == ["server_unavailable"]
     assert "time budget of 0.001s" in rej["detail"][0]
+
+
+@pytest.mark.parametrize("fast", ["1", "0"])
+def test_a_call_and_the_state_hash_after_it_cost_one_round_trip_on_the_fast_path(fast, monkeypatch):
+    """``Session.call_and_hash`` gives what ``call`` then ``state_hash`` give; on a kit server with the fast paths
+    on the hash comes back with the call's result, on the plain path it is the admin tool's own round trip."""
+    from pipeline.env.connection import CALL_OBSERVERS
+
+    monkeypatch.setenv("PROVE_FAST_PATHS", fast)
+    trips: list[str] = []
+    with Environment("banking") as env, env.session(3) as s:
+        acc = s.call("list_accounts", {"min_balance": 1.0}).data["accounts"][0]["account_id"]
+        CALL_OBSERVERS.append(lambda server, tool, dt: trips.append(tool))
+        try:
+            dep, digest = s.call_and_hash("deposit", {"account_id": acc, "amount": 5.0})
+        finally:
+            CALL_OBSERVERS.pop()
+        assert dep.ok and digest == s.state_hash()
+    assert trips == (["deposit"] if fast == "1" else ["deposit", "prove_admin_state_hash"])

@@ -377,3 +377,29 @@ def test_direct_calls_answer_plain_calls_and_leave_the_rest_to_mcp() -> None:
 
     anyio.run(modern)
     assert anyio.run(legacy) > 0 and direct.answered == 2
+
+
+@pytest.mark.parametrize("direct", ["1", "0"])
+def test_a_call_asking_for_the_state_hash_gets_it_in_its_results_meta(direct, monkeypatch) -> None:
+    """``prove/state_hash`` in a request's ``_meta``: the result's ``_meta`` holds the session's hash after the call
+    (the admin tool's answer), on a call that succeeds and on one whose tool fails; through the kit's direct
+    path and through mcp's own."""
+    from servers.kit import STATE_HASH_META_KEY
+
+    monkeypatch.setenv("PROVE_DIRECT_CALLS", direct)
+    server = build("banking")
+    meta = {SESSION_META_KEY: "h", SEED_META_KEY: 0}
+
+    async def main() -> list:
+        async with Client(server) as c:
+            acc = (await c.call_tool("list_accounts", {}, meta=meta)).structured_content["accounts"][0]["account_id"]
+            dep = await c.call_tool("deposit", {"account_id": acc, "amount": 5.0}, meta={**meta, STATE_HASH_META_KEY: True})
+            after = (await c.call_tool("prove_admin_state_hash", {}, meta=meta)).structured_content["state_hash"]
+            bad = await c.call_tool("get_balance", {"account_id": "ACC-9999"}, meta={**meta, STATE_HASH_META_KEY: True})
+            plain = await c.call_tool("get_balance", {"account_id": acc}, meta=meta)
+            return [dep, after, bad, plain]
+
+    dep, after, bad, plain = anyio.run(main)
+    assert not dep.is_error and dep.meta[STATE_HASH_META_KEY] == after
+    assert bad.is_error and bad.meta[STATE_HASH_META_KEY] == after  # a failed read leaves the state as it was
+    assert STATE_HASH_META_KEY not in (plain.meta or {})
