@@ -337,6 +337,19 @@ def _linked(param: str, named: tuple[str, ...], numeric: bool, args: dict[str, A
     return None
 
 
+def _distinct_ids(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], rng: random.Random) -> None:
+    """An id drawn from the state that equals another id argument of the call (a route from a place to
+    itself, a user following themselves) is drawn again from the other values (in place)."""
+    for p, plan in reversed(chosen):
+        if not p.endswith("_id") or not plan.use_vals:
+            continue
+        others = {str(v) for q, v in args.items() if q != p and q.endswith("_id")}
+        if str(args.get(p)) in others:
+            rest = [v for v in plan.vals if str(v) not in others]
+            if rest:
+                args[p] = rng.choice(rest)
+
+
 def _pair_times(args: dict[str, Any], rng: random.Random) -> None:
     """An end after its start (and a check-out after the check-in), as a person would give them."""
     for a, b in PAIRS:
@@ -529,6 +542,7 @@ def fill_args(
         v = _linked(p, plan.named, plan.numeric, args, order, snapshot, ctx)
         if v is not None:
             args[p] = v
+    _distinct_ids(args, chosen, rng)
     _pair_times(args, rng)
     if tool.output_schema is None:  # a third-party tool: SQL composed from the schema, record fields from observed values
         fill_sql(tool, args, snapshot.tables, rng, set(fixed))

@@ -82,3 +82,15 @@ def test_a_shared_memo_gives_the_arguments_and_draws_of_filling_without_one(snap
             if seed % 3 == 0:
                 pick.update({k: v for k, v in plain.items() if k not in pick})
     assert memo.facts(snapshot.tools[0]).props == snapshot.tools[0].properties
+
+
+def test_an_id_drawn_from_the_state_never_equals_another_id_of_the_call():
+    """A route's destination is drawn from the places other than its origin (no route from a place to itself)."""
+    route = ToolSpec(name="get_route", server="x", input_schema={
+        "type": "object", "required": ["origin_place_id", "destination_place_id"],
+        "properties": {"origin_place_id": {"type": "string"}, "destination_place_id": {"type": "string"}}})
+    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[route], values={"place_id": ["PLC-1", "PLC-2", "PLC-3"]})
+    drawn = [fill_args(route, snap, random.Random(i), fixed={"origin_place_id": "PLC-1"})["destination_place_id"] for i in range(30)]
+    assert "PLC-1" not in drawn and set(drawn) == {"PLC-2", "PLC-3"}
+    both = [fill_args(route, snap, random.Random(i)) for i in range(30)]
+    assert all(a["origin_place_id"] != a["destination_place_id"] for a in both)
