@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
 from pipeline.config import LintConfig
+from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
 from pipeline.phrasing import is_text, ngrams, say_entity, say_value, stutter
 from pipeline.sqltext import say as say_sql, sql_kind
 
