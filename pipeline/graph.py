@@ -30,10 +30,12 @@ from pipeline.env import Environment, Session
 from pipeline.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.storage import atomic_write_text
 from pipeline import discovery as discovery_module
+from pipeline import fields as fields_module
 from pipeline import values as values_module
 from pipeline.discovery import result_values
 from pipeline.sqltext import sql_kind
-from pipeline.values import SEARCH_PARAMS, fill_args, find_field, output_fields, synth_value
+from pipeline.fields import find_field, output_fields
+from pipeline.values import SEARCH_PARAMS, fill_args, synth_value
 
 
 FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text", "subject", "comment", "query", "note", "reason"}
@@ -44,10 +46,11 @@ OWN_NAME = {"name", "display_name", "full_name"}
 
 @functools.lru_cache(maxsize=1)
 def rules_hash() -> str:
-    """A hash of the code that decides the edges (this module and the value filler that confirms them),
-    in the cache key: a cached graph is reused only by the code that found it."""
+    """A hash of the code that decides the edges (this module, the value filler that confirms them, the
+    reader of result fields and the text-result reader), in the cache key: a cached graph is reused only
+    by the code that found it."""
     h = hashlib.sha256()
-    for mod in (__name__, values_module.__name__, discovery_module.__name__):
+    for mod in (__name__, values_module.__name__, fields_module.__name__, discovery_module.__name__):
         h.update(Path(sys.modules[mod].__file__ or "").read_bytes())
     return h.hexdigest()[:16]
 

@@ -25,7 +25,8 @@ from pipeline.teacher import call_record
 from pipeline.records import (Chain, ChainStep, Conversation, Message, RefCall, Rejection, Snapshot, ToolSpec, TraceCall, UserQuery,
                               messages_json, rejection, stable_hash)
 from pipeline.rules import error_rate, over_budget, recovery_room
-from pipeline.values import RecordIndex, ValueMemo, field_values, fill_args, find_field
+from pipeline.fields import field_values, find_field
+from pipeline.values import RecordIndex, ValueMemo, fill_args
 
 RESOLVE_ATTEMPTS = 5
 

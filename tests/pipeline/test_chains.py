@@ -7,7 +7,7 @@ from collections import Counter
 from pipeline.chains import coverage, extract_chains
 from pipeline.config import ChainConfig
 from pipeline.graph import to_networkx
-from pipeline.values import output_fields
+from pipeline.fields import output_fields
 
 SEED = 7
 

@@ -6,7 +6,8 @@ import random
 
 from pipeline.discovery import generic_entities, parse_result, result_values, tool_noun
 from pipeline.records import Snapshot, ToolSpec
-from pipeline.values import fill_args, find_field
+from pipeline.fields import find_field
+from pipeline.values import fill_args
 
 MEMORY_GRAPH = {
     "entities": [
