@@ -3,50 +3,33 @@ and the field names a schema can carry (what chains and the dry run read off ear
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from pipeline.discovery import value_in
 
 
-def find_field(data: Any, field: str) -> Any:
-    """The first value of ``field`` anywhere in a result (depth first); in a text result (a listing,
-    printed rows), the first entity named by that key (:func:`pipeline.discovery.value_in`)."""
-    if isinstance(data, str):
-        return value_in(data, field)
-    if isinstance(data, dict):
-        if field in data and isinstance(data[field], (str, int, float)) and not isinstance(data[field], bool):
-            return data[field]
-        for v in data.values():
-            r = find_field(v, field)
-            if r is not None:
-                return r
-    elif isinstance(data, list):
-        for item in data:
-            r = find_field(item, field)
-            if r is not None:
-                return r
-    return None
-
-
-def field_values(data: Any, field: str) -> list[Any]:
-    """Every value of ``field`` in a result, in :func:`find_field`'s order (a text result: the first only)."""
-    out: list[Any] = []
-
-    def walk(d: Any) -> None:
-        if isinstance(d, dict):
-            if field in d and isinstance(d[field], (str, int, float)) and not isinstance(d[field], bool):
-                out.append(d[field])
-            for v in d.values():
-                walk(v)
-        elif isinstance(d, list):
-            for item in d:
-                walk(item)
-
+def field_values(data: Any, field: str) -> Iterator[Any]:
+    """The values of ``field`` in a result, depth first (a dict's own field before its nested ones); in a
+    text result (a listing, printed rows), the first entity named by that key (:func:`pipeline.discovery.value_in`)."""
     if isinstance(data, str):
         first = value_in(data, field)
-        return [] if first is None else [first]
-    walk(data)
-    return out
+        if first is not None:
+            yield first
+    elif isinstance(data, dict):
+        v = data.get(field)
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+            yield v
+        for v in data.values():
+            yield from field_values(v, field)
+    elif isinstance(data, list):
+        for item in data:
+            yield from field_values(item, field)
+
+
+def find_field(data: Any, field: str) -> Any:
+    """The first of :func:`field_values` (None when the result holds none)."""
+    return next(field_values(data, field), None)
 
 
 def output_fields(schema: dict[str, Any] | None) -> set[str]:

@@ -42,7 +42,7 @@ import polars as pl
 
 from pipeline.config import BuildConfig, LintConfig
 from pipeline.lexicon import intent_of, is_plural, words
-from pipeline.phrasing import QUOTED, WORD, mentions, ngrams, stutter
+from pipeline.phrasing import QUOTED, WORD, description_grams, mentions, ngrams, stutter
 from pipeline.records import TOOL_KINDS
 
 JSONISH = re.compile(r'[\[{]\s*["\[{]|"\s*:\s*["\d\[{tfn]')
@@ -109,11 +109,6 @@ def _tool_words(name: str, description: str, params: tuple[str, ...]) -> frozens
     return frozenset(WORD.findall(text.lower()))
 
 
-@functools.lru_cache(maxsize=4096)
-def _description_grams(description: str, n: int) -> frozenset[tuple[str, ...]]:
-    return frozenset(ngrams(description, n))
-
-
 def opening(text: str) -> str:
     return " ".join(WORD.findall(text.lower())[:4])
 
@@ -154,8 +149,6 @@ class _Results:
         self.raw.append(content)
         self._seen = None
 
-    def __bool__(self) -> bool:
-        return bool(self.raw)
 
     def vals(self) -> list[dict[str, set[str]]]:
         while len(self._vals) < len(self.raw):
@@ -208,7 +201,7 @@ class Linter:
         if out is None:
             tools = json.loads(tools_json)
             names, by_name = _tool_facts(tools)
-            descs = [_description_grams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+            descs = [description_grams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
             out = self._lists[tools_json] = ToolList(names, by_name, descs, tool_vocab(tools))
         return out
 

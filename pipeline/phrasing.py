@@ -33,6 +33,12 @@ def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
     return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
 
 
+@functools.lru_cache(maxsize=4096)
+def description_grams(description: str, n: int) -> frozenset[tuple[str, ...]]:
+    """:func:`ngrams` of a tool description (a corpus offers each tool many times; worked out once)."""
+    return frozenset(ngrams(description, n))
+
+
 def stutter(text: str, longest: int = 3) -> str | None:
     """The first word or phrase of up to ``longest`` words said twice back to back in ``text``
     (quoted text masked, each quote its own token; punctuation stays on its word, so ``5, 5`` is no repeat).

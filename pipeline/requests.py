@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from pipeline.config import LintConfig
 from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
-from pipeline.phrasing import is_text, ngrams, say_entity, say_value, stutter
+from pipeline.phrasing import description_grams, is_text, ngrams, say_entity, say_value, stutter
 from pipeline.sqltext import say as say_sql, sql_kind
 
 GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
@@ -213,7 +213,7 @@ class StepWriter:
         from the same draws, carefully: names in quotes, a withheld entity as ``one of my products``."""
         state = self.rng.getstate()
         said = self._phrase(step, withheld, terse)
-        if stutter(said) or (ngrams(said, PASTE_WORDS) & ngrams(step["tool"].description or "", PASTE_WORDS)):
+        if stutter(said) or (ngrams(said, PASTE_WORDS) & description_grams(step["tool"].description or "", PASTE_WORDS)):
             self.rng.setstate(state)
             self.careful = True
             try:
