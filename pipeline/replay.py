@@ -39,14 +39,10 @@ def replay_trace(env: Environment, conv: Conversation) -> tuple[list[dict[str, A
     with env.session(conv.seed, setup=conv.setup) as s:  # the recorded set-up, repeated
         s.reset()
         out = []
-        final: str | None = None
         for i, t in enumerate(conv.trace):
-            if i == len(conv.trace) - 1:  # the final state's hash comes back with the last call
-                r, final = s.call_and_hash(t.name, t.arguments)
-            else:
-                r = s.call(t.name, t.arguments)
+            r = s.call(t.name, t.arguments, hash_after=i == len(conv.trace) - 1)  # the final state's hash comes with the last call
             out.append({"ok": r.ok, "error_code": r.error_code, "error": r.error, "result": r.data if r.ok else None})
-        return out, (final if conv.trace else s.state_hash())
+        return out, s.state_hash()
 
 
 def _short(value: Any, limit: int = 160) -> str:

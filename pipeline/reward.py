@@ -418,27 +418,19 @@ def execute_calls(session: Session, calls: Sequence[Mapping[str, Any]]) -> list[
 
 def execute_and_hash(session: Session, calls: Sequence[Mapping[str, Any]], state_hash: bool = True) -> tuple[list[dict[str, Any]], str | None]:
     """:func:`execute_calls`, and (``state_hash``) the session's state hash after them, which rides back
-    with the last call's result where the server allows it (:meth:`pipeline.env.Session.call_and_hash`)."""
+    with the last call's result where the server allows it (``Session.call(..., hash_after=True)``)."""
     out = []
-    digest: str | None = None
-    hashed = False
     for i, c in enumerate(calls):
         nm, a = c.get("name"), _args(c)
         if not isinstance(nm, str) or not nm or not isinstance(a, dict):
             out.append({**c, "ok": False, "error_code": "malformed_call"})
             continue
         try:
-            if state_hash and i == len(calls) - 1:
-                r, digest = session.call_and_hash(nm, a)
-                hashed = True
-            else:
-                r = session.call(nm, a)
+            r = session.call(nm, a, hash_after=state_hash and i == len(calls) - 1)
             out.append({**c, "ok": bool(r.ok), "error_code": r.error_code})
         except Exception as exc:  # the environment client never should raise, but a rollout must not die
             out.append({**c, "ok": False, "error_code": f"server_error: {type(exc).__name__}"})
-    if state_hash and not hashed:
-        digest = session.state_hash()
-    return out, digest
+    return out, (session.state_hash() if state_hash else None)
 
 
 def replay_state_hashes(env: Environment, seed: int, reference_per_turn: Sequence[Sequence[Mapping[str, Any]]]) -> list[str | None]:

@@ -255,8 +255,6 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
     n_ref = 0
     call_no = 0
     budget = recovery_budget(chain, query.step_ok, max_error_rate)
-    final_hash: str | None = None
-    hashed = False  # the final state's hash came back with the chain's last call
     with env.session(chain.seed) as s:
         s.reset()
         for ti, idx in enumerate(query.turn_steps):
@@ -293,11 +291,7 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                                                reference=False, result=res.data if res.ok else None, error=res.error))
                 call_no += 1
                 cid = f"call_{call_no}"
-                if ti == len(query.turn_steps) - 1 and k == idx[-1]:  # the chain's last call: the final state's hash comes with it
-                    res, final_hash = s.call_and_hash(tool.name, args)
-                    hashed = True
-                else:
-                    res = s.call(tool.name, args)
+                res = s.call(tool.name, args, hash_after=ti == len(query.turn_steps) - 1 and k == idx[-1])  # the final hash comes with it
                 attempted += 1
                 messages.append(Message.calling(cid, tool.name, args))
                 messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
@@ -319,8 +313,7 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
             messages.append(Message(role="assistant", content=reply))
             reference.append(turn_ref)
             outcomes.append("SUCCESS" if attempted and ok_count == attempted else ("PARTIAL" if ok_count else "FAILURE"))
-        if not hashed:  # the last step was skipped (a step it depends on failed): asked for on its own
-            final_hash = s.state_hash()
+        final_hash = s.state_hash()
     conv_id = "conv-" + stable_hash([chain.chain_id, query.query_id, messages_json(messages)], 14)
     return Conversation(
         conversation_id=conv_id, server=snap.server, servers=[snap.server], seed=chain.seed, snapshot_id=snap.snapshot_id,

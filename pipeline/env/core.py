@@ -46,6 +46,7 @@ class Session:
         self.own: Connection | None = None  # the session's own connection (process isolation)
         self.touched = False  # the server has a world for this session
         self.dirty = False  # a tool was called since the session was opened or last reset
+        self._hash_after: str | None = None  # the state hash that came back with the last call (``hash_after``)
         self.wrote = False  # a call since it was settled may have changed its world (process isolation)
         self.print: str | None = None  # its working directory's digest when it was settled (process isolation)
         self.calls = 0
@@ -80,24 +81,24 @@ class Session:
         """The working directory of the session's own server process (process isolation), if any."""
         return self.own.workdir if self.own is not None else None
 
-    def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
+    def call(self, name: str, arguments: dict[str, Any] | None = None, hash_after: bool = False) -> CallResult:
+        """Call a tool. ``hash_after``: the next :meth:`state_hash` will be asked for (the last call of a
+        conversation or a replay); on kit servers it rides back with this call's result, no round trip of its own."""
         self.env.check_budget()
         self.calls += 1
+        self._hash_after = None
         if not isinstance(arguments, dict):
             return CallResult(ok=False, data=None, text="", error_code="invalid_arguments",
                               error=f"arguments for {name} must be a JSON object, got {type(arguments).__name__}")
         self.dirty = True
+        if hash_after:
+            r, self._hash_after = self._iso.send_and_hash(self, name, arguments)
+            return r
         return self._iso.send(self, name, arguments)
 
     def call_and_hash(self, name: str, arguments: dict[str, Any]) -> tuple[CallResult, str | None]:
-        """:meth:`call`, then :meth:`state_hash`: on kit servers the hash rides back with the call's result
-        (no round trip of its own)."""
-        if not isinstance(arguments, dict):
-            return self.call(name, arguments), self.state_hash()
-        self.env.check_budget()
-        self.calls += 1
-        self.dirty = True
-        return self._iso.send_and_hash(self, name, arguments)
+        """:meth:`call`, then :meth:`state_hash`."""
+        return self.call(name, arguments, hash_after=True), self.state_hash()
 
     def call_at_seed(self, name: str, arguments: dict[str, Any]) -> CallResult:
         """The result of a call on the session's seed state (reset, then call). Where a reset starts a
@@ -114,6 +115,7 @@ class Session:
         return r
 
     def reset(self) -> None:
+        self._hash_after = None
         if self._iso.reset(self):
             if self.setup:
                 self._run_setup()
@@ -121,6 +123,8 @@ class Session:
 
     def state_hash(self) -> str | None:
         """The hash of this session's state, where the server exposes one."""
+        if self._hash_after is not None:
+            return self._hash_after
         return self._iso.state_hash(self)
 
     def state(self) -> dict[str, Any] | None:
