@@ -23,6 +23,7 @@ UNITS = {"pct": "%", "percent": "%", "km": " km", "minutes": " minutes", "hours"
          "mb": " MB", "gb": " GB", "seconds": " seconds", "kwh": " kWh"}
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ISO_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})")
+ENUM_WORD = re.compile(r"[a-z]+(?:_[a-z]+)+")  # an enum value such as changed_mind, rear_left
 WORD = re.compile(r"[a-z0-9']+")
 QUOTED = re.compile(r'"[^"]*"')
 
@@ -168,12 +169,16 @@ def say_date(value: str, reference: str, rng: random.Random) -> str:
     return rng.choice(forms[1:4])
 
 
-def say_datetime(value: str, reference: str, rng: random.Random) -> str:
+def say_datetime(value: str, reference: str, rng: random.Random, time_first: bool = False) -> str:
+    """A date and time: ``March 2 at 9 am``, ``9 am today`` (``time_first``: always the time first, as after a
+    preposition: ``at 9 am today``, ``before 5 pm on March 9th``, never ``at today at 9 am``)."""
     m = ISO_DATETIME.match(value)
     if not m:
         return value
     day = say_date(m.group(1), reference, rng)
     t = rng.choice(time_forms(int(m.group(2)), int(m.group(3))))
+    if time_first:
+        return f"{t} {day}" if day == relative_date(m.group(1), reference) else f"{t} on {day}"
     return rng.choice([f"{day} at {t}", f"{t} {day}" if not day.startswith("on ") else f"{day} at {t}"])
 
 
@@ -199,8 +204,10 @@ def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.R
     return rng.choice(forms)
 
 
-def say_value(param: str, value: Any, reference: str, rng: random.Random, entities: dict[str, dict[str, Any]] | None = None) -> str:
-    """One argument value in a user's words (the parameter's words are added by the caller)."""
+def say_value(param: str, value: Any, reference: str, rng: random.Random, entities: dict[str, dict[str, Any]] | None = None,
+              time_first: bool = False) -> str:
+    """One argument value in a user's words (the parameter's words are added by the caller; ``time_first``: a date
+    and time after a preposition, :func:`say_datetime`)."""
     entities = entities or {}
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -216,8 +223,8 @@ def say_value(param: str, value: Any, reference: str, rng: random.Random, entiti
     if ISO_DATE.match(s):
         return say_date(s, reference, rng)
     if ISO_DATETIME.match(s):
-        return say_datetime(s, reference, rng)
-    if re.fullmatch(r"[a-z]+(?:_[a-z]+)+", s):  # an enum word: rear_left -> rear left
+        return say_datetime(s, reference, rng, time_first)
+    if ENUM_WORD.fullmatch(s):  # an enum word: rear_left -> rear left
         return s.replace("_", " ")
     if s in entities and (param.endswith("_id") or param.endswith("_ids")):
         name = entity_name(entities[s])
@@ -226,8 +233,9 @@ def say_value(param: str, value: Any, reference: str, rng: random.Random, entiti
 
 
 def is_text(param: str, value: Any) -> bool:
-    """Free text a person would quote (a title, a message body), rather than a code or a name."""
-    return isinstance(value, str) and (" " in value.strip() or any(k in param for k in ("title", "body", "text", "content", "message",
+    """Free text a person would quote (a title, a message body), rather than a code, a name or an enum word
+    (a reason ``changed_mind`` is said as "changed mind", not quoted as ``"changed_mind"``)."""
+    return isinstance(value, str) and not ENUM_WORD.fullmatch(value.strip()) and (" " in value.strip() or any(k in param for k in ("title", "body", "text", "content", "message",
                                                                                           "note", "description", "comment", "memo",
                                                                                           "subject", "reason", "goal")))
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from pipeline.config import LintConfig
 from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
-from pipeline.phrasing import description_grams, is_text, ngrams, say_entity, say_value, stutter
+from pipeline.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
 from pipeline.sqltext import say as say_sql, sql_kind
 
 GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
@@ -50,6 +50,8 @@ NAMING = ("name", "display_name", "full_name")
 PASTE_WORDS = LintConfig().description_ngram  # a run this long shared with a tool's description repeats its documentation
 # parameters named by a preposition alone (``at``, ``before``): the preposition and the value are the whole phrase
 BARE_PREPOSITIONS = PREPOSITIONS | {"before", "after", "since", "until", "near"}
+# role words said as the preposition they stand for: origin_place_id "from place PLC-0003", destination_place_id "to ..."
+ROLE_PREPOSITIONS = {"origin": "from", "destination": "to"}
 BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
 FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
 
@@ -78,6 +80,34 @@ def _join_once(pieces: list[str], sep: str) -> str:
                     piece = " ".join(head[n:])
                     break
         out = f"{out}{sep}{piece}" if out else piece
+    return out
+
+
+def role(noun: str) -> tuple[str, str]:
+    """The preposition a parameter's words open with, and the rest: ``("from", "account")`` for ``from account``;
+    a role word counts as its preposition (``origin place``: ``("from", "place")``). ``("", noun)`` for none."""
+    prep, _, rest = noun.partition(" ")
+    if rest and prep in PREPOSITIONS:
+        return prep, rest
+    if rest and prep in ROLE_PREPOSITIONS:
+        return ROLE_PREPOSITIONS[prep], rest
+    return "", noun
+
+
+def bare_preposition(p: str, v: Any) -> bool:
+    """A parameter named by a preposition alone (``at``, ``before``) with a value said as such (not quoted text)."""
+    return p in BARE_PREPOSITIONS and not is_text(p, v)
+
+
+def from_to(phrases: list[str]) -> list[str]:
+    """A ``from ...`` phrase and the ``to ...`` phrase right after it as one (``from PLC-0003 to PLC-0019``):
+    a route or a transfer is said in one breath, not as ``from A and to B``."""
+    out: list[str] = []
+    for ph in phrases:
+        if out and ph.startswith("to ") and out[-1].startswith("from ") and " to " not in out[-1]:
+            out[-1] = f"{out[-1]} {ph}"
+        else:
+            out.append(ph)
     return out
 
 
@@ -135,10 +165,10 @@ class StepWriter:
     def entity(self, p: str, v: Any, noun: str, terse: bool) -> str:
         if isinstance(v, list):
             return join_prose([self.entity(p, x, singular(noun), terse) for x in v])
-        if terse:
-            return str(v)
-        prep, _, rest = noun.partition(" ")
-        if prep in PREPOSITIONS and rest:  # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)"
+        prep, rest = role(noun)
+        if terse:  # "from ACC-0001", "to PLC-0019": a route or a transfer keeps its direction even in a terse turn
+            return f"{prep} {v}" if prep else str(v)
+        if prep:  # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)"; origin_place_id: "from place PLC-0003"
             return f"{prep} {say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng, quote=self.careful).removeprefix('the ')}"
         return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng, quote=self.careful)
 
@@ -147,10 +177,10 @@ class StepWriter:
         src = step["sources"][p]
         v = step["args"][p]
         noun = words(p) or "one"
-        prep, _, rest = noun.partition(" ")
+        prep, rest = role(noun)
         lead = ""
-        if prep in PREPOSITIONS and rest:  # to_account_id: "to the account you just got"
-            lead, noun = prep + " ", rest
+        if prep:  # to_account_id: "to the account you just got"; a role keeps its word: "from that origin place"
+            lead, noun = prep + " ", rest if noun.split(" ")[0] in PREPOSITIONS else noun
         data = self.steps[src]["result"].data if self.steps[src]["result"].ok else None
         field = step["source_fields"][p]
         if data is not None and singled_out(data, field, v):
@@ -171,22 +201,27 @@ class StepWriter:
         pw = words(p)
         if p.endswith("_id") or p.endswith("_ids"):
             ent = self.entity(p, v, pw, terse)
-            if terse or pw.split(" ")[0] in PREPOSITIONS:  # from_account_id: "from account ACC-0001"
+            if terse or role(pw)[0]:  # from_account_id: "from account ACC-0001"
                 return ent
             return self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
+        if bare_preposition(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am" or "at today at 9 am"
+            return f"{p} {say_value(p, v, self.reference, self.rng, self.entities, time_first=True)}"
         val = say_value(p, v, self.reference, self.rng, self.entities)
         if isinstance(v, bool):
             return self._flag(p, v)
+        if isinstance(v, (int, float)) and "_" in p and p.rsplit("_", 1)[1] in UNITS:  # radius_km 7: "radius 7 km", not "radius km 7 km"
+            pw = words(p.rsplit("_", 1)[0])
         if p in NAMING and isinstance(v, str) and not terse:  # a plain "named X" rather than "name X" or "on name X"
             return self.rng.choice(['named "{v}"', 'called "{v}"'] if is_text(p, v) else ["named {v}", "called {v}"]).format(v=v)
-        if p in BARE_PREPOSITIONS and not is_text(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am"
-            return f"{p} {val}"
         if is_text(p, v):
             return self.rng.choice(['{w} "{v}"', 'with the {w} "{v}"', 'saying "{v}"' if p in ("text", "body", "message", "content")
                                     else '{w} "{v}"']).format(w=pw, v=v)
         if terse:
             return f"{pw} {val}"
-        return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]).format(w=pw, v=val)
+        if isinstance(v, (int, float)):  # "with the temperature at 21", "amount of 25.00"
+            return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]).format(w=pw, v=val)
+        # a word or a date: "with status in progress", never "with the status at in progress" or "reason of changed mind"
+        return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}"]).format(w=pw, v=val)
 
     def _flag(self, p: str, v: bool) -> str:
         if p.startswith("include_"):
@@ -235,6 +270,7 @@ class StepWriter:
         used: set[str] = set()
         slots: list[str] = []
         for k, (prep, noun) in enumerate(intent.nouns):
+            prep = "in" if prep == "to" and verb in ("put", "include") else prep  # "put it in the cart", never "put it to the cart"
             p = self._param_for(noun, args, used)
             if p is not None:
                 used.add(p)
@@ -254,7 +290,8 @@ class StepWriter:
                 used.add(obj)
                 slots.append(f"the {words(obj)} {join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}")
         if intent.nouns and intent.nouns[0][0]:  # add_to_cart: the thing added comes before "to the cart"
-            direct = next((p for p in args if p not in used and p.endswith("_id")), None)
+            # the last id left: owner ids come first (food add_to_cart(customer_id, item_id) adds the item, not the customer)
+            direct = next((p for p in reversed(args) if p not in used and p.endswith("_id")), None)
             if direct is not None:
                 used.add(direct)
                 if direct in withheld:
@@ -263,8 +300,11 @@ class StepWriter:
                     slots.insert(0, self.back_ref(step, direct, terse)[0])
                 else:
                     slots.insert(0, self.entity(direct, args[direct], words(direct), terse))
+        if slots and verb.split(" ")[-1] in PREPOSITIONS and slots[0].split(" ")[0] in PREPOSITIONS:
+            verb = verb.rsplit(" ", 1)[0]  # reply_in_thread: "reply in the thread", never "reply to in the thread"
         parts = [verb, *slots]
-        extras = []
+        extras: list[str] = []
+        tail: list[str] = []  # "at 9 am today": a bare preposition's phrase closes the request, never joined with "and"
         for p, v in args.items():
             if p in withheld and p not in used and p.endswith("_id") and not terse:  # "the balance of my account": which one is asked for
                 noun = words(p)
@@ -281,14 +321,16 @@ class StepWriter:
                 else:  # a value from a result, not named: "with the same start time"
                     extras.append(f"with {ref}")
             elif v not in (None, "", [], {}):
-                extras.append(self.arg_phrase(p, v, intent.read, terse))
+                (tail if bare_preposition(p, v) else extras).append(self.arg_phrase(p, v, intent.read, terse))
+        extras = from_to(extras)
         if terse:
-            return _join_once(parts + extras, " ")
+            return _join_once(parts + extras + tail, " ")
         if not extras:
-            return " ".join(parts)
+            return " ".join(parts + tail)
         # "update the event EVT-0004, status confirmed"; a phrase that opens with a preposition joins directly
         sep = " " if not slots or extras[0].split(" ")[0] in PREPOSITIONS or extras[0].startswith(("with", "including", "only")) else ", "
-        return _join_once([" ".join(parts), join_prose(extras)], sep)
+        said = _join_once([" ".join(parts), join_prose(extras)], sep)
+        return _join_once([said, *tail], " ") if tail else said
 
     @staticmethod
     def _param_for(noun: str, args: dict[str, Any], used: set[str]) -> str | None:

@@ -429,3 +429,85 @@ def test_a_request_never_repeats_its_tools_description():
     texts = [StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, ["product_id"], terse=False) for i in range(30)]
     assert not any(ngrams(t, 6) & ngrams(desc, 6) for t in texts), texts
     assert any("one of my products" in t for t in texts), texts
+
+
+def test_an_enum_value_is_said_in_words_not_quoted_as_a_code():
+    from pipeline.requests import StepWriter
+
+    w = StepWriter([], {}, "2026-03-02", random.Random(0))
+    for seed in range(30):
+        w.rng = random.Random(seed)
+        text = w.arg_phrase("reason", "changed_mind", read=False, terse=False)
+        assert "changed mind" in text and "changed_mind" not in text and '"' not in text, text
+    # free text in a reason is still quoted as the user's own words
+    assert '"' in StepWriter([], {}, "2026-03-02", random.Random(1)).arg_phrase("reason", "arrived too late", read=False, terse=False)
+
+
+def test_a_word_value_is_never_said_with_at_or_of():
+    from pipeline.requests import StepWriter
+
+    w = StepWriter([], {}, "2026-03-02", random.Random(0))
+    texts = set()
+    for seed in range(60):
+        w.rng = random.Random(seed)
+        texts.add(w.arg_phrase("status", "in_progress", read=True, terse=False))
+    assert not any(" at in progress" in t or "of in progress" in t for t in texts), texts
+    w.rng = random.Random(0)
+    numbers = {StepWriter([], {}, "2026-03-02", random.Random(s)).arg_phrase("temperature", 21, read=False, terse=False) for s in range(60)}
+    assert "with the temperature at 21" in numbers, numbers  # a number keeps "at"
+
+
+def test_a_time_after_a_preposition_comes_before_its_day_and_closes_the_request():
+    from pipeline.requests import StepWriter
+
+    step = _step("get_opening_hours", "Opening hours of a place.", {"place_id": "PLC-0023", "at": "2026-03-02T09:00"})
+    step["tool"] = step["tool"].model_copy(update={"read_only": True})
+    entities = {"PLC-0023": {"name": "Design Art Centre"}}
+    for i in range(40):
+        text = StepWriter([step], entities, "2026-03-02", random.Random(i)).phrase(step, [], terse=False)
+        assert "at today" not in text and " and at " not in text, text
+        assert re.search(r" at (09:00|9(:00)? ?am) (today|on (March 2(nd)?|2 March))$", text), text
+
+
+def test_a_route_is_said_from_one_place_to_the_other():
+    from pipeline.requests import StepWriter
+
+    step = _step("estimate_arrival", "Estimate the arrival time.", {"origin_place_id": "PLC-0023", "destination_place_id": "PLC-0019"})
+    step["tool"] = step["tool"].model_copy(update={"read_only": True})
+    for i in range(40):
+        text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=False)
+        assert re.search(r"from (the )?(place )?PLC-0023 to (the )?(place )?PLC-0019", text), text
+        assert "origin" not in text and "destination" not in text and " and to " not in text, text
+
+
+def test_a_route_between_two_places_from_earlier_results_names_each_role():
+    from pipeline.requests import StepWriter
+
+    found = _step("get_route", "Route between two places.", {"origin_place_id": "PLC-0040", "destination_place_id": "PLC-0019"})
+    found["result"] = CallResult(ok=True, data={"origin_place_id": "PLC-0040", "destination_place_id": "PLC-0019"})
+    step = _step("compare_routes", "Compare travel modes.", {"origin_place_id": "PLC-0040", "destination_place_id": "PLC-0019"})
+    step.update(index=1, sources={"origin_place_id": 0, "destination_place_id": 0},
+                source_fields={"origin_place_id": "origin_place_id", "destination_place_id": "destination_place_id"})
+    for tool in (found, step):
+        tool["tool"] = tool["tool"].model_copy(update={"read_only": True})
+    for i in range(40):
+        text = StepWriter([found, step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=False)
+        assert re.search(r"from .*origin place.* to .*destination place", text), text  # never "from that place to the same place"
+
+
+def test_a_value_with_a_unit_in_its_name_says_the_unit_once():
+    from pipeline.requests import StepWriter
+
+    for terse in (True, False):
+        for seed in range(30):
+            text = StepWriter([], {}, "2026-03-02", random.Random(seed)).arg_phrase("radius_km", 7.0, read=True, terse=terse)
+            assert "7 km" in text and "km 7" not in text and text.count("km") == 1, text
+
+
+def test_a_terse_route_keeps_its_direction():
+    from pipeline.requests import StepWriter
+
+    step = _step("compare_routes", "Compare travel modes.", {"origin_place_id": "PLC-0133", "destination_place_id": "PLC-0082"})
+    for i in range(10):
+        text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=True)
+        assert "from PLC-0133 to PLC-0082" in text, text
