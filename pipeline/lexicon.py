@@ -137,6 +137,13 @@ class Intent:
     def object(self) -> str:
         return self.nouns[0][1] if self.nouns else ""
 
+    def say(self, article: str = "") -> str:
+        """The intent as an infinitive phrase: ``reply_in_thread`` -> "reply in thread", never "reply to in thread"."""
+        verb = self.verbs[0]
+        if self.nouns and self.nouns[0][0] and verb.split(" ")[-1] in PREPOSITIONS:
+            verb = verb.rsplit(" ", 1)[0]
+        return " ".join([verb, *(f"{p} {article}{n}".strip() for p, n in self.nouns)])
+
 
 @functools.lru_cache(maxsize=4096)
 def intent_of(name: str, read_only: bool) -> Intent:

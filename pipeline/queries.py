@@ -34,8 +34,7 @@ ID_TOKEN = re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b")
 def describe_tool(tool: ToolSpec) -> str:
     """What a tool does, as an infinitive verb phrase from its name (never its description):
     ``list_payees`` -> ``list payees``, ``add_issue_to_sprint`` -> ``add issue to sprint``."""
-    intent = intent_of(tool.name, tool.read_only)
-    return " ".join([intent.verbs[0], *(f"{p} {n}".strip() for p, n in intent.nouns)])
+    return intent_of(tool.name, tool.read_only).say()
 
 
 class QueryBackend(Protocol):

@@ -45,6 +45,16 @@ def label_of(item: Any) -> str | None:
     return None
 
 
+def telling_id(items: list[Any]) -> str | None:
+    """The id field that tells a list's records apart best (most distinct values), if it beats their labels."""
+    recs = [i for i in items if isinstance(i, dict)]
+    keys = {k for r in recs for k in r if k == "id" or k.endswith("_id")}
+    best = max(sorted(keys), key=lambda k: len({str(r.get(k)) for r in recs if r.get(k) is not None}), default=None)
+    if best is None or len({str(r.get(best)) for r in recs if r.get(best) is not None}) <= len({label_of(r) for r in recs}):
+        return None
+    return best
+
+
 def main_list(data: dict[str, Any], noun: str) -> tuple[str, list[Any]] | None:
     """The list a listing result is about: the one named like the tool's object, else the longest."""
     lists = [(k, v) for k, v in data.items() if isinstance(v, list)]
@@ -90,6 +100,8 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
     if noun.split(" ")[0] in PREPOSITIONS or not noun:  # by_directory
         noun = "entry"
     labels = [lb for lb in (label_of(i) for i in items) if lb]
+    if len(set(labels)) < len(labels) and (key := telling_id(items)):  # follows all labelled by their follower: by whom they follow
+        labels = [str(i[key]) for i in items if isinstance(i, dict) and key in i]
     n = total if isinstance(total, int) and not isinstance(total, bool) and total >= len(items) else len(items)
     if n == 0:
         return rng.choice([f"There are no {plural(noun)} that match.", f"I didn't find any {plural(noun)}.", f"No {plural(noun)} came back."])
@@ -132,10 +144,17 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
             done.append(f"{prep} {singular(noun)} {join_prose([str(x) for x in v]) if isinstance(v, list) else v}".strip())
         else:
             done.append(f"{prep} the {noun}".strip())
+    if intent.nouns and intent.nouns[0][0]:  # add_to_cart: "added product PRD-0010 to the cart", never "added to the cart"
+        p = next((p for p in reversed(args) if p not in used and p.endswith("_id") and isinstance(args[p], str)), None)
+        if p:
+            used.add(p)
+            done.insert(1, f"{words(p)} {args[p]}")
+    if len(done) > 1 and done[0].split(" ")[-1] in PREPOSITIONS and done[1].split(" ")[0] in PREPOSITIONS:
+        done[0] = done[0].rsplit(" ", 1)[0]  # "replied in the thread", never "replied to in the thread"
     if not intent.nouns:
         p = next((p for p in args if p.endswith("_id")), None)
-        if p:
-            done.append(f"for {words(p)} {args[p]}")
+        if p:  # "for account ACC-0029"; a role says its own preposition: "from account ACC-0029", never "for from account"
+            done.append(f"{words(p)} {args[p]}" if words(p).split(" ")[0] in PREPOSITIONS else f"for {words(p)} {args[p]}")
         else:
             p = next((p for p, v in args.items() if isinstance(v, str) and v and " " not in v), None)
             if p:
@@ -152,8 +171,7 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
 
 
 def describe(tool: ToolSpec) -> str:
-    intent = intent_of(tool.name, tool.read_only)
-    return " ".join([intent.verbs[0], *(f"{p} the {n}".strip() for p, n in intent.nouns)])
+    return intent_of(tool.name, tool.read_only).say("the ")
 
 
 def clean_error(err: str | None) -> str:

@@ -511,3 +511,64 @@ def test_a_terse_route_keeps_its_direction():
     for i in range(10):
         text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=True)
         assert "from PLC-0133 to PLC-0082" in text, text
+
+
+def test_a_verb_ending_in_a_preposition_drops_it_before_a_slot_that_opens_with_one():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+    from pipeline.requests import StepWriter
+
+    tool = ToolSpec(name="reply_in_thread", server="x", input_schema={"type": "object", "properties": {}})
+    step = {"tool": tool, "args": {"message_id": "M-00023", "text": "On it"}, "sources": {}, "source_fields": {},
+            "result": CallResult(ok=True, data={}), "index": 0}
+    for i in range(20):
+        text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=i % 2 == 0)
+        assert "to in" not in text, text
+        reply = confirm_reply(tool, step["args"], {"message_id": "M-00251"}, random.Random(i))
+        assert "in the thread" in reply and "to in" not in reply, reply  # "replied to message M-00023 in the thread"
+
+
+def test_a_listing_whose_records_share_a_label_names_each_by_the_id_that_tells_them_apart():
+    from pipeline.replies import list_reply
+
+    follows = [{"user_id": "USR-0017", "target_user_id": f"USR-00{n:02d}", "status": "active"} for n in (12, 3, 8)]
+    reply = list_reply("follows", follows, None, random.Random(0))
+    assert "USR-0012" in reply and "USR-0003" in reply and "USR-0017" not in reply, reply
+
+
+def test_a_confirmation_of_a_transfer_says_from_which_account_not_for_from():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+
+    tool = ToolSpec(name="transfer", server="banking", input_schema={"type": "object", "properties": {}})
+    for i in range(10):
+        reply = confirm_reply(tool, {"from_account_id": "ACC-0029", "to_account_id": "ACC-0030", "amount": 5.0}, {}, random.Random(i))
+        assert "from account ACC-0029" in reply and "for from" not in reply, reply
+
+
+def test_adding_to_a_cart_names_the_thing_added_not_its_owner():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+    from pipeline.requests import StepWriter
+
+    tool = ToolSpec(name="add_to_cart", server="food_delivery", input_schema={"type": "object", "properties": {}})
+    step = {"tool": tool, "args": {"customer_id": "CUS-0010", "item_id": "ITM-0080", "quantity": 3}, "sources": {},
+            "source_fields": {}, "result": CallResult(ok=True, data={}), "index": 0}
+    for i in range(20):
+        text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=i % 2 == 0)
+        assert text.index("ITM-0080") < text.index("cart") < text.index("CUS-0010"), text
+        assert not re.search(r"\b(put|include)\b.* to the cart", text), text  # "put ITM-0080 in the cart"
+        reply = confirm_reply(tool, step["args"], {"item_count": 3}, random.Random(i))
+        assert "item ITM-0080 to the cart" in reply and "added to the cart" not in reply, reply
+
+
+def test_a_missing_or_failed_reply_in_thread_is_said_without_a_doubled_preposition():
+    from pipeline.queries import describe_tool
+    from pipeline.records import ToolSpec
+    from pipeline.replies import describe
+
+    tool = ToolSpec(name="reply_in_thread", server="team_chat", input_schema={"type": "object", "properties": {}})
+    assert describe_tool(tool) == "reply in thread"
+    assert describe(tool) == "reply in the thread"
+    cart = ToolSpec(name="add_to_cart", server="shopping", input_schema={"type": "object", "properties": {}})
+    assert describe(cart) == "add to the cart"
