@@ -23,7 +23,7 @@ from typing import Any
 from pipeline.config import AugmentConfig
 from pipeline.fastpath import IdentityMemo
 from pipeline.offtopic import NO_TOOL_REPLIES, irrelevant_request, near_miss
-from pipeline.queries import describe_tool
+from pipeline.replies import describe
 from pipeline.records import Augmentation, Conversation, Example, Message, RefCall, ToolSpec, stable_hash
 from pipeline.simulate import system_prompt
 
@@ -133,7 +133,7 @@ def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed
     if miss is not None:
         q, tag = miss[0], Augmentation.abstention_near_miss(miss[1])
     else:
-        q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe_tool(other))
+        q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe(other))
         tag = Augmentation.abstention(other.name)
     msgs = [Message(role="system", content=system_prompt(server)), Message(role="user", content=q),
             Message(role="assistant", content=no_tool_reply(server, rng, False))]
@@ -153,7 +153,7 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Example 
     users = [m for m in conv.messages if m.role == "user"]
     if not users:
         return None
-    what = describe_tool(hidden)
+    what = describe(hidden)  # "look up the order", never "look up order"
     reply = rng.choice([f"I can't {what} with the tools I have here, so I haven't done anything yet.",
                         f"No tool of mine lets me {what}, so I can't do that part.",
                         f"There's no tool available to me to {what}, so I'll stop before doing anything.",

@@ -6,12 +6,16 @@ words (:mod:`pipeline.phrasing`), and, for a value an earlier step returned, a r
 result ("that account") when the result singled it out, or the value named when it did not.
 A turn wraps its steps in parts drawn independently (greeting, persona context, ask frame,
 connectors, closer), so requests do not fall into a few fixed frames. Nothing is taken from a
-tool's description. Deterministic for a given random generator.
+tool's description; a parameter's description is read only to tell the id of the user a call acts as
+(:func:`acts_as`) from the ids it acts on, and which id a noun of the tool's name stands for where no
+id is named after it (``remove_attendee``'s ``contact_id``, "Contact id of the attendee to remove").
+Deterministic for a given random generator.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, Callable
 
 from pipeline.config import LintConfig
@@ -52,6 +56,11 @@ PASTE_WORDS = LintConfig().description_ngram  # a run this long shared with a to
 BARE_PREPOSITIONS = PREPOSITIONS | {"before", "after", "since", "until", "near"}
 # role words said as the preposition they stand for: origin_place_id "from place PLC-0003", destination_place_id "to ..."
 ROLE_PREPOSITIONS = {"origin": "from", "destination": "to"}
+# a parameter described as the user a call acts as ("Id of the signed-in user performing the action", "Id of the
+# workspace member acting"): said "as the user Priya Sato (USR-0017)", never as what the call acts on
+ACTOR = re.compile(r"\b(acting|performing the action|signed-in|member (?:reading|searching))\b", re.IGNORECASE)
+# flags said after "mark": "mark it as read", "as unstarred", never "mark it marked read"
+UN_FLAGS = {"read", "starred", "pinned", "flagged", "archived"}
 BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
 FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
 
@@ -92,6 +101,24 @@ def role(noun: str) -> tuple[str, str]:
     if rest and prep in ROLE_PREPOSITIONS:
         return ROLE_PREPOSITIONS[prep], rest
     return "", noun
+
+
+def acts_as(tool: Any, p: str) -> bool:
+    """Is ``p`` the id of the user the call acts as (its description says so), not an entity it acts on?"""
+    if not p.endswith("_id"):
+        return False
+    prop = ((tool.input_schema or {}).get("properties") or {}).get(p)
+    return isinstance(prop, dict) and bool(ACTOR.search(str(prop.get("description") or "")))
+
+
+def described_param(tool: Any, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
+    """The one unused id argument whose description names ``noun`` (``contact_id``, "Contact id of the attendee
+    to remove", for the ``attendee`` of ``remove_attendee``); ``None`` where none or several do."""
+    props = (tool.input_schema or {}).get("properties") or {}
+    word = re.compile(rf"\bid of (?:the |an? )?{re.escape(singular(noun))}s?\b(?!')", re.IGNORECASE)  # not "id of the thread's parent"
+    hits = [p for p in args if p not in used and p.endswith("_id") and isinstance(props.get(p), dict)
+            and word.search(str(props[p].get("description") or ""))]
+    return hits[0] if len(hits) == 1 else None
 
 
 def bare_preposition(p: str, v: Any) -> bool:
@@ -148,6 +175,8 @@ class StepWriter:
         self.known = known or (lambda v: v in entities)
         self.shown: list[Any] = []  # results of earlier turns (what the user has seen), walked only when asked
         self.said_it = False  # the step being phrased already points at an earlier result as "it"
+        self.verb = ""  # the verb of the step being phrased
+        self.taking_off = False  # it removes something from an entity its name does not name: "remove CON-0001 from event EVT-0001"
         self.careful = False  # a second wording of a step whose first ran words together or repeated its tool's description
         self._seen: set[str] | None = None
 
@@ -203,6 +232,8 @@ class StepWriter:
             ent = self.entity(p, v, pw, terse)
             if terse or role(pw)[0]:  # from_account_id: "from account ACC-0001"
                 return ent
+            if self.taking_off and not read:
+                return f"from {ent}"
             return self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
         if bare_preposition(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am" or "at today at 9 am"
             return f"{p} {say_value(p, v, self.reference, self.rng, self.entities, time_first=True)}"
@@ -216,7 +247,7 @@ class StepWriter:
         if is_text(p, v):
             return self.rng.choice(['{w} "{v}"', 'with the {w} "{v}"', 'saying "{v}"' if p in ("text", "body", "message", "content")
                                     else '{w} "{v}"']).format(w=pw, v=v)
-        if terse:
+        if terse or pw.rsplit(" ", 1)[-1] in BARE_PREPOSITIONS:  # ends_on: "ends on March 9th", never "ends on set to March 9th"
             return f"{pw} {val}"
         if isinstance(v, (int, float)):  # "with the temperature at 21", "amount of 25.00"
             return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]).format(w=pw, v=val)
@@ -228,6 +259,9 @@ class StepWriter:
             return ("including " if v else "leaving out ") + words(p[8:])
         if p.endswith("_only"):
             return ("only " + words(p[:-5])) if v else ("not just " + words(p[:-5]))
+        if p.startswith("is_") and self.verb == "mark":  # mark_message: "mark it as read", "as unstarred"
+            rest = words(p[3:])
+            return f"as {rest}" if v else (f"as un{rest}" if rest in UN_FLAGS else f"as not {rest}")
         if p.startswith(("is_", "has_")):
             rest = words(p[p.index("_") + 1:])
             return (f"marked {rest}" if p.startswith("is_") else f"with {rest}") if v else (f"not {rest}" if p.startswith("is_") else f"without {rest}")
@@ -266,12 +300,16 @@ class StepWriter:
             return asked
         intent: Intent = intent_of(tool.name, tool.read_only)
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
+        self.verb = verb
+        self.taking_off = False
         args = step["args"]
         used: set[str] = set()
         slots: list[str] = []
         for k, (prep, noun) in enumerate(intent.nouns):
             prep = "in" if prep == "to" and verb in ("put", "include") else prep  # "put it in the cart", never "put it to the cart"
             p = self._param_for(noun, args, used)
+            said_as = words(p) if p is not None else noun  # an id the noun's word names only in its description: "the attendee CON-0001"
+            p = p if p is not None else described_param(tool, noun, args, used)
             if p is not None:
                 used.add(p)
                 if p in withheld:
@@ -279,7 +317,7 @@ class StepWriter:
                 elif p in step["sources"]:
                     ent, _ = self.back_ref(step, p, terse)
                 else:
-                    ent = self.entity(p, args[p], words(p), terse)
+                    ent = self.entity(p, args[p], said_as, terse)
             else:
                 ent = ("" if terse else "the ") + noun
             slots.append(f"{prep} {ent}".strip())
@@ -291,7 +329,7 @@ class StepWriter:
                 slots.append(f"the {words(obj)} {join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}")
         if intent.nouns and intent.nouns[0][0]:  # add_to_cart: the thing added comes before "to the cart"
             # the last id left: owner ids come first (food add_to_cart(customer_id, item_id) adds the item, not the customer)
-            direct = next((p for p in reversed(args) if p not in used and p.endswith("_id")), None)
+            direct = next((p for p in reversed(args) if p not in used and p.endswith("_id") and not acts_as(tool, p)), None)
             if direct is not None:
                 used.add(direct)
                 if direct in withheld:
@@ -303,8 +341,23 @@ class StepWriter:
         if slots and verb.split(" ")[-1] in PREPOSITIONS and slots[0].split(" ")[0] in PREPOSITIONS:
             verb = verb.rsplit(" ", 1)[0]  # reply_in_thread: "reply in the thread", never "reply to in the thread"
         parts = [verb, *slots]
+        # what is removed is named and its name has no "from": the other ids are what it comes off
+        self.taking_off = intent.family == "remove" and bool(used) and not any(prep for prep, _ in intent.nouns)
+        # the user the call acts as: right after what it acts on where the verb's slots name it ("comment on the post
+        # PST-0004 as Priya Sato, ..."), else after the rest ("get the thread of message M-00024 as U-0001"); never "and for"
+        actor = [p for p in args if p not in used and acts_as(tool, p)]
+        acting: list[str] = []
+        for p in actor:
+            used.add(p)
+            if p in withheld:  # the user leaves out who to act as: "as a user", never "and on a user"
+                acting.append(f"as {article(words(p))} {words(p)}")
+                continue
+            who = self.back_ref(step, p, terse)[0] if p in step["sources"] else self.entity(p, args[p], words(p), terse)
+            acting.append("as " + ("that " + words(p) if who == "it" else who))
+        named = len(used) > len(actor)
+        parts += acting if named else []
         extras: list[str] = []
-        tail: list[str] = []  # "at 9 am today": a bare preposition's phrase closes the request, never joined with "and"
+        tail: list[str] = [] if named else acting  # "at 9 am today": a bare preposition's phrase closes the request, never joined with "and"
         for p, v in args.items():
             if p in withheld and p not in used and p.endswith("_id") and not terse:  # "the balance of my account": which one is asked for
                 noun = words(p)

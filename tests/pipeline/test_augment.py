@@ -14,7 +14,7 @@ from pipeline.augment import (abstention_example, apply_robustness, import_abste
 from pipeline.config import AugmentConfig, BuildConfig
 from pipeline.env import Environment
 from pipeline.offtopic import irrelevant_request
-from pipeline.queries import describe_tool
+from pipeline.replies import describe
 from pipeline.records import Example, ToolSpec
 from pipeline.stages import stage_augment
 
@@ -162,7 +162,8 @@ def test_missing_function_variant_hides_the_first_needed_tool(conversations):
     v = missing_function_variant(src, random.Random(0))
     _no_calls(v)
     assert v.kind == "missing_function" and v.parent_id == src.conversation_id
-    assert describe_tool(next(t for t in src.tools if t.name == first)) in v.messages[2].content
+    # what the hidden tool does, with its article: "No tool of mine lets me look up the balance", never "look up balance"
+    assert describe(next(t for t in src.tools if t.name == first)) in v.messages[2].content
     assert first not in {t.name for t in v.tools}
     assert len(v.tools) == len(src.tools) - 1
     assert v.messages[1] == next(m for m in src.messages if m.role == "user")

@@ -572,3 +572,65 @@ def test_a_missing_or_failed_reply_in_thread_is_said_without_a_doubled_prepositi
     assert describe(tool) == "reply in the thread"
     cart = ToolSpec(name="add_to_cart", server="shopping", input_schema={"type": "object", "properties": {}})
     assert describe(cart) == "add to the cart"
+
+
+def test_mark_says_the_state_it_sets_as_read_or_unstarred_never_marked():
+    from pipeline.records import ToolSpec
+    from pipeline.requests import StepWriter
+
+    tool = ToolSpec(name="mark_message", server="email", input_schema={"type": "object", "properties": {}})
+    step = {"tool": tool, "args": {"message_id": "MSG-0041", "is_read": True, "is_starred": False}, "sources": {},
+            "source_fields": {}, "result": CallResult(ok=True, data={}), "index": 0}
+    for i in range(20):
+        text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=i % 2 == 0)
+        assert "marked" not in text and "as read" in text and "as unstarred" in text, text
+        assert not re.search(r"MSG-0041\s*,", text), text  # "mark MSG-0041 as read", never "mark MSG-0041, as read"
+
+
+def _acting(name: str, server: str, actor_doc: str, args: dict) -> dict:
+    from pipeline.records import ToolSpec
+
+    props = {p: {"type": "string"} for p in args}
+    props["user_id"] = {"type": "string", "description": actor_doc}
+    tool = ToolSpec(name=name, server=server, input_schema={"type": "object", "properties": props})
+    return {"tool": tool, "args": args, "sources": {}, "source_fields": {}, "result": CallResult(ok=True, data={}), "index": 0}
+
+
+def test_the_user_a_call_acts_as_is_said_as_such_not_as_what_it_acts_on():
+    from pipeline.requests import StepWriter
+
+    comment = _acting("comment_on_post", "social_media", "Id of the signed-in user performing the action, e.g. 'USR-0001'",
+                      {"user_id": "USR-0017", "post_id": "PST-0004", "text": "Let's discuss tomorrow"})
+    thread = _acting("get_thread", "team_chat", "Id of the member reading", {"message_id": "M-00024", "user_id": "U-0001"})
+    for i in range(20):
+        text = StepWriter([comment], {}, "2026-03-02", random.Random(i)).phrase(comment, [], terse=i % 2 == 0)
+        assert "comment on" in text and text.index("PST-0004") < text.index("USR-0017"), text
+        assert re.search(r"\bas [^,\"]*USR-0017", text), text  # "comment on the post PST-0004 as the user USR-0017"
+        text = StepWriter([thread], {}, "2026-03-02", random.Random(i)).phrase(thread, [], terse=i % 2 == 0)
+        assert re.search(r"\bas [^,\"]*U-0001", text) and " and " not in text, text  # never "of M-00024 and for the user U-0001"
+        asked = StepWriter([thread], {}, "2026-03-02", random.Random(i)).phrase(thread, ["user_id"], terse=False)
+        assert asked.endswith("as a user") and "U-0001" not in asked, asked  # withheld: never "of M-00024 and on a user"
+
+
+def test_a_noun_of_the_tool_name_takes_the_id_its_description_names():
+    from pipeline.records import ToolSpec
+    from pipeline.requests import StepWriter
+
+    props = {"event_id": {"type": "string"},
+             "contact_id": {"type": "string", "description": "Contact id of the attendee to remove (from get_event)"}}
+    tool = ToolSpec(name="remove_attendee", server="calendar", input_schema={"type": "object", "properties": props})
+    step = {"tool": tool, "args": {"event_id": "EVT-0001", "contact_id": "CON-0001"}, "sources": {}, "source_fields": {},
+            "result": CallResult(ok=True, data={}), "index": 0}
+    for i in range(20):
+        text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=i % 2 == 0)
+        # "remove CON-0001 from event EVT-0001"-like, never "take off the attendee on EVT-0001 and for the contact CON-0001"
+        assert text.index("CON-0001") < text.index("EVT-0001") and " and " not in text, text
+        assert not re.search(r"attendee (on|for|with)\b", text), text
+        assert i % 2 == 0 or re.search(r"CON-0001\)? from (the )?(event )?EVT-0001", text), text
+
+
+def test_a_parameter_named_with_a_trailing_preposition_takes_its_value_directly():
+    from pipeline.requests import StepWriter
+
+    said = {StepWriter([], {}, "2026-03-02", random.Random(s)).arg_phrase("ends_on", "2026-03-09", read=False, terse=False) for s in range(40)}
+    assert all(t.startswith("ends on ") and "set to" not in t and " as the " not in t for t in said), said  # never "ends on set to March 9th"
