@@ -21,6 +21,7 @@ from typing import Any, Callable
 from pipeline.config import LintConfig
 from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
 from pipeline.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
+from pipeline.records import ToolSpec
 from pipeline.sqltext import say as say_sql, sql_kind
 
 GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
@@ -103,21 +104,22 @@ def role(noun: str) -> tuple[str, str]:
     return "", noun
 
 
-def acts_as(tool: Any, p: str) -> bool:
+def param_doc(tool: ToolSpec, p: str) -> str:
+    """The description of the tool's parameter ``p`` ("" without one)."""
+    prop = tool.properties.get(p)
+    return str(prop.get("description") or "") if isinstance(prop, dict) else ""
+
+
+def acts_as(tool: ToolSpec, p: str) -> bool:
     """Is ``p`` the id of the user the call acts as (its description says so), not an entity it acts on?"""
-    if not p.endswith("_id"):
-        return False
-    prop = ((tool.input_schema or {}).get("properties") or {}).get(p)
-    return isinstance(prop, dict) and bool(ACTOR.search(str(prop.get("description") or "")))
+    return p.endswith("_id") and bool(ACTOR.search(param_doc(tool, p)))
 
 
-def described_param(tool: Any, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
+def described_param(tool: ToolSpec, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
     """The one unused id argument whose description names ``noun`` (``contact_id``, "Contact id of the attendee
     to remove", for the ``attendee`` of ``remove_attendee``); ``None`` where none or several do."""
-    props = (tool.input_schema or {}).get("properties") or {}
     word = re.compile(rf"\bid of (?:the |an? )?{re.escape(singular(noun))}s?\b(?!')", re.IGNORECASE)  # not "id of the thread's parent"
-    hits = [p for p in args if p not in used and p.endswith("_id") and isinstance(props.get(p), dict)
-            and word.search(str(props[p].get("description") or ""))]
+    hits = [p for p in args if p not in used and p.endswith("_id") and word.search(param_doc(tool, p))]
     return hits[0] if len(hits) == 1 else None
 
 
