@@ -98,6 +98,8 @@ PAST = {"set": "set", "put": "put", "send": "sent", "pay": "paid", "make": "made
         "transfer": "transferred", "cancel": "canceled", "label": "labeled", "comment": "commented", "submit": "submitted",
         "plan": "planned", "commit": "committed", "drop": "dropped", "ship": "shipped", "unfollow": "unfollowed", "unlike": "unliked"}
 # whole-name commands (Unix tools and single-word actions): (verb family, verb phrase, object)
+# a name's word that is no noun, said as the thing it means (``search_nearby``: "find the places nearby", never "the nearby")
+NOUN_ALIASES = {"nearby": "places nearby"}
 COMMANDS = {
     "ls": ("list", "list what's in", "directory"), "pwd": ("get", "tell me", "current directory"),
     "cd": ("move", "switch into", "directory"), "whoami": ("get", "tell me", "user I'm logged in as"),
@@ -119,6 +121,11 @@ COMMANDS = {
 NOUN_HEADS = {"git", "directory", "dir", "file", "folder", "repo", "repository", "table", "db", "database", "graph", "node", "memory",
               "system", "disk", "process", "branch", "tree", "docker", "container", "kube", "k8s", "slack", "github", "gitlab", "fs"}
 SHOW_VERBS = {"show", "display", "describe", "fetch", "open", "view", "lookup", "find", "read", "list", "get", "search"}
+# nouns of parameters that name a person: a write is done *for* one ("book the hotel for traveller TRV-0007"),
+# never "on" or "with" one ("schedule the meeting on the host")
+PEOPLE = {"user", "customer", "host", "contact", "member", "traveller", "traveler", "seller", "buyer", "owner", "reporter",
+          "assignee", "patient", "employee", "driver", "follower", "author", "recipient", "participant", "attendee", "guest",
+          "passenger", "agent", "person", "student", "teacher", "client"}
 PREPOSITIONS = {"to", "from", "in", "on", "into", "for", "of", "by", "with", "at", "as", "per"}
 READ_FAMILIES = set(READ_VERBS)
 
@@ -178,6 +185,7 @@ def intent_of(name: str, read_only: bool) -> Intent:
             cur.append(t)
     if cur:
         nouns.append((prep, " ".join(cur)))
+    nouns = [(p, NOUN_ALIASES.get(n, n)) for p, n in nouns]
     if nouns and nouns[0][0] and any(v.endswith(" " + nouns[0][0]) for v in verbs):  # respond_to_event: "respond to" + "event"
         nouns[0] = ("", nouns[0][1])
     return Intent(fam, verbs, tuple(nouns), read_only or fam in READ_FAMILIES)

@@ -79,10 +79,31 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
         if "_" in k and k.rsplit("_", 1)[1] in UNITS:
             return f"{words(k.rsplit('_', 1)[0])} {num}{UNITS[k.rsplit('_', 1)[1]]}"
         return f"{name} {num}"
+    if isinstance(v, str) and v.lower().startswith(name.lower() + "-"):  # "SKU-00027", never "SKU SKU-00027"
+        return v
     return f"{name} {say_value(k, v, '1970-01-01', rng)}"
 
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def focus_facts(rec: dict[str, Any], rng: random.Random, focus: str) -> list[str]:
+    """The facts of the flat record the reply is about, when the result holds it under the focus's name
+    (``get_store_hours`` -> ``{"hours": {"monday": "08:00-20:00", ...}}``: "Monday 08:00-20:00, ..."), days in week order."""
+    last = singular(focus.split(" ")[-1])
+    inner = next((v for k, v in rec.items() if isinstance(v, dict) and v and singular(words(k)) == last
+                  and not any(isinstance(x, (dict, list)) for x in v.values())), None)
+    if inner is None:
+        return []
+    keys = sorted(inner, key=lambda k: WEEKDAYS.index(k) if k in WEEKDAYS else len(WEEKDAYS))
+    said = [(k, fact(k, inner[k], rng)) for k in keys]
+    return [f[:1].upper() + f[1:] if k in WEEKDAYS else f for k, f in said if f][:7]
+
+
 def facts_of(rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4, skip: tuple[str, ...] = ()) -> list[str]:
+    lead = focus_facts(rec, rng, focus)
+    if lead:  # what was asked for, then a little of the rest
+        limit = 2
     keys = sorted(rec, key=lambda k: (0 if singular(words(k)) == singular(focus) else 1))
     out = []
     for k in keys:
@@ -92,7 +113,7 @@ def facts_of(rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4
         if f and f not in out:
             out.append(f)
     counts = [count_noun(len(v), words(k)) for k, v in rec.items() if isinstance(v, list) and singular(words(k)) != words(k)]
-    return out[:limit] + counts[:1]
+    return lead + out[:limit] + counts[:1]
 
 
 def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> str:
@@ -128,12 +149,29 @@ def record_reply(tool: ToolSpec, data: dict[str, Any], rng: random.Random) -> st
     facts = facts_of(data, rng, noun, skip=NAME_FIELDS if name else ())
     if not facts:
         return f"I looked at {subject}, and there is nothing more to report."
-    return rng.choice([f"{subject[:1].upper() + subject[1:]}: {join_prose(facts)}.", f"Here is {subject}: {join_prose(facts)}.",
+    be = "are" if not ident and is_plural(noun.split(" ")[-1]) else "is"  # "Here are the store hours"
+    return rng.choice([f"{subject[:1].upper() + subject[1:]}: {join_prose(facts)}.", f"Here {be} {subject}: {join_prose(facts)}.",
                        f"For {subject}, I see {join_prose(facts)}."])
+
+
+def _spelled(verb_past: str) -> str:
+    return re.sub(r"([a-z])\1", r"\1", verb_past)  # "canceled" and "cancelled" are one word
+
+
+def undone_flag(verb: str, data: Any) -> str | None:
+    """The result's flag saying the action itself did not happen (``cancel_navigation`` -> ``{"cancelled": false}``:
+    there was nothing to cancel), if it has one."""
+    if not isinstance(data, dict):
+        return None
+    did = _spelled(past(verb).split(" ")[0])
+    return next((k for k, v in data.items() if v is False and _spelled(k.removeprefix("is_")) == did), None)
 
 
 def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.Random) -> str:
     intent = intent_of(tool.name, tool.read_only)
+    flag = undone_flag(intent.verbs[0], data)
+    if flag is not None:  # never "Done: I canceled the navigation. Result: cancelled: no."
+        return f"I asked to {describe(tool)}, but the service reports it was not {words(flag.removeprefix('is_'))}, so nothing changed."
     done = [past(intent.verbs[0])]
     used: set[str] = set()
     for prep, noun in intent.nouns:

@@ -19,7 +19,7 @@ import re
 from typing import Any, Callable
 
 from pipeline.config import LintConfig
-from pipeline.lexicon import PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
+from pipeline.lexicon import PEOPLE, PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
 from pipeline.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
 from pipeline.records import ToolSpec
 from pipeline.sqltext import say as say_sql, sql_kind
@@ -236,7 +236,8 @@ class StepWriter:
                 return ent
             if self.taking_off and not read:
                 return f"from {ent}"
-            return self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
+            said = self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
+            return f"for {ent}" if not read and pw.split(" ")[-1] in PEOPLE else said
         if bare_preposition(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am" or "at today at 9 am"
             return f"{p} {say_value(p, v, self.reference, self.rng, self.entities, time_first=True)}"
         val = say_value(p, v, self.reference, self.rng, self.entities)

@@ -546,6 +546,70 @@ def test_a_confirmation_of_a_transfer_says_from_which_account_not_for_from():
         assert "from account ACC-0029" in reply and "for from" not in reply, reply
 
 
+def test_a_write_is_done_for_a_person_never_on_or_with_one():
+    from pipeline.requests import StepWriter
+
+    book = _step("book_hotel", "Book a hotel room.", {"traveller_id": "TRV-0007", "room_id": "RM-0012"})
+    meet = _step("schedule_meeting", "Schedule a meeting.", {"host_id": "USR-0009", "title": "Budget check-in"})
+    for step, ident in ((book, "TRV-0007"), (meet, "USR-0009")):
+        for i in range(20):
+            text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=False)
+            assert re.search(rf"\bfor (the )?(traveller |host )?{ident}", text), text
+            assert not re.search(rf"\b(on|with) (the )?(traveller |host )?{ident}", text), text
+
+
+def test_a_reply_says_the_record_that_was_asked_for_even_when_the_result_nests_it():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import step_reply
+
+    hours = ToolSpec(name="get_store_hours", server="retail_chain", read_only=True, input_schema={"type": "object", "properties": {}})
+    week = {"friday": "09:00-18:00", "monday": "08:00-20:00", "sunday": "closed", "tuesday": "09:00-18:00"}
+    data = {"store_id": "STR-0003", "name": "Madrid Northgate", "city": "Madrid", "phone": "+1-555-601-8189", "hours": week}
+    for i in range(10):
+        reply = step_reply(hours, {"store_id": "STR-0003"}, CallResult(ok=True, data=data), random.Random(i))
+        assert "Monday 08:00-20:00" in reply and "Sunday closed" in reply, reply
+        assert reply.index("Monday") < reply.index("Tuesday") < reply.index("Friday") < reply.index("Sunday"), reply
+        assert "Here is the store hours" not in reply, reply
+    recur = ToolSpec(name="set_recurrence", server="calendar", input_schema={"type": "object", "properties": {}})
+    event = {"event_id": "EVT-0001", "title": "Daily standup", "recurrence": {"frequency": "daily", "interval": 1, "count": None}}
+    reply = step_reply(recur, {"event_id": "EVT-0001", "frequency": "daily"}, CallResult(ok=True, data=event), random.Random(0))
+    assert "frequency daily" in reply and "interval 1" in reply, reply
+
+
+def test_a_tool_named_for_an_adverb_is_said_as_the_things_it_finds():
+    from pipeline.requests import StepWriter
+
+    step = _step("search_nearby", "Find places near a place.", {"place_id": "PLC-0070"})
+    for i in range(10):
+        text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=i % 2 == 0)
+        assert "places nearby" in text and "the nearby" not in text, text
+
+
+def test_a_value_that_opens_with_its_own_name_is_said_once():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import step_reply
+
+    tool = ToolSpec(name="receive_transfer", server="retail_chain", input_schema={"type": "object", "properties": {}})
+    data = {"transfer_id": "TRF-0011", "sku": "SKU-00027", "quantity": 1, "status": "received"}
+    for i in range(10):
+        reply = step_reply(tool, {"transfer_id": "TRF-0011"}, CallResult(ok=True, data=data), random.Random(i))
+        assert "SKU-00027" in reply and "SKU SKU" not in reply, reply
+
+
+def test_a_write_whose_result_says_it_did_not_happen_is_not_confirmed_as_done():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+
+    tool = ToolSpec(name="cancel_navigation", server="vehicle", input_schema={"type": "object", "properties": {}})
+    for i in range(10):
+        nothing = confirm_reply(tool, {"vehicle_id": "VEH-003"}, {"cancelled": False, "place_id": None, "vehicle_id": "VEH-003"}, random.Random(i))
+        assert "not cancelled" in nothing and not re.search(r"\b(Done|done|All set|OK)\b", nothing), nothing
+        done = confirm_reply(tool, {"vehicle_id": "VEH-003"}, {"cancelled": True, "vehicle_id": "VEH-003"}, random.Random(i))
+        assert "I canceled the navigation" in done, done
+    gone = ToolSpec(name="delete_file", server="x", input_schema={"type": "object", "properties": {}})
+    assert "not deleted" in confirm_reply(gone, {"path": "/a"}, {"is_deleted": False}, random.Random(0))
+
+
 def test_adding_to_a_cart_names_the_thing_added_not_its_owner():
     from pipeline.records import ToolSpec
     from pipeline.replies import confirm_reply
