@@ -126,6 +126,10 @@ SHOW_VERBS = {"show", "display", "describe", "fetch", "open", "view", "lookup", 
 PEOPLE = {"user", "customer", "host", "contact", "member", "traveller", "traveler", "seller", "buyer", "owner", "reporter",
           "assignee", "patient", "employee", "driver", "follower", "author", "recipient", "participant", "attendee", "guest",
           "passenger", "agent", "person", "student", "teacher", "client"}
+# the preposition a verb with no object noun takes before the thing it acts on ("deposited 25 into account ACC-0002")
+VERB_PREPOSITIONS = {"deposit": "into", "withdraw": "from", "refund": "to", "charge": "to", "credit": "to", "debit": "from"}
+# verbs whose confirmation says the amount moved ("transferred 5 from account ACC-0001 to account ACC-0002")
+AMOUNT_VERBS = {*VERB_PREPOSITIONS, "transfer", "pay"}
 PREPOSITIONS = {"to", "from", "in", "on", "into", "for", "of", "by", "with", "at", "as", "per"}
 READ_FAMILIES = set(READ_VERBS)
 

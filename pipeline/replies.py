@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from pipeline.discovery import parse_result
-from pipeline.lexicon import PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, words
+from pipeline.lexicon import AMOUNT_VERBS, PREPOSITIONS, VERB_PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, words
 from pipeline.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
 from pipeline.records import CallResult, ToolSpec
 from pipeline.sqltext import say as say_sql, sql_kind
@@ -192,7 +192,15 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
     if not intent.nouns:
         p = next((p for p in args if p.endswith("_id")), None)
         if p:  # "for account ACC-0029"; a role says its own preposition: "from account ACC-0029", never "for from account"
-            done.append(f"{words(p)} {args[p]}" if words(p).split(" ")[0] in PREPOSITIONS else f"for {words(p)} {args[p]}")
+            verb = intent.verbs[0].split(" ")[0]
+            amount = args.get("amount")
+            if verb in AMOUNT_VERBS and isinstance(amount, (int, float)) and not isinstance(amount, bool):
+                done.append(str(int(amount)) if float(amount).is_integer() else str(amount))  # "deposited 25 into account ACC-0002"
+            roles = [q for q in args if q.endswith("_id") and words(q).split(" ")[0] in PREPOSITIONS]
+            if roles:  # "from account ACC-0001 to account ACC-0002"
+                done += [f"{words(q)} {args[q]}" for q in roles]
+            else:
+                done.append(f"{VERB_PREPOSITIONS.get(verb, 'for')} {words(p)} {args[p]}")
         else:
             p = next((p for p, v in args.items() if isinstance(v, str) and v and " " not in v), None)
             if p:

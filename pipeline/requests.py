@@ -180,7 +180,14 @@ class StepWriter:
         self.verb = ""  # the verb of the step being phrased
         self.taking_off = False  # it removes something from an entity its name does not name: "remove CON-0001 from event EVT-0001"
         self.careful = False  # a second wording of a step whose first ran words together or repeated its tool's description
+        self.recent_refs: list[str] = []  # the last three back references said: never "that account again ... that account again"
         self._seen: set[str] | None = None
+
+    def earlier(self, noun: str) -> str:
+        """``that account``, ``the account from before`` ...: a wording not among the last three said."""
+        ref = self.rng.choice([r for r in BACK_REFS if r not in self.recent_refs])
+        self.recent_refs = [*self.recent_refs[-2:], ref]
+        return ref.format(n=noun)
 
     def seen(self, value: str) -> bool:
         """Has the user seen ``value`` in a result of an earlier turn?"""
@@ -218,7 +225,7 @@ class StepWriter:
             if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
                 self.said_it = True
                 return lead + "it", False
-            return lead + ("the same " + noun if terse else self.rng.choice(BACK_REFS).format(n=noun)), False
+            return lead + ("the same " + noun if terse else self.earlier(noun)), False
         nameable = self.seen(str(v)) or self.known(str(v))
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
             return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
@@ -283,10 +290,11 @@ class StepWriter:
         A wording that says a word twice running (``add Add monitoring ...``: a name that opens with the verb)
         or repeats a run of the tool's description (``remove a product from the wishlist``) is worded again
         from the same draws, carefully: names in quotes, a withheld entity as ``one of my products``."""
-        state = self.rng.getstate()
+        state, refs = self.rng.getstate(), list(self.recent_refs)
         said = self._phrase(step, withheld, terse)
         if stutter(said) or (ngrams(said, PASTE_WORDS) & description_grams(step["tool"].description or "", PASTE_WORDS)):
             self.rng.setstate(state)
+            self.recent_refs = refs
             self.careful = True
             try:
                 said = self._phrase(step, withheld, terse)

@@ -596,6 +596,33 @@ def test_a_value_that_opens_with_its_own_name_is_said_once():
         assert "SKU-00027" in reply and "SKU SKU" not in reply, reply
 
 
+def test_a_confirmed_deposit_says_how_much_went_into_which_account():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+
+    deposit = ToolSpec(name="deposit", server="banking", input_schema={"type": "object", "properties": {}})
+    withdraw = ToolSpec(name="withdraw", server="banking", input_schema={"type": "object", "properties": {}})
+    for i in range(5):
+        into = confirm_reply(deposit, {"account_id": "ACC-0034", "amount": 1250000.0}, {"transaction_id": "TXN-00041"}, random.Random(i))
+        assert "deposited 1250000 into account ACC-0034" in into and "for account" not in into, into
+        out = confirm_reply(withdraw, {"account_id": "ACC-0004", "amount": 20.5}, {"transaction_id": "TXN-00042"}, random.Random(i))
+        assert "withdrew 20.5 from account ACC-0004" in out, out
+
+
+def test_back_references_in_a_row_are_worded_differently():
+    from pipeline.requests import StepWriter
+
+    first = _step("list_accounts", "List accounts.", {})
+    first["result"] = CallResult(ok=True, data={"accounts": [{"account_id": "ACC-0001"}]})
+    later = _step("compare_balances", "Compare two balances.", {"account_id": "ACC-0001", "other_account_id": "ACC-0001"})
+    later["sources"] = {"account_id": 0, "other_account_id": 0}
+    later["source_fields"] = {"account_id": "account_id", "other_account_id": "account_id"}
+    for i in range(30):
+        w = StepWriter([first, later], {}, "2026-03-02", random.Random(i))
+        text = " ".join(w.phrase(later, [], terse=False) for _ in range(2))
+        assert text.count("again") <= 1, text
+
+
 def test_a_write_whose_result_says_it_did_not_happen_is_not_confirmed_as_done():
     from pipeline.records import ToolSpec
     from pipeline.replies import confirm_reply
