@@ -336,6 +336,29 @@ def _linked(param: str, named: tuple[str, ...], numeric: bool, args: dict[str, A
     return None
 
 
+# fields that tell one entity from another: a new payee or contact takes none of an existing one's together (a copy is refused)
+IDENTIFYING = re.compile(r"email|number|phone|username|handle|path|url|code|sku|symbol|iban")
+
+
+def _together(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], snapshot: Snapshot, rng: random.Random,
+              memo: "ValueMemo") -> None:
+    """Text values drawn from the state come from one record where a record holds two or more of them: a new
+    listing's title, description, category and condition are one listing's, never a golf set's title with a
+    watch's description (in place)."""
+    free = tuple(p for p, plan in chosen if plan.use_vals and not p.endswith(("_id", "_ids")) and isinstance(args.get(p), str)
+                 and not IDENTIFYING.search(p))
+    if len(free) < 2:
+        return
+    recs = memo.records_with(snapshot, free)
+    if not recs:
+        return
+    rec = rng.choice(recs)
+    vals = dict(chosen)
+    for p in free:
+        if isinstance(rec.get(p), str) and rec[p] in vals[p].vals:
+            args[p] = rec[p]
+
+
 def _distinct_ids(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], rng: random.Random) -> None:
     """An id drawn from the state that equals another id argument of the call (a route from a place to
     itself, a user following themselves) is drawn again from the other values (in place)."""
@@ -472,11 +495,21 @@ class ValueMemo:
     def __init__(self) -> None:
         self._facts: dict[int, tuple[ToolSpec, _ToolFacts]] = {}
         self._plans: dict[tuple[int, int, str], tuple[Snapshot, ToolSpec, _ParamPlan]] = {}
+        self._records: dict[tuple[int, tuple[str, ...]], tuple[Snapshot, list[dict[str, Any]]]] = {}
 
     def facts(self, tool: ToolSpec) -> _ToolFacts:
         hit = self._facts.get(id(tool))
         if hit is None or hit[0] is not tool:
             hit = self._facts[id(tool)] = (tool, _tool_facts(tool))
+        return hit[1]
+
+    def records_with(self, snapshot: Snapshot, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+        """The snapshot's records holding text for at least two of ``fields``."""
+        key = (id(snapshot), fields)
+        hit = self._records.get(key)
+        if hit is None or hit[0] is not snapshot:
+            recs = [r for r in snapshot.entities.values() if sum(1 for f in fields if isinstance(r.get(f), str) and r[f]) >= 2]
+            hit = self._records[key] = (snapshot, recs)
         return hit[1]
 
     def plan(self, tool: ToolSpec, p: str, props: dict[str, Any], snapshot: Snapshot) -> _ParamPlan:
@@ -541,6 +574,7 @@ def fill_args(
         v = _linked(p, plan.named, plan.numeric, args, order, snapshot, ctx)
         if v is not None:
             args[p] = v
+    _together(args, chosen, snapshot, rng, memo)
     _distinct_ids(args, chosen, rng)
     _pair_times(args, rng)
     if tool.output_schema is None:  # a third-party tool: SQL composed from the schema, record fields from observed values

@@ -94,3 +94,17 @@ def test_an_id_drawn_from_the_state_never_equals_another_id_of_the_call():
     assert "PLC-1" not in drawn and set(drawn) == {"PLC-2", "PLC-3"}
     both = [fill_args(route, snap, random.Random(i)) for i in range(30)]
     assert all(a["origin_place_id"] != a["destination_place_id"] for a in both)
+
+
+def test_text_values_drawn_from_the_state_come_from_one_record():
+    """A new listing's title and description are one listing's, never one listing's title with another's description."""
+    create = ToolSpec(name="create_listing", server="x", input_schema={
+        "type": "object", "required": ["title", "description", "reserve_price"],
+        "properties": {"title": {"type": "string"}, "description": {"type": "string"}, "reserve_price": {"type": "number"}}})
+    listings = {f"LST-{i}": {"listing_id": f"LST-{i}", "title": t, "description": f"{t} in good condition."}
+                for i, t in enumerate(["Golf club set", "Pocket watch", "Mid-century armchair", "Road bike"])}
+    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[create], entities=listings,
+                    values={"title": [r["title"] for r in listings.values()], "description": [r["description"] for r in listings.values()]})
+    drawn = [fill_args(create, snap, random.Random(i)) for i in range(40)]
+    assert all(a["description"] == f"{a['title']} in good condition." for a in drawn), drawn
+    assert len({a["title"] for a in drawn}) == 4
