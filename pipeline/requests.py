@@ -19,6 +19,7 @@ import re
 from typing import Any, Callable
 
 from pipeline.config import LintConfig
+from pipeline.fields import field_values
 from pipeline.lexicon import PEOPLE, PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
 from pipeline.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
 from pipeline.records import ToolSpec
@@ -221,6 +222,9 @@ class StepWriter:
             lead, noun = prep + " ", rest if noun.split(" ")[0] in PREPOSITIONS else noun
         data = self.steps[src]["result"].data if self.steps[src]["result"].ok else None
         field = step["source_fields"][p]
+        if self.shadowed(src, step.get("index", len(self.steps)), field, v):  # a later step returned another one: say which
+            return (self.entity(p, v, words(p) or "one", terse) if p.endswith(("_id", "_ids"))
+                    else self.arg_phrase(p, v, step["tool"].read_only, terse)), True
         if data is not None and singled_out(data, field, v):
             if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
                 self.said_it = True
@@ -234,6 +238,12 @@ class StepWriter:
         if not p.endswith(("_id", "_ids")):  # a value, not an entity: "end time 10:30 March 15", "named Nora Ibrahim"
             return self.arg_phrase(p, v, step["tool"].read_only, terse), True
         return self.entity(p, v, words(p) or "one", terse), True
+
+    def shadowed(self, src: int, now: int, field: str, v: Any) -> bool:
+        """Did a step between ``src`` and ``now`` return another value of ``field`` (``create_invoice`` after the
+        invoice was found): "the invoice you just found" would point at the newer one."""
+        return any(st["result"].ok and any(str(x) != str(v) for x in field_values(st["result"].data, field))
+                   for st in self.steps[src + 1:now])
 
     def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:
         pw = words(p)

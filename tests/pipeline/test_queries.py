@@ -623,6 +623,26 @@ def test_back_references_in_a_row_are_worded_differently():
         assert text.count("again") <= 1, text
 
 
+def test_a_value_a_later_step_shadowed_is_named_not_pointed_at():
+    """After a new invoice was created, "the invoice you just found" would mean the new one: the older one is named."""
+    from pipeline.requests import StepWriter
+
+    found = _step("get_invoice", "Get an invoice.", {"invoice_id": "INV-00029"})
+    found["result"] = CallResult(ok=True, data={"invoice_id": "INV-00029", "merchant_id": "MER-0006"})
+    made = _step("create_invoice", "Create an invoice.", {"merchant_id": "MER-0006", "amount": 5.0})
+    made["result"], made["index"] = CallResult(ok=True, data={"invoice_id": "INV-00068", "merchant_id": "MER-0006"}), 1
+    again = _step("get_invoice", "Get an invoice.", {"invoice_id": "INV-00029"})
+    again["sources"], again["source_fields"], again["index"] = {"invoice_id": 0}, {"invoice_id": "invoice_id"}, 2
+    steps = [found, made, again]
+    for i in range(20):
+        text = StepWriter(steps, {}, "2026-03-02", random.Random(i)).phrase(again, [], terse=i % 2 == 0)
+        assert "INV-00029" in text, text
+    mer = _step("list_customers", "List customers.", {"merchant_id": "MER-0006"})
+    mer["sources"], mer["source_fields"], mer["index"] = {"merchant_id": 0}, {"merchant_id": "merchant_id"}, 2
+    pointed = [StepWriter([found, made, mer], {}, "2026-03-02", random.Random(i)).phrase(mer, [], terse=False) for i in range(20)]
+    assert any("MER-0006" not in t for t in pointed), pointed  # the same merchant both times: still pointed at
+
+
 def test_a_write_whose_result_says_it_did_not_happen_is_not_confirmed_as_done():
     from pipeline.records import ToolSpec
     from pipeline.replies import confirm_reply
