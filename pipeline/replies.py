@@ -67,6 +67,11 @@ def main_list(data: dict[str, Any], noun: str) -> tuple[str, list[Any]] | None:
     return max(lists, key=lambda kv: len(kv[1]))
 
 
+def say_number(v: int | float) -> str:
+    """A number as the tool returned it, less a whole float's ``.0`` (``25.0`` -> ``25``)."""
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
 def fact(k: str, v: Any, rng: random.Random) -> str | None:
     """``balance 11305.52``; None for an absent, secret or structured value."""
     if v is None or isinstance(v, (dict, list)) or SKIP_FACT.search(k) or (isinstance(v, str) and (not v.strip() or len(v) > 80 or "\n" in v)):
@@ -75,7 +80,7 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
         return f"{words(k)}: {'yes' if v else 'no'}"
     name = words(k)
     if isinstance(v, (int, float)):  # the number as the tool returned it, with its unit (duration_minutes 45 -> duration 45 minutes)
-        num = str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+        num = say_number(v)
         if "_" in k and k.rsplit("_", 1)[1] in UNITS:
             return f"{words(k.rsplit('_', 1)[0])} {num}{UNITS[k.rsplit('_', 1)[1]]}"
         return f"{name} {num}"
@@ -195,7 +200,7 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
             verb = intent.verbs[0].split(" ")[0]
             amount = args.get("amount")
             if verb in AMOUNT_VERBS and isinstance(amount, (int, float)) and not isinstance(amount, bool):
-                done.append(str(int(amount)) if float(amount).is_integer() else str(amount))  # "deposited 25 into account ACC-0002"
+                done.append(say_number(amount))  # "deposited 25 into account ACC-0002"
             roles = [q for q in args if q.endswith("_id") and words(q).split(" ")[0] in PREPOSITIONS]
             if roles:  # "from account ACC-0001 to account ACC-0002"
                 done += [f"{words(q)} {args[q]}" for q in roles]

@@ -337,7 +337,7 @@ def _linked(param: str, named: tuple[str, ...], numeric: bool, args: dict[str, A
 
 
 # fields that tell one entity from another: a new payee or contact takes none of an existing one's together (a copy is refused)
-IDENTIFYING = re.compile(r"email|number|phone|username|handle|path|url|code|sku|symbol|iban")
+IDENTIFYING = re.compile("|".join((*ROLE_FIELDS, "number", "phone", "username", "handle", "iban")))
 
 
 def _together(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], snapshot: Snapshot, rng: random.Random,
