@@ -361,8 +361,15 @@ def _together(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], snap
 
 def _distinct_ids(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], rng: random.Random) -> None:
     """An id drawn from the state that equals another id argument of the call (a route from a place to
-    itself, a user following themselves) is drawn again from the other values (in place)."""
+    itself, a user following themselves) is drawn again from the other values, and a list drawn from the
+    state shares no value with another list of the call (a message's cc never repeats its to) (in place)."""
     for p, plan in reversed(chosen):
+        if plan.array_vals and isinstance(args.get(p), list):
+            others = {str(x) for q, v in args.items() if q != p and isinstance(v, list) for x in v}
+            rest = [v for v in plan.array_vals if str(v) not in others]
+            if others & {str(x) for x in args[p]} and rest:
+                args[p] = rng.sample(rest, k=min(len(rest), len(args[p])))
+            continue
         if not p.endswith("_id") or not plan.use_vals:
             continue
         others = {str(v) for q, v in args.items() if q != p and q.endswith("_id")}

@@ -108,3 +108,20 @@ def test_text_values_drawn_from_the_state_come_from_one_record():
     drawn = [fill_args(create, snap, random.Random(i)) for i in range(40)]
     assert all(a["description"] == f"{a['title']} in good condition." for a in drawn), drawn
     assert len({a["title"] for a in drawn}) == 4
+
+
+def test_list_arguments_drawn_from_the_state_share_no_value():
+    """A message's cc never repeats an address its to holds ("cc set to a@x to a@x" is a defect the lint rejects)."""
+    send = ToolSpec(name="send_message", server="x", input_schema={
+        "type": "object", "required": ["to", "cc", "subject"],
+        "properties": {"to": {"type": "array", "items": {"type": "string"}, "description": "Addresses, like 'ana@x.example'"},
+                       "cc": {"type": "array", "items": {"type": "string"}, "description": "Addresses, like 'ana@x.example'"},
+                       "subject": {"type": "string"}}})
+    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[send],
+                    values={"email": ["a@x.example", "b@x.example", "c@x.example"]})
+    drawn = [fill_args(send, snap, random.Random(i)) for i in range(60)]
+    assert all(not set(a["to"]) & set(a["cc"]) for a in drawn), [a for a in drawn if set(a["to"]) & set(a["cc"])]
+    assert all(a["cc"] for a in drawn)
+    assert {x for a in drawn for x in a["cc"]} == {"a@x.example", "b@x.example", "c@x.example"}
+    fixed = [fill_args(send, snap, random.Random(i), fixed={"to": ["a@x.example"]}) for i in range(30)]
+    assert all("a@x.example" not in a["cc"] for a in fixed)
