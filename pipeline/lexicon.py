@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import inflect
 
@@ -130,6 +131,18 @@ PEOPLE = {"user", "customer", "host", "contact", "member", "traveller", "travele
 VERB_PREPOSITIONS = {"deposit": "into", "withdraw": "from", "refund": "to", "charge": "to", "credit": "to", "debit": "from"}
 # verbs whose confirmation says the amount moved ("transferred 5 from account ACC-0001 to account ACC-0002")
 AMOUNT_VERBS = {*VERB_PREPOSITIONS, "transfer", "pay"}
+# a setter's switch said as its own verb: set_trunk(open=true) "open the trunk", set_automation_enabled(enabled=false)
+# "disable the automation", never "change the trunk and open"
+SWITCH_VERBS = {"open": ("open", "close"), "enabled": ("enable", "disable"), "locked": ("lock", "unlock")}
+
+
+def switch_of(intent: "Intent", args: dict[str, Any], withheld: Any = ()) -> str | None:
+    """The switch argument a setter's verb becomes (:data:`SWITCH_VERBS`), if it has one."""
+    if intent.family != "set":
+        return None
+    return next((p for p in SWITCH_VERBS if isinstance(args.get(p), bool) and p not in withheld), None)
+
+
 PREPOSITIONS = {"to", "from", "in", "on", "into", "for", "of", "by", "with", "at", "as", "per"}
 READ_FAMILIES = set(READ_VERBS)
 

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from pipeline.discovery import parse_result
-from pipeline.lexicon import AMOUNT_VERBS, PREPOSITIONS, VERB_PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, words
+from pipeline.lexicon import AMOUNT_VERBS, PREPOSITIONS, SWITCH_VERBS, VERB_PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, switch_of, words
 from pipeline.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
 from pipeline.records import CallResult, ToolSpec
 from pipeline.sqltext import say as say_sql, sql_kind
@@ -37,6 +37,8 @@ def label_of(item: Any) -> str | None:
         name = next((str(item[f]).strip() for f in LABEL_FIELDS if isinstance(item.get(f), (str, int)) and not isinstance(item.get(f), bool)
                      and str(item[f]).strip()), None)
         ident = _id_of(item)
+        if ident and name == item.get("sku"):  # a reservation holds a product's SKU: it is named by its own id
+            return ident[1]
         if name and ident and ident[1] != name:
             return f"{name} ({ident[1]})"
         return name or (ident[1] if ident else None)
@@ -115,10 +117,22 @@ def facts_of(rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4
         if k in skip:
             continue
         f = fact(k, rec[k], rng)
-        if f and f not in out:
+        if f and f not in out and f not in lead:  # never "month 2026-03, ..., month 2026-03"
             out.append(f)
     counts = [count_noun(len(v), words(k)) for k, v in rec.items() if isinstance(v, list) and singular(words(k)) != words(k)]
     return lead + out[:limit] + counts[:1]
+
+
+def written_facts(rec: dict[str, Any], keys: list[str], rng: random.Random) -> list[str]:
+    """What the result says of the fields a write set (``set_lights`` headlights="off": "headlights off"), found at
+    its top level or one record down (``{"climate": {"climate_on": false}}``), in the order they were given."""
+    out: list[str] = []
+    for k in keys:
+        v = rec[k] if k in rec else next((d[k] for d in rec.values() if isinstance(d, dict) and k in d), None)
+        f = fact(k, v, rng)
+        if f and f not in out:
+            out.append(f)
+    return out
 
 
 def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> str:
@@ -177,9 +191,11 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
     flag = undone_flag(intent.verbs[0], data)
     if flag is not None:  # never "Done: I canceled the navigation. Result: cancelled: no."
         return f"I asked to {describe(tool)}, but the service reports it was not {words(flag.removeprefix('is_'))}, so nothing changed."
-    done = [past(intent.verbs[0])]
-    used: set[str] = set()
+    toggle = switch_of(intent, args)  # "I opened the trunk", never "I set the trunk"
+    done = [past(SWITCH_VERBS[toggle][0 if args[toggle] else 1] if toggle else intent.verbs[0])]
+    used: set[str] = {toggle} if toggle else set()
     for prep, noun in intent.nouns:
+        noun = noun.removesuffix(f" {toggle}") if toggle else noun
         p = next((p for p in args if p not in used and p.endswith(("_id", "_ids")) and singular(words(p)).endswith(singular(noun))), None)
         if p:
             used.add(p)
@@ -215,7 +231,12 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
         ident = _id_of(data)
         if ident and str(args.get(ident[0])) != ident[1]:
             text += f" The new {words(ident[0])} is {ident[1]}."
-        facts = facts_of(data, rng, intent.object or "status", limit=3)
+        # the fields the call set, as the service now reports them, then a little of the rest
+        written = written_facts(data, [p for p, v in args.items() if p not in used and not p.endswith(("_id", "_ids"))], rng)
+        did = _spelled(past(intent.verbs[0]).split(" ")[0])  # "I deleted scene SCN-0002.", never "... It now shows deleted: yes."
+        said = tuple(k for k, v in data.items() if (v is True and _spelled(k.removeprefix("is_")) == did) or k == toggle)
+        rest = [f for f in facts_of(data, rng, intent.object or "status", limit=3, skip=said) if f not in written]
+        facts = written[:4] + rest[:max(0, 3 - len(written))]
         if facts:
             text += " " + rng.choice(["It now shows ", "Current details: ", "Result: "]) + join_prose(facts) + "."
     return text
@@ -242,10 +263,15 @@ def step_reply(tool: ToolSpec, args: dict[str, Any], res: CallResult, rng: rando
         return confirm_reply(tool, args, data, rng)
     if isinstance(data, dict):
         lst = main_list(data, intent.object or "result") if intent.family in ("list", "search") or not _id_of(data) else None
+        obj = singular(intent.object or "result")
+        if lst is not None and intent.family not in ("list", "search") and not lst[1] and not singular(words(lst[0])).endswith(obj):
+            lst = None  # stat on a directory: what it is, never "No tags came back."
         if lst is not None:
             key, items = lst
-            if key in GENERIC_KEYS and intent.family in ("list", "search") and is_plural(intent.object.split(" ")[-1] or "x"):
-                key = intent.object  # list_categories returns "rows": they are categories
+            # list_categories returns "rows": they are categories; list_followers returns "follows": they are followers
+            named = key in GENERIC_KEYS or (obj != singular(words(key)) and obj.startswith(singular(words(key))))
+            if named and intent.family in ("list", "search") and is_plural(intent.object.split(" ")[-1] or "x"):
+                key = intent.object
             total = next((data[k] for k in COUNT_KEYS if k in data), None)
             return list_reply(key, items, total, rng)
         return record_reply(tool, data, rng)

@@ -745,3 +745,65 @@ def test_a_parameter_named_with_a_trailing_preposition_takes_its_value_directly(
 
     said = {StepWriter([], {}, "2026-03-02", random.Random(s)).arg_phrase("ends_on", "2026-03-09", read=False, terse=False) for s in range(40)}
     assert all(t.startswith("ends on ") and "set to" not in t and " as the " not in t for t in said), said  # never "ends on set to March 9th"
+
+
+def test_a_confirmation_says_the_fields_the_call_set_as_the_result_reports_them():
+    """"I set the lights. It now shows headlights off", never "Result: nickname Unit 17, make Tesla" (what was not asked)."""
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+
+    vehicle = {"vehicle_id": "VEH-003", "nickname": "Unit 17", "make": "Tesla", "model": "Model 3", "year": 2023,
+               "climate": {"climate_on": False, "temperature_c": 21.0}, "headlights": "off", "hazard_lights": True}
+    lights = ToolSpec(name="set_lights", server="vehicle", input_schema={"type": "object", "properties": {}})
+    climate = ToolSpec(name="set_climate", server="vehicle", input_schema={"type": "object", "properties": {}})
+    for i in range(10):
+        said = confirm_reply(lights, {"vehicle_id": "VEH-003", "headlights": "off", "hazard_lights": True}, vehicle, random.Random(i))
+        assert "headlights off" in said and "hazard lights: yes" in said, said
+        said = confirm_reply(climate, {"vehicle_id": "VEH-003", "climate_on": False}, vehicle, random.Random(i))
+        assert "climate on: no" in said, said  # one record down, as the service reports it
+
+
+def test_a_reply_says_each_fact_once():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+
+    tool = ToolSpec(name="add_expense", server="budget", input_schema={"type": "object", "properties": {}})
+    data = {"category_id": "CAT-0008", "month": "2026-03", "category_spent": 207.81,
+            "expense": {"amount": 89.29, "expense_id": "EXP-00224", "month": "2026-03", "merchant": "City Power"}}
+    for i in range(10):
+        said = confirm_reply(tool, {"category_id": "CAT-0008", "amount": 89.29, "merchant": "City Power"}, data, random.Random(i))
+        assert said.count("month 2026-03") <= 1 and said.count("89.29") == 1, said
+
+
+def test_a_confirmed_delete_does_not_report_its_own_flag():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+
+    tool = ToolSpec(name="delete_scene", server="iot_devices", input_schema={"type": "object", "properties": {}})
+    for i in range(10):
+        said = confirm_reply(tool, {"scene_id": "SCN-0002"}, {"deleted": True, "scene_id": "SCN-0002", "name": "Away"}, random.Random(i))
+        assert "deleted scene SCN-0002" in said and "deleted: yes" not in said, said
+
+
+def test_a_listing_is_said_as_what_the_tool_lists_and_an_empty_side_list_is_not_the_answer():
+    """list_followers returns "follows": "I found 2 followers"; stat's empty "tags" is not "No tags came back."."""
+    from pipeline.records import ToolSpec
+    from pipeline.replies import step_reply
+
+    followers = ToolSpec(name="list_followers", server="social_media", read_only=True, input_schema={"type": "object", "properties": {}})
+    follows = {"follows": [{"user_id": "USR-0005", "target_user_id": "USR-0006"}, {"user_id": "USR-0013", "target_user_id": "USR-0006"}]}
+    stat = ToolSpec(name="stat", server="filesystem", read_only=True, input_schema={"type": "object", "properties": {}})
+    entry = {"path": "/home/priya", "kind": "directory", "size": 4096, "tags": [], "entries": 11}
+    for i in range(10):
+        said = step_reply(followers, {"user_id": "USR-0006"}, CallResult(ok=True, data=follows), random.Random(i))
+        assert "2 followers" in said and "follows" not in said, said
+        said = step_reply(stat, {"path": "/home/priya"}, CallResult(ok=True, data=entry), random.Random(i))
+        assert "/home/priya" in said and "directory" in said and "came back" not in said, said
+
+
+def test_a_record_holding_another_records_code_is_named_by_its_own_id():
+    from pipeline.replies import list_reply
+
+    held = [{"reservation_id": f"RSV-000{n}", "sku": f"SKU-0002{n}", "quantity": 3} for n in (5, 7)]
+    said = list_reply("reservations", held, None, random.Random(0))
+    assert "RSV-0005" in said and "SKU-00025" not in said, said
