@@ -19,6 +19,7 @@ from pipeline.records import CallResult, ToolSpec
 from pipeline.sqltext import say as say_sql, sql_kind
 
 LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
+WHEN_FIELDS = ("start", "starts_at", "start_time", "date", "at")  # what tells apart records that share a name and an id
 COUNT_KEYS = ("total", "count", "total_count", "n")
 GENERIC_KEYS = {"rows", "items", "results", "data", "entries", "records", "matches"}
 SKIP_FACT = re.compile(r"(^|_)(id|ids|secret|pin|token|hash|password)$")
@@ -88,6 +89,8 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
         return f"{name} {num}"
     if isinstance(v, str) and v.lower().startswith(name.lower() + "-"):  # "SKU-00027", never "SKU SKU-00027"
         return v
+    if isinstance(v, str) and (", " in v or v.rstrip().endswith((".", "!", "?")) or len(v.split()) > 5):
+        return f'{name} "{v.strip()}"'  # a sentence is quoted: never "description Steps to reproduce ... comment., issue type task"
     return f"{name} {say_value(k, v, '1970-01-01', rng)}"
 
 
@@ -98,13 +101,12 @@ def focus_facts(rec: dict[str, Any], rng: random.Random, focus: str) -> list[str
     """The facts of the flat record the reply is about, when the result holds it under the focus's name
     (``get_store_hours`` -> ``{"hours": {"monday": "08:00-20:00", ...}}``: "Monday 08:00-20:00, ..."), days in week order."""
     last = singular(focus.split(" ")[-1])
-    inner = next((v for k, v in rec.items() if isinstance(v, dict) and v and singular(words(k)) == last
-                  and not any(isinstance(x, (dict, list)) for x in v.values())), None)
-    if inner is None:
+    inner = next((v for k, v in rec.items() if isinstance(v, dict) and v and singular(words(k)) == last), None)
+    if inner is None:  # get_issue -> {"issue": {...}, "comment_count": 0}: the issue's own fields first
         return []
     keys = sorted(inner, key=lambda k: WEEKDAYS.index(k) if k in WEEKDAYS else len(WEEKDAYS))
     said = [(k, fact(k, inner[k], rng)) for k in keys]
-    return [f[:1].upper() + f[1:] if k in WEEKDAYS else f for k, f in said if f][:7]
+    return [f[:1].upper() + f[1:] if k in WEEKDAYS else f for k, f in said if f][:7 if any(k in WEEKDAYS for k in keys) else 5]
 
 
 def facts_of(rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4, skip: tuple[str, ...] = ()) -> list[str]:
@@ -142,6 +144,11 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
     labels = [lb for lb in (label_of(i) for i in items) if lb]
     if len(set(labels)) < len(labels) and (key := telling_id(items)):  # follows all labelled by their follower: by whom they follow
         labels = [str(i[key]) for i in items if isinstance(i, dict) and key in i]
+    when = next((k for k in WHEN_FIELDS if len({str(i.get(k)) for i in items if isinstance(i, dict) and i.get(k)}) == len(labels)), None)
+    if len(set(labels)) < len(labels) and when:  # a recurring event's occurrences: "Daily standup (EVT-0001, 2 March at 9:30 am)"
+        seed = rng.random()  # one wording of the times for the whole list
+        said = [say_value(when, i[when], "1970-01-01", random.Random(seed)) for i in items]
+        labels = [f"{lb[:-1]}, {t})" if lb.endswith(")") else f"{lb} ({t})" for lb, t in zip(labels, said)]
     n = total if isinstance(total, int) and not isinstance(total, bool) and total >= len(items) else len(items)
     if n == 0:
         return rng.choice([f"There are no {plural(noun)} that match.", f"I didn't find any {plural(noun)}.", f"No {plural(noun)} came back."])

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from pipeline.config import LintConfig
 from pipeline.fields import field_values
-from pipeline.lexicon import PEOPLE, PREPOSITIONS, Intent, article, intent_of, join_prose, plural, singular, words
+from pipeline.lexicon import PEOPLE, PREPOSITIONS, SWITCH_VERBS, Intent, article, intent_of, join_prose, plural, singular, switch_of, words
 from pipeline.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
 from pipeline.records import ToolSpec
 from pipeline.sqltext import say as say_sql, sql_kind
@@ -47,7 +47,7 @@ FOLLOW_ACKS = ["Thanks.", "Great.", "OK.", "Perfect.", "Got it.", "Nice.", "Alri
                "Super.", "Thanks, that helps.", "Fine."]
 FOLLOW_LEADS = ["Now {p}.", "Next, {p}.", "Also, {p}.", "Could you also {p}?", "One more thing: {p}.", "And {p}, please.", "Then {p}.",
                 "While you're at it, {p}.", "Now could you {p}?", "Can you {p} as well?", "Next I need you to {p}.", "{P} too, please.",
-                "{P} next.", "Following on, {p}.", "Last bit: {p}.", "{P} as well.", "Could you {p} next?", "Right, {p}.", "And now {p}."]
+                "After that, {p}.", "Following on, {p}.", "Last bit: {p}.", "{P} as well.", "Next, could you {p}?", "Right, {p}.", "And now {p}."]
 THEN = ["then {p}", "and then {p}", "after that {p}", "and {p}", "and once that's done, {p}", "followed by: {p}", "then go on to {p}",
         "and afterwards {p}"]
 CLOSERS = ["Thanks!", "Thank you.", "Cheers.", "Appreciate it.", "Thanks a lot.", "Much appreciated.", "Thanks in advance.", "Ta.",
@@ -63,6 +63,10 @@ ROLE_PREPOSITIONS = {"origin": "from", "destination": "to"}
 ACTOR = re.compile(r"\b(acting|performing the action|signed-in|member (?:reading|searching))\b", re.IGNORECASE)
 # flags said after "mark": "mark it as read", "as unstarred", never "mark it marked read"
 UN_FLAGS = {"read", "starred", "pinned", "flagged", "archived"}
+# a value parameter named as a verb phrase, pointed at as the thing it is: "the same end date", never "the same ends on"
+REF_NOUNS = {"ends on": "end date", "starts on": "start date", "check in": "check-in date", "check out": "check-out date",
+             "due on": "due date", "expires on": "expiry date"}
+WHEN_WORDS = {"while", "before", "when", "during", "between", "on", "at"}
 BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
 FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
 
@@ -184,9 +188,10 @@ class StepWriter:
         self.recent_refs: list[str] = []  # the last three back references said: never "that account again ... that account again"
         self._seen: set[str] | None = None
 
-    def earlier(self, noun: str) -> str:
-        """``that account``, ``the account from before`` ...: a wording not among the last three said."""
-        ref = self.rng.choice([r for r in BACK_REFS if r not in self.recent_refs])
+    def earlier(self, noun: str, found: bool = True) -> str:
+        """``that account``, ``the account from before`` ...: a wording not among the last three said; "the account
+        you just found" only when a read (``found``) returned it, never after the user named it to a write."""
+        ref = self.rng.choice([r for r in BACK_REFS if r not in self.recent_refs and (found or "found" not in r)])
         self.recent_refs = [*self.recent_refs[-2:], ref]
         return ref.format(n=noun)
 
@@ -215,7 +220,7 @@ class StepWriter:
         """How the user points at a value an earlier step returned; (phrase, named the value?)."""
         src = step["sources"][p]
         v = step["args"][p]
-        noun = words(p) or "one"
+        noun = REF_NOUNS.get(words(p), words(p)) or "one"  # "with that check-in date again", never "with that check in again"
         prep, rest = role(noun)
         lead = ""
         if prep:  # to_account_id: "to the account you just got"; a role keeps its word: "from that origin place"
@@ -229,7 +234,7 @@ class StepWriter:
             if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
                 self.said_it = True
                 return lead + "it", False
-            return lead + ("the same " + noun if terse else self.earlier(noun)), False
+            return lead + ("the same " + noun if terse else self.earlier(noun, self.steps[src]["tool"].read_only)), False
         nameable = self.seen(str(v)) or self.known(str(v))
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
             return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
@@ -255,15 +260,19 @@ class StepWriter:
                 return f"from {ent}"
             said = self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
             return f"for {ent}" if not read and pw.split(" ")[-1] in PEOPLE else said
+        if isinstance(v, bool):  # a switch named "on": "switched on", never "on yes"
+            return self._flag(p, v)
         if bare_preposition(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am" or "at today at 9 am"
             return f"{p} {say_value(p, v, self.reference, self.rng, self.entities, time_first=True)}"
         val = say_value(p, v, self.reference, self.rng, self.entities)
-        if isinstance(v, bool):
-            return self._flag(p, v)
         if isinstance(v, (int, float)) and "_" in p and p.rsplit("_", 1)[1] in UNITS:  # radius_km 7: "radius 7 km", not "radius km 7 km"
             pw = words(p.rsplit("_", 1)[0])
         if p in NAMING and isinstance(v, str) and not terse:  # a plain "named X" rather than "name X" or "on name X"
             return self.rng.choice(['named "{v}"', 'called "{v}"'] if is_text(p, v) else ["named {v}", "called {v}"]).format(v=v)
+        head, _, thing = pw.partition(" ")
+        if head in ("add", "remove") and thing and not terse:  # add_labels: "adding the label follow-up", never "follow-up as the add labels"
+            one = not isinstance(v, list) or len(v) == 1
+            return f"{'adding' if head == 'add' else 'removing'} the {singular(thing) if one else plural(thing)} {val}"
         if is_text(p, v):
             return self.rng.choice(['{w} "{v}"', 'with the {w} "{v}"', 'saying "{v}"' if p in ("text", "body", "message", "content")
                                     else '{w} "{v}"']).format(w=pw, v=v)
@@ -292,6 +301,8 @@ class StepWriter:
             return f"with {' '.join(rest)} {'on' if v else 'off'}"
         if rest and last in ("enabled", "disabled"):
             return f"with {' '.join(rest)} {'enabled' if v == (last == 'enabled') else 'disabled'}"
+        if rest and last.endswith("ed"):  # brake_pressed: "with the brake pressed", never "with brake pressed on"
+            return f"with the {' '.join(rest)} {last}" if v else f"with the {' '.join(rest)} not {last}"
         return f"with {words(p)} {'on' if v else 'off'}"
 
     def phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
@@ -321,13 +332,17 @@ class StepWriter:
             return asked
         intent: Intent = intent_of(tool.name, tool.read_only)
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
+        args = step["args"]
+        toggle = switch_of(intent, args, withheld)
+        if toggle:  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk of my vehicle and open"
+            verb = SWITCH_VERBS[toggle][0 if args[toggle] else 1]
         self.verb = verb
         self.taking_off = False
-        args = step["args"]
-        used: set[str] = set()
+        used: set[str] = {toggle} if toggle else set()
         slots: list[str] = []
         for k, (prep, noun) in enumerate(intent.nouns):
             prep = "in" if prep == "to" and verb in ("put", "include") else prep  # "put it in the cart", never "put it to the cart"
+            noun = noun.removesuffix(f" {toggle}") if toggle else noun  # set_automation_enabled: "enable the automation"
             p = self._param_for(noun, args, used)
             said_as = words(p) if p is not None else noun  # an id the noun's word names only in its description: "the attendee CON-0001"
             p = p if p is not None else described_param(tool, noun, args, used)
@@ -435,7 +450,11 @@ def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int
         if r < 0.3:
             ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
             forms = [f"{_cap(ctx)}: {text}", f"{text[:-1]} {ctx}{text[-1]}"]
-            text = rng.choice(forms) if _last_word(text[:-1]) != _first_word(ctx) else forms[0]  # not "from before before noon"
+            # after the request only a when, right after it ("... before my flight boards"): never "savings goal of 500
+            # from the airport" (the goal's source?), "..., if that's OK before the kids get home" or "from before before noon"
+            trails = (_first_word(ctx) in WHEN_WORDS and _last_word(text[:-1]) != _first_word(ctx)
+                      and text[:-1].lower().endswith(body.lower()))
+            text = rng.choice(forms) if trails else forms[0]
         if rng.random() < 0.4:
             text = f"{rng.choice(GREETINGS)}{rng.choice(['! ', '. '])}" + _cap(text)
     else:

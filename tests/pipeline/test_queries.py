@@ -775,6 +775,49 @@ def test_a_reply_says_each_fact_once():
         assert said.count("month 2026-03") <= 1 and said.count("89.29") == 1, said
 
 
+def test_a_context_after_the_request_is_only_ever_a_when():
+    """"... savings goal of 500 from the airport" reads as where the goal comes from: a place or a purpose leads the turn."""
+    from pipeline.requests import CONTEXTS, WHEN_WORDS, compose_turn
+
+    trailing = [c for cs in CONTEXTS.values() for c in cs if c.split(" ")[0] not in WHEN_WORDS]
+    seen_lead = 0
+    for persona in CONTEXTS:
+        for i in range(200):
+            text = compose_turn(["set the budget with the savings goal of 500"], random.Random(i), persona, 0, False)
+            assert not any(f"500 {c}" in text for c in trailing), text
+            assert not re.search(r"(OK|for now|when you can|for me)[,;]? (while|before|when|during|between|on|at) ", text), text
+            seen_lead += any(text.startswith(c[:1].upper() + c[1:] + ":") or f"! {c[:1].upper() + c[1:]}:" in text or
+                             f". {c[:1].upper() + c[1:]}:" in text for c in trailing)
+    assert seen_lead > 0
+
+
+def test_an_entity_the_user_named_to_a_write_is_never_what_you_just_found():
+    from pipeline.requests import StepWriter
+
+    wrote = _step("set_lights", "Set the lights.", {"vehicle_id": "VEH-005", "headlights": "on"})
+    wrote["result"] = CallResult(ok=True, data={"vehicle_id": "VEH-005", "headlights": "on"})
+    later = _step("get_vehicle_status", "Get the status.", {"vehicle_id": "VEH-005"})
+    later["sources"], later["source_fields"], later["index"] = {"vehicle_id": 0}, {"vehicle_id": "vehicle_id"}, 1
+    texts = [StepWriter([wrote, later], {}, "2026-03-02", random.Random(i)).phrase(later, [], terse=False) for i in range(40)]
+    assert not any("just found" in t for t in texts), texts
+    found = _step("get_vehicle", "Get a vehicle.", {"vehicle_id": "VEH-005"})
+    found["result"] = CallResult(ok=True, data={"vehicle_id": "VEH-005", "headlights": "on"})
+    found["tool"] = found["tool"].model_copy(update={"read_only": True})
+    texts = [StepWriter([found, later], {}, "2026-03-02", random.Random(i)).phrase(later, [], terse=False) for i in range(40)]
+    assert any("the vehicle you just found" in t for t in texts), texts  # after a read it is still said
+
+
+def test_a_list_parameter_named_for_what_it_does_is_said_as_doing_it():
+    """label_message(add_labels=["follow-up"]): "adding the label follow-up", never "follow-up as the add labels"."""
+    from pipeline.requests import StepWriter
+
+    step = _step("label_message", "Label a message.", {"message_id": "MSG-0008", "add_labels": ["follow-up"], "remove_labels": ["a", "b"]})
+    for i in range(20):
+        text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=False)
+        assert "adding the label follow-up" in text and "removing the labels a and b" in text, text
+        assert "add labels" not in text, text
+
+
 def test_a_confirmed_delete_does_not_report_its_own_flag():
     from pipeline.records import ToolSpec
     from pipeline.replies import confirm_reply
@@ -783,6 +826,24 @@ def test_a_confirmed_delete_does_not_report_its_own_flag():
     for i in range(10):
         said = confirm_reply(tool, {"scene_id": "SCN-0002"}, {"deleted": True, "scene_id": "SCN-0002", "name": "Away"}, random.Random(i))
         assert "deleted scene SCN-0002" in said and "deleted: yes" not in said, said
+
+
+def test_a_switch_is_said_as_its_verb_in_the_request_and_the_reply():
+    """set_trunk(open=true): "open the trunk of my vehicle" / "I opened the trunk", never "change the trunk of my vehicle and open"."""
+    from pipeline.replies import confirm_reply
+    from pipeline.requests import StepWriter
+
+    trunk = _step("set_trunk", "Open or close the trunk.", {"vehicle_id": "VEH-004", "open": True})
+    auto = _step("set_automation_enabled", "Turn an automation on or off.", {"automation_id": "AUT-0003", "enabled": False})
+    for i in range(20):
+        text = StepWriter([trunk], {}, "2026-03-02", random.Random(i)).phrase(trunk, ["vehicle_id"], terse=False)
+        assert text.startswith("open the trunk") and not re.search(r"\band open\b", text), text
+        text = StepWriter([auto], {}, "2026-03-02", random.Random(i)).phrase(auto, [], terse=i % 2 == 0)
+        assert text.startswith("disable") and "AUT-0003" in text and "enabled" not in text, text
+    said = confirm_reply(trunk["tool"], trunk["args"], {"vehicle_id": "VEH-004", "trunk_open": True}, random.Random(0))
+    assert "I opened the trunk" in said, said
+    said = confirm_reply(auto["tool"], auto["args"], {"automation_id": "AUT-0003", "enabled": False}, random.Random(0))
+    assert "I disabled automation AUT-0003" in said and "enabled: no" not in said, said
 
 
 def test_a_listing_is_said_as_what_the_tool_lists_and_an_empty_side_list_is_not_the_answer():
@@ -801,9 +862,72 @@ def test_a_listing_is_said_as_what_the_tool_lists_and_an_empty_side_list_is_not_
         assert "/home/priya" in said and "directory" in said and "came back" not in said, said
 
 
+def test_a_value_named_as_a_verb_phrase_is_pointed_at_as_a_noun():
+    """book_hotel(check_in from an earlier search): "with that check-in date again", never "with that check in again"."""
+    from pipeline.requests import StepWriter
+
+    search = _step("search_hotels", "Search hotels.", {"city": "Oslo", "check_in": "2026-03-20"})
+    search["result"] = CallResult(ok=True, data={"check_in": "2026-03-20", "hotels": []})
+    book = _step("list_rooms", "List rooms.", {"hotel_id": "HTL-0001", "check_in": "2026-03-20"})
+    book["sources"], book["source_fields"], book["index"] = {"check_in": 0}, {"check_in": "check_in"}, 1
+    texts = [StepWriter([search, book], {}, "2026-03-02", random.Random(i)).phrase(book, [], terse=False) for i in range(30)]
+    assert not any(re.search(r"(that|same) check in\b", t) for t in texts), texts
+    assert any("check-in date" in t for t in texts), texts
+
+
+def test_a_switch_named_on_is_said_switched_on_never_on_yes():
+    from pipeline.requests import StepWriter
+
+    first = _step("get_device", "Get a device.", {"device_id": "DEV-0013"})
+    first["result"] = CallResult(ok=True, data={"device_id": "DEV-0013", "on": True})
+    first["tool"] = first["tool"].model_copy(update={"read_only": True})
+    power = _step("set_power", "Switch a device on or off.", {"device_id": "DEV-0013", "on": True})
+    power["sources"], power["source_fields"], power["index"] = {"device_id": 0, "on": 0}, {"device_id": "device_id", "on": "on"}, 1
+    for i in range(20):
+        text = StepWriter([first, power], {}, "2026-03-02", random.Random(i)).phrase(power, [], terse=False)
+        assert "on yes" not in text and "switched on" in text, text
+
+
 def test_a_record_holding_another_records_code_is_named_by_its_own_id():
     from pipeline.replies import list_reply
 
     held = [{"reservation_id": f"RSV-000{n}", "sku": f"SKU-0002{n}", "quantity": 3} for n in (5, 7)]
     said = list_reply("reservations", held, None, random.Random(0))
     assert "RSV-0005" in said and "SKU-00025" not in said, said
+
+
+def test_a_switch_named_as_a_state_is_said_as_that_state():
+    """shift_gear(brake_pressed=true): "with the brake pressed", never "with brake pressed on"."""
+    from pipeline.requests import StepWriter
+
+    gear = _step("shift_gear", "Shift the gear.", {"vehicle_id": "VEH-002", "gear": "drive", "brake_pressed": True})
+    loose = _step("shift_gear", "Shift the gear.", {"vehicle_id": "VEH-002", "gear": "drive", "brake_pressed": False})
+    for i in range(10):
+        assert "with the brake pressed" in StepWriter([gear], {}, "2026-03-02", random.Random(i)).phrase(gear, [], terse=False)
+        assert "with the brake not pressed" in StepWriter([loose], {}, "2026-03-02", random.Random(i)).phrase(loose, [], terse=False)
+
+
+def test_occurrences_that_share_a_name_and_an_id_are_told_apart_by_their_time():
+    from pipeline.replies import list_reply
+
+    events = [{"event_id": "EVT-0001", "title": "Daily standup", "start": f"2026-03-0{d}T09:30"} for d in (2, 3)]
+    events.append({"event_id": "EVT-0039", "title": "Roadmap review", "start": "2026-03-03T15:15"})
+    for i in range(10):
+        said = list_reply("events", events, None, random.Random(i))
+        standups = re.findall(r"Daily standup \(EVT-0001, ([^)]*)\)", said)
+        assert len(standups) == 2 and standups[0] != standups[1], said
+        assert "2" in standups[0] and "3" in standups[1], said
+
+
+def test_a_reply_says_the_nested_record_asked_for_and_quotes_its_sentences():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import step_reply
+
+    tool = ToolSpec(name="get_issue", server="issue_tracker", read_only=True, input_schema={"type": "object", "properties": {}})
+    data = {"issue": {"issue_id": "WEB-0003", "title": "Write runbook for the email worker", "labels": ["ux"], "status": "in_review",
+                      "description": "Steps to reproduce are in the first comment."},
+            "issue_id": "WEB-0003", "allowed_transitions": ["in_progress", "done"], "comment_count": 0}
+    for i in range(10):
+        said = step_reply(tool, {"issue_id": "WEB-0003"}, CallResult(ok=True, data=data), random.Random(i))
+        assert "status in review" in said and 'description "Steps to reproduce are in the first comment."' in said, said
+        assert "comment.," not in said, said
