@@ -339,5 +339,8 @@ def answer_with(tool: ToolSpec, p: str, v: Any, reference: str, rng: random.Rand
     said = say_value(p, v, reference, rng, entities)
     if isinstance(v, (int, float)) and not isinstance(v, bool) and not said.replace(".", "").replace(",", "").isdigit():
         said = str(v)
-    return rng.choice([f"It's {said}.", f"{said[:1].upper() + said[1:]}, please.", f"Use {said}.", f"Oh, sorry: {said}.",
-                       f"The {words(p)} is {said}.", f"Let's go with {said}.", f"Make it {said}.", f"{said[:1].upper() + said[1:]}."])
+    forms = [f"It's {said}.", f"{said[:1].upper() + said[1:]}, please.", f"Use {said}.", f"Oh, sorry: {said}.",
+             f"The {words(p)} is {said}.", f"Let's go with {said}.", f"Make it {said}.", f"{said[:1].upper() + said[1:]}."]
+    if said.lower() in ("none", "null"):  # an enum value "none" is never "None, please." (it reads as a missing value)
+        forms = [f for f in forms if not f.startswith(said[:1].upper() + said[1:])]
+    return rng.choice(forms)

@@ -931,3 +931,14 @@ def test_a_reply_says_the_nested_record_asked_for_and_quotes_its_sentences():
         said = step_reply(tool, {"issue_id": "WEB-0003"}, CallResult(ok=True, data=data), random.Random(i))
         assert "status in review" in said and 'description "Steps to reproduce are in the first comment."' in said, said
         assert "comment.," not in said, said
+
+
+def test_an_answer_of_the_enum_value_none_never_reads_as_a_placeholder():
+    """set_recurrence(frequency="none"): "Let's go with none.", never "None, please." (the linter's placeholder rule)."""
+    from pipeline.lint import PLACEHOLDER
+    from pipeline.records import ToolSpec
+    from pipeline.replies import answer_with
+
+    tool = ToolSpec(name="set_recurrence", server="calendar", input_schema={"type": "object", "properties": {}})
+    answers = [answer_with(tool, "frequency", "none", "2026-03-02", random.Random(i), {}) for i in range(40)]
+    assert all("none" in a and not PLACEHOLDER.search(a) for a in answers), answers
