@@ -16,6 +16,7 @@ from pipeline.discovery import parse_result
 from pipeline.lexicon import AMOUNT_VERBS, PREPOSITIONS, SWITCH_VERBS, VERB_PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, switch_of, words
 from pipeline.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
 from pipeline.records import CallResult, ToolSpec
+from pipeline.requests import acts_as
 from pipeline.sqltext import say as say_sql, sql_kind
 
 LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
@@ -80,7 +81,7 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
     if v is None or isinstance(v, (dict, list)) or SKIP_FACT.search(k) or (isinstance(v, str) and (not v.strip() or len(v) > 80 or "\n" in v)):
         return None
     if isinstance(v, bool):
-        return f"{words(k)}: {'yes' if v else 'no'}"
+        return f"{words(k.removeprefix('is_'))}: {'yes' if v else 'no'}"  # "starred: yes", never "is starred: yes"
     name = words(k)
     if isinstance(v, (int, float)):  # the number as the tool returned it, with its unit (duration_minutes 45 -> duration 45 minutes)
         num = say_number(v)
@@ -211,7 +212,8 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
         else:
             done.append(f"{prep} the {noun}".strip())
     if intent.nouns and intent.nouns[0][0]:  # add_to_cart: "added product PRD-0010 to the cart", never "added to the cart"
-        p = next((p for p in reversed(args) if p not in used and p.endswith("_id") and isinstance(args[p], str)), None)
+        # never the user it acts as: "commented on post PST-0091", not "commented user USR-0004 on post PST-0091"
+        p = next((p for p in reversed(args) if p not in used and p.endswith("_id") and isinstance(args[p], str) and not acts_as(tool, p)), None)
         if p:
             used.add(p)
             done.insert(1, f"{words(p)} {args[p]}")

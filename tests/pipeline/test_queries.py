@@ -942,3 +942,25 @@ def test_an_answer_of_the_enum_value_none_never_reads_as_a_placeholder():
     tool = ToolSpec(name="set_recurrence", server="calendar", input_schema={"type": "object", "properties": {}})
     answers = [answer_with(tool, "frequency", "none", "2026-03-02", random.Random(i), {}) for i in range(40)]
     assert all("none" in a and not PLACEHOLDER.search(a) for a in answers), answers
+
+
+def test_a_confirmation_never_names_the_user_the_call_acted_as_as_its_object():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+
+    tool = ToolSpec(name="comment_on_post", server="social_media", input_schema={"type": "object", "properties": {
+        "user_id": {"type": "string", "description": "Id of the signed-in user performing the action"},
+        "post_id": {"type": "string"}, "text": {"type": "string"}}})
+    for i in range(10):
+        said = confirm_reply(tool, {"user_id": "USR-0004", "post_id": "PST-0091", "text": "On it"},
+                             {"comment_id": "CMT-0124", "post_id": "PST-0091", "text": "On it", "user_id": "USR-0004"}, random.Random(i))
+        assert "commented on post PST-0091" in said and "commented user" not in said, said
+
+
+def test_a_flag_is_said_without_its_is():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+
+    tool = ToolSpec(name="mark_message", server="email", input_schema={"type": "object", "properties": {}})
+    said = confirm_reply(tool, {"message_id": "MSG-0053", "is_starred": True}, {"message_id": "MSG-0053", "is_starred": True}, random.Random(0))
+    assert "starred: yes" in said and "is starred" not in said, said
