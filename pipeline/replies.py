@@ -76,6 +76,15 @@ def say_number(v: int | float) -> str:
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
+class Steady(random.Random):
+    """One wording for every date of a reply: :func:`fact` sets it back to its seed before each value, so a reply
+    never says "start 4 March at 14:00, end 2:45 pm March 4"."""
+
+    def __init__(self, seed: float) -> None:
+        super().__init__(seed)
+        self.start = self.getstate()
+
+
 def fact(k: str, v: Any, rng: random.Random) -> str | None:
     """``balance 11305.52``; None for an absent, secret or structured value."""
     if v is None or isinstance(v, (dict, list)) or SKIP_FACT.search(k) or (isinstance(v, str) and (not v.strip() or len(v) > 80 or "\n" in v)):
@@ -92,6 +101,8 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
         return v
     if isinstance(v, str) and (", " in v or v.rstrip().endswith((".", "!", "?")) or len(v.split()) > 5):
         return f'{name} "{v.strip()}"'  # a sentence is quoted: never "description Steps to reproduce ... comment., issue type task"
+    if isinstance(rng, Steady):
+        rng.setstate(rng.start)
     return f"{name} {say_value(k, v, '1970-01-01', rng)}"
 
 
@@ -173,7 +184,7 @@ def record_reply(tool: ToolSpec, data: dict[str, Any], rng: random.Random) -> st
     subject = f"{singular(noun)} {ident[1]}" if ident else f"the {noun}"
     if name and ident and name != ident[1]:
         subject += f" ({name})"
-    facts = facts_of(data, rng, noun, skip=NAME_FIELDS if name else ())
+    facts = facts_of(data, Steady(rng.random()), noun, skip=NAME_FIELDS if name else ())
     if not facts:
         return f"I looked at {subject}, and there is nothing more to report."
     be = "are" if not ident and is_plural(noun.split(" ")[-1]) else "is"  # "Here are the store hours"
@@ -241,10 +252,11 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
         if ident and str(args.get(ident[0])) != ident[1]:
             text += f" The new {words(ident[0])} is {ident[1]}."
         # the fields the call set, as the service now reports them, then a little of the rest
-        written = written_facts(data, [p for p, v in args.items() if p not in used and not p.endswith(("_id", "_ids"))], rng)
+        steady = Steady(rng.random())
+        written = written_facts(data, [p for p, v in args.items() if p not in used and not p.endswith(("_id", "_ids"))], steady)
         did = _spelled(past(intent.verbs[0]).split(" ")[0])  # "I deleted scene SCN-0002.", never "... It now shows deleted: yes."
         said = tuple(k for k, v in data.items() if (v is True and _spelled(k.removeprefix("is_")) == did) or k == toggle)
-        rest = [f for f in facts_of(data, rng, intent.object or "status", limit=3, skip=said) if f not in written]
+        rest = [f for f in facts_of(data, steady, intent.object or "status", limit=3, skip=said) if f not in written]
         facts = written[:4] + rest[:max(0, 3 - len(written))]
         if facts:
             text += " " + rng.choice(["It now shows ", "Current details: ", "Result: "]) + join_prose(facts) + "."

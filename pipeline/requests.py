@@ -66,6 +66,8 @@ UN_FLAGS = {"read", "starred", "pinned", "flagged", "archived"}
 # a value parameter named as a verb phrase, pointed at as the thing it is: "the same end date", never "the same ends on"
 REF_NOUNS = {"ends on": "end date", "starts on": "start date", "check in": "check-in date", "check out": "check-out date",
              "due on": "due date", "expires on": "expiry date"}
+# a read's filter on a state, with the word for its opposite
+READ_STATES = {"enabled": "disabled", "active": "inactive", "open": "closed", "locked": "unlocked", "muted": "unmuted", "charging": None}
 WHEN_WORDS = {"while", "before", "when", "during", "between", "on", "at"}
 BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
 FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
@@ -260,6 +262,9 @@ class StepWriter:
                 return f"from {ent}"
             said = self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
             return f"for {ent}" if not read and pw.split(" ")[-1] in PEOPLE else said
+        if isinstance(v, bool) and read and p in READ_STATES and not terse:  # a filter: "only the disabled ones", never "and not enabled"
+            said = p if v else READ_STATES[p]
+            return f"only the {said} ones" if said else f"only the ones not {p}"
         if isinstance(v, bool):  # a switch named "on": "switched on", never "on yes"
             return self._flag(p, v)
         if bare_preposition(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am" or "at today at 9 am"
@@ -269,6 +274,8 @@ class StepWriter:
             pw = words(p.rsplit("_", 1)[0])
         if p in NAMING and isinstance(v, str) and not terse:  # a plain "named X" rather than "name X" or "on name X"
             return self.rng.choice(['named "{v}"', 'called "{v}"'] if is_text(p, v) else ["named {v}", "called {v}"]).format(v=v)
+        if p.endswith("_contains") and isinstance(v, str) and not terse:  # "with the merchant containing "draft"", never "draft as the merchant contains"
+            return f"with the {words(p[:-9])} containing " + (f'"{v}"' if is_text(p, v) else v)
         head, _, thing = pw.partition(" ")
         if head in ("add", "remove") and thing and not terse:  # add_labels: "adding the label follow-up", never "follow-up as the add labels"
             one = not isinstance(v, list) or len(v) == 1

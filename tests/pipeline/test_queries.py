@@ -964,3 +964,36 @@ def test_a_flag_is_said_without_its_is():
     tool = ToolSpec(name="mark_message", server="email", input_schema={"type": "object", "properties": {}})
     said = confirm_reply(tool, {"message_id": "MSG-0053", "is_starred": True}, {"message_id": "MSG-0053", "is_starred": True}, random.Random(0))
     assert "starred: yes" in said and "is starred" not in said, said
+
+
+def test_a_contains_filter_and_a_state_filter_are_said_as_filters():
+    """"with the merchant containing notes", never "notes as the merchant contains"; "only the disabled ones", never "and not enabled"."""
+    from pipeline.requests import StepWriter
+
+    spend = _step("list_expenses", "List expenses.", {"category_id": "CAT-0002", "merchant_contains": "notes"})
+    autos = _step("list_automations", "List automations.", {"home_id": "HOME-0004", "enabled": False})
+    spend["tool"] = spend["tool"].model_copy(update={"read_only": True})
+    autos["tool"] = autos["tool"].model_copy(update={"read_only": True})
+    for i in range(20):
+        text = StepWriter([spend], {}, "2026-03-02", random.Random(i)).phrase(spend, [], terse=False)
+        assert "with the merchant containing notes" in text and "as the merchant" not in text, text
+        text = StepWriter([autos], {}, "2026-03-02", random.Random(i)).phrase(autos, [], terse=False)
+        assert "only the disabled ones" in text and "not enabled" not in text, text
+
+
+def test_the_dates_of_one_reply_are_worded_alike():
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply, step_reply
+
+    move = ToolSpec(name="reschedule_meeting", server="video_meeting", input_schema={"type": "object", "properties": {}})
+    get = ToolSpec(name="get_meeting", server="video_meeting", read_only=True, input_schema={"type": "object", "properties": {}})
+    data = {"meeting_id": "MTG-0045", "title": "Vendor call", "start_time": "2026-03-04T14:00", "end_time": "2026-03-04T15:30"}
+    shapes = set()
+    for i in range(20):
+        for said in (confirm_reply(move, {"meeting_id": "MTG-0045", "start_time": "2026-03-04T14:00", "end_time": "2026-03-04T15:30"}, data, random.Random(i)),
+                     step_reply(get, {"meeting_id": "MTG-0045"}, CallResult(ok=True, data=data), random.Random(i))):
+            start, end = re.search(r"start time (.*?),? (?:and )?end time (.*?)(?: and |\.$)", said).groups()
+            shape = re.sub(r"\d+(:\d\d)?", "N", start)  # "March 4th at 2pm" and "March 4th at 3:30pm" are one wording
+            assert shape == re.sub(r"\d+(:\d\d)?", "N", end), said
+            shapes.add(shape)
+    assert len(shapes) > 1  # the wording still varies from reply to reply
