@@ -136,7 +136,7 @@ AMOUNT_VERBS = {*VERB_PREPOSITIONS, "transfer", "pay"}
 SWITCH_VERBS = {"open": ("open", "close"), "enabled": ("enable", "disable"), "locked": ("lock", "unlock")}
 
 
-def switch_of(intent: "Intent", args: dict[str, Any], withheld: Any = ()) -> str | None:
+def switch_of(intent: Intent, args: dict[str, Any], withheld: Any = ()) -> str | None:
     """The switch argument a setter's verb becomes (:data:`SWITCH_VERBS`), if it has one."""
     if intent.family != "set":
         return None

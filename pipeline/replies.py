@@ -84,6 +84,11 @@ class Steady(random.Random):
         super().__init__(seed)
         self.start = self.getstate()
 
+    def again(self) -> "Steady":
+        """Back at the seed: the next value is worded as the last one was."""
+        self.setstate(self.start)
+        return self
+
 
 def fact(k: str, v: Any, rng: random.Random) -> str | None:
     """``balance 11305.52``; None for an absent, secret or structured value."""
@@ -101,9 +106,7 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
         return v
     if isinstance(v, str) and (", " in v or v.rstrip().endswith((".", "!", "?")) or len(v.split()) > 5):
         return f'{name} "{v.strip()}"'  # a sentence is quoted: never "description Steps to reproduce ... comment., issue type task"
-    if isinstance(rng, Steady):
-        rng.setstate(rng.start)
-    return f"{name} {say_value(k, v, '1970-01-01', rng)}"
+    return f"{name} {say_value(k, v, '1970-01-01', rng.again() if isinstance(rng, Steady) else rng)}"
 
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -156,10 +159,12 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
     labels = [lb for lb in (label_of(i) for i in items) if lb]
     if len(set(labels)) < len(labels) and (key := telling_id(items)):  # follows all labelled by their follower: by whom they follow
         labels = [str(i[key]) for i in items if isinstance(i, dict) and key in i]
-    when = next((k for k in WHEN_FIELDS if len({str(i.get(k)) for i in items if isinstance(i, dict) and i.get(k)}) == len(labels)), None)
-    if len(set(labels)) < len(labels) and when:  # a recurring event's occurrences: "Daily standup (EVT-0001, 2 March at 9:30 am)"
-        seed = rng.random()  # one wording of the times for the whole list
-        said = [say_value(when, i[when], "1970-01-01", random.Random(seed)) for i in items]
+    when = None
+    if len(set(labels)) < len(labels):
+        when = next((k for k in WHEN_FIELDS if len({str(i.get(k)) for i in items if isinstance(i, dict) and i.get(k)}) == len(labels)), None)
+    if when:  # a recurring event's occurrences: "Daily standup (EVT-0001, 2 March at 9:30 am)"
+        steady = Steady(rng.random())  # one wording of the times for the whole list
+        said = [say_value(when, i[when], "1970-01-01", steady.again()) for i in items]
         labels = [f"{lb[:-1]}, {t})" if lb.endswith(")") else f"{lb} ({t})" for lb, t in zip(labels, said)]
     n = total if isinstance(total, int) and not isinstance(total, bool) and total >= len(items) else len(items)
     if n == 0:
@@ -196,13 +201,19 @@ def _spelled(verb_past: str) -> str:
     return re.sub(r"([a-z])\1", r"\1", verb_past)  # "canceled" and "cancelled" are one word
 
 
+def own_flags(verb: str, data: Any, value: bool) -> list[str]:
+    """The result's flags named for the action itself (``delete_scene`` -> ``deleted``, ``cancel_navigation`` ->
+    ``cancelled``) that hold ``value``."""
+    if not isinstance(data, dict):
+        return []
+    did = _spelled(past(verb).split(" ")[0])
+    return [k for k, v in data.items() if v is value and _spelled(k.removeprefix("is_")) == did]
+
+
 def undone_flag(verb: str, data: Any) -> str | None:
     """The result's flag saying the action itself did not happen (``cancel_navigation`` -> ``{"cancelled": false}``:
     there was nothing to cancel), if it has one."""
-    if not isinstance(data, dict):
-        return None
-    did = _spelled(past(verb).split(" ")[0])
-    return next((k for k, v in data.items() if v is False and _spelled(k.removeprefix("is_")) == did), None)
+    return next(iter(own_flags(verb, data, False)), None)
 
 
 def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.Random) -> str:
@@ -253,9 +264,9 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
             text += f" The new {words(ident[0])} is {ident[1]}."
         # the fields the call set, as the service now reports them, then a little of the rest
         steady = Steady(rng.random())
-        written = written_facts(data, [p for p, v in args.items() if p not in used and not p.endswith(("_id", "_ids"))], steady)
-        did = _spelled(past(intent.verbs[0]).split(" ")[0])  # "I deleted scene SCN-0002.", never "... It now shows deleted: yes."
-        said = tuple(k for k, v in data.items() if (v is True and _spelled(k.removeprefix("is_")) == did) or k == toggle)
+        written = written_facts(data, [p for p in args if p not in used and not p.endswith(("_id", "_ids"))], steady)
+        # "I deleted scene SCN-0002.", never "... It now shows deleted: yes."
+        said = (*own_flags(intent.verbs[0], data, True), *([toggle] if toggle in data else []))
         rest = [f for f in facts_of(data, steady, intent.object or "status", limit=3, skip=said) if f not in written]
         facts = written[:4] + rest[:max(0, 3 - len(written))]
         if facts:

@@ -301,7 +301,7 @@ class StepWriter:
         if p.startswith(("is_", "has_")):
             rest = words(p[p.index("_") + 1:])
             return (f"marked {rest}" if p.startswith("is_") else f"with {rest}") if v else (f"not {rest}" if p.startswith("is_") else f"without {rest}")
-        if p in ("on", "enabled", "active", "open", "locked", "charging", "muted"):
+        if p == "on" or p in READ_STATES:
             return ("switched " if p == "on" else "") + ("on" if p == "on" and v else "off" if p == "on" else (p if v else f"not {p}"))
         *rest, last = words(p).split(" ")
         if rest and last in ("on", "off"):  # climate_on: "with climate on", never "with climate on on"
