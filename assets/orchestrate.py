@@ -141,9 +141,10 @@ def _partitions_parallel(cfg: BuildConfig, workers: int, done: Callable[[str], N
                 failed[server] = f"the per-server run failed (Dagster run {run_id}): {why}"
             done(server)
     except BaseException:
-        # interrupted (or a worker broke): stop the workers and their servers now rather than wait for them
-        stop_descendants()
+        # interrupted (or a worker broke): stop the workers and their servers now rather than wait for them. The
+        # pool is told to end first, so a worker whose run the SIGTERM interrupted exits instead of waiting for work.
         pool.shutdown(wait=False, cancel_futures=True)
+        stop_descendants()
         raise
     pool.shutdown(wait=True)
     return runs, failed

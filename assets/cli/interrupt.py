@@ -5,7 +5,8 @@ third-party stdio server is a child of the worker that uses it). On SIGTERM or S
 
 * takes the list of every process it started, at any depth, before stopping any (a worker that
   dies first would leave its servers to init, out of reach);
-* sends them SIGTERM, waits a few seconds, and SIGKILLs what is left;
+* sends them SIGTERM, waits a few seconds, and SIGKILLs what is left; a process that ignores SIGTERM
+  (multiprocessing's resource tracker does) is SIGKILLed at once, as waiting for it would be time lost;
 * marks a corpus version that this build wrote but did not finish checking as failed (gate
   ``build_interrupted``): never the default. A version still being written is a hidden staging
   directory, removed as the write unwinds.
@@ -57,12 +58,24 @@ class Interrupts:
         return 128 + (self.signum or signal.SIGINT)
 
 
+def ignores_sigterm(pid: int) -> bool:
+    """The process has SIGTERM ignored or blocked (Linux: the ``SigIgn`` and ``SigBlk`` masks in
+    ``/proc/<pid>/status``; elsewhere ``False``)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            masks = [int(line.split(":", 1)[1], 16) for line in f if line.startswith(("SigIgn:", "SigBlk:"))]
+    except (OSError, ValueError):
+        return False
+    return any(m >> (signal.SIGTERM - 1) & 1 for m in masks)
+
+
 def stop_descendants(grace_s: float = GRACE_S) -> int:
-    """SIGTERM every process below this one (listed before any is stopped), then SIGKILL the rest; how many there were."""
+    """SIGTERM every process below this one (listed before any is stopped; one that ignores SIGTERM is SIGKILLed),
+    then SIGKILL what is left after ``grace_s``; how many there were."""
     procs = psutil.Process().children(recursive=True)
     for p in procs:
         try:
-            p.terminate()
+            p.kill() if ignores_sigterm(p.pid) else p.terminate()
         except psutil.NoSuchProcess:
             pass
     _, alive = psutil.wait_procs(procs, timeout=grace_s)

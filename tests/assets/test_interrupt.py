@@ -3,6 +3,7 @@ included, and leaves no partial version. A real build in a subprocess, a real si
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -127,3 +128,27 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
         assert not alive and not _in_session(proc.pid)
     finally:
         _kill_group(proc)
+
+
+STOPPER = """
+import json, signal, subprocess, sys, time
+from assets.cli.interrupt import ignores_sigterm, stop_descendants
+code = "import signal, time; {} print('ready', flush=True); time.sleep(600)"
+deaf = subprocess.Popen([sys.executable, "-c", code.format("signal.signal(signal.SIGTERM, signal.SIG_IGN);")], stdout=subprocess.PIPE)
+plain = subprocess.Popen([sys.executable, "-c", code.format("")], stdout=subprocess.PIPE)
+deaf.stdout.readline(), plain.stdout.readline()
+seen = [ignores_sigterm(deaf.pid), ignores_sigterm(plain.pid)]
+stopped = stop_descendants(grace_s=float(sys.argv[1]))
+print(json.dumps({"ignores": seen, "stopped": stopped, "gone": [deaf.wait(5) is not None, plain.wait(5) is not None]}))
+"""
+
+
+@pytest.mark.timeout(90)
+def test_a_process_that_ignores_sigterm_is_killed_at_once_not_waited_for():
+    """multiprocessing's resource tracker ignores SIGTERM: waiting out the grace period for it only delayed Ctrl-C.
+    With a 10-minute grace period the stop returns within the test's timeout only if it does not wait for it."""
+    out = subprocess.run([sys.executable, "-c", STOPPER, "600"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=80)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert got == {"ignores": [True, False], "stopped": 2, "gone": [True, True]}
