@@ -17,11 +17,18 @@ from pipeline.redact import REDACTED, Redactor
 from tests.builds import build_run
 
 
+def _where(value: str, text: str) -> list[str]:
+    """What surrounds each place ``value`` stands alone in ``text``: not part of a word or of a longer number
+    (the digits of an event's timestamp 1795791388.2062 or a size 0.2062 are not a PIN)."""
+    alone = rf"(?<![A-Za-z0-9])(?<!\d\.){re.escape(value)}(?![A-Za-z0-9])(?!\.\d)"
+    return [text[max(0, m.start() - 60):m.end() + 60] for m in re.finditer(alone, text)]
+
+
 def _stated_secrets(snapshot, queries) -> set[str]:
     """Sensitive values the generated user turns state (e.g. "... and my PIN is 8665.")."""
     values = {str(v) for ctx in snapshot.contexts() for found in ctx.secrets.values() for v in found.values() if len(str(v)) >= 3}
     text = "\n".join(t for q in queries.items for t in q.turns)
-    return {v for v in values if re.search(rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])", text)}
+    return {v for v in values if _where(v, text)}
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +47,7 @@ def test_the_run_history_holds_no_pin_that_the_user_turns_state(banking_run):
     cfg, instance, snap, queries, log, _ = banking_run
     pins = _stated_secrets(snap, queries)
     assert pins, "the banking requests state PINs (the test needs some to look for)"
-    # a PIN standing alone, not digits inside a longer number (an event's timestamp 1795791388.2062, a size 0.2062)
-    leaked = {p: [log[max(0, m.start() - 60):m.end() + 60] for m in
-                  re.finditer(rf"(?<![A-Za-z0-9])(?<!\d\.){re.escape(p)}(?![A-Za-z0-9])(?!\.\d)", log)] for p in sorted(pins)}
-    leaked = {p: where for p, where in leaked.items() if where}
+    leaked = {p: where for p in sorted(pins) if (where := _where(p, log))}
     assert not leaked, f"sensitive values in the Dagster event log (with what surrounds them): {leaked}"
     assert REDACTED in log, "the user_queries preview shows where a value was redacted"
 
