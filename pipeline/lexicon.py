@@ -15,9 +15,36 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import inflect
 
-_INFLECT = inflect.engine()
+
+def _inflect_engine() -> Any:
+    """inflect's engine, its module imported with typeguard's ``@typechecked`` as the no-op it is under
+    ``python -O``. inflect 7 puts ``@typechecked`` on 23 methods, and typeguard instruments each one by
+    parsing and recompiling inflect's whole module: about 3 s of every process that imports this one
+    (each ``prove build``, ``check`` and ``train``, each Dagster run worker, each test worker), against
+    0.1 s without. The checks only assert that the words handed in are strings, as every caller here
+    hands them; the words inflect gives back are the same (the corpus's content hash does not move)."""
+    import sys
+
+    if "inflect" in sys.modules:  # imported before this module (checked or not): used as it is
+        return sys.modules["inflect"].engine()
+    import typeguard
+
+    checked = typeguard.typechecked
+    typeguard.typechecked = _unchecked  # type: ignore[assignment]
+    try:
+        import inflect
+    finally:
+        typeguard.typechecked = checked
+    return inflect.engine()
+
+
+def _unchecked(target: Any = None, **_options: Any) -> Any:
+    """``typeguard.typechecked`` as ``python -O`` makes it: the target as it is (bare or with options)."""
+    return target if target is not None else (lambda t: t)
+
+
+_INFLECT = _inflect_engine()
 
 # verb families: the first entry is the family's name; phrasings a person uses for each
 READ_VERBS = {

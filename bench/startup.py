@@ -1,0 +1,62 @@
+"""Start-up cost of a process that writes requests: importing ``pipeline.lexicon`` in a fresh interpreter. Prints JSON.
+
+Every ``prove build``, ``check`` and ``train``, every Dagster run worker of a parallel build and every test
+worker imports it. ``pipeline.lexicon`` imports inflect with typeguard's ``@typechecked`` as a no-op
+(``bench/OPTIMISATIONS.md``, row 56); the baseline, measured in the same run, imports inflect plainly first,
+so typeguard instruments its 23 checked methods as it did before.
+
+    PYTHONPATH=. .venv/bin/python bench/startup.py [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CASES = {
+    "lexicon": "import pipeline.lexicon",
+    "lexicon_after_checked_inflect": "import inflect; import pipeline.lexicon",  # the baseline: inflect as typeguard leaves it
+    "interpreter": "pass",
+}
+
+
+def seconds(code: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=5)
+    a = p.parse_args(argv)
+    runs: dict[str, list[float]] = {k: [] for k in CASES}
+    for _ in range(a.rounds):  # interleaved, so a change in the machine's load falls on every case alike
+        for name, code in CASES.items():
+            runs[name].append(seconds(code))
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    result = {
+        "figure": "startup",
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": round(os.getloadavg()[0], 2)},
+        "baseline": "inflect imported with typeguard's instrumentation first (same run)",
+        "median_seconds": {k: round(v, 3) for k, v in med.items()},
+        "rounds": a.rounds,
+        "saved_seconds_per_process": round(med["lexicon_after_checked_inflect"] - med["lexicon"], 2),
+        "ratio_baseline_vs_lexicon": round(med["lexicon_after_checked_inflect"] / med["lexicon"], 1),
+    }
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()
