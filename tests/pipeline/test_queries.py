@@ -536,6 +536,19 @@ def test_a_listing_whose_records_share_a_label_names_each_by_the_id_that_tells_t
     assert "USR-0012" in reply and "USR-0003" in reply and "USR-0017" not in reply, reply
 
 
+def test_a_listing_named_by_the_id_that_tells_them_apart_counts_what_those_ids_name():
+    """list_following's records are "follows"; listed by whom they follow, they are counted as users: never "8 follows came back"."""
+    from pipeline.replies import list_reply
+
+    follows = [{"user_id": "USR-0017", "target_user_id": f"USR-00{n:02d}", "status": "active", "since": "2026-01-0{n % 9 + 1}"}
+               for n in (12, 3, 8, 21)]
+    for seed in range(12):
+        reply = list_reply("follows", follows, 4, random.Random(seed))
+        assert "follows" not in reply and "4 users" in reply and "USR-0012" in reply, reply
+    alike = [{"user_id": "USR-0017", "target_user_id": "USR-0012", "status": "active"}] * 2  # no id tells them apart: the list's own noun
+    assert "2 follows" in list_reply("follows", alike, 2, random.Random(0))
+
+
 def test_a_confirmation_of_a_transfer_says_from_which_account_not_for_from():
     from pipeline.records import ToolSpec
     from pipeline.replies import confirm_reply
