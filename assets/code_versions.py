@@ -21,7 +21,7 @@ import inspect
 import textwrap
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE_VERSION = "1"  # bumped by hand only for changes the source hashes cannot see (a changed output contract)
@@ -55,7 +55,7 @@ def _imports(name: str, file: str, root: Path, mtime_ns: int, size: int) -> set[
     """(cached by the file's modification time and size: an edited file is read again)"""
     package = name if file.endswith("__init__.py") else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(Path(file).read_bytes(), filename=file)):
+    for node in statements(ast.parse(Path(file).read_bytes(), filename=file)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -67,6 +67,18 @@ def _imports(name: str, file: str, root: Path, mtime_ns: int, size: int) -> set[
             found.update(f"{base}.{a.name}" for a in node.names)
     ours = project_packages(root)
     return {m for m in found if m.split(".")[0] in ours and module_file(m, root) is not None}
+
+
+def statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every statement of a module, nested ones included (function and class bodies, branches, handlers, cases),
+    without the expressions inside them: an import is a statement, and walking a module's expressions too
+    (``ast.walk``) was most of the cost of computing code versions as a process starts."""
+    todo: list[Any] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            todo.extend(getattr(node, field, None) or ())
 
 
 def import_closure(modules: set[str] | list[str], root: Path = ROOT) -> set[str]:
