@@ -16,7 +16,7 @@ from pipeline.discovery import parse_result
 from pipeline.lexicon import AMOUNT_VERBS, PREPOSITIONS, SWITCH_VERBS, VERB_PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, switch_of, words
 from pipeline.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
 from pipeline.records import CallResult, ToolSpec
-from pipeline.requests import acts_as
+from pipeline.requests import acts_as, object_first
 from pipeline.sqltext import say as say_sql, sql_kind
 
 LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
@@ -228,7 +228,7 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
     used: set[str] = {toggle} if toggle else set()
     for prep, noun in intent.nouns:
         noun = noun.removesuffix(f" {toggle}") if toggle else noun
-        p = next((p for p in args if p not in used and p.endswith(("_id", "_ids")) and singular(words(p)).endswith(singular(noun))), None)
+        p = object_first(tool, [p for p in args if p not in used and p.endswith(("_id", "_ids")) and singular(words(p)).endswith(singular(noun))])
         if p:
             used.add(p)
             v = args[p]

@@ -122,6 +122,12 @@ def acts_as(tool: ToolSpec, p: str) -> bool:
     return p.endswith("_id") and bool(ACTOR.search(param_doc(tool, p)))
 
 
+def object_first(tool: ToolSpec, params: list[str]) -> str | None:
+    """Of the id arguments a noun of the tool's name could stand for, the one it acts on: the first that is not the
+    user the call acts as, else the first (``unfollow_user(user_id, target_user_id)`` unfollows the target user)."""
+    return next((p for p in params if not acts_as(tool, p)), params[0] if params else None)
+
+
 def described_param(tool: ToolSpec, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
     """The one unused id argument whose description names ``noun`` (``contact_id``, "Contact id of the attendee
     to remove", for the ``attendee`` of ``remove_attendee``); ``None`` where none or several do."""
@@ -350,7 +356,7 @@ class StepWriter:
         for k, (prep, noun) in enumerate(intent.nouns):
             prep = "in" if prep == "to" and verb in ("put", "include") else prep  # "put it in the cart", never "put it to the cart"
             noun = noun.removesuffix(f" {toggle}") if toggle else noun  # set_automation_enabled: "enable the automation"
-            p = self._param_for(noun, args, used)
+            p = self._param_for(tool, noun, args, used)
             said_as = words(p) if p is not None else noun  # an id the noun's word names only in its description: "the attendee CON-0001"
             p = p if p is not None else described_param(tool, noun, args, used)
             if p is not None:
@@ -429,16 +435,17 @@ class StepWriter:
         return _join_once([said, *tail], " ") if tail else said
 
     @staticmethod
-    def _param_for(noun: str, args: dict[str, Any], used: set[str]) -> str | None:
-        """The argument a noun of the tool's name stands for (``account`` <- ``account_id``)."""
+    def _param_for(tool: ToolSpec, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
+        """The argument a noun of the tool's name stands for (``account`` <- ``account_id``; :func:`object_first`)."""
         one = singular(noun)
+        hits = []
         for p in args:
             if p in used or not (p.endswith("_id") or p.endswith("_ids")):
                 continue
             w = singular(words(p))
             if w == one or w.endswith(" " + one) or one.endswith(" " + w):
-                return p
-        return None
+                hits.append(p)
+        return object_first(tool, hits)
 
 
 def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int, terse: bool) -> str:

@@ -504,6 +504,26 @@ def test_a_value_with_a_unit_in_its_name_says_the_unit_once():
             assert "7 km" in text and "km 7" not in text and text.count("km") == 1, text
 
 
+def test_unfollowing_names_the_user_unfollowed_as_the_object_and_the_signed_in_user_as_who_acts():
+    """unfollow_user(user_id: the signed-in user, target_user_id): the request and the reply are about the target,
+    never "unfollow user USR-0028 for target user USR-0002" (the actor unfollowed) nor "I unfollowed user USR-0028"."""
+    from pipeline.records import ToolSpec
+    from pipeline.replies import confirm_reply
+    from pipeline.requests import StepWriter
+
+    props = {"user_id": {"type": "string", "description": "Id of the signed-in user performing the action, e.g. 'USR-0001'"},
+             "target_user_id": {"type": "string", "description": "Id of the user to stop following (from list_following)"}}
+    for name in ("unfollow_user", "follow_user"):
+        tool = ToolSpec(name=name, server="social_media", input_schema={"type": "object", "properties": props, "required": list(props)})
+        step = {"tool": tool, "args": {"user_id": "USR-0028", "target_user_id": "USR-0002"}, "sources": {}, "source_fields": {},
+                "result": CallResult(ok=True, data={}), "index": 0}
+        for i in range(12):
+            text = StepWriter([step], {"USR-0028": {"display_name": "Leah Silva"}}, "2026-03-02", random.Random(i)).phrase(step, [], terse=i % 2 == 0)
+            assert text.index("USR-0002") < text.index("USR-0028") and "as " in text and "for target user" not in text, text
+            reply = confirm_reply(tool, step["args"], {"user_id": "USR-0028", "target_user_id": "USR-0002"}, random.Random(i))
+            assert "user USR-0002" in reply and "user USR-0028" not in reply, reply
+
+
 def test_a_terse_route_keeps_its_direction():
     from pipeline.requests import StepWriter
 
