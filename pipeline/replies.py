@@ -157,6 +157,12 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
     if noun.split(" ")[0] in PREPOSITIONS or not noun:  # by_directory
         noun = "entry"
     labels = [lb for lb in (label_of(i) for i in items) if lb]
+    ids = {_id_of(i) for i in items if isinstance(i, dict)}
+    if len(labels) > 1 and len(ids) == 1 and None not in ids:  # every record holds the same id: its parent's, never its own
+        same = f" ({next(iter(ids))[1]})"  # positions of one portfolio: "LTHM and PTRA", never "LTHM (PF-0005) and PTRA (PF-0005)"
+        bare = [lb.removesuffix(same) for lb in labels]
+        if len(set(bare)) == len(bare) and bare != labels:
+            labels = bare
     if len(set(labels)) < len(labels) and (key := telling_id(items)):  # follows all labelled by their follower: by whom they follow
         labels = [str(i[key]) for i in items if isinstance(i, dict) and key in i]
         if key != "id":  # counted as what those ids name: "4 users: USR-0012, ...", never "4 follows: USR-0012, ..."

@@ -556,6 +556,18 @@ def test_a_listing_whose_records_share_a_label_names_each_by_the_id_that_tells_t
     assert "USR-0012" in reply and "USR-0003" in reply and "USR-0017" not in reply, reply
 
 
+def test_a_listing_whose_records_all_carry_their_parents_id_names_them_without_it():
+    """list_positions: each position holds its portfolio's id; "LTHM and PTRA", never "LTHM (PF-0005) and PTRA (PF-0005)"."""
+    from pipeline.replies import list_reply
+
+    positions = [{"portfolio_id": "PF-0005", "symbol": s, "quantity": q} for s, q in (("LTHM", 20), ("PTRA", 5), ("AQUA", 7))]
+    for seed in range(8):
+        reply = list_reply("positions", positions, 3, random.Random(seed))
+        assert "PF-0005" not in reply and "LTHM, PTRA and AQUA" in reply, reply
+    users = [{"user_id": f"USR-000{n}", "display_name": name} for n, name in ((1, "Omar Mendes"), (2, "Elena Silva"))]
+    assert "Omar Mendes (USR-0001) and Elena Silva (USR-0002)" in list_reply("users", users, 2, random.Random(0))  # their own ids stay
+
+
 def test_a_listing_named_by_the_id_that_tells_them_apart_counts_what_those_ids_name():
     """list_following's records are "follows"; listed by whom they follow, they are counted as users: never "8 follows came back"."""
     from pipeline.replies import list_reply
