@@ -12,31 +12,29 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
-
 
 
 def _inflect_engine() -> Any:
     """inflect's engine, its module imported with typeguard's ``@typechecked`` as the no-op it is under
     ``python -O``. inflect 7 puts ``@typechecked`` on 23 methods, and typeguard instruments each one by
-    parsing and recompiling inflect's whole module: about 3 s of every process that imports this one
-    (each ``prove build``, ``check`` and ``train``, each Dagster run worker, each test worker), against
-    0.1 s without. The checks only assert that the words handed in are strings, as every caller here
-    hands them; the words inflect gives back are the same (the corpus's content hash does not move)."""
-    import sys
+    parsing and recompiling inflect's whole module: 4.6 s of every process that imports this one (each
+    ``prove build``, ``check`` and ``train``, each Dagster run worker, each test worker), against 0.3 s
+    without (``bench/startup.py``). The checks only assert that the words handed in are strings, as every
+    caller here hands them; the words inflect gives back are the same (the corpus's content hash does not
+    move). An inflect imported before this module is used as it is."""
+    if "inflect" not in sys.modules:
+        import typeguard
 
-    if "inflect" in sys.modules:  # imported before this module (checked or not): used as it is
-        return sys.modules["inflect"].engine()
-    import typeguard
-
-    checked = typeguard.typechecked
-    typeguard.typechecked = _unchecked  # type: ignore[assignment]
-    try:
-        import inflect
-    finally:
-        typeguard.typechecked = checked
-    return inflect.engine()
+        checked = typeguard.typechecked
+        typeguard.typechecked = _unchecked  # type: ignore[assignment]
+        try:
+            import inflect  # noqa: F401
+        finally:
+            typeguard.typechecked = checked
+    return sys.modules["inflect"].engine()
 
 
 def _unchecked(target: Any = None, **_options: Any) -> Any:

@@ -166,7 +166,7 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
     if len(set(labels)) < len(labels) and (key := telling_id(items)):  # follows all labelled by their follower: by whom they follow
         labels = [str(i[key]) for i in items if isinstance(i, dict) and key in i]
         if key != "id":  # counted as what those ids name: "4 users: USR-0012, ...", never "4 follows: USR-0012, ..."
-            noun = words(key.removesuffix("_id")).split(" ")[-1]
+            noun = words(key).split(" ")[-1]  # words() drops the "_id"
     when = None
     if len(set(labels)) < len(labels):
         when = next((k for k in WHEN_FIELDS if len({str(i.get(k)) for i in items if isinstance(i, dict) and i.get(k)}) == len(labels)), None)
