@@ -3,6 +3,7 @@ and the field names a schema can carry (what chains and the dry run read off ear
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +14,7 @@ def field_values(data: Any, field: str) -> Iterator[Any]:
     """The values of ``field`` in a result, depth first (a dict's own field before its nested ones); in a
     text result (a listing, printed rows), the first entity named by that key (:func:`pipeline.discovery.value_in`)."""
     if isinstance(data, str):
-        first = value_in(data, field)
+        first = _text_value(data, field) if len(data) <= _KEPT_TEXT else value_in(data, field)
         if first is not None:
             yield first
     elif isinstance(data, dict):
@@ -25,6 +26,17 @@ def field_values(data: Any, field: str) -> Iterator[Any]:
     elif isinstance(data, list):
         for item in data:
             yield from field_values(item, field)
+
+
+_KEPT_TEXT = 2000  # longer texts (a file's contents) are read each time, not kept
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _text_value(text: str, field: str) -> Any:
+    """:func:`~pipeline.discovery.value_in` of a text, kept: every string inside a structured result is read this
+    way too, and the same strings (a world's names, dates, statuses) come back call after call. A pure function
+    of the two strings, returning a string or a number."""
+    return value_in(text, field)
 
 
 def find_field(data: Any, field: str) -> Any:

@@ -74,6 +74,28 @@ def test_find_field_reads_a_text_listing():
     assert find_field("Successfully wrote to notes.txt", "path") is None
 
 
+def test_a_text_inside_results_is_read_once_per_field_and_gives_the_same_values(monkeypatch):
+    from pipeline import discovery, fields
+
+    read: list[tuple[str, str]] = []
+
+    def counted(data, field, tool_name=""):
+        read.append((data, field))
+        return discovery.value_in(data, field, tool_name)
+
+    monkeypatch.setattr(fields, "value_in", counted)
+    fields._text_value.cache_clear()
+    rows = {"files": [{"path": "a.txt", "listing": "[FILE] todo.txt\n[DIR] notes", "owner": "ada"}] * 50}
+    assert list(fields.field_values(rows, "path")) == ["a.txt", "a.txt", "todo.txt"] * 50  # the field, then each text read
+    assert list(fields.field_values(rows, "path")) == ["a.txt", "a.txt", "todo.txt"] * 50  # the field, then each text read
+    assert sorted(set(read)) == [("[FILE] todo.txt\n[DIR] notes", "path"), ("a.txt", "path"), ("ada", "path")]
+    assert len(read) == 3
+    long_text = "\n".join(f"[FILE] f{i}.txt" for i in range(300))  # a long text (a file's contents): read each time, not kept
+    assert len(long_text) > fields._KEPT_TEXT
+    assert find_field(long_text, "path") == find_field(long_text, "path") == "f0.txt"
+    assert read.count((long_text, "path")) == 2
+
+
 def _snap(*tools: ToolSpec) -> Snapshot:
     return Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=list(tools))
 
