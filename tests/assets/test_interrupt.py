@@ -133,6 +133,10 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
 STOPPER = """
 import json, signal, subprocess, sys, time
 from assets.cli.interrupt import ignores_sigterm, stop_descendants
+# the children below inherit this process's SIGTERM disposition and mask, and this process those of the test worker
+# that started it (which earlier tests may have left ignoring or blocking it): the "plain" child must start plain
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 code = "import signal, time; {} print('ready', flush=True); time.sleep(600)"
 deaf = subprocess.Popen([sys.executable, "-c", code.format("signal.signal(signal.SIGTERM, signal.SIG_IGN);")], stdout=subprocess.PIPE)
 plain = subprocess.Popen([sys.executable, "-c", code.format("")], stdout=subprocess.PIPE)
