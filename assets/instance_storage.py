@@ -1,0 +1,116 @@
+"""The Dagster instance's storage: Dagster's own SQLite storage, whose event log keeps its SQLAlchemy engines.
+
+``dagster.yaml`` names :class:`KeptEnginesSqliteStorage` as the instance's storage (``storage: custom``). It is
+Dagster's SQLite storage (``storage: sqlite``) in every other respect: the same files under ``$DAGSTER_HOME``,
+the same tables and migrations, read and written by the UI, the daemon and every run worker as before, and a
+home written with ``storage: sqlite`` can switch to it (or back) with nothing to migrate.
+
+The one change: Dagster's SQLite event log makes a new SQLAlchemy engine for every connection it opens
+(``SqliteEventLogStorage._connect`` and ``has_table``), and a build opens one for every stored event, every
+partition check of a step's inputs and outputs (the server partitions are dynamic) and every data-version
+look-up. A new engine initialises its dialect on its first connection and starts with an empty cache of
+compiled statements, so each of those compiled its SQL again. :class:`KeptEnginesEventLogStorage` keeps
+one engine per database file (a run's own file and the index), the most recently used
+:data:`ENGINES_KEPT` of them. The engines keep Dagster's ``NullPool``: a connection is still opened and
+closed around each use, so no file is held open between uses (a wiped run's file can be deleted), a
+forked process opens its own connections, and locking and durability are as before.
+``bench/dagster_events.py`` has the figure; ``bench/OPTIMISATIONS.md`` the build's.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
+    INDEX_SHARD_NAME,
+    SQLITE_BUSY_TIMEOUT_SECONDS,
+    SqliteEventLogStorage,
+)
+from dagster._core.storage.sqlite_storage import DagsterSqliteStorage
+from dagster._serdes import ConfigurableClassData
+from sqlalchemy import create_engine
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import NullPool
+
+ENGINES_KEPT = 8  # a build uses two files at a time (its run's and the index); the UI reads a few runs at once
+
+
+class KeptEnginesEventLogStorage(SqliteEventLogStorage):
+    """Dagster's SQLite event log storage with one SQLAlchemy engine per database file, kept (see the module)."""
+
+    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None):
+        self._engines: OrderedDict[str, Engine] = OrderedDict()
+        self._engines_lock = threading.Lock()
+        self._engines_pid = os.getpid()
+        super().__init__(base_dir, inst_data)
+
+    @classmethod
+    def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: Any) -> KeptEnginesEventLogStorage:
+        return cls(inst_data=inst_data, **config_value)
+
+    def engine(self, shard: str) -> Engine:
+        """The engine of ``shard``'s database file (a run id, or the index), made on first use."""
+        with self._engines_lock:
+            if self._engines_pid != os.getpid():  # a forked child: its parent's engines are not its to use
+                self._engines, self._engines_pid = OrderedDict(), os.getpid()
+            engine = self._engines.get(shard)
+            if engine is not None:
+                self._engines.move_to_end(shard)
+                return engine
+            engine = self._engines[shard] = create_engine(
+                self.conn_string_for_shard(shard), poolclass=NullPool, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS})
+            while len(self._engines) > ENGINES_KEPT:
+                self._engines.popitem(last=False)[1].dispose()
+            return engine
+
+    @contextmanager
+    def _connect(self, shard: str) -> Iterator[Connection]:
+        # Dagster's own body (a transaction on a connection of the shard's file, the file's tables made on its
+        # first use), with the shard's kept engine in place of a new one each time
+        with self._db_lock:
+            engine = self.engine(shard)
+            if shard not in self._initialized_dbs:
+                self._initdb(engine)
+                self._initialized_dbs.add(shard)
+            with engine.connect() as conn, conn.begin():
+                yield conn
+
+    def has_table(self, table_name: str) -> bool:
+        engine = self.engine(INDEX_SHARD_NAME)
+        with engine.connect() as conn:
+            return bool(engine.dialect.has_table(conn, table_name))
+
+    def dispose(self) -> None:
+        with self._engines_lock:
+            engines, self._engines = list(self._engines.values()), OrderedDict()
+        for engine in engines:
+            engine.dispose()
+        super().dispose()
+
+
+class KeptEnginesSqliteStorage(DagsterSqliteStorage):
+    """Dagster's SQLite storage (runs, event log, schedules under ``base_dir``) with
+    :class:`KeptEnginesEventLogStorage` as its event log. In ``dagster.yaml``::
+
+        storage:
+          custom:
+            module: assets.instance_storage
+            class: KeptEnginesSqliteStorage
+            config:
+              base_dir:
+                env: DAGSTER_HOME
+    """
+
+    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None):
+        super().__init__(base_dir, inst_data=inst_data)
+        # where Dagster's SQLite storage keeps its event log (one file per run, and the index)
+        self._event_log_storage = KeptEnginesEventLogStorage(os.path.join(base_dir, "history", "runs", ""))
+
+    @classmethod
+    def from_config_value(cls, inst_data: ConfigurableClassData, config_value: Any) -> KeptEnginesSqliteStorage:
+        return cls.from_local(inst_data=inst_data, **config_value)
