@@ -8,7 +8,8 @@ figures):
 
 * :class:`InlineLoop` (row 17): an in-process connection's event loop is driven by the calling thread,
   one run of the loop per request, instead of a loop in a thread of its own (two thread hand-offs
-  per call).
+  per call). Its tasks declare asyncio to sniffio (:func:`declare_asyncio`, row 60), so anyio's many
+  "which library runs?" questions per request are answered without a task lookup.
 * :func:`send_trusted` (rows 6 and 7): calls of a kit server's tools, and of the hidden admin tools
   of any kit server, are sent with ``ClientSession.send_request`` and typed as ``CallToolResult``,
   skipping the client's jsonschema re-check of the result. The kit builds each structured result
@@ -35,6 +36,11 @@ from typing import Any, TypeVar
 from mcp import Client
 from mcp.types import CallToolRequest, CallToolRequestParams, CallToolResult
 
+try:  # anyio asks sniffio which async library runs, where sniffio is installed (it comes with openai)
+    import sniffio
+except ImportError:  # pragma: no cover - anyio then asks asyncio directly
+    sniffio = None  # type: ignore[assignment]
+
 FAST_PATHS_ENV = "PROVE_FAST_PATHS"
 
 T = TypeVar("T")
@@ -54,6 +60,14 @@ async def send_trusted(client: Client, name: str, arguments: dict[str, Any], met
     return await client.session.send_request(request, CallToolResult, request_read_timeout_seconds=timeout_s)
 
 
+def declare_asyncio() -> None:
+    """Declare to sniffio, for the running task and the tasks it starts, that the async library is asyncio
+    (``current_async_library_cvar``, sniffio's public declaration, as ``anyio.run`` makes it; set in the task's
+    own context, so nothing outside the task sees it)."""
+    if sniffio is not None:
+        sniffio.current_async_library_cvar.set("asyncio")
+
+
 def _loop_running_here() -> bool:
     try:
         asyncio.get_running_loop()
@@ -71,6 +85,10 @@ class InlineLoop:
     requests). Calls from several threads are serialised. A thread that is already running an event
     loop of its own (a notebook, an async application) cannot run a second one, so its calls are driven
     from a helper thread instead, at the cost of the hand-off this class otherwise saves.
+
+    The tasks it runs declare their async library (:func:`declare_asyncio`, row 60): anyio asks which
+    library is running for every cancel scope and checkpoint (a dozen per request), and without the
+    declaration sniffio finds out by looking up the current task each time.
     """
 
     def __init__(self) -> None:
@@ -97,6 +115,7 @@ class InlineLoop:
         loop = self.loop
 
         async def until_done() -> T:
+            declare_asyncio()
             try:
                 return await awaitable
             finally:
@@ -149,6 +168,7 @@ class _InlineContext(AbstractContextManager):
         leave = self._leave
 
         async def hold() -> Any:
+            declare_asyncio()  # the connection's own tasks, started here, inherit the declaration
             value = await self._cm.__aenter__()
             entered.set_result(value)
             exc_info = await leave

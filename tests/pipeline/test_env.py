@@ -179,6 +179,37 @@ def test_inline_loop_reports_a_context_that_fails_to_open():
         loop.close()
 
 
+def test_inline_loop_tasks_declare_asyncio_to_sniffio_and_the_caller_does_not_see_it():
+    """anyio reads the declaration instead of looking up the current task at every cancel scope."""
+    import asyncio
+    import contextlib
+
+    import sniffio
+
+    from pipeline.env import InlineLoop
+
+    async def library_and_child() -> tuple[str, str]:
+        async def child() -> str:
+            return sniffio.current_async_library_cvar.get()
+
+        return sniffio.current_async_library_cvar.get(), await asyncio.get_running_loop().create_task(child())
+
+    @contextlib.asynccontextmanager
+    async def connection():
+        yield sniffio.current_async_library_cvar.get()
+
+    loop = InlineLoop()
+    try:
+        assert loop.call(library_and_child) == ("asyncio", "asyncio")  # the task and the tasks it starts
+        with loop.wrap_async_context_manager(connection()) as declared:
+            assert declared == "asyncio"
+        assert sniffio.current_async_library_cvar.get() is None  # set in the tasks' own contexts only
+        with pytest.raises(sniffio.AsyncLibraryNotFoundError):
+            sniffio.current_async_library()
+    finally:
+        loop.close()
+
+
 def test_environment_works_from_inside_a_running_event_loop():
     """A notebook or an async app already runs a loop in its thread; calls still go through."""
     import asyncio
