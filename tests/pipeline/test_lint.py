@@ -157,3 +157,25 @@ def test_openings_are_compared_within_the_sample_so_the_share_does_not_fall_with
     one, _ = _lint(alike, tmp_path / "b", LintConfig(min_distinct_frames=0, min_unique_openings=0.3, openings_sample=1))
     assert whole.metrics["unique_openings"] == 0.0 and whole.counts["unique_openings"] == 1
     assert one.metrics["unique_openings"] == 1.0 and one.counts["unique_openings"] == 0
+
+
+def test_a_tools_value_is_read_tool_by_tool_and_a_split_inside_a_tool_falls_back_to_the_whole():
+    from pipeline.lint import Linter, tool_items
+
+    def fn(name: str, **extra) -> dict:
+        return {"type": "function", "function": {"name": name, "description": "Looks up a record.",
+                                                 "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}, **extra}}
+
+    plain = [fn("get_a"), fn("get_b")]
+    # the separator's text inside a description is escaped; inside a nested list it stands between two values
+    quoted = [fn("get_a", note='ends, {"type": "function", here'), fn("get_b")]
+    nested = [fn("get_a", examples=[{"type": "string"}, {"type": "function", "k": 1}]), fn("get_b")]
+    linter = Linter(LintConfig(), {}, "2026-03-02")
+    for tools in (plain, quoted, nested, [], [{"name": "bare"}]):
+        text = json.dumps(tools)
+        assert linter.tools(text) == tools
+    assert tool_items(json.dumps(plain)) == [json.dumps(t) for t in plain]
+    assert len(tool_items(json.dumps(nested))) == 3  # split inside the first tool: its halves do not decode alone
+    # a tool offered in two lists is decoded once and shared
+    a, b = linter.tools(json.dumps(plain)), linter.tools(json.dumps([plain[1], fn("get_c")]))
+    assert a[1] is b[0]
