@@ -44,6 +44,7 @@ from mcp.shared.direct_dispatcher import DirectDispatcher  # noqa: E402
 
 from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
 from pipeline.env import Environment  # noqa: E402
+from pipeline.env.fastpath import RunnerDispatcher  # noqa: E402
 
 CLOCKS = (HandlerClock, ServerClock, CallClock)
 
@@ -56,7 +57,8 @@ class _Boundaries:
 
     def install(self) -> None:
         ClientSession.send_request = _timed(ClientSession.send_request, self, "client")  # type: ignore[method-assign]
-        DirectDispatcher.send_raw_request = _timed(DirectDispatcher.send_raw_request, self, "dispatch")  # type: ignore[method-assign]
+        for dispatcher in (DirectDispatcher, RunnerDispatcher):  # mcp's in-process pair (plain path), the fast path's
+            dispatcher.send_raw_request = _timed(dispatcher.send_raw_request, self, "dispatch")  # type: ignore[method-assign]
 
     def reset(self) -> None:
         self.client = self.dispatch = 0.0

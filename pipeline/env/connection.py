@@ -20,7 +20,7 @@ from anyio.from_thread import BlockingPortal
 from mcp import Client
 
 from pipeline.config import ServerConfig
-from pipeline.env.fastpath import InlineLoop, send_trusted
+from pipeline.env.fastpath import DirectClient, InlineLoop, open_client, send_trusted
 from pipeline.env.transport import EnvironmentError_, Transport, describe_error
 from pipeline.records import CallResult
 
@@ -69,10 +69,12 @@ class Connection:
     """One MCP client connection on ``portal`` (plus the process its transport may own).
 
     ``trusted``: the calls it names (or all of them, when ``True``) skip the client's output-schema
-    re-check (:func:`~pipeline.env.fastpath.send_trusted`); ``None`` keeps the plain SDK path."""
+    re-check (:func:`~pipeline.env.fastpath.send_trusted`); ``None`` keeps the plain SDK path. ``direct``: an
+    in-process server is reached on the fast path's :class:`~pipeline.env.fastpath.DirectClient` (other
+    transports ignore it)."""
 
     def __init__(self, portal: BlockingPortal | InlineLoop, config: ServerConfig, transport: Transport,
-                 trusted: Callable[[str], bool] | None = None):
+                 trusted: Callable[[str], bool] | None = None, direct: bool = False):
         self.portal, self.config, self.transport = portal, config, transport
         self._trusted = trusted
         # a stdio server that has not answered the handshake within its timeout is stopped then, so
@@ -81,12 +83,12 @@ class Connection:
         watchdog.daemon = True
         try:
             target = transport.target()
-            self._cm: AbstractContextManager[Client] = portal.wrap_async_context_manager(
-                Client(target, read_timeout_seconds=config.start_timeout, raise_exceptions=False)
+            self._cm: AbstractContextManager[Client | DirectClient] = portal.wrap_async_context_manager(
+                open_client(target, config.start_timeout, direct)
             )
             watchdog.start()
             try:
-                self.client: Client = self._cm.__enter__()
+                self.client: Client | DirectClient = self._cm.__enter__()
             finally:
                 watchdog.cancel()
         except BaseException as exc:

@@ -196,7 +196,7 @@ class Environment:
             env = c.resolved_env(session_dir=workdir) if c.kind == "stdio" else None
             args = session_args(c, workdir) if c.kind == "stdio" else None
             transport = Transport(c, self.log, workdir=workdir, env=env, args=args)
-            return Connection(self.portal, c, transport, trusted=self._trusted())
+            return Connection(self.portal, c, transport, trusted=self._trusted(), direct=self.fast)
         except BaseException:
             remove_workdir(workdir)
             raise

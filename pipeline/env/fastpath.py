@@ -18,6 +18,11 @@ figures):
   each admin call. Third-party servers always go through ``Client.call_tool``.
 * :class:`Piggyback` (row 2): on kit servers a reset and the ids of closed sessions ride on the next
   request's ``_meta`` (``prove/reset``, ``prove/close``) instead of costing round trips of their own.
+* :class:`DirectClient` (row 62): an in-process kit server is reached through mcp's ``ClientSession`` on a
+  :class:`RunnerDispatcher` (an implementation of mcp's public ``Dispatcher`` protocol) that hands each request
+  to one ``ServerRunner`` kept for the connection, instead of ``mcp.Client``'s in-process pair, which builds a
+  new server-side connection for every request and tears it down again, under a timeout scope that a
+  synchronous handler cannot honour anyway.
 * :class:`WarmSpares` (row 39): under process isolation, the next sessions' server processes are
   started in the background (each in its own fresh copy of the template) while the current one
   works, so opening or resetting a session takes a process that has already started.
@@ -26,15 +31,30 @@ figures):
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, AsyncExitStack
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import anyio
 from mcp import Client
-from mcp.types import CallToolRequest, CallToolRequestParams, CallToolResult
+from mcp.client.session import ClientSession
+from mcp.server import Server
+from mcp.server.connection import Connection as ServerConnection
+from mcp.server.mcpserver import MCPServer
+from mcp.server.runner import ServerRunner
+from mcp.shared.dispatcher import CallOptions, OnNotify, OnNotifyIntercept, OnRequest, run_notify_intercept
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp.shared.transport_context import TransportContext
+from mcp.types import CallToolRequest, CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams
+from mcp_types import (CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, INTERNAL_ERROR, INVALID_PARAMS,
+                       PROTOCOL_VERSION_META_KEY)
+from mcp_types.version import LATEST_MODERN_VERSION
+from pydantic import ValidationError
 
 try:  # anyio asks sniffio which async library runs, where sniffio is installed (it comes with openai)
     import sniffio
@@ -42,6 +62,8 @@ except ImportError:  # pragma: no cover - anyio then asks asyncio directly
     sniffio = None  # type: ignore[assignment]
 
 FAST_PATHS_ENV = "PROVE_FAST_PATHS"
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -51,7 +73,7 @@ def fast_paths_wanted() -> bool:
     return os.environ.get(FAST_PATHS_ENV, "1").strip().lower() not in {"0", "false", "no", "off"}
 
 
-async def send_trusted(client: Client, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None,
+async def send_trusted(client: "Client | DirectClient", name: str, arguments: dict[str, Any], meta: dict[str, Any] | None,
                        timeout_s: float | None = None) -> CallToolResult:
     """A ``tools/call`` whose result is typed and checked against the protocol, not re-validated
     against the tool's output schema (results of kit servers only; see the module docstring).
@@ -257,3 +279,161 @@ class Piggyback:
             meta[reset_key] = True
         if self.pending_close:
             meta[close_key], self.pending_close = self.pending_close, []
+
+
+def low_level_server(server: MCPServer | Server) -> Server:
+    """The low-level mcp ``Server`` that answers ``server``'s requests. mcp exposes an ``MCPServer``'s one publicly
+    only as the ``app`` of its streamable-HTTP session manager, which ``streamable_http_app()`` makes: an ASGI app
+    object and an idle session manager, no socket and no task (0.1-0.2 ms per server)."""
+    if isinstance(server, Server):
+        return server
+    server.streamable_http_app()
+    return server.session_manager.app
+
+
+@dataclass
+class _RequestContext:
+    """The ``DispatchContext`` of one request on a :class:`RunnerDispatcher`: as mcp's in-process pair gives a
+    modern-era request (no server-initiated requests; notifications and progress go back to the client)."""
+
+    transport: TransportContext
+    request_id: int | None
+    back: "RunnerDispatcher"
+    on_progress: Any = None
+    message_metadata: Any = None
+    _cancel: anyio.Event | None = field(default=None, repr=False)
+
+    @property
+    def can_send_request(self) -> bool:
+        return False
+
+    @property
+    def cancel_requested(self) -> anyio.Event:
+        if self._cancel is None:  # made on first use: a synchronous handler never asks
+            self._cancel = anyio.Event()
+        return self._cancel
+
+    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> dict[str, Any]:
+        raise NoBackChannelError(method)
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
+        await self.back.deliver_notification(method, params)
+
+    async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        if self.on_progress is not None:
+            try:
+                await self.on_progress(progress, total, message)
+            except Exception:
+                logger.exception("progress callback raised")
+
+
+class RunnerDispatcher:
+    """mcp's ``Dispatcher`` protocol for a client and a server in one process (row 62).
+
+    A request goes straight to one ``ServerRunner`` (mcp's per-connection handler kernel: its middleware,
+    request checks and handlers), kept for as long as the client's envelope (protocol version, client info,
+    capabilities) stays the same, and so does its server-side ``Connection``. mcp's in-process pair
+    (``DirectDispatcher`` with ``modern_on_request``) makes a new ``Connection`` from the envelope for every
+    request, closes its exit stack after it under a shielded timeout scope, wraps the request in a timeout
+    scope and yields to the event loop once more on the way back; together that was about a third of a small
+    call. The request timeout is not applied: a kit tool is synchronous, so nothing could interrupt it before
+    it returns. Errors reach the client as they do from mcp's pair built with ``raise_exceptions=False``: an
+    ``MCPError`` as it is, arguments that fail validation as ``INVALID_PARAMS``, any other exception as an
+    opaque ``INTERNAL_ERROR`` (logged here). Server notifications go to the client session as the pair
+    delivers them; the client's own notifications are dropped, as the modern in-process path drops them."""
+
+    def __init__(self, server: Server, lifespan_state: Any) -> None:
+        self.server, self.lifespan_state = server, lifespan_state
+        self.transport = TransportContext(kind="direct", can_send_request=False)
+        self._runner: ServerRunner | None = None
+        self._envelope: tuple[Any, Any, Any] | None = None
+        self._next_id = 0
+        self._on_notify: OnNotify | None = None
+        self._intercept: OnNotifyIntercept | None = None
+        self._closed = anyio.Event()
+
+    async def run(self, on_request: OnRequest, on_notify: OnNotify, on_notify_intercept: OnNotifyIntercept | None = None,
+                  *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        self._on_notify, self._intercept = on_notify, on_notify_intercept
+        task_status.started()
+        await self._closed.wait()
+
+    def close(self) -> None:
+        self._closed.set()
+
+    def _runner_for(self, params: Mapping[str, Any] | None) -> ServerRunner:
+        meta = (params or {}).get("_meta") or {}
+        envelope = (meta.get(PROTOCOL_VERSION_META_KEY, LATEST_MODERN_VERSION), meta.get(CLIENT_INFO_META_KEY),
+                    meta.get(CLIENT_CAPABILITIES_META_KEY))
+        if self._runner is None or envelope != self._envelope:
+            self._envelope = envelope
+            self._runner = ServerRunner(self.server, ServerConnection.from_envelope(*envelope), self.lifespan_state)
+        return self._runner
+
+    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> dict[str, Any]:
+        if self._closed.is_set():
+            raise RuntimeError("the in-process connection is closed")
+        runner = self._runner_for(params)
+        self._next_id += 1
+        ctx = _RequestContext(self.transport, self._next_id, self, on_progress=(opts or {}).get("on_progress"))
+        try:
+            return await runner.on_request(ctx, method, params)
+        except MCPError:
+            raise
+        except ValidationError as exc:
+            raise MCPError(code=INVALID_PARAMS, message="Invalid request parameters", data="") from exc
+        except Exception:
+            logger.exception("request handler raised")
+            raise MCPError(code=INTERNAL_ERROR, message="Internal server error") from None
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
+        return None  # the client's notifications: a modern in-process server receives none
+
+    async def deliver_notification(self, method: str, params: Mapping[str, Any] | None) -> None:
+        """A server notification, handed to the client session."""
+        if self._on_notify is None or self._closed.is_set() or run_notify_intercept(self._intercept, method, params):
+            return
+        await self._on_notify(_RequestContext(self.transport, None, self), method, params)
+
+
+class DirectClient:
+    """The part of ``mcp.Client`` a :class:`~pipeline.env.connection.Connection` uses (``session``,
+    ``list_tools``, ``call_tool``), for an in-process server on a :class:`RunnerDispatcher`. Entering it enters
+    the server's lifespan and negotiates the protocol version with ``ClientSession.discover()``, as
+    ``mcp.Client`` does in its default mode."""
+
+    def __init__(self, server: MCPServer | Server, read_timeout_seconds: float | None = None) -> None:
+        self.server = low_level_server(server)
+        self.read_timeout_seconds = read_timeout_seconds
+        self._stack: AsyncExitStack | None = None
+        self.session: ClientSession
+
+    async def __aenter__(self) -> "DirectClient":
+        async with AsyncExitStack() as stack:
+            state = await stack.enter_async_context(self.server.lifespan(self.server))
+            dispatcher = RunnerDispatcher(self.server, state)
+            stack.callback(dispatcher.close)
+            self.session = await stack.enter_async_context(
+                ClientSession(dispatcher=dispatcher, read_timeout_seconds=self.read_timeout_seconds))
+            await self.session.discover()
+            self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        stack, self._stack = self._stack, None
+        return await stack.__aexit__(*exc_info) if stack is not None else None
+
+    async def list_tools(self, *, cursor: str | None = None) -> ListToolsResult:
+        return await self.session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, read_timeout_seconds: float | None = None,
+                        meta: dict[str, Any] | None = None) -> Any:
+        return await self.session.call_tool(name, arguments, read_timeout_seconds, meta=meta)
+
+
+def open_client(target: Any, read_timeout_seconds: float | None, direct: bool) -> AbstractAsyncContextManager[Any]:
+    """The client of one connection: a :class:`DirectClient` for an in-process server when ``direct`` (the fast
+    paths on), else ``mcp.Client`` (every transport; an in-process server on mcp's own in-process pair)."""
+    if direct and isinstance(target, (MCPServer, Server)):
+        return DirectClient(target, read_timeout_seconds)
+    return Client(target, read_timeout_seconds=read_timeout_seconds, raise_exceptions=False)

@@ -253,3 +253,100 @@ def test_a_reset_holds_even_when_the_call_it_rides_on_fails_before_the_handler(s
     name, args = failing_call
     assert not session.call(name, args).ok
     assert session.state_hash() == seeded
+
+
+def _wire_results(client_cm, calls):
+    """Each call's result as mcp's wire dict (or the protocol error's code and message), through ``client_cm``."""
+    import asyncio
+
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import CallToolRequest, CallToolRequestParams, CallToolResult
+
+    async def run():
+        out = []
+        async with client_cm as client:
+            for name, args, meta in calls:
+                req = CallToolRequest(params=CallToolRequestParams(name=name, arguments=args, _meta=meta))
+                try:
+                    res = await client.session.send_request(req, CallToolResult)
+                    out.append(res.model_dump(by_alias=True, mode="json", exclude_none=True))
+                except MCPError as exc:
+                    out.append(("error", exc.error.code, exc.error.message))
+        return out
+
+    return asyncio.run(run())
+
+
+def test_the_direct_client_answers_every_call_as_mcps_own_in_process_client_does():
+    from mcp import Client
+
+    from pipeline.env.fastpath import DirectClient
+    from servers.registry import build
+
+    s = {"prove/session": "s1", "prove/seed": 3}
+    calls = [("list_customers", {}, s), ("get_customer", {"customer_id": "CUS-0001"}, s),
+             ("get_customer", {"customer_id": "CUS-9999"}, s),  # a tool error
+             ("get_customer", {}, s), ("get_customer", {"customer_id": 5}, s),  # arguments that do not validate
+             ("no_such_tool", {}, s), ("prove_admin_state_hash", {}, s),
+             ("freeze_account", {"account_id": "ACC-0001", "reason": "lost_card"}, s), ("prove_admin_state_hash", {}, s),
+             ("get_customer", {"customer_id": "CUS-0002"}, {**s, "prove/reset": True, "prove/state_hash": True})]
+    direct = _wire_results(DirectClient(build("banking")), calls)
+    plain = _wire_results(Client(build("banking"), raise_exceptions=False), calls)
+    assert direct == plain
+    assert direct[0]["structuredContent"]["customers"] and direct[2]["isError"] and direct[5]["isError"]
+    assert direct[6]["structuredContent"]["state_hash"] != direct[8]["structuredContent"]["state_hash"]  # the freeze wrote
+
+
+def test_the_direct_client_reports_a_crash_outside_the_tools_as_an_opaque_internal_error_as_mcp_does():
+    from mcp import Client
+    from mcp_types import INTERNAL_ERROR
+
+    from pipeline.env.fastpath import DirectClient
+    from servers.registry import build
+
+    async def crash(ctx, call_next):
+        if ctx.method == "tools/call" and (ctx.params or {}).get("name") == "get_customer":
+            raise RuntimeError("secret detail")
+        return await call_next(ctx)
+
+    def server():
+        srv = build("banking")
+        srv.middleware.insert(0, crash)
+        return srv
+
+    calls = [("get_customer", {"customer_id": "CUS-0001"}, None), ("list_customers", {}, None)]
+    direct = _wire_results(DirectClient(server()), calls)
+    assert direct == _wire_results(Client(server(), raise_exceptions=False), calls)
+    assert direct[0] == ("error", INTERNAL_ERROR, "Internal server error") and "secret" not in str(direct[0])
+    assert direct[1]["structuredContent"]["customers"]  # the connection keeps working
+
+
+def test_fast_in_process_connections_keep_one_server_side_connection_and_the_plain_path_uses_mcps_client(monkeypatch):
+    from mcp import Client
+    from mcp.server.connection import Connection as ServerConnection
+
+    from pipeline.env import Environment
+    from pipeline.env.fastpath import DirectClient
+
+    made = []
+    real = ServerConnection.from_envelope.__func__
+
+    def counting(cls, *a, **k):
+        made.append(1)
+        return real(cls, *a, **k)
+
+    monkeypatch.setattr(ServerConnection, "from_envelope", classmethod(counting))
+    with Environment("banking") as env:
+        s = env.session(SEED)
+        for _ in range(20):
+            assert s.call("list_customers", {}).ok
+        assert isinstance(env.conn.client, DirectClient)
+    assert len(made) == 1  # mcp's in-process pair makes one per request
+    monkeypatch.setenv("PROVE_FAST_PATHS", "0")
+    made.clear()
+    with Environment("banking") as env:
+        s = env.session(SEED)
+        for _ in range(5):
+            assert s.call("list_customers", {}).ok
+        assert isinstance(env.conn.client, Client)
+    assert len(made) >= 5
