@@ -11,8 +11,10 @@ trip. This figure measures that floor: a small read (``get_customer``) and a lis
   building, the result's protocol check and typing; kit results skip the output-schema re-check,
   ``pipeline/env/fastpath.py``; with ``PROVE_FAST_PATHS=0`` that re-check and ``Client.call_tool``'s
   own work land in ``event_loop_and_env``);
-* ``mcp_server_before_middleware``: mcp's per-request set-up in the server runner before the server's
-  middleware runs (a connection per request, the request context, its teardown). The build benchmark
+* ``mcp_server_before_middleware``: what happens between the client's dispatcher and the server's middleware:
+  on the fast path (``pipeline.env.fastpath.RunnerDispatcher``, row 62 of ``bench/OPTIMISATIONS.md``) mcp's
+  ``ServerRunner`` making the request context; with ``PROVE_FAST_PATHS=0`` mcp's in-process pair, which also
+  makes a server-side connection per request and tears it down, under timeout scopes. The build benchmark
   counts this in its "mcp client side", since ``ServerClock`` starts at the outermost middleware;
 * ``mcp_server``: the middleware chain and the tool path around the handler: for kit tools the kit's
   own (``servers.kit.fastpath.DirectCalls``: request and argument validation, the result's wire form), with
