@@ -2,7 +2,8 @@
 
 Connections that do I/O (stdio, HTTP) keep a background event loop (an anyio blocking portal), so
 their readers run between calls; in-process connections are driven from the calling thread where
-the fast paths are on (:class:`~pipeline.env.fastpath.InlineLoop`).
+the fast paths are on (:class:`~pipeline.env.fastpath.InlineLoop`), and reach their server through
+:class:`~pipeline.env.fastpath.DirectClient` (one ``ServerRunner`` per connection).
 """
 
 from __future__ import annotations
