@@ -51,8 +51,8 @@ from mcp.shared.dispatcher import CallOptions, OnNotify, OnNotifyIntercept, OnRe
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.transport_context import TransportContext
 from mcp.types import CallToolRequest, CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams
-from mcp_types import (CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, INTERNAL_ERROR, INVALID_PARAMS,
-                       PROTOCOL_VERSION_META_KEY)
+from mcp_types import (CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, CONNECTION_CLOSED, INTERNAL_ERROR,
+                       INVALID_PARAMS, PROTOCOL_VERSION_META_KEY)
 from mcp_types.version import LATEST_MODERN_VERSION
 from pydantic import ValidationError
 
@@ -371,8 +371,8 @@ class RunnerDispatcher:
         return self._runner
 
     async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> dict[str, Any]:
-        if self._closed.is_set():
-            raise RuntimeError("the in-process connection is closed")
+        if self._closed.is_set():  # as mcp's dispatchers answer a request after their side closed
+            raise MCPError(code=CONNECTION_CLOSED, message="Connection closed")
         runner = self._runner_for(params)
         self._next_id += 1
         ctx = _RequestContext(self.transport, self._next_id, self, on_progress=(opts or {}).get("on_progress"))

@@ -350,3 +350,24 @@ def test_fast_in_process_connections_keep_one_server_side_connection_and_the_pla
             assert s.call("list_customers", {}).ok
         assert isinstance(env.conn.client, Client)
     assert len(made) >= 5
+
+
+def test_a_request_on_a_closed_direct_connection_is_refused_as_connection_closed():
+    import asyncio
+
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    from pipeline.env.fastpath import RunnerDispatcher, low_level_server
+    from servers.registry import build
+
+    async def run():
+        server = low_level_server(build("banking"))
+        async with server.lifespan(server) as state:
+            dispatcher = RunnerDispatcher(server, state)
+            dispatcher.close()
+            with pytest.raises(MCPError) as err:
+                await dispatcher.send_raw_request("tools/call", {"name": "list_customers", "arguments": {}})
+            return err.value.error.code
+
+    assert asyncio.run(run()) == CONNECTION_CLOSED
