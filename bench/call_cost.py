@@ -7,10 +7,11 @@ trip. This figure measures that floor: a small read (``get_customer``) and a lis
 
 * ``pipeline``: ``Session.call`` outside the round trip (session bookkeeping, turning the result into a record);
 * ``event_loop_and_env``: driving the event loop for the request (``InlineLoop``) and the connection wrapper;
-* ``mcp_client``: ``ClientSession.send_request`` minus what its dispatcher hands to the server (request
-  building, the result's protocol check and typing; kit results skip the output-schema re-check,
-  ``pipeline/env/fastpath.py``; with ``PROVE_FAST_PATHS=0`` that re-check and ``Client.call_tool``'s
-  own work land in ``event_loop_and_env``);
+* ``mcp_client``: the client's request and result work, minus what its dispatcher hands to the server: on the
+  fast path ``DirectClient.send_call`` (the request's JSON form, the result typed; row 63 of
+  ``bench/OPTIMISATIONS.md``), with ``PROVE_FAST_PATHS=0`` ``ClientSession.send_request`` (request building, the
+  result's per-version check and typing; there the output-schema re-check and ``Client.call_tool``'s own work land
+  in ``event_loop_and_env``);
 * ``mcp_server_before_middleware``: what happens between the client's dispatcher and the server's middleware:
   on the fast path (``pipeline.env.fastpath.RunnerDispatcher``, row 62 of ``bench/OPTIMISATIONS.md``) mcp's
   ``ServerRunner`` making the request context; with ``PROVE_FAST_PATHS=0`` mcp's in-process pair, which also
@@ -46,7 +47,7 @@ from mcp.shared.direct_dispatcher import DirectDispatcher  # noqa: E402
 
 from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
 from pipeline.env import Environment  # noqa: E402
-from pipeline.env.fastpath import RunnerDispatcher  # noqa: E402
+from pipeline.env.fastpath import DirectClient, RunnerDispatcher  # noqa: E402
 
 CLOCKS = (HandlerClock, ServerClock, CallClock)
 
@@ -59,6 +60,7 @@ class _Boundaries:
 
     def install(self) -> None:
         ClientSession.send_request = _timed(ClientSession.send_request, self, "client")  # type: ignore[method-assign]
+        DirectClient.send_call = _timed(DirectClient.send_call, self, "client")  # type: ignore[method-assign]
         for dispatcher in (DirectDispatcher, RunnerDispatcher):  # mcp's in-process pair (plain path), the fast path's
             dispatcher.send_raw_request = _timed(dispatcher.send_raw_request, self, "dispatch")  # type: ignore[method-assign]
 

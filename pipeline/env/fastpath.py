@@ -55,6 +55,7 @@ from mcp_types import (CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, CONNE
                        INVALID_PARAMS, PROTOCOL_VERSION_META_KEY)
 from mcp_types.version import LATEST_MODERN_VERSION
 from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
 
 try:  # anyio asks sniffio which async library runs, where sniffio is installed (it comes with openai)
     import sniffio
@@ -77,7 +78,10 @@ async def send_trusted(client: "Client | DirectClient", name: str, arguments: di
                        timeout_s: float | None = None) -> CallToolResult:
     """A ``tools/call`` whose result is typed and checked against the protocol, not re-validated
     against the tool's output schema (results of kit servers only; see the module docstring).
-    ``timeout_s``: how long to wait for the result (unset: the client's read timeout)."""
+    ``timeout_s``: how long to wait for the result (unset: the client's read timeout; an in-process
+    :class:`DirectClient` applies none, see :meth:`DirectClient.send_call`)."""
+    if isinstance(client, DirectClient):
+        return await client.send_call(name, arguments, meta)
     request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments, _meta=meta))
     return await client.session.send_request(request, CallToolResult, request_read_timeout_seconds=timeout_s)
 
@@ -281,6 +285,9 @@ class Piggyback:
             meta[close_key], self.pending_close = self.pending_close, []
 
 
+ENVELOPE_KEYS = (PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY)
+
+
 def low_level_server(server: MCPServer | Server) -> Server:
     """The low-level mcp ``Server`` that answers ``server``'s requests. mcp exposes an ``MCPServer``'s one publicly
     only as the ``app`` of its streamable-HTTP session manager, which ``streamable_http_app()`` makes: an ASGI app
@@ -347,6 +354,7 @@ class RunnerDispatcher:
         self.transport = TransportContext(kind="direct", can_send_request=False)
         self._runner: ServerRunner | None = None
         self._envelope: tuple[Any, Any, Any] | None = None
+        self.envelope_meta: dict[str, Any] = {}  # the envelope keys of the last request that brought a new one
         self._next_id = 0
         self._on_notify: OnNotify | None = None
         self._intercept: OnNotifyIntercept | None = None
@@ -367,6 +375,7 @@ class RunnerDispatcher:
                     meta.get(CLIENT_CAPABILITIES_META_KEY))
         if self._runner is None or envelope != self._envelope:
             self._envelope = envelope
+            self.envelope_meta = {k: meta[k] for k in ENVELOPE_KEYS if k in meta}
             self._runner = ServerRunner(self.server, ServerConnection.from_envelope(*envelope), self.lifespan_state)
         return self._runner
 
@@ -407,11 +416,12 @@ class DirectClient:
         self.read_timeout_seconds = read_timeout_seconds
         self._stack: AsyncExitStack | None = None
         self.session: ClientSession
+        self.dispatcher: RunnerDispatcher
 
     async def __aenter__(self) -> "DirectClient":
         async with AsyncExitStack() as stack:
             state = await stack.enter_async_context(self.server.lifespan(self.server))
-            dispatcher = RunnerDispatcher(self.server, state)
+            dispatcher = self.dispatcher = RunnerDispatcher(self.server, state)
             stack.callback(dispatcher.close)
             self.session = await stack.enter_async_context(
                 ClientSession(dispatcher=dispatcher, read_timeout_seconds=self.read_timeout_seconds))
@@ -422,6 +432,21 @@ class DirectClient:
     async def __aexit__(self, *exc_info: Any) -> bool | None:
         stack, self._stack = self._stack, None
         return await stack.__aexit__(*exc_info) if stack is not None else None
+
+    async def send_call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> CallToolResult:
+        """A trusted ``tools/call`` (row 63): the request ``ClientSession.send_request`` would send (the arguments in
+        their JSON form, ``_meta`` without ``None`` values and with the session's own envelope, as its discovery
+        request carried it) handed to the dispatcher, and the result typed as ``CallToolResult``. The session's
+        per-version check of the result (validated, dumped to JSON and dropped) and its request model are left out:
+        the result comes from the kit's tools in this process (see :func:`send_trusted`). No timeout applies in
+        process. Before the session has sent anything, the session sends it."""
+        envelope = self.dispatcher.envelope_meta
+        if not envelope:
+            request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments, _meta=meta))
+            return await self.session.send_request(request, CallToolResult)
+        params = {"_meta": {**to_jsonable_python({k: v for k, v in (meta or {}).items() if v is not None}), **envelope},
+                  "name": name, "arguments": to_jsonable_python(arguments)}
+        return CallToolResult.model_validate(await self.dispatcher.send_raw_request("tools/call", params), by_name=False)
 
     async def list_tools(self, *, cursor: str | None = None) -> ListToolsResult:
         return await self.session.list_tools(params=PaginatedRequestParams(cursor=cursor))

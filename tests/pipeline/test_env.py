@@ -256,19 +256,20 @@ def test_a_reset_holds_even_when_the_call_it_rides_on_fails_before_the_handler(s
 
 
 def _wire_results(client_cm, calls):
-    """Each call's result as mcp's wire dict (or the protocol error's code and message), through ``client_cm``."""
+    """Each call's result as mcp's wire dict (or the protocol error's code and message), sent through ``client_cm``
+    as the environment sends a kit server's calls (:func:`~pipeline.env.fastpath.send_trusted`)."""
     import asyncio
 
     from mcp.shared.exceptions import MCPError
-    from mcp.types import CallToolRequest, CallToolRequestParams, CallToolResult
+
+    from pipeline.env.fastpath import send_trusted
 
     async def run():
         out = []
         async with client_cm as client:
             for name, args, meta in calls:
-                req = CallToolRequest(params=CallToolRequestParams(name=name, arguments=args, _meta=meta))
-                try:
-                    res = await client.session.send_request(req, CallToolResult)
+                try:  # the direct client sends it to its dispatcher itself, mcp.Client through its session
+                    res = await send_trusted(client, name, args, meta)
                     out.append(res.model_dump(by_alias=True, mode="json", exclude_none=True))
                 except MCPError as exc:
                     out.append(("error", exc.error.code, exc.error.message))
@@ -278,6 +279,8 @@ def _wire_results(client_cm, calls):
 
 
 def test_the_direct_client_answers_every_call_as_mcps_own_in_process_client_does():
+    from decimal import Decimal
+
     from mcp import Client
 
     from pipeline.env.fastpath import DirectClient
@@ -289,7 +292,9 @@ def test_the_direct_client_answers_every_call_as_mcps_own_in_process_client_does
              ("get_customer", {}, s), ("get_customer", {"customer_id": 5}, s),  # arguments that do not validate
              ("no_such_tool", {}, s), ("prove_admin_state_hash", {}, s),
              ("freeze_account", {"account_id": "ACC-0001", "reason": "lost_card"}, s), ("prove_admin_state_hash", {}, s),
-             ("get_customer", {"customer_id": "CUS-0002"}, {**s, "prove/reset": True, "prove/state_hash": True})]
+             ("get_customer", {"customer_id": "CUS-0002"}, {**s, "prove/reset": True, "prove/state_hash": True}),
+             ("list_accounts", {"min_balance": Decimal("1.5")}, {**s, "prove/other": None}),  # sent in its JSON form
+             ("get_customer", {"customer_id": ("CUS-0001",)}, s)]  # a tuple: invalid in either form
     direct = _wire_results(DirectClient(build("banking")), calls)
     plain = _wire_results(Client(build("banking"), raise_exceptions=False), calls)
     assert direct == plain
