@@ -15,7 +15,9 @@ figures):
   skipping the client's jsonschema re-check of the result. The kit builds each structured result
   from the tool's pydantic return type (the conformance suite checks results against the schemas);
   hidden admin tools are never listed, so the client would otherwise re-list every tool before
-  each admin call. Third-party servers always go through ``Client.call_tool``.
+  each admin call. On an in-process :class:`DirectClient` (row 63) the request goes to its dispatcher as the
+  session would send it, and the result is typed without the session's per-version check as well.
+  Third-party servers always go through ``Client.call_tool``.
 * :class:`Piggyback` (row 2): on kit servers a reset and the ids of closed sessions ride on the next
   request's ``_meta`` (``prove/reset``, ``prove/close``) instead of costing round trips of their own.
 * :class:`DirectClient` (row 62): an in-process kit server is reached through mcp's ``ClientSession`` on a
