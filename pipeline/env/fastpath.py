@@ -355,8 +355,7 @@ class RunnerDispatcher:
         self.server, self.lifespan_state = server, lifespan_state
         self.transport = TransportContext(kind="direct", can_send_request=False)
         self._runner: ServerRunner | None = None
-        self._envelope: tuple[Any, Any, Any] | None = None
-        self.envelope_meta: dict[str, Any] = {}  # the envelope keys of the last request that brought a new one
+        self.envelope_meta: dict[str, Any] = {}  # the envelope keys of the requests the runner serves
         self._next_id = 0
         self._on_notify: OnNotify | None = None
         self._intercept: OnNotifyIntercept | None = None
@@ -373,12 +372,12 @@ class RunnerDispatcher:
 
     def _runner_for(self, params: Mapping[str, Any] | None) -> ServerRunner:
         meta = (params or {}).get("_meta") or {}
-        envelope = (meta.get(PROTOCOL_VERSION_META_KEY, LATEST_MODERN_VERSION), meta.get(CLIENT_INFO_META_KEY),
-                    meta.get(CLIENT_CAPABILITIES_META_KEY))
-        if self._runner is None or envelope != self._envelope:
-            self._envelope = envelope
-            self.envelope_meta = {k: meta[k] for k in ENVELOPE_KEYS if k in meta}
-            self._runner = ServerRunner(self.server, ServerConnection.from_envelope(*envelope), self.lifespan_state)
+        envelope = {k: meta[k] for k in ENVELOPE_KEYS if k in meta}
+        if self._runner is None or envelope != self.envelope_meta:
+            self.envelope_meta = envelope
+            connection = ServerConnection.from_envelope(envelope.get(PROTOCOL_VERSION_META_KEY, LATEST_MODERN_VERSION),
+                                                        envelope.get(CLIENT_INFO_META_KEY), envelope.get(CLIENT_CAPABILITIES_META_KEY))
+            self._runner = ServerRunner(self.server, connection, self.lifespan_state)
         return self._runner
 
     async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> dict[str, Any]:
