@@ -407,8 +407,9 @@ class RunnerDispatcher:
 
 
 class DirectClient:
-    """The part of ``mcp.Client`` a :class:`~pipeline.env.connection.Connection` uses (``session``,
-    ``list_tools``, ``call_tool``), for an in-process server on a :class:`RunnerDispatcher`. Entering it enters
+    """The part of ``mcp.Client`` a fast-path :class:`~pipeline.env.connection.Connection` uses (``session``,
+    ``list_tools``; its calls, all trusted on a kit server, go through :meth:`send_call`), for an in-process
+    server on a :class:`RunnerDispatcher`. Entering it enters
     the server's lifespan and negotiates the protocol version with ``ClientSession.discover()``, as
     ``mcp.Client`` does in its default mode."""
 
@@ -440,21 +441,14 @@ class DirectClient:
         request carried it) handed to the dispatcher, and the result typed as ``CallToolResult``. The session's
         per-version check of the result (validated, dumped to JSON and dropped) and its request model are left out:
         the result comes from the kit's tools in this process (see :func:`send_trusted`). No timeout applies in
-        process. Before the session has sent anything, the session sends it."""
+        process. The envelope is there from entering: ``discover()`` carried it."""
         envelope = self.dispatcher.envelope_meta
-        if not envelope:
-            request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments, _meta=meta))
-            return await self.session.send_request(request, CallToolResult)
         params = {"_meta": {**to_jsonable_python({k: v for k, v in (meta or {}).items() if v is not None}), **envelope},
                   "name": name, "arguments": to_jsonable_python(arguments)}
         return CallToolResult.model_validate(await self.dispatcher.send_raw_request("tools/call", params), by_name=False)
 
     async def list_tools(self, *, cursor: str | None = None) -> ListToolsResult:
         return await self.session.list_tools(params=PaginatedRequestParams(cursor=cursor))
-
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, read_timeout_seconds: float | None = None,
-                        meta: dict[str, Any] | None = None) -> Any:
-        return await self.session.call_tool(name, arguments, read_timeout_seconds, meta=meta)
 
 
 def open_client(target: Any, read_timeout_seconds: float | None, direct: bool) -> AbstractAsyncContextManager[Any]:
