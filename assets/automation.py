@@ -9,7 +9,7 @@ from assets.corpus import CORPUS
 from assets.resources import ProveSettings, server_partitions
 from assets.synthesis import PER_SERVER
 from assets.training import grpo_policy
-from pipeline.config import BuildConfig
+from pipeline.core.config import BuildConfig
 
 CROSS = [*CORPUS, grpo_policy]
 
@@ -40,8 +40,8 @@ weekly_regeneration = regeneration_schedule()
 def server_schema_hash(cfg: BuildConfig, server: str) -> str:
     """The hash of the tools a server offers the pipeline now (what ``server_snapshots`` reports as its data version)."""
     from pipeline.env import Environment
-    from pipeline.records import schema_hash
-    from pipeline.serverfile import usable_tools
+    from pipeline.core.records import schema_hash
+    from pipeline.core.servers_file import usable_tools
 
     sc = cfg.server_config(server)
     with Environment(sc) as env:

@@ -5,7 +5,7 @@ closure of the modules it uses: the modules it imports in its body and those def
 (its stage function, the records it builds), every module of this project those import (at the top or
 inside a function), and theirs, transitively, with the packages' ``__init__`` files. Third-party imports
 are left out (their versions are the environment's), and so is every module the closure never reaches:
-editing ``pipeline/chains.py`` marks the assets whose stages import it stale and leaves ``grpo_policy``
+editing ``pipeline/discovery/chains.py`` marks the assets whose stages import it stale and leaves ``grpo_policy``
 fresh until a new corpus arrives. (Built-in servers are loaded by name at run time, so their modules are
 outside every closure; a server's changed tools change its snapshot's data version instead.)
 

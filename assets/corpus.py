@@ -12,10 +12,10 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext,
 from assets import progress
 from assets.code_versions import CODE_VERSION, versioned
 from assets.resources import ProveSettings, png_markdown, rejection_meta, selected
-from pipeline.config import BuildConfig
-from pipeline.corpus import off_target, read_examples, record_gate, refresh_latest
-from pipeline.records import TOOL_KINDS, Rejection, rejection
-from pipeline.redact import Redactor, redact_rejections
+from pipeline.core.config import BuildConfig
+from pipeline.corpus.store import off_target, read_examples, record_gate, refresh_latest
+from pipeline.core.records import TOOL_KINDS, Rejection, rejection
+from pipeline.core.redact import Redactor, redact_rejections
 from pipeline.stages import StageOutput, probe_rejections, stage_augment, stage_corpus, stage_dedup
 
 GROUP = "corpus"
@@ -73,7 +73,7 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
     out = redact_rejections(out, red)
     meta = _rejections_meta(out, red)
     try:
-        from pipeline.report import rejections_png
+        from pipeline.corpus.report import rejections_png
 
         (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
         png = rejections_png(dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png")
@@ -86,7 +86,7 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
 
 def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
     """Counts by stage/reason(/server), and a sample of each reason with its id, rule and failing call."""
-    from pipeline.report import rejection_samples, samples_markdown
+    from pipeline.corpus.report import rejection_samples, samples_markdown
 
     by = Counter(f"{r.stage}/{r.reason}" for r in out)
     table = "| stage/reason | count |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in by.most_common())
@@ -136,7 +136,7 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
         meta["composition"] = png_markdown("composition", png)
     refresh_latest(cfg.data_dir)  # this version until a gate fails; then the newest good one
     try:  # SQL views over every version; a failure here must not cost the version just written
-        from pipeline.sql import refresh
+        from pipeline.corpus.sql import refresh
 
         meta["duckdb"] = MetadataValue.path(str(refresh(cfg.data_dir)))
     except Exception as exc:
@@ -152,7 +152,7 @@ def _gate(settings: ProveSettings, corpus: str, name: str, passed: bool, metadat
     if not passed:
         cfg = settings.build_config()
         refresh_latest(cfg.data_dir)
-        from pipeline.sql import refresh
+        from pipeline.corpus.sql import refresh
 
         refresh(cfg.data_dir)
     return AssetCheckResult(passed=passed, metadata=metadata, **kw)
@@ -174,7 +174,7 @@ def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetChe
 
 @dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
 def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetCheckResult:
-    from pipeline.dedup import reference_shingles, similar_pairs
+    from pipeline.core.similarity import reference_shingles, similar_pairs
 
     cfg = settings.build_config()
     df = read_examples(corpus)
@@ -195,10 +195,10 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     return _gate(settings, corpus, "corpus_composition", not off, {"off_target": off, "tolerance": tol})
 
 
-@dg.asset_check(asset=corpus, blocking=True, description="The corpus linter (pipeline/lint.py) finds no defect: language, grounding, "
+@dg.asset_check(asset=corpus, blocking=True, description="The corpus linter (pipeline/corpus/lint.py) finds no defect: language, grounding, "
                 "request variety; thresholds in the build config's lint section.")
 def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
-    from pipeline.lint import lint_version
+    from pipeline.corpus.lint import lint_version
 
     rep = lint_version(corpus)
     return _gate(settings, corpus, "corpus_lint", rep.passed,

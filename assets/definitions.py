@@ -22,7 +22,7 @@ from assets.corpus import CHECKS
 from assets.resources import StageStore, settings_for
 from assets.synthesis import PER_SERVER
 from assets.training import training_settings
-from pipeline.config import BuildConfig
+from pipeline.core.config import BuildConfig
 
 ALL_ASSETS = PER_SERVER + CROSS
 

@@ -28,8 +28,8 @@ from assets.resources import HANDOFF, StageStore, ensure_partitions
 from assets.sqlite_commits import relaxed_sync
 from assets.synthesis import PER_SERVER
 from assets.training import grpo_policy
-from pipeline.config import BuildConfig
-from pipeline.fastpath import settled_run
+from pipeline.core.config import BuildConfig
+from pipeline.core.speedups import settled_run
 
 # the runs' own log lines go to the Dagster instance (the UI); the console shows warnings only
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -186,7 +186,7 @@ def build(cfg: BuildConfig, *, train: bool = False, train_params: dict[str, Any]
     one (in-process runs only: ``parallel`` workers need an instance on disk). ``train_params``: the training
     settings (``assets.training.TrainParams`` fields). ``signalled`` says whether the caller's signal handler
     saw an interrupt."""
-    from pipeline.corpus import list_versions
+    from pipeline.corpus.store import list_versions
 
     instance = instance or prepare_instance(cfg)
     if parallel > 1 and instance.is_ephemeral:
@@ -220,7 +220,7 @@ def build(cfg: BuildConfig, *, train: bool = False, train_params: dict[str, Any]
 
 def mark_interrupted(cfg: BuildConfig, before: set[str]) -> None:
     """A version this build wrote but did not finish checking is marked failed (never the default)."""
-    from pipeline.corpus import CHECKED_GATES, gate_results, list_versions, record_gate, refresh_latest
+    from pipeline.corpus.store import CHECKED_GATES, gate_results, list_versions, record_gate, refresh_latest
 
     for v in list_versions(cfg.data_dir):
         if v["version"] not in before and not set(CHECKED_GATES) <= set(gate_results(v["path"])):

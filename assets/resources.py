@@ -1,7 +1,7 @@
 """The resources every asset shares: the build settings (typed Dagster ``Config``), the stage store (IO
 manager) and the per-server partitions, with the small metadata helpers the asset modules use.
 
-The build configuration is ``pipeline.config.BuildConfig``; :func:`dagster_config` turns that pydantic
+The build configuration is ``pipeline.core.config.BuildConfig``; :func:`dagster_config` turns that pydantic
 model (and every stage section in it) into Dagster ``Config`` classes, so the launchpad shows each stage's
 parameters typed, with their defaults, and an added field of ``BuildConfig`` appears there by itself.
 The training settings are typed the same way, by :func:`dagster_overrides`, in ``assets.training`` (this
@@ -24,9 +24,9 @@ import dagster as dg
 from dagster import MetadataValue
 from pydantic import BaseModel, Field, create_model
 
-from pipeline.config import BuildConfig
-from pipeline.fastpath import collector_paused
-from pipeline.records import Rejection
+from pipeline.core.config import BuildConfig
+from pipeline.core.speedups import collector_paused
+from pipeline.core.records import Rejection
 from pipeline.stages import StageOutput
 
 # data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
@@ -95,7 +95,7 @@ BuildParams = dagster_config(BuildConfig)
 
 
 class ProveSettings(dg.ConfigurableResource):
-    """The build configuration (``pipeline.config.BuildConfig``: examples, servers, data dir, every stage's
+    """The build configuration (``pipeline.core.config.BuildConfig``: examples, servers, data dir, every stage's
     parameters), typed. (The policy's training settings are the ``training`` resource: ``assets.training``.)"""
 
     build: BuildParams = BuildParams()  # type: ignore[valid-type]

@@ -9,7 +9,7 @@ from dagster import AssetExecutionContext, MetadataValue
 
 from assets.code_versions import versioned
 from assets.resources import ProveSettings, rejection_meta, server_partitions
-from pipeline.redact import Redactor
+from pipeline.core.redact import Redactor
 from pipeline.stages import (StageOutput, stage_chains, stage_conversations, stage_graph, stage_queries, stage_snapshot,
                              stage_validate)
 

@@ -57,7 +57,7 @@ from assets import corpus as corpus_assets  # noqa: E402
 from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
 from assets import orchestrate  # noqa: E402
 from assets import synthesis as synthesis_assets  # noqa: E402
-from pipeline.config import BuildConfig  # noqa: E402
+from pipeline.core.config import BuildConfig  # noqa: E402
 from pipeline.stages import Timer  # noqa: E402
 
 TARGET_OVERHEAD_SHARE = 0.5

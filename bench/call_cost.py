@@ -13,12 +13,12 @@ trip. This figure measures that floor: a small read (``get_customer``) and a lis
   result's per-version check and typing; there the output-schema re-check and ``Client.call_tool``'s own work land
   in ``event_loop_and_env``);
 * ``mcp_server_before_middleware``: what happens between the client's dispatcher and the server's middleware:
-  on the fast path (``pipeline.env.fastpath.RunnerDispatcher``, row 62 of ``bench/OPTIMISATIONS.md``) mcp's
+  on the fast path (``pipeline.env.fast_client.RunnerDispatcher``, row 62 of ``bench/OPTIMISATIONS.md``) mcp's
   ``ServerRunner`` making the request context; with ``PROVE_FAST_PATHS=0`` mcp's in-process pair, which also
   makes a server-side connection per request and tears it down, under timeout scopes. The build benchmark
   counts this in its "mcp client side", since ``ServerClock`` starts at the outermost middleware;
 * ``mcp_server``: the middleware chain and the tool path around the handler: for kit tools the kit's
-  own (``servers.kit.fastpath.DirectCalls``: request and argument validation, the result's wire form), with
+  own (``servers.kit.fast_server.DirectCalls``: request and argument validation, the result's wire form), with
   ``PROVE_DIRECT_CALLS=0`` mcp's (the same plus a Context, a second validation and dump of the result);
 * ``handler``: the tool handler itself (``HandlerClock``).
 
@@ -47,7 +47,7 @@ from mcp.shared.direct_dispatcher import DirectDispatcher  # noqa: E402
 
 from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
 from pipeline.env import Environment  # noqa: E402
-from pipeline.env.fastpath import DirectClient, RunnerDispatcher  # noqa: E402
+from pipeline.env.fast_client import DirectClient, RunnerDispatcher  # noqa: E402
 
 CLOCKS = (HandlerClock, ServerClock, CallClock)
 

@@ -2,17 +2,17 @@
 
 Synthetic conversations are tool-call sequences drawn from the real servers' tool names (every
 built-in server, listed over MCP): per conversation one server, 2-5 calls (the chain-length
-weights of ``pipeline.chains``), tools drawn with a skew (some tools are popular), and a share
+weights of ``pipeline.discovery.chains``), tools drawn with a skew (some tools are popular), and a share
 of deliberate near-copies of an earlier conversation (one call swapped, added or dropped), so the
 set has both exact duplicate groups and pairs just above and below the 0.70 threshold.
 
 For each size (default 5,000 and 50,000):
 
-* ``dedup_seconds``: ``pipeline.dedup.dedup`` (prefix-filter candidates, each confirmed with the
+* ``dedup_seconds``: ``pipeline.core.similarity.dedup`` (prefix-filter candidates, each confirmed with the
   exact Jaccard) — what the pipeline runs;
 * ``lsh_pairs_seconds``: :func:`lsh_pairs` (all pairs MinHash LSH finds, each confirmed with the
   exact Jaccard; defined here, the build does not run it);
-* ``exact_seconds``: ``pipeline.dedup.exact_pairs`` (every pair's Jaccard). Measured in full where
+* ``exact_seconds``: ``pipeline.core.similarity.exact_pairs`` (every pair's Jaccard). Measured in full where
   the pair count is at most ``--exact-max-pairs``; above that it is measured on a random sample of
   conversations and extrapolated by the pair count (``exact_extrapolated: true``);
 * recall: the share of exact duplicate pairs (Jaccard >= threshold) that LSH alone finds
@@ -42,15 +42,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 from datasketch import MinHash, MinHashLSH  # noqa: E402
 
-from pipeline.config import DedupConfig  # noqa: E402
-from pipeline.dedup import dedup, exact_pairs, jaccard, shingles  # noqa: E402
+from pipeline.core.config import DedupConfig  # noqa: E402
+from pipeline.core.similarity import dedup, exact_pairs, jaccard, shingles  # noqa: E402
 
 TARGET_SPEEDUP = 20.0
 TARGET_RECALL = 0.95
 
 
 # ----------------------------------------------------------------------------- MinHash LSH
-# The approximate alternative to the pipeline's exact prefix filter (pipeline.dedup), kept here to be
+# The approximate alternative to the pipeline's exact prefix filter (pipeline.core.similarity), kept here to be
 # measured against exact pairwise Jaccard: the build does not run it.
 
 _PERMUTATIONS: dict[int, MinHash] = {}
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": round(os.getloadavg()[0], 2)},
         "threshold": cfg.threshold, "num_perm": cfg.num_perm,
         "servers": len(tools), "tools": sum(len(v) for v in tools.values()),
-        "baseline": "exact pairwise Jaccard (pipeline.dedup.exact_pairs), same items, same run",
+        "baseline": "exact pairwise Jaccard (pipeline.core.similarity.exact_pairs), same items, same run",
         "note": "exact pairwise above --exact-max-pairs is timed on a random sample of conversations and extrapolated by pair count; "
                 "recall there is over the exact duplicate pairs inside that sample",
         "runs": runs,

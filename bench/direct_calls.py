@@ -1,6 +1,6 @@
 """The kit's direct ``tools/call`` path against mcp's own, in one process. Prints JSON.
 
-Two banking servers, one with ``DirectCalls`` (``servers.kit.fastpath``) and one without, each behind an
+Two banking servers, one with ``DirectCalls`` (``servers.kit.fast_server``) and one without, each behind an
 in-process ``mcp.Client``; blocks of calls alternate between them so that the machine's load hits both
 alike. Per tool: the median per-call time of each path over the blocks, and the server's part (from the
 outermost server middleware, ``bench/clocks.ServerClock``) minus the handler (``HandlerClock``).

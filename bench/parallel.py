@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assets import orchestrate, progress  # noqa: E402
-from pipeline.config import BuildConfig  # noqa: E402
+from pipeline.core.config import BuildConfig  # noqa: E402
 
 DEFAULT_SERVERS = "banking,crm,calendar,email"
 TARGET_SPEEDUP = 1.6

@@ -1,7 +1,7 @@
 """Reward throughput, and where a GRPO step's wall time goes. Prints JSON.
 
 1. Static components (validity with recorded ``ok``, coverage, efficiency, name, args): trajectories/s of
-   ``pipeline.reward.score`` against a naive implementation in the same process (re-reads the tool schemas
+   ``pipeline.reward.score.score`` against a naive implementation in the same process (re-reads the tool schemas
    for every trajectory, compares values by JSON round-trip), as a ratio. Both must agree on every total.
 2. ``bench/grpo_share.py``: a short SFT + GRPO run of the tiny policy with multi-step live rollouts; the
    share of the GRPO steps' wall time spent in environment work and in the reward.
@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pipeline.env import Environment  # noqa: E402
-from pipeline.reward import RewardConfig, score, tool_index  # noqa: E402
+from pipeline.reward.score import RewardConfig, score, tool_index  # noqa: E402
 
 
 def naive_score(calls, reference, tools_json, cfg):

@@ -36,7 +36,7 @@ from pydantic import Field
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.config import ServerConfig  # noqa: E402
+from pipeline.core.config import ServerConfig  # noqa: E402
 from pipeline.env import Environment  # noqa: E402
 from servers import banking  # noqa: E402
 from servers.kit import SEED_META_KEY, SESSION_META_KEY  # noqa: E402

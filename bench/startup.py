@@ -1,8 +1,8 @@
-"""Start-up costs of a process that builds: importing ``pipeline.lexicon`` in a fresh interpreter, and computing
+"""Start-up costs of a process that builds: importing ``pipeline.language.lexicon`` in a fresh interpreter, and computing
 the assets' code versions. Prints JSON.
 
 Every ``prove build``, ``check`` and ``train``, every Dagster run worker of a parallel build and every test
-worker imports it. ``pipeline.lexicon`` imports inflect with typeguard's ``@typechecked`` as a no-op
+worker imports it. ``pipeline.language.lexicon`` imports inflect with typeguard's ``@typechecked`` as a no-op
 (``bench/OPTIMISATIONS.md``, row 56); the baseline, measured in the same run, imports inflect plainly first,
 so typeguard instruments its 23 checked methods as it did before.
 
@@ -28,8 +28,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 CASES = {
-    "lexicon": "import pipeline.lexicon",
-    "lexicon_after_checked_inflect": "import inflect; import pipeline.lexicon",  # the baseline: inflect as typeguard leaves it
+    "lexicon": "import pipeline.language.lexicon",
+    "lexicon_after_checked_inflect": "import inflect; import pipeline.language.lexicon",  # the baseline: inflect as typeguard leaves it
     "interpreter": "pass",
 }
 

@@ -33,7 +33,7 @@ def fixture_env() -> None:
 
 
 def coverage(path: Path, configs: list) -> dict[str, dict]:
-    from pipeline.corpus import read_examples
+    from pipeline.corpus.store import read_examples
     from pipeline.env import Environment
 
     df = read_examples(path)
@@ -56,8 +56,8 @@ def main() -> int:
     args = ap.parse_args()
     fixture_env()
     from assets.orchestrate import build
-    from pipeline.config import BuildConfig
-    from pipeline.serverfile import load_servers_file
+    from pipeline.core.config import BuildConfig
+    from pipeline.core.servers_file import load_servers_file
 
     configs = load_servers_file(FIXTURES / "servers.yaml")
     if args.servers:

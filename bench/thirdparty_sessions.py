@@ -68,7 +68,7 @@ def measured(fn: Any) -> dict[str, Any]:
 
 
 def check(cfg: Any, log_dir: Path) -> dict[str, Any]:
-    from pipeline.serverfile import check_server
+    from pipeline.core.servers_file import check_server
 
     r = check_server(cfg, log_dir=log_dir)
     return {"edges": len(r.get("edges", [])), "could_not_use": [p for p in r["problems"] if p.startswith("could not use")]}
@@ -97,7 +97,7 @@ def sessions(cfg: Any, n: int, log_dir: Path) -> dict[str, Any]:
 
 def hang_report(timeout_s: float = 1.5) -> dict[str, Any]:
     """Seconds until a server that never answers at start is reported, and what the report says."""
-    from pipeline.config import ServerConfig
+    from pipeline.core.config import ServerConfig
 
     cfg = ServerConfig(name="hang", kind="stdio", command=sys.executable, timeout_s=timeout_s,
                        args=[str(ROOT / "tests" / "thirdparty" / "envcheck_server.py"), "--hang-at-start"])
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = ap.parse_args(argv)
     fixture_env()
     count_starts()
-    from pipeline.serverfile import load_servers_file
+    from pipeline.core.servers_file import load_servers_file
 
     configs = load_servers_file(ROOT / "tests" / "thirdparty" / "servers.yaml")
     if a.servers:

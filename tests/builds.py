@@ -9,7 +9,7 @@ from typing import Any
 import dagster as dg
 
 from assets.orchestrate import BuildRun, build
-from pipeline.config import BuildConfig
+from pipeline.core.config import BuildConfig
 
 
 def build_run(cfg: BuildConfig, gates: bool = True, **kw: Any) -> BuildRun:

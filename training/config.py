@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from pipeline.reward import RewardConfig
+from pipeline.reward.score import RewardConfig
 from training.multistep import RolloutLimits
 from training.tiny import TinyConfig
 

@@ -1,6 +1,6 @@
 """A small, real corpus in the corpus format, made by executing calls on the live banking server.
 
-For tests, the benchmark and offline demos until ``pipeline/corpus.py`` writes real corpora. Every call in a
+For tests, the benchmark and offline demos until ``pipeline/corpus/store.py`` writes real corpora. Every call in a
 conversation is executed on ``Environment("banking").session(env_seed)`` and its result becomes the tool
 message, so the references are replayable. Columns as in the corpus: example_id, kind, servers, env_seed,
 messages (JSON), tools (JSON), reference (JSON, per user turn), augmentations, split.

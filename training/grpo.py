@@ -58,7 +58,7 @@ def make_rollout_func(runner: MultiStepRunner, tasks: Mapping[str, Any], tempera
 
 
 class RolloutReward:
-    """The reward function: the score :func:`pipeline.reward.score_turns` gave each rollout (computed in the
+    """The reward function: the score :func:`pipeline.reward.score.score_turns` gave each rollout (computed in the
     rollout, where the calls ran live). Component means go to the trainer's log (``reward/validity`` ...)."""
 
     __name__ = "prove_reward"

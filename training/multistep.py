@@ -11,7 +11,7 @@ messages over the whole rollout, ``max_user_turns`` the user turns taken from th
 ``max_completion_length`` all completion tokens. A turn the rollout did not reach scores as a turn without
 calls. Every rollout runs on its own ``Environment(server).session(env_seed)``; nothing here raises on model
 output or a broken server (malformed call, unknown tool, dead or hung server end as failed calls that the
-reward scores). The reward is :func:`pipeline.reward.score_turns` on the live outcomes, per user turn.
+reward scores). The reward is :func:`pipeline.reward.score.score_turns` on the live outcomes, per user turn.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from pipeline.reward import RewardBreakdown, RewardConfig, score_turns
+from pipeline.reward.score import RewardBreakdown, RewardConfig, score_turns
 from training.chat import ChatFormat, tool_message
 from training.data import Task
 from training.rollout import EnvPool, parse_tool_calls, run_call

@@ -1,5 +1,5 @@
 """Rollouts on live environments: parse the tool calls out of generated text, run them on a fresh session,
-and score them with :mod:`pipeline.reward`.
+and score them with :mod:`pipeline.reward.score`.
 
 Every rollout gets its own ``Environment(server).session(env_seed)`` (the environments themselves are opened
 once per server and kept in an :class:`EnvPool`), so one rollout's writes never reach another's. Nothing here
@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.config import ServerConfig
+from pipeline.core.config import ServerConfig
 from pipeline.env import Environment
-from pipeline.reward import RewardBreakdown, RewardConfig, replay_state_hashes, score, tool_index
+from pipeline.reward.score import RewardBreakdown, RewardConfig, replay_state_hashes, score, tool_index
 
 _TOOL_CALL_RE = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|(?=<tool_call>)|$)", re.S)
 

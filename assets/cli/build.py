@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from assets.cli.common import positive_int
-from pipeline.errors import validation_problems, yaml_problem
+from pipeline.core.errors import validation_problems, yaml_problem
 
 def build_config(a: argparse.Namespace):
-    from pipeline.config import BuildConfig
+    from pipeline.core.config import BuildConfig
 
     base: dict[str, Any] = {}
     if a.config:
@@ -31,7 +31,7 @@ def build_config(a: argparse.Namespace):
     if a.examples is not None:
         base["examples"] = a.examples
     if a.servers_file:
-        from pipeline.serverfile import ConfigFileError, load_servers_file
+        from pipeline.core.servers_file import ConfigFileError, load_servers_file
 
         try:
             extra = load_servers_file(a.servers_file)

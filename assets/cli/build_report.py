@@ -47,7 +47,7 @@ def _eval_line(report: dict[str, Any]) -> str:
 
 
 def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path: Path | None) -> list[str]:
-    from pipeline.corpus import latest_good, list_versions
+    from pipeline.corpus.store import latest_good, list_versions
 
     lines: list[str] = []
     versions = list_versions(cfg.data_dir)

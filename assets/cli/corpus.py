@@ -10,7 +10,7 @@ from assets.cli.common import print_json
 
 
 def cmd_corpus_list(a: argparse.Namespace) -> int:
-    from pipeline.corpus import list_versions
+    from pipeline.corpus.store import list_versions
 
     vs = list_versions(a.data_dir)
     if a.json:
@@ -28,8 +28,8 @@ def cmd_corpus_list(a: argparse.Namespace) -> int:
 
 
 def cmd_corpus_show(a: argparse.Namespace) -> int:
-    from pipeline.corpus import resolve_version
-    from pipeline.report import show_text
+    from pipeline.corpus.store import resolve_version
+    from pipeline.corpus.report import show_text
 
     p = resolve_version(a.data_dir, a.version)
     m = json.loads((p / "manifest.json").read_text())
@@ -75,7 +75,7 @@ def _print_diff(d: dict[str, Any]) -> None:
 
 
 def cmd_corpus_diff(a: argparse.Namespace) -> int:
-    from pipeline.corpus import diff_versions, resolve_version
+    from pipeline.corpus.store import diff_versions, resolve_version
 
     d = diff_versions(resolve_version(a.data_dir, a.a), resolve_version(a.data_dir, a.b), limit=a.limit)
     if a.json:
@@ -86,9 +86,9 @@ def cmd_corpus_diff(a: argparse.Namespace) -> int:
 
 
 def cmd_corpus_lint(a: argparse.Namespace) -> int:
-    """Lint a corpus version (pipeline/lint.py): counts per defect with example ids; exit 1 when any."""
-    from pipeline.corpus import resolve_version
-    from pipeline.lint import format_report, lint_version
+    """Lint a corpus version (pipeline/corpus/lint.py): counts per defect with example ids; exit 1 when any."""
+    from pipeline.corpus.store import resolve_version
+    from pipeline.corpus.lint import format_report, lint_version
 
     rep = lint_version(resolve_version(a.data_dir, a.version))
     if a.json:

@@ -13,7 +13,7 @@ from assets.cli.common import print_json, short
 def cmd_rejected(a: argparse.Namespace) -> int:
     import polars as pl
 
-    from pipeline.corpus import resolve_version
+    from pipeline.corpus.store import resolve_version
 
     p = resolve_version(a.data_dir, a.version)
     df = pl.read_parquet(p / "rejections.parquet")
@@ -97,7 +97,7 @@ def _print_rejection(d: dict[str, Any], width: int) -> None:
 
 
 def cmd_lineage(a: argparse.Namespace) -> int:
-    from pipeline.lineage import lineage
+    from pipeline.corpus.lineage import lineage
 
     d = lineage(a.data_dir, a.id, None if a.version == "latest" else a.version)
     if d is None:

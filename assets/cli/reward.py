@@ -18,7 +18,7 @@ input: a JSONL file, one trajectory per line:
   A corpus row (train.parquet) with a "calls" field added is a valid line.
 
 output: one JSON object per line: validity, coverage, efficiency, name, args, total (and state with
---state-weight). Weights and formulas: PAPER.md section 3 and pipeline/reward.py.
+--state-weight). Weights and formulas: PAPER.md section 3 and pipeline/reward/score.py.
 
 example:
   echo '{"tools": [{"name": "get_balance", "parameters": {"type": "object", "properties":
@@ -30,7 +30,7 @@ example:
 
 
 def cmd_reward(a: argparse.Namespace) -> int:
-    from pipeline.reward import RewardConfig, RewardInputError, score_jsonl
+    from pipeline.reward.score import RewardConfig, RewardInputError, score_jsonl
 
     if a.state_weight and not a.server:
         print("prove reward: --state-weight compares live states; pass --server NAME too", file=sys.stderr)

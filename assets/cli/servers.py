@@ -66,7 +66,7 @@ def _print_check(r: dict) -> None:
 
 
 def cmd_servers_check(a: argparse.Namespace) -> int:
-    from pipeline.serverfile import ConfigFileError, check_server, load_servers_file
+    from pipeline.core.servers_file import ConfigFileError, check_server, load_servers_file
 
     try:
         configs = load_servers_file(a.config)

@@ -10,7 +10,7 @@ from assets.cli.common import print_json, table
 
 
 def _views(a: argparse.Namespace) -> int:
-    from pipeline import sql
+    from pipeline.corpus import sql
 
     path = sql.refresh(a.data_dir)
     names = sql.view_names(a.data_dir, refresh_first=False)
@@ -28,7 +28,7 @@ def _views(a: argparse.Namespace) -> int:
 def cmd_sql(a: argparse.Namespace) -> int:
     import duckdb
 
-    from pipeline import sql
+    from pipeline.corpus import sql
 
     if not a.query:
         return _views(a)

@@ -11,7 +11,7 @@ from assets.cli.common import print_json
 
 
 def cmd_train(a: argparse.Namespace) -> int:
-    from pipeline.corpus import resolve_version
+    from pipeline.corpus.store import resolve_version
     from training.config import load_train_config
     from training.train import train
 

@@ -9,13 +9,13 @@ server process and a fresh copy of its files per session; :mod:`~pipeline.env.wo
 
 The plain SDK path is the default reading of the code; the measured fast paths (an in-process loop
 driven by the calling thread, kit results not re-validated on the client, reset/close riding on the
-next request) live in :mod:`~pipeline.env.fastpath` behind one switch, ``PROVE_FAST_PATHS``.
+next request) live in :mod:`~pipeline.env.fast_client` behind one switch, ``PROVE_FAST_PATHS``.
 Benchmarks observe every tool call through :data:`CALL_OBSERVERS` (``bench/clocks.py``).
 """
 
 from pipeline.env.connection import CALL_OBSERVERS, Connection, classify_error, result_to_call
-from pipeline.env.core import Environment, ServerBudgetExceeded, Session
-from pipeline.env.fastpath import FAST_PATHS_ENV, InlineLoop, fast_paths_wanted
+from pipeline.env.environment import Environment, ServerBudgetExceeded, Session
+from pipeline.env.fast_client import FAST_PATHS_ENV, InlineLoop, fast_paths_wanted
 from pipeline.env.transport import EnvironmentError_, free_port, wait_for_port
 from servers.kit.keys import ADMIN_PREFIX
 

@@ -2,8 +2,8 @@
 
 Connections that do I/O (stdio, HTTP) keep a background event loop (an anyio blocking portal), so
 their readers run between calls; in-process connections are driven from the calling thread where
-the fast paths are on (:class:`~pipeline.env.fastpath.InlineLoop`), and reach their server through
-:class:`~pipeline.env.fastpath.DirectClient` (one ``ServerRunner`` per connection).
+the fast paths are on (:class:`~pipeline.env.fast_client.InlineLoop`), and reach their server through
+:class:`~pipeline.env.fast_client.DirectClient` (one ``ServerRunner`` per connection).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from typing import Any
 from anyio.from_thread import BlockingPortal
 from mcp import Client
 
-from pipeline.config import ServerConfig
-from pipeline.env.fastpath import DirectClient, InlineLoop, open_client, send_trusted
+from pipeline.core.config import ServerConfig
+from pipeline.env.fast_client import DirectClient, InlineLoop, open_client, send_trusted
 from pipeline.env.transport import EnvironmentError_, Transport, describe_error
-from pipeline.records import CallResult
+from pipeline.core.records import CallResult
 
 logging.getLogger("mcp").setLevel(logging.ERROR)
 logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs as "client"
@@ -70,8 +70,8 @@ class Connection:
     """One MCP client connection on ``portal`` (plus the process its transport may own).
 
     ``trusted``: the calls it names (or all of them, when ``True``) skip the client's output-schema
-    re-check (:func:`~pipeline.env.fastpath.send_trusted`); ``None`` keeps the plain SDK path. ``direct``: an
-    in-process server is reached on the fast path's :class:`~pipeline.env.fastpath.DirectClient` (other
+    re-check (:func:`~pipeline.env.fast_client.send_trusted`); ``None`` keeps the plain SDK path. ``direct``: an
+    in-process server is reached on the fast path's :class:`~pipeline.env.fast_client.DirectClient` (other
     transports ignore it)."""
 
     def __init__(self, portal: BlockingPortal | InlineLoop, config: ServerConfig, transport: Transport,

@@ -16,10 +16,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from pipeline.env.fastpath import Piggyback, WarmSpares
+from pipeline.env.fast_client import Piggyback, WarmSpares
 from pipeline.env.reuse import Clean, CleanProcesses, Stopper, reuse_wanted, setup_key, tree_print
 from pipeline.env.transport import EnvironmentError_
-from pipeline.records import CallResult, stable_hash
+from pipeline.core.records import CallResult, stable_hash
 
 # the session contract as the kit defines it: session and seed in ``_meta``; on kit servers a reset and
 # the ids of closed sessions ride on the next call's ``_meta``, and a state hash on the call it follows
@@ -28,7 +28,7 @@ from servers.kit.keys import ADMIN_PREFIX, CLOSE_META_KEY, RESET_META_KEY, SEED_
 
 if TYPE_CHECKING:
     from pipeline.env.connection import Connection
-    from pipeline.env.core import Environment, Session
+    from pipeline.env.environment import Environment, Session
 
 
 class Isolation(ABC):

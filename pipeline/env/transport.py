@@ -20,7 +20,7 @@ from typing import IO, Any
 from mcp import StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from pipeline.config import ServerConfig
+from pipeline.core.config import ServerConfig
 
 EXIT_MARK = "prove: server process exited with code "
 # ``sh`` writes its process id (that of the server's process group: mcp starts it in a session of its

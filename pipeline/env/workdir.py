@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from pipeline.config import ServerConfig
+from pipeline.core.config import ServerConfig
 from pipeline.env.transport import EnvironmentError_
 
 SESSION_DIR = "SESSION_DIR"

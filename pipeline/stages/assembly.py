@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.augment import abstention_example, apply_robustness, import_abstention_file, irrelevance_example, missing_function_variant
-from pipeline.composition import INFO_LEVELS, Composition, KindCounts
-from pipeline.config import AugmentConfig, BuildConfig, DedupConfig
-from pipeline.corpus import write_corpus
-from pipeline.dedup import dedup, reference_shingles
+from pipeline.assembly.augment import abstention_example, apply_robustness, import_abstention_file, irrelevance_example, missing_function_variant
+from pipeline.core.composition import INFO_LEVELS, Composition, KindCounts
+from pipeline.core.config import AugmentConfig, BuildConfig, DedupConfig
+from pipeline.corpus.store import write_corpus
+from pipeline.core.similarity import dedup, reference_shingles
 from pipeline.env import Environment
-from pipeline.fastpath import heap_settled
-from pipeline.records import Augmentation, Conversation, Example, Rejection, Snapshot, ToolSpec, rejection
+from pipeline.core.speedups import heap_settled
+from pipeline.core.records import Augmentation, Conversation, Example, Rejection, Snapshot, ToolSpec, rejection
 from pipeline.stages.base import StageOutput, stage_rng
 
 
@@ -198,6 +198,6 @@ def stage_augment(cfg: BuildConfig, unique: list[Conversation], snapshots: dict[
 
 @heap_settled
 def stage_corpus(cfg: BuildConfig, examples: list[Example], rejections: list[Rejection], **kwargs: Any) -> Path:
-    """Write the corpus version (:func:`pipeline.corpus.write_corpus`) with the records frozen out of the
+    """Write the corpus version (:func:`pipeline.corpus.store.write_corpus`) with the records frozen out of the
     collector's sight, as the other stages run."""
     return write_corpus(cfg, examples, rejections, **kwargs)

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from pipeline.config import BuildConfig
+from pipeline.core.config import BuildConfig
 from pipeline.env import Environment
-from pipeline.records import Rejection
+from pipeline.core.records import Rejection
 
 Progress = Callable[[int, int], None]
 

@@ -10,13 +10,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.chains import coverage, extract_chains
-from pipeline.config import BuildConfig, ChainConfig, DedupConfig, GraphConfig, ProbeConfig, QueryConfig, ServerConfig
+from pipeline.discovery.chains import coverage, extract_chains
+from pipeline.core.config import BuildConfig, ChainConfig, DedupConfig, GraphConfig, ProbeConfig, QueryConfig, ServerConfig
 from pipeline.env import Environment
-from pipeline.fastpath import heap_settled
-from pipeline.graph import cached_discover
-from pipeline.probe import probe
-from pipeline.records import Chain, DependencyGraph, Rejection, Snapshot, rejection
+from pipeline.core.speedups import heap_settled
+from pipeline.discovery.graph import cached_discover
+from pipeline.discovery.probe import probe
+from pipeline.core.records import Chain, DependencyGraph, Rejection, Snapshot, rejection
 from pipeline.stages.base import StageOutput, cache_dir, server_env
 from pipeline.stages.plan import chains_wanted, n_contexts
 
@@ -34,7 +34,7 @@ class SnapshotStep:
         return cls(cfg.probe, cfg.seed, n_contexts(cfg))
 
     def run(self, env: Environment, server: ServerConfig) -> Snapshot:
-        from pipeline.serverfile import usable_tools
+        from pipeline.core.servers_file import usable_tools
 
         tools, excluded = usable_tools(server, env.tools())
         secrets = server.resolved_secrets() or None
@@ -69,8 +69,8 @@ class GraphStep:
     def run(self, env: Environment, snap: Snapshot) -> tuple[DependencyGraph, bool]:
         classifier = None
         if self.graph.llm:
-            from pipeline.graph import llm_pair_classifier
-            from pipeline.queries import LLMBackend
+            from pipeline.discovery.graph import llm_pair_classifier
+            from pipeline.synthesis.queries import LLMBackend
 
             classifier = llm_pair_classifier(LLMBackend(self.query, self.llm_cache), self.query.llm_model or "")
         return cached_discover(env, snap, self.graph, self.cache, seed=self.seed, llm_classifier=classifier)

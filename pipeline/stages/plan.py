@@ -1,12 +1,12 @@
-"""The build's composition plan as the stages see it: :class:`pipeline.composition.Composition`
+"""The build's composition plan as the stages see it: :class:`pipeline.core.composition.Composition`
 read from a :class:`BuildConfig` (kept as functions of the whole config for their callers)."""
 
 from __future__ import annotations
 
 import math
 
-from pipeline.composition import Composition
-from pipeline.config import BuildConfig
+from pipeline.core.composition import Composition
+from pipeline.core.config import BuildConfig
 
 
 def per_server_target(cfg: BuildConfig) -> int:

@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.composition import Composition
-from pipeline.config import BuildConfig, QueryConfig, ReplayConfig, SimulateConfig
+from pipeline.core.composition import Composition
+from pipeline.core.config import BuildConfig, QueryConfig, ReplayConfig, SimulateConfig
 from pipeline.env import Environment, ServerBudgetExceeded
-from pipeline.fastpath import heap_settled
-from pipeline.queries import make_backend
-from pipeline.records import Chain, Conversation, Snapshot, UserQuery, rejection
-from pipeline.replay import validate
-from pipeline.simulate import plan_query, run_conversation
+from pipeline.core.speedups import heap_settled
+from pipeline.synthesis.queries import make_backend
+from pipeline.core.records import Chain, Conversation, Snapshot, UserQuery, rejection
+from pipeline.synthesis.replay import validate
+from pipeline.synthesis.simulate import plan_query, run_conversation
 from pipeline.stages.base import Progress, StageOutput, cache_dir, server_env, stage_rng
-from pipeline.values import ValueMemo
+from pipeline.language.values import ValueMemo
 
 
 def assign_levels(chains: list[Chain], plan: list[str]) -> list[str]:
@@ -38,7 +38,7 @@ class QueryStep:
 
     simulate: SimulateConfig
     query: QueryConfig
-    max_error_rate: float  # the replay's error budget (:mod:`pipeline.rules`): a dry run over it is rejected here
+    max_error_rate: float  # the replay's error budget (:mod:`pipeline.core.rules`): a dry run over it is rejected here
     composition: Composition
     seed: int
     llm_cache: Path
@@ -88,7 +88,7 @@ class ConversationStep:
     def replier(self) -> Any | None:
         if self.query.backend != "llm":
             return None
-        from pipeline.queries import LLMBackend
+        from pipeline.synthesis.queries import LLMBackend
 
         return LLMBackend(self.query, self.llm_cache)
 

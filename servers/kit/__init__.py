@@ -13,7 +13,7 @@ are module-level functions of that world (:mod:`servers.kit.toolset`).
   ``random.Random`` keyed by server name and seed, and new ids come from per-world counters.
 * Admin tools (reset, state, state hash, close) are callable but hidden from ``tools/list``:
   they are not part of the user-visible tool count.
-* The measured fast paths live in :mod:`servers.kit.fastpath`, each behind one switch
+* The measured fast paths live in :mod:`servers.kit.fast_server`, each behind one switch
   (:class:`FastPaths`): plain calls of kit tools answered by the kit's own ``tools/call`` path
   (:class:`DirectCalls`, the result ``MCPServer`` would give with less in between), mcp's request spans
   dropped when no tracer is installed, seeded worlds copied by unpickling. With the switches off a
@@ -26,11 +26,11 @@ are module-level functions of that world (:mod:`servers.kit.toolset`).
 Modules: :mod:`~servers.kit.keys` (``_meta`` keys, switches, :func:`sensitive`), :mod:`~servers.kit.errors`,
 :mod:`~servers.kit.world` (worlds and session stores), :mod:`~servers.kit.sessions` (which session a call
 belongs to), :mod:`~servers.kit.toolset`, :mod:`~servers.kit.server` (:class:`EnvServer`),
-:mod:`~servers.kit.fastpath` (the measured fast paths) and :mod:`~servers.kit.hooks` (where benchmarks attach).
+:mod:`~servers.kit.fast_server` (the measured fast paths) and :mod:`~servers.kit.hooks` (where benchmarks attach).
 """
 
 from servers.kit.errors import InternalError, InvalidArgument, NotFound, PermissionDenied, StateConflict, ToolFailure, not_found
-from servers.kit.fastpath import DirectCalls, FastPaths, direct_calls_wanted, telemetry_wanted, tracing_installed
+from servers.kit.fast_server import DirectCalls, FastPaths, direct_calls_wanted, telemetry_wanted, tracing_installed
 from servers.kit.hooks import HOOKS, Hooks, WorkTimer
 from servers.kit.keys import (
     ADMIN_PREFIX,

@@ -18,7 +18,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
 from servers.kit.errors import InternalError
-from servers.kit.fastpath import DirectCalls, FastPaths, drop_request_spans, server_info_stamp
+from servers.kit.fast_server import DirectCalls, FastPaths, drop_request_spans, server_info_stamp
 from servers.kit.hooks import HOOKS, HandlerWork
 from servers.kit.keys import HIDDEN_META_KEY
 from servers.kit.redact import redacting_model, sensitive_parameters
@@ -149,7 +149,7 @@ class EnvServer(MCPServer, Generic[W]):
 
     ``category`` is the catalogue category; ``tools`` the server's :class:`ToolSet`; ``default_seed`` the seed
     of a session whose request names none (a plain MCP client's world). ``direct_calls`` and ``telemetry``
-    are the fast-path switches (:class:`~servers.kit.fastpath.FastPaths`; unset: from the environment).
+    are the fast-path switches (:class:`~servers.kit.fast_server.FastPaths`; unset: from the environment).
     ``kit_tools`` holds mcp's ``Tool`` record of every tool, admin tools included, by name.
     """
 

@@ -15,7 +15,7 @@ from servers.kit.keys import CLOSE_META_KEY, DEFAULT_SESSION, RESET_META_KEY, SE
 from servers.kit.world import SessionStore
 
 if TYPE_CHECKING:
-    from servers.kit.fastpath import DirectCalls
+    from servers.kit.fast_server import DirectCalls
 
 
 def session_and_seed(meta: Any, default_seed: int) -> tuple[str, int]:

@@ -9,7 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from servers.kit.fastpath import world_copier
+from servers.kit.fast_server import world_copier
 
 
 class World(BaseModel):

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from assets.cli import main
-from pipeline.config import BuildConfig
+from pipeline.core.config import BuildConfig
 from tests.builds import build_corpus
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 
 from assets.cli import main
-from pipeline.config import BuildConfig
-from pipeline.corpus import list_versions, read_examples, resolve_version, write_corpus
-from pipeline.storage import atomic_dir
+from pipeline.core.config import BuildConfig
+from pipeline.corpus.store import list_versions, read_examples, resolve_version, write_corpus
+from pipeline.core.storage import atomic_dir
 from tests.builds import build_corpus
 
 
@@ -78,7 +78,7 @@ def test_a_write_killed_inside_write_corpus_leaves_the_existing_versions_alone(t
     shutil.copytree(data / "corpus", copy / "corpus")
     before = [v["version"] for v in list_versions(copy)]
 
-    import pipeline.corpus as corpus_mod
+    import pipeline.corpus.store as corpus_mod
 
     def boom(*args, **kwargs):
         raise KeyboardInterrupt("killed while writing the manifest")

@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from assets.cli import main
-from pipeline.config import BuildConfig
-from pipeline.corpus import list_versions, resolve_version
+from pipeline.core.config import BuildConfig
+from pipeline.corpus.store import list_versions, resolve_version
 from tests.builds import build_corpus
 
 

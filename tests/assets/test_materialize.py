@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from assets.orchestrate import build
-from pipeline.config import BuildConfig
+from pipeline.core.config import BuildConfig
 
 SERVERS = ["banking", "crm"]
 

@@ -7,7 +7,7 @@ import json
 import dagster as dg
 
 from assets.cli import main
-from pipeline.corpus import list_versions
+from pipeline.corpus.store import list_versions
 
 
 def test_build_parallel_runs_each_server_partition_as_its_own_concurrent_run(tmp_path, monkeypatch, capsys):

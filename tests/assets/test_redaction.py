@@ -12,8 +12,8 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipeline.config import BuildConfig
-from pipeline.redact import REDACTED, Redactor
+from pipeline.core.config import BuildConfig
+from pipeline.core.redact import REDACTED, Redactor
 from tests.builds import build_run
 
 

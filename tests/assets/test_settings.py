@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from assets.resources import BuildParams, ProveSettings, settings_for
-from pipeline.config import BuildConfig, ChainConfig, ServerConfig
+from pipeline.core.config import BuildConfig, ChainConfig, ServerConfig
 
 
 def _build_fields() -> dict:

@@ -5,7 +5,7 @@ import os
 import dagster as dg
 
 from assets.resources import HANDOFF, Handoff, StageStore
-from pipeline.records import rejection
+from pipeline.core.records import rejection
 from pipeline.stages import StageOutput
 
 

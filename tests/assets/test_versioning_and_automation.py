@@ -19,7 +19,7 @@ from assets import definitions as D
 from assets import resources as R
 from assets import synthesis as S
 from assets import training as T
-from pipeline.config import BuildConfig, ServerConfig
+from pipeline.core.config import BuildConfig, ServerConfig
 from tests.builds import build_run
 
 SERVERS = ["banking", "crm"]
@@ -60,8 +60,8 @@ def test_every_asset_has_a_code_version_computed_from_its_source_and_import_clos
         assert v == CV.code_version(_fn(a)) and v.startswith(f"{CV.CODE_VERSION}-") and len(v.split("-")[1]) == 12
     assert len(set(versions.values())) == len(versions), "each stage runs different code"
     # the closures are read from the code: the modules the hand-kept map once missed are in them
-    assert {"pipeline.chains", "pipeline.dedup"} <= CV.import_closure(CV.function_modules(_fn(S.tool_chains)))
-    assert "pipeline.values" in CV.import_closure(CV.function_modules(_fn(S.dependency_graphs)))
+    assert {"pipeline.discovery.chains", "pipeline.core.similarity"} <= CV.import_closure(CV.function_modules(_fn(S.tool_chains)))
+    assert "pipeline.language.values" in CV.import_closure(CV.function_modules(_fn(S.dependency_graphs)))
     assert "training.grpo" in CV.import_closure(CV.function_modules(_fn(T.grpo_policy)))
 
 
@@ -132,7 +132,7 @@ def test_editing_a_module_outside_a_stages_closure_leaves_its_code_version(tree_
 
 def test_the_manifest_records_every_assets_code_version(built):
     cfg, _, _ = built
-    from pipeline.corpus import resolve_version
+    from pipeline.corpus.store import resolve_version
 
     m = json.loads((resolve_version(cfg.data_dir, "latest") / "manifest.json").read_text())
     # the code versions of every asset that made the version (the policy comes after it)
@@ -315,7 +315,7 @@ def test_rejections_metadata_has_counts_by_stage_and_reason_as_a_table_and_markd
         assert f"{r.data['stage']}/{r.data['reason']}" in md
     assert "chart" in meta  # the PNG (inline)
     # the table agrees with what the corpus version stores (before de-duplication of identical rejections)
-    from pipeline.corpus import resolve_version
+    from pipeline.corpus.store import resolve_version
     import polars as pl
 
     stored = pl.read_parquet(resolve_version(cfg.data_dir, "latest") / "rejections.parquet")

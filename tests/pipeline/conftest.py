@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.chains import extract_chains
-from pipeline.config import ChainConfig, GraphConfig, ProbeConfig, QueryConfig, SimulateConfig
+from pipeline.discovery.chains import extract_chains
+from pipeline.core.config import ChainConfig, GraphConfig, ProbeConfig, QueryConfig, SimulateConfig
 from pipeline.env import Environment
-from pipeline.graph import cached_discover
-from pipeline.probe import probe
-from pipeline.queries import TemplateBackend
-from pipeline.records import Chain, Conversation, DependencyGraph, Snapshot, UserQuery
-from pipeline.simulate import INFO_LEVELS, plan_query, run_conversation
+from pipeline.discovery.graph import cached_discover
+from pipeline.discovery.probe import probe
+from pipeline.synthesis.queries import TemplateBackend
+from pipeline.core.records import Chain, Conversation, DependencyGraph, Snapshot, UserQuery
+from pipeline.synthesis.simulate import INFO_LEVELS, plan_query, run_conversation
 
 SEED = 7  # the BuildConfig default seed, so the build test can reuse the cached banking graph
 

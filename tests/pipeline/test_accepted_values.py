@@ -2,10 +2,10 @@
 ``README.md`` from ``git_status``'s lines): they are tried again when confirming writes, and a chain that starts
 at such a tool is given that value rather than a made-up one."""
 
-from pipeline.chains import extract_chains
-from pipeline.config import ChainConfig
-from pipeline.graph import unobserved, with_accepted
-from pipeline.records import DependencyGraph, Edge, Snapshot, ToolSpec
+from pipeline.discovery.chains import extract_chains
+from pipeline.core.config import ChainConfig
+from pipeline.discovery.graph import unobserved, with_accepted
+from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec
 
 
 def _tool(name, props, required):

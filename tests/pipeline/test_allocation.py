@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pipeline.config import BuildConfig
-from pipeline.records import Conversation
+from pipeline.core.config import BuildConfig
+from pipeline.core.records import Conversation
 from pipeline.stages import INFO_LEVELS, info_level_plan, select_multi_turn
 
 

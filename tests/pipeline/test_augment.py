@@ -9,13 +9,13 @@ from collections import Counter
 
 import pytest
 
-from pipeline.augment import (abstention_example, apply_robustness, import_abstention_file, irrelevance_example,
+from pipeline.assembly.augment import (abstention_example, apply_robustness, import_abstention_file, irrelevance_example,
                               missing_function_variant, strip_enums)
-from pipeline.config import AugmentConfig, BuildConfig
+from pipeline.core.config import AugmentConfig, BuildConfig
 from pipeline.env import Environment
-from pipeline.offtopic import irrelevant_request
-from pipeline.replies import describe
-from pipeline.records import Example, ToolSpec
+from pipeline.language.offtopic import irrelevant_request
+from pipeline.language.replies import describe
+from pipeline.core.records import Example, ToolSpec
 from pipeline.stages import stage_augment
 
 # servers sharing tool names with banking and with each other (list_customers, list_orders, ...)

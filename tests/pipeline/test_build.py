@@ -7,11 +7,11 @@ import json
 import polars as pl
 import pytest
 
-from pipeline.config import BuildConfig, GraphConfig
-from pipeline.corpus import read_examples
+from pipeline.core.config import BuildConfig, GraphConfig
+from pipeline.corpus.store import read_examples
 from pipeline.env import Environment
-from pipeline.records import Conversation
-from pipeline.replay import replay_trace
+from pipeline.core.records import Conversation
+from pipeline.synthesis.replay import replay_trace
 from tests.builds import build_run
 
 REASONS = {"unresolvable_dependency", "nothing_to_withhold", "ungrounded_query", "query_backend_error", "server_failure",
@@ -85,7 +85,7 @@ def test_no_call_examples_have_empty_references(built):
 
 
 def test_the_built_corpus_passes_the_linter_and_records_tool_annotations(built):
-    from pipeline.lint import lint_version
+    from pipeline.corpus.lint import lint_version
 
     _, path, _, _, _ = built
     m = json.loads((path / "manifest.json").read_text())

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pipeline.chains import coverage, extract_chains
-from pipeline.config import ChainConfig
-from pipeline.graph import to_networkx
-from pipeline.fields import output_fields
+from pipeline.discovery.chains import coverage, extract_chains
+from pipeline.core.config import ChainConfig
+from pipeline.discovery.graph import to_networkx
+from pipeline.language.fields import output_fields
 
 SEED = 7
 
@@ -89,7 +89,7 @@ def test_weighted_pick_draws_what_random_choices_draws():
     import random
     from collections import Counter
 
-    from pipeline.chains import _Usage, _weighted
+    from pipeline.discovery.chains import _Usage, _weighted
 
     items = [f"tool_{i}" for i in range(17)]
     usage = _Usage()
@@ -106,8 +106,8 @@ def test_weighted_pick_draws_what_random_choices_draws():
 def test_no_two_extracted_chains_are_near_duplicates(graph, snapshot):
     from itertools import combinations
 
-    from pipeline.config import DedupConfig
-    from pipeline.dedup import jaccard, shingles
+    from pipeline.core.config import DedupConfig
+    from pipeline.core.similarity import jaccard, shingles
 
     threshold = DedupConfig().threshold
     filtered = extract_chains(graph, snapshot, 60, ChainConfig(), seed=SEED)

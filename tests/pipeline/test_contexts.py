@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from pipeline.config import BuildConfig, ProbeConfig
-from pipeline.queries import ID_TOKEN, known_ids
-from pipeline.replay import validate
+from pipeline.core.config import BuildConfig, ProbeConfig
+from pipeline.synthesis.queries import ID_TOKEN, known_ids
+from pipeline.synthesis.replay import validate
 from pipeline.stages import chains_wanted, open_env, stage_chains, stage_conversations, stage_graph, stage_queries, stage_snapshot
 
 

@@ -10,10 +10,10 @@ from collections import Counter
 import polars as pl
 import pytest
 
-from pipeline.augment import irrelevance_example
-from pipeline.config import BuildConfig
-from pipeline.corpus import ToolsJson, content_hash, list_versions, read_examples, resolve_version, assign_splits, write_corpus
-from pipeline.records import rejection, stable_hash
+from pipeline.assembly.augment import irrelevance_example
+from pipeline.core.config import BuildConfig
+from pipeline.corpus.store import ToolsJson, content_hash, list_versions, read_examples, resolve_version, assign_splits, write_corpus
+from pipeline.core.records import rejection, stable_hash
 
 CONTRACT = ["example_id", "kind", "servers", "env_seed", "messages", "tools", "reference", "augmentations", "split",
             "chain_id", "snapshot_id"]
@@ -143,7 +143,7 @@ def test_written_corpus_shares_no_first_message_or_reference_across_splits(cfg, 
 
 def test_composition_is_measured_against_the_configured_knobs(tmp_path, examples, rejections):
     """A build configured for other shares is judged against them, not against the paper's defaults."""
-    from pipeline.config import AugmentConfig
+    from pipeline.core.config import AugmentConfig
 
     own = BuildConfig(examples=10, servers=["banking"], data_dir=str(tmp_path), augment=AugmentConfig(distractor_rate=0.0))
     m = json.loads((write_corpus(own, examples, rejections) / "manifest.json").read_text())

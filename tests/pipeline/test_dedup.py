@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 from bench.dedup import recall_check
-from pipeline.augment import ref_to_json
-from pipeline.config import BuildConfig, DedupConfig
-from pipeline.dedup import dedup, exact_pairs, jaccard, reference_shingles, shingles
+from pipeline.assembly.augment import ref_to_json
+from pipeline.core.config import BuildConfig, DedupConfig
+from pipeline.core.similarity import dedup, exact_pairs, jaccard, reference_shingles, shingles
 from pipeline.stages import stage_dedup
 
 
@@ -97,7 +97,7 @@ def test_stage_dedup_rejects_duplicates_with_lineage(conversations):
 
 def test_the_prefix_filtered_pair_search_finds_exactly_the_pairs_of_the_all_pairs_search():
     """The corpus gate uses similar_pairs (fast); it must find every pair the all-pairs check finds, no more."""
-    from pipeline.dedup import similar_pairs
+    from pipeline.core.similarity import similar_pairs
 
     for seed in range(3):
         items = _realistic(400, seed)

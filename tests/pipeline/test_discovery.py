@@ -4,10 +4,10 @@ objects built from an input schema's definitions)."""
 
 import random
 
-from pipeline.discovery import generic_entities, parse_result, result_values, tool_noun
-from pipeline.records import Snapshot, ToolSpec
-from pipeline.fields import find_field
-from pipeline.values import fill_args
+from pipeline.language.entities import generic_entities, parse_result, result_values, tool_noun
+from pipeline.core.records import Snapshot, ToolSpec
+from pipeline.language.fields import find_field
+from pipeline.language.values import fill_args
 
 MEMORY_GRAPH = {
     "entities": [
@@ -75,7 +75,7 @@ def test_find_field_reads_a_text_listing():
 
 
 def test_a_text_inside_results_is_read_once_per_field_and_gives_the_same_values(monkeypatch):
-    from pipeline import discovery, fields
+    from pipeline.language import entities as discovery, fields
 
     read: list[tuple[str, str]] = []
 

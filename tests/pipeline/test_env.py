@@ -257,12 +257,12 @@ def test_a_reset_holds_even_when_the_call_it_rides_on_fails_before_the_handler(s
 
 def _wire_results(client_cm, calls):
     """Each call's result as mcp's wire dict (or the protocol error's code and message), sent through ``client_cm``
-    as the environment sends a kit server's calls (:func:`~pipeline.env.fastpath.send_trusted`)."""
+    as the environment sends a kit server's calls (:func:`~pipeline.env.fast_client.send_trusted`)."""
     import asyncio
 
     from mcp.shared.exceptions import MCPError
 
-    from pipeline.env.fastpath import send_trusted
+    from pipeline.env.fast_client import send_trusted
 
     async def run():
         out = []
@@ -283,7 +283,7 @@ def test_the_direct_client_answers_every_call_as_mcps_own_in_process_client_does
 
     from mcp import Client
 
-    from pipeline.env.fastpath import DirectClient
+    from pipeline.env.fast_client import DirectClient
     from servers.registry import build
 
     s = {"prove/session": "s1", "prove/seed": 3}
@@ -306,7 +306,7 @@ def test_the_direct_client_reports_a_crash_outside_the_tools_as_an_opaque_intern
     from mcp import Client
     from mcp_types import INTERNAL_ERROR
 
-    from pipeline.env.fastpath import DirectClient
+    from pipeline.env.fast_client import DirectClient
     from servers.registry import build
 
     async def crash(ctx, call_next):
@@ -331,7 +331,7 @@ def test_fast_in_process_connections_keep_one_server_side_connection_and_the_pla
     from mcp.server.connection import Connection as ServerConnection
 
     from pipeline.env import Environment
-    from pipeline.env.fastpath import DirectClient
+    from pipeline.env.fast_client import DirectClient
 
     made = []
     real = ServerConnection.from_envelope.__func__
@@ -363,7 +363,7 @@ def test_a_request_on_a_closed_direct_connection_is_refused_as_connection_closed
     from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED
 
-    from pipeline.env.fastpath import RunnerDispatcher, low_level_server
+    from pipeline.env.fast_client import RunnerDispatcher, low_level_server
     from servers.registry import build
 
     async def run():

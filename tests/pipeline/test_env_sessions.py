@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import ServerConfig
+from pipeline.core.config import ServerConfig
 from pipeline.env import Environment, EnvironmentError_, ServerBudgetExceeded
-from pipeline.records import Conversation, TraceCall
-from pipeline.replay import describe_mismatch, replay_trace
+from pipeline.core.records import Conversation, TraceCall
+from pipeline.synthesis.replay import describe_mismatch, replay_trace
 
 SERVER = str(Path(__file__).resolve().parent.parent / "thirdparty" / "envcheck_server.py")
 
@@ -155,8 +155,8 @@ def test_replay_repeats_the_recorded_setup_and_names_a_result_difference(monkeyp
 
 def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir(template, monkeypatch, tmp_path):
     from tests.builds import build_corpus
-    from pipeline.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig
-    from pipeline.serverfile import check_server
+    from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig
+    from pipeline.core.servers_file import check_server
 
     fixtures = Path(SERVER).parent
     seeds = fixtures / "seeds"
@@ -217,7 +217,7 @@ def test_a_spent_time_budget_ends_the_servers_partition_with_a_rejection_naming_
     import polars as pl
 
     from tests.builds import build_corpus
-    from pipeline.config import BuildConfig
+    from pipeline.core.config import BuildConfig
 
     slow = ServerConfig(name="banking", time_budget_s=0.001)
     cfg = BuildConfig(examples=6, servers=["banking", "calendar"], server_configs=[slow], data_dir=str(tmp_path / "data"))

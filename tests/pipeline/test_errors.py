@@ -6,9 +6,9 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from pipeline.config import BuildConfig
-from pipeline.errors import validation_problems, yaml_problem
-from pipeline.serverfile import ConfigFileError, load_servers_file
+from pipeline.core.config import BuildConfig
+from pipeline.core.errors import validation_problems, yaml_problem
+from pipeline.core.servers_file import ConfigFileError, load_servers_file
 
 
 def test_each_pydantic_problem_is_one_line_with_its_field_path():

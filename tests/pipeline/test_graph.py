@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from pipeline.config import GraphConfig
-from pipeline.graph import cached_discover, candidate_explicit, discover, to_networkx
-from pipeline.records import schema_hash
+from pipeline.core.config import GraphConfig
+from pipeline.discovery.graph import cached_discover, candidate_explicit, discover, to_networkx
+from pipeline.core.records import schema_hash
 
 SEED = 7
 

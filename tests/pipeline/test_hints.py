@@ -1,13 +1,13 @@
-"""What a tool's words say about its parameters (pipeline.hints), and values made up for tools known by their
+"""What a tool's words say about its parameters (pipeline.language.hints), and values made up for tools known by their
 words only (no output schema) that respect it: stated ranges, listed names, text defaults; and the lines of
 text results another tool can take (labelled lines, ids opening lines)."""
 
 import random
 
-from pipeline.discovery import line_pairs
-from pipeline.hints import listed_values, range_hint
-from pipeline.records import Snapshot, ToolSpec
-from pipeline.values import fill_args
+from pipeline.language.entities import line_pairs
+from pipeline.language.hints import listed_values, range_hint
+from pipeline.core.records import Snapshot, ToolSpec
+from pipeline.language.values import fill_args
 
 
 def _tool(name, desc, props, required=(), output_schema=None):
@@ -98,8 +98,8 @@ def test_record_fields_of_a_text_only_tool_take_observed_values_and_a_new_things
 
 
 def test_a_namespaced_verb_takes_its_first_value_as_its_object():
-    from pipeline.records import CallResult
-    from pipeline.requests import StepWriter
+    from pipeline.core.records import CallResult
+    from pipeline.language.request_writer import StepWriter
 
     add = _tool("git_add", "Adds file contents to the staging area", {"files": {"type": "array", "items": {"type": "string"}}}, ["files"])
     step = {"tool": add, "args": {"files": ["README.md"]}, "sources": {}, "source_fields": {}, "result": CallResult(ok=True, data="ok"), "index": 0}

@@ -1,4 +1,4 @@
-"""pipeline.lexicon imports inflect without typeguard's instrumentation, and inflect's words are unchanged."""
+"""pipeline.language.lexicon imports inflect without typeguard's instrumentation, and inflect's words are unchanged."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, typeguard
 real = typeguard.typechecked
-import pipeline.lexicon as lexicon
+import pipeline.language.lexicon as lexicon
 import inflect
 code = inflect.engine.plural.__code__
 print(json.dumps({

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from assets.cli import main
-from pipeline.config import BuildConfig, LintConfig
-from pipeline.corpus import read_examples, write_corpus
-from pipeline.lint import lint_frame
-from pipeline.records import Conversation, RefCall, ToolSpec
+from pipeline.core.config import BuildConfig, LintConfig
+from pipeline.corpus.store import read_examples, write_corpus
+from pipeline.corpus.lint import lint_frame
+from pipeline.core.records import Conversation, RefCall, ToolSpec
 
 LIST = ToolSpec(name="list_accounts", server="bank", read_only=True, description="List open accounts, filtered by customer, type or minimum balance.",
                 input_schema={"type": "object", "properties": {"customer_id": {"type": "string"}}})
@@ -40,7 +40,7 @@ def _lint(convs, tmp_path, lint: LintConfig | None = None):
     cfg = BuildConfig(examples=len(convs), servers=["bank"], data_dir=str(tmp_path), lint=lint or LintConfig(min_distinct_frames=0,
                                                                                                          min_unique_openings=0))
     path = write_corpus(cfg, convs, [])
-    from pipeline.lint import lint_version
+    from pipeline.corpus.lint import lint_version
 
     return lint_version(path), path
 
@@ -117,7 +117,7 @@ def test_prove_corpus_lint_prints_counts_per_defect_and_fails_on_any(tmp_path, c
 
 
 def test_a_word_or_short_phrase_said_twice_back_to_back_is_flagged(tmp_path):
-    from pipeline.lint import stutter
+    from pipeline.corpus.lint import stutter
 
     ask = [(LIST, {"customer_id": "CUS-0001"}, LISTED)]
     bad = [_conv("c1", ["list accounts for it for it CUS-0001"], ask, ["I found 2 accounts."]),
@@ -160,7 +160,7 @@ def test_openings_are_compared_within_the_sample_so_the_share_does_not_fall_with
 
 
 def test_a_tools_value_is_read_tool_by_tool_and_a_split_inside_a_tool_falls_back_to_the_whole():
-    from pipeline.lint import Linter, tool_items
+    from pipeline.corpus.lint import Linter, tool_items
 
     def fn(name: str, **extra) -> dict:
         return {"type": "function", "function": {"name": name, "description": "Looks up a record.",

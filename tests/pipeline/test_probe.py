@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pipeline.config import ProbeConfig
-from pipeline.probe import narrow, probe, probe_safe
-from pipeline.values import linked_secret
+from pipeline.core.config import ProbeConfig
+from pipeline.discovery.probe import narrow, probe, probe_safe
+from pipeline.language.values import linked_secret
 
 SEED = 7
 

@@ -13,13 +13,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from tests.builds import build_run
-from pipeline.corpus import read_examples
-from pipeline.config import AugmentConfig, BuildConfig, QueryConfig, SimulateConfig
-from pipeline.lint import lint_version
-from pipeline.phrasing import relative_date, say_value
-from pipeline.queries import LLMBackend, TemplateBackend, grounding_errors
-from pipeline.records import CallResult, Snapshot
-from pipeline.simulate import plan_query
+from pipeline.corpus.store import read_examples
+from pipeline.core.config import AugmentConfig, BuildConfig, QueryConfig, SimulateConfig
+from pipeline.corpus.lint import lint_version
+from pipeline.language.phrasing import relative_date, say_value
+from pipeline.synthesis.queries import LLMBackend, TemplateBackend, grounding_errors
+from pipeline.core.records import CallResult, Snapshot
+from pipeline.synthesis.simulate import plan_query
 
 TURNS_RE = re.compile(r"Turns \(one user message per turn, in order\): (.*)\n")
 DRAFT_RE = re.compile(r"A plain draft of your reply: (.*)\n")
@@ -360,7 +360,7 @@ def test_grounding_accepts_an_id_the_state_holds_only_as_a_field_value():
 def test_a_flag_or_a_preposition_named_parameter_is_said_once(param, value, said, never):
     import random
 
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     w = StepWriter([], {}, "2026-03-02", random.Random(0))
     for seed in range(12):
@@ -377,7 +377,7 @@ def test_a_time_with_minutes_is_never_said_as_the_bare_hour():
 
 
 def test_a_terse_turn_never_asks_for_the_same_thing_twice_in_the_same_words(tools_by_name, snapshot):
-    from pipeline.lint import stutter
+    from pipeline.corpus.lint import stutter
 
     bal = _turns(tools_by_name, snapshot)[0][0]
     # two reads of the account the first turn found, in one terse turn: "Check it; check it" asked one thing twice
@@ -391,8 +391,8 @@ def test_a_terse_turn_never_asks_for_the_same_thing_twice_in_the_same_words(tool
 
 
 def test_steps_on_one_entity_in_a_terse_turn_never_say_a_phrase_twice_running():
-    from pipeline.phrasing import stutter
-    from pipeline.requests import compose_turn
+    from pipeline.language.phrasing import stutter
+    from pipeline.language.request_writer import compose_turn
 
     phrases = ["reconnect it", "check it", "check sensor reading for it"]  # joined by "; ": "it; check it; check"
     for i in range(20):
@@ -401,7 +401,7 @@ def test_steps_on_one_entity_in_a_terse_turn_never_say_a_phrase_twice_running():
 
 
 def _step(name, desc, args, entities_result=None):
-    from pipeline.records import ToolSpec
+    from pipeline.core.records import ToolSpec
 
     props = {p: {"type": "string", "description": p} for p in args}
     tool = ToolSpec(name=name, server="x", description=desc, output_schema={"type": "object"},
@@ -410,8 +410,8 @@ def _step(name, desc, args, entities_result=None):
 
 
 def test_a_name_that_opens_with_the_verb_is_quoted_rather_than_said_twice():
-    from pipeline.phrasing import stutter
-    from pipeline.requests import StepWriter
+    from pipeline.language.phrasing import stutter
+    from pipeline.language.request_writer import StepWriter
 
     step = _step("add_issue_to_sprint", "Put an issue into a sprint.", {"issue_id": "API-0005", "sprint_id": "SPR-0011"})
     entities = {"API-0005": {"title": "Add monitoring for the nightly ETL"}}
@@ -421,8 +421,8 @@ def test_a_name_that_opens_with_the_verb_is_quoted_rather_than_said_twice():
 
 
 def test_a_request_never_repeats_its_tools_description():
-    from pipeline.phrasing import ngrams
-    from pipeline.requests import StepWriter
+    from pipeline.language.phrasing import ngrams
+    from pipeline.language.request_writer import StepWriter
 
     desc = "Remove a product from the wishlist."
     step = _step("remove_from_wishlist", desc, {"product_id": "PRD-0023"})
@@ -432,7 +432,7 @@ def test_a_request_never_repeats_its_tools_description():
 
 
 def test_an_enum_value_is_said_in_words_not_quoted_as_a_code():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     w = StepWriter([], {}, "2026-03-02", random.Random(0))
     for seed in range(30):
@@ -444,7 +444,7 @@ def test_an_enum_value_is_said_in_words_not_quoted_as_a_code():
 
 
 def test_a_word_value_is_never_said_with_at_or_of():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     w = StepWriter([], {}, "2026-03-02", random.Random(0))
     texts = set()
@@ -458,7 +458,7 @@ def test_a_word_value_is_never_said_with_at_or_of():
 
 
 def test_a_time_after_a_preposition_comes_before_its_day_and_closes_the_request():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     step = _step("get_opening_hours", "Opening hours of a place.", {"place_id": "PLC-0023", "at": "2026-03-02T09:00"})
     step["tool"] = step["tool"].model_copy(update={"read_only": True})
@@ -470,7 +470,7 @@ def test_a_time_after_a_preposition_comes_before_its_day_and_closes_the_request(
 
 
 def test_a_route_is_said_from_one_place_to_the_other():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     step = _step("estimate_arrival", "Estimate the arrival time.", {"origin_place_id": "PLC-0023", "destination_place_id": "PLC-0019"})
     step["tool"] = step["tool"].model_copy(update={"read_only": True})
@@ -481,7 +481,7 @@ def test_a_route_is_said_from_one_place_to_the_other():
 
 
 def test_a_route_between_two_places_from_earlier_results_names_each_role():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     found = _step("get_route", "Route between two places.", {"origin_place_id": "PLC-0040", "destination_place_id": "PLC-0019"})
     found["result"] = CallResult(ok=True, data={"origin_place_id": "PLC-0040", "destination_place_id": "PLC-0019"})
@@ -496,7 +496,7 @@ def test_a_route_between_two_places_from_earlier_results_names_each_role():
 
 
 def test_a_value_with_a_unit_in_its_name_says_the_unit_once():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     for terse in (True, False):
         for seed in range(30):
@@ -507,9 +507,9 @@ def test_a_value_with_a_unit_in_its_name_says_the_unit_once():
 def test_unfollowing_names_the_user_unfollowed_as_the_object_and_the_signed_in_user_as_who_acts():
     """unfollow_user(user_id: the signed-in user, target_user_id): the request and the reply are about the target,
     never "unfollow user USR-0028 for target user USR-0002" (the actor unfollowed) nor "I unfollowed user USR-0028"."""
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
-    from pipeline.requests import StepWriter
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
+    from pipeline.language.request_writer import StepWriter
 
     props = {"user_id": {"type": "string", "description": "Id of the signed-in user performing the action, e.g. 'USR-0001'"},
              "target_user_id": {"type": "string", "description": "Id of the user to stop following (from list_following)"}}
@@ -525,7 +525,7 @@ def test_unfollowing_names_the_user_unfollowed_as_the_object_and_the_signed_in_u
 
 
 def test_a_terse_route_keeps_its_direction():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     step = _step("compare_routes", "Compare travel modes.", {"origin_place_id": "PLC-0133", "destination_place_id": "PLC-0082"})
     for i in range(10):
@@ -534,9 +534,9 @@ def test_a_terse_route_keeps_its_direction():
 
 
 def test_a_verb_ending_in_a_preposition_drops_it_before_a_slot_that_opens_with_one():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
-    from pipeline.requests import StepWriter
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
+    from pipeline.language.request_writer import StepWriter
 
     tool = ToolSpec(name="reply_in_thread", server="x", input_schema={"type": "object", "properties": {}})
     step = {"tool": tool, "args": {"message_id": "M-00023", "text": "On it"}, "sources": {}, "source_fields": {},
@@ -549,7 +549,7 @@ def test_a_verb_ending_in_a_preposition_drops_it_before_a_slot_that_opens_with_o
 
 
 def test_a_listing_whose_records_share_a_label_names_each_by_the_id_that_tells_them_apart():
-    from pipeline.replies import list_reply
+    from pipeline.language.replies import list_reply
 
     follows = [{"user_id": "USR-0017", "target_user_id": f"USR-00{n:02d}", "status": "active"} for n in (12, 3, 8)]
     reply = list_reply("follows", follows, None, random.Random(0))
@@ -558,7 +558,7 @@ def test_a_listing_whose_records_share_a_label_names_each_by_the_id_that_tells_t
 
 def test_a_listing_whose_records_all_carry_their_parents_id_names_them_without_it():
     """list_positions: each position holds its portfolio's id; "LTHM and PTRA", never "LTHM (PF-0005) and PTRA (PF-0005)"."""
-    from pipeline.replies import list_reply
+    from pipeline.language.replies import list_reply
 
     positions = [{"portfolio_id": "PF-0005", "symbol": s, "quantity": q} for s, q in (("LTHM", 20), ("PTRA", 5), ("AQUA", 7))]
     for seed in range(8):
@@ -570,7 +570,7 @@ def test_a_listing_whose_records_all_carry_their_parents_id_names_them_without_i
 
 def test_a_listing_named_by_the_id_that_tells_them_apart_counts_what_those_ids_name():
     """list_following's records are "follows"; listed by whom they follow, they are counted as users: never "8 follows came back"."""
-    from pipeline.replies import list_reply
+    from pipeline.language.replies import list_reply
 
     follows = [{"user_id": "USR-0017", "target_user_id": f"USR-00{n:02d}", "status": "active", "since": "2026-01-0{n % 9 + 1}"}
                for n in (12, 3, 8, 21)]
@@ -582,8 +582,8 @@ def test_a_listing_named_by_the_id_that_tells_them_apart_counts_what_those_ids_n
 
 
 def test_a_confirmation_of_a_transfer_says_from_which_account_not_for_from():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
 
     tool = ToolSpec(name="transfer", server="banking", input_schema={"type": "object", "properties": {}})
     for i in range(10):
@@ -592,7 +592,7 @@ def test_a_confirmation_of_a_transfer_says_from_which_account_not_for_from():
 
 
 def test_a_write_is_done_for_a_person_never_on_or_with_one():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     book = _step("book_hotel", "Book a hotel room.", {"traveller_id": "TRV-0007", "room_id": "RM-0012"})
     meet = _step("schedule_meeting", "Schedule a meeting.", {"host_id": "USR-0009", "title": "Budget check-in"})
@@ -604,8 +604,8 @@ def test_a_write_is_done_for_a_person_never_on_or_with_one():
 
 
 def test_a_reply_says_the_record_that_was_asked_for_even_when_the_result_nests_it():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import step_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import step_reply
 
     hours = ToolSpec(name="get_store_hours", server="retail_chain", read_only=True, input_schema={"type": "object", "properties": {}})
     week = {"friday": "09:00-18:00", "monday": "08:00-20:00", "sunday": "closed", "tuesday": "09:00-18:00"}
@@ -622,7 +622,7 @@ def test_a_reply_says_the_record_that_was_asked_for_even_when_the_result_nests_i
 
 
 def test_a_tool_named_for_an_adverb_is_said_as_the_things_it_finds():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     step = _step("search_nearby", "Find places near a place.", {"place_id": "PLC-0070"})
     for i in range(10):
@@ -631,8 +631,8 @@ def test_a_tool_named_for_an_adverb_is_said_as_the_things_it_finds():
 
 
 def test_a_value_that_opens_with_its_own_name_is_said_once():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import step_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import step_reply
 
     tool = ToolSpec(name="receive_transfer", server="retail_chain", input_schema={"type": "object", "properties": {}})
     data = {"transfer_id": "TRF-0011", "sku": "SKU-00027", "quantity": 1, "status": "received"}
@@ -642,8 +642,8 @@ def test_a_value_that_opens_with_its_own_name_is_said_once():
 
 
 def test_a_confirmed_deposit_says_how_much_went_into_which_account():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
 
     deposit = ToolSpec(name="deposit", server="banking", input_schema={"type": "object", "properties": {}})
     withdraw = ToolSpec(name="withdraw", server="banking", input_schema={"type": "object", "properties": {}})
@@ -655,7 +655,7 @@ def test_a_confirmed_deposit_says_how_much_went_into_which_account():
 
 
 def test_back_references_in_a_row_are_worded_differently():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     first = _step("list_accounts", "List accounts.", {})
     first["result"] = CallResult(ok=True, data={"accounts": [{"account_id": "ACC-0001"}]})
@@ -670,7 +670,7 @@ def test_back_references_in_a_row_are_worded_differently():
 
 def test_a_value_a_later_step_shadowed_is_named_not_pointed_at():
     """After a new invoice was created, "the invoice you just found" would mean the new one: the older one is named."""
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     found = _step("get_invoice", "Get an invoice.", {"invoice_id": "INV-00029"})
     found["result"] = CallResult(ok=True, data={"invoice_id": "INV-00029", "merchant_id": "MER-0006"})
@@ -689,8 +689,8 @@ def test_a_value_a_later_step_shadowed_is_named_not_pointed_at():
 
 
 def test_a_write_whose_result_says_it_did_not_happen_is_not_confirmed_as_done():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
 
     tool = ToolSpec(name="cancel_navigation", server="vehicle", input_schema={"type": "object", "properties": {}})
     for i in range(10):
@@ -703,9 +703,9 @@ def test_a_write_whose_result_says_it_did_not_happen_is_not_confirmed_as_done():
 
 
 def test_adding_to_a_cart_names_the_thing_added_not_its_owner():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
-    from pipeline.requests import StepWriter
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
+    from pipeline.language.request_writer import StepWriter
 
     tool = ToolSpec(name="add_to_cart", server="food_delivery", input_schema={"type": "object", "properties": {}})
     step = {"tool": tool, "args": {"customer_id": "CUS-0010", "item_id": "ITM-0080", "quantity": 3}, "sources": {},
@@ -719,9 +719,9 @@ def test_adding_to_a_cart_names_the_thing_added_not_its_owner():
 
 
 def test_a_missing_or_failed_reply_in_thread_is_said_without_a_doubled_preposition():
-    from pipeline.queries import describe_tool
-    from pipeline.records import ToolSpec
-    from pipeline.replies import describe
+    from pipeline.synthesis.queries import describe_tool
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import describe
 
     tool = ToolSpec(name="reply_in_thread", server="team_chat", input_schema={"type": "object", "properties": {}})
     assert describe_tool(tool) == "reply in thread"
@@ -731,8 +731,8 @@ def test_a_missing_or_failed_reply_in_thread_is_said_without_a_doubled_prepositi
 
 
 def test_mark_says_the_state_it_sets_as_read_or_unstarred_never_marked():
-    from pipeline.records import ToolSpec
-    from pipeline.requests import StepWriter
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.request_writer import StepWriter
 
     tool = ToolSpec(name="mark_message", server="email", input_schema={"type": "object", "properties": {}})
     step = {"tool": tool, "args": {"message_id": "MSG-0041", "is_read": True, "is_starred": False}, "sources": {},
@@ -744,7 +744,7 @@ def test_mark_says_the_state_it_sets_as_read_or_unstarred_never_marked():
 
 
 def _acting(name: str, server: str, actor_doc: str, args: dict) -> dict:
-    from pipeline.records import ToolSpec
+    from pipeline.core.records import ToolSpec
 
     props = {p: {"type": "string"} for p in args}
     props["user_id"] = {"type": "string", "description": actor_doc}
@@ -753,7 +753,7 @@ def _acting(name: str, server: str, actor_doc: str, args: dict) -> dict:
 
 
 def test_the_user_a_call_acts_as_is_said_as_such_not_as_what_it_acts_on():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     comment = _acting("comment_on_post", "social_media", "Id of the signed-in user performing the action, e.g. 'USR-0001'",
                       {"user_id": "USR-0017", "post_id": "PST-0004", "text": "Let's discuss tomorrow"})
@@ -769,8 +769,8 @@ def test_the_user_a_call_acts_as_is_said_as_such_not_as_what_it_acts_on():
 
 
 def test_a_noun_of_the_tool_name_takes_the_id_its_description_names():
-    from pipeline.records import ToolSpec
-    from pipeline.requests import StepWriter
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.request_writer import StepWriter
 
     props = {"event_id": {"type": "string"},
              "contact_id": {"type": "string", "description": "Contact id of the attendee to remove (from get_event)"}}
@@ -786,7 +786,7 @@ def test_a_noun_of_the_tool_name_takes_the_id_its_description_names():
 
 
 def test_a_parameter_named_with_a_trailing_preposition_takes_its_value_directly():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     said = {StepWriter([], {}, "2026-03-02", random.Random(s)).arg_phrase("ends_on", "2026-03-09", read=False, terse=False) for s in range(40)}
     assert all(t.startswith("ends on ") and "set to" not in t and " as the " not in t for t in said), said  # never "ends on set to March 9th"
@@ -794,8 +794,8 @@ def test_a_parameter_named_with_a_trailing_preposition_takes_its_value_directly(
 
 def test_a_confirmation_says_the_fields_the_call_set_as_the_result_reports_them():
     """"I set the lights. It now shows headlights off", never "Result: nickname Unit 17, make Tesla" (what was not asked)."""
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
 
     vehicle = {"vehicle_id": "VEH-003", "nickname": "Unit 17", "make": "Tesla", "model": "Model 3", "year": 2023,
                "climate": {"climate_on": False, "temperature_c": 21.0}, "headlights": "off", "hazard_lights": True}
@@ -809,8 +809,8 @@ def test_a_confirmation_says_the_fields_the_call_set_as_the_result_reports_them(
 
 
 def test_a_reply_says_each_fact_once():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
 
     tool = ToolSpec(name="add_expense", server="budget", input_schema={"type": "object", "properties": {}})
     data = {"category_id": "CAT-0008", "month": "2026-03", "category_spent": 207.81,
@@ -822,7 +822,7 @@ def test_a_reply_says_each_fact_once():
 
 def test_a_context_after_the_request_is_only_ever_a_when():
     """"... savings goal of 500 from the airport" reads as where the goal comes from: a place or a purpose leads the turn."""
-    from pipeline.requests import CONTEXTS, WHEN_WORDS, compose_turn
+    from pipeline.language.request_writer import CONTEXTS, WHEN_WORDS, compose_turn
 
     trailing = [c for cs in CONTEXTS.values() for c in cs if c.split(" ")[0] not in WHEN_WORDS]
     seen_lead = 0
@@ -837,7 +837,7 @@ def test_a_context_after_the_request_is_only_ever_a_when():
 
 
 def test_an_entity_the_user_named_to_a_write_is_never_what_you_just_found():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     wrote = _step("set_lights", "Set the lights.", {"vehicle_id": "VEH-005", "headlights": "on"})
     wrote["result"] = CallResult(ok=True, data={"vehicle_id": "VEH-005", "headlights": "on"})
@@ -854,7 +854,7 @@ def test_an_entity_the_user_named_to_a_write_is_never_what_you_just_found():
 
 def test_a_list_parameter_named_for_what_it_does_is_said_as_doing_it():
     """label_message(add_labels=["follow-up"]): "adding the label follow-up", never "follow-up as the add labels"."""
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     step = _step("label_message", "Label a message.", {"message_id": "MSG-0008", "add_labels": ["follow-up"], "remove_labels": ["a", "b"]})
     for i in range(20):
@@ -864,8 +864,8 @@ def test_a_list_parameter_named_for_what_it_does_is_said_as_doing_it():
 
 
 def test_a_confirmed_delete_does_not_report_its_own_flag():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
 
     tool = ToolSpec(name="delete_scene", server="iot_devices", input_schema={"type": "object", "properties": {}})
     for i in range(10):
@@ -875,8 +875,8 @@ def test_a_confirmed_delete_does_not_report_its_own_flag():
 
 def test_a_switch_is_said_as_its_verb_in_the_request_and_the_reply():
     """set_trunk(open=true): "open the trunk of my vehicle" / "I opened the trunk", never "change the trunk of my vehicle and open"."""
-    from pipeline.replies import confirm_reply
-    from pipeline.requests import StepWriter
+    from pipeline.language.replies import confirm_reply
+    from pipeline.language.request_writer import StepWriter
 
     trunk = _step("set_trunk", "Open or close the trunk.", {"vehicle_id": "VEH-004", "open": True})
     auto = _step("set_automation_enabled", "Turn an automation on or off.", {"automation_id": "AUT-0003", "enabled": False})
@@ -893,8 +893,8 @@ def test_a_switch_is_said_as_its_verb_in_the_request_and_the_reply():
 
 def test_a_listing_is_said_as_what_the_tool_lists_and_an_empty_side_list_is_not_the_answer():
     """list_followers returns "follows": "I found 2 followers"; stat's empty "tags" is not "No tags came back."."""
-    from pipeline.records import ToolSpec
-    from pipeline.replies import step_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import step_reply
 
     followers = ToolSpec(name="list_followers", server="social_media", read_only=True, input_schema={"type": "object", "properties": {}})
     follows = {"follows": [{"user_id": "USR-0005", "target_user_id": "USR-0006"}, {"user_id": "USR-0013", "target_user_id": "USR-0006"}]}
@@ -909,7 +909,7 @@ def test_a_listing_is_said_as_what_the_tool_lists_and_an_empty_side_list_is_not_
 
 def test_a_value_named_as_a_verb_phrase_is_pointed_at_as_a_noun():
     """book_hotel(check_in from an earlier search): "with that check-in date again", never "with that check in again"."""
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     search = _step("search_hotels", "Search hotels.", {"city": "Oslo", "check_in": "2026-03-20"})
     search["result"] = CallResult(ok=True, data={"check_in": "2026-03-20", "hotels": []})
@@ -921,7 +921,7 @@ def test_a_value_named_as_a_verb_phrase_is_pointed_at_as_a_noun():
 
 
 def test_a_switch_named_on_is_said_switched_on_never_on_yes():
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     first = _step("get_device", "Get a device.", {"device_id": "DEV-0013"})
     first["result"] = CallResult(ok=True, data={"device_id": "DEV-0013", "on": True})
@@ -934,7 +934,7 @@ def test_a_switch_named_on_is_said_switched_on_never_on_yes():
 
 
 def test_a_record_holding_another_records_code_is_named_by_its_own_id():
-    from pipeline.replies import list_reply
+    from pipeline.language.replies import list_reply
 
     held = [{"reservation_id": f"RSV-000{n}", "sku": f"SKU-0002{n}", "quantity": 3} for n in (5, 7)]
     said = list_reply("reservations", held, None, random.Random(0))
@@ -943,7 +943,7 @@ def test_a_record_holding_another_records_code_is_named_by_its_own_id():
 
 def test_a_switch_named_as_a_state_is_said_as_that_state():
     """shift_gear(brake_pressed=true): "with the brake pressed", never "with brake pressed on"."""
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     gear = _step("shift_gear", "Shift the gear.", {"vehicle_id": "VEH-002", "gear": "drive", "brake_pressed": True})
     loose = _step("shift_gear", "Shift the gear.", {"vehicle_id": "VEH-002", "gear": "drive", "brake_pressed": False})
@@ -953,7 +953,7 @@ def test_a_switch_named_as_a_state_is_said_as_that_state():
 
 
 def test_occurrences_that_share_a_name_and_an_id_are_told_apart_by_their_time():
-    from pipeline.replies import list_reply
+    from pipeline.language.replies import list_reply
 
     events = [{"event_id": "EVT-0001", "title": "Daily standup", "start": f"2026-03-0{d}T09:30"} for d in (2, 3)]
     events.append({"event_id": "EVT-0039", "title": "Roadmap review", "start": "2026-03-03T15:15"})
@@ -965,8 +965,8 @@ def test_occurrences_that_share_a_name_and_an_id_are_told_apart_by_their_time():
 
 
 def test_a_reply_says_the_nested_record_asked_for_and_quotes_its_sentences():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import step_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import step_reply
 
     tool = ToolSpec(name="get_issue", server="issue_tracker", read_only=True, input_schema={"type": "object", "properties": {}})
     data = {"issue": {"issue_id": "WEB-0003", "title": "Write runbook for the email worker", "labels": ["ux"], "status": "in_review",
@@ -980,9 +980,9 @@ def test_a_reply_says_the_nested_record_asked_for_and_quotes_its_sentences():
 
 def test_an_answer_of_the_enum_value_none_never_reads_as_a_placeholder():
     """set_recurrence(frequency="none"): "Let's go with none.", never "None, please." (the linter's placeholder rule)."""
-    from pipeline.lint import PLACEHOLDER
-    from pipeline.records import ToolSpec
-    from pipeline.replies import answer_with
+    from pipeline.corpus.lint import PLACEHOLDER
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import answer_with
 
     tool = ToolSpec(name="set_recurrence", server="calendar", input_schema={"type": "object", "properties": {}})
     answers = [answer_with(tool, "frequency", "none", "2026-03-02", random.Random(i), {}) for i in range(40)]
@@ -990,8 +990,8 @@ def test_an_answer_of_the_enum_value_none_never_reads_as_a_placeholder():
 
 
 def test_a_confirmation_never_names_the_user_the_call_acted_as_as_its_object():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
 
     tool = ToolSpec(name="comment_on_post", server="social_media", input_schema={"type": "object", "properties": {
         "user_id": {"type": "string", "description": "Id of the signed-in user performing the action"},
@@ -1003,8 +1003,8 @@ def test_a_confirmation_never_names_the_user_the_call_acted_as_as_its_object():
 
 
 def test_a_flag_is_said_without_its_is():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply
 
     tool = ToolSpec(name="mark_message", server="email", input_schema={"type": "object", "properties": {}})
     said = confirm_reply(tool, {"message_id": "MSG-0053", "is_starred": True}, {"message_id": "MSG-0053", "is_starred": True}, random.Random(0))
@@ -1013,7 +1013,7 @@ def test_a_flag_is_said_without_its_is():
 
 def test_a_contains_filter_and_a_state_filter_are_said_as_filters():
     """"with the merchant containing notes", never "notes as the merchant contains"; "only the disabled ones", never "and not enabled"."""
-    from pipeline.requests import StepWriter
+    from pipeline.language.request_writer import StepWriter
 
     spend = _step("list_expenses", "List expenses.", {"category_id": "CAT-0002", "merchant_contains": "notes"})
     autos = _step("list_automations", "List automations.", {"home_id": "HOME-0004", "enabled": False})
@@ -1027,8 +1027,8 @@ def test_a_contains_filter_and_a_state_filter_are_said_as_filters():
 
 
 def test_the_dates_of_one_reply_are_worded_alike():
-    from pipeline.records import ToolSpec
-    from pipeline.replies import confirm_reply, step_reply
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import confirm_reply, step_reply
 
     move = ToolSpec(name="reschedule_meeting", server="video_meeting", input_schema={"type": "object", "properties": {}})
     get = ToolSpec(name="get_meeting", server="video_meeting", read_only=True, input_schema={"type": "object", "properties": {}})

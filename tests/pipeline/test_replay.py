@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from pipeline.config import ReplayConfig
-from pipeline.records import Conversation, Message, RefCall, messages_json
-from pipeline.replay import error_rate, replay_trace, sensitive_violations, validate
+from pipeline.core.config import ReplayConfig
+from pipeline.core.records import Conversation, Message, RefCall, messages_json
+from pipeline.synthesis.replay import error_rate, replay_trace, sensitive_violations, validate
 
 SEED = 7
 

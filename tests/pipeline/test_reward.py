@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pipeline.env import Environment
-from pipeline.reward import (
+from pipeline.reward.score import (
     RewardConfig,
     RewardInputError,
     execute_calls,

@@ -1,5 +1,5 @@
-"""The rules several stages share, each in one place: the error budget (pipeline.rules), the
-composition plan (pipeline.composition), and the typed records that replace dicts and tag strings."""
+"""The rules several stages share, each in one place: the error budget (pipeline.core.rules), the
+composition plan (pipeline.core.composition), and the typed records that replace dicts and tag strings."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from collections import Counter
 
 import pytest
 
-import pipeline.records
-import pipeline.rules
-from pipeline.composition import Composition
-from pipeline.config import AugmentConfig, BuildConfig, ChainConfig, SimulateConfig
-from pipeline.fastpath import IdentityMemo
-from pipeline.records import Augmentation, Chain, ChainStep, Example, Message, Rejection, TraceCall, rejection
+import pipeline.core.records
+import pipeline.core.rules
+from pipeline.core.composition import Composition
+from pipeline.core.config import AugmentConfig, BuildConfig, ChainConfig, SimulateConfig
+from pipeline.core.speedups import IdentityMemo
+from pipeline.core.records import Augmentation, Chain, ChainStep, Example, Message, Rejection, TraceCall, rejection
 from pipeline.stages import chains_wanted, info_level_plan
 
 
-@pytest.mark.parametrize("module", [pipeline.rules, pipeline.records])
+@pytest.mark.parametrize("module", [pipeline.core.rules, pipeline.core.records])
 def test_the_documented_examples_hold(module):
     assert doctest.testmod(module).failed == 0
 
@@ -27,18 +27,18 @@ def test_the_documented_examples_hold(module):
 def test_recovery_room_is_the_most_extra_failures_the_error_budget_allows(max_rate):
     for calls in range(0, 12):
         for fails in range(0, calls + 1):
-            k = pipeline.rules.recovery_room(calls, fails, max_rate)
-            if pipeline.rules.over_budget(calls, fails, max_rate):
+            k = pipeline.core.rules.recovery_room(calls, fails, max_rate)
+            if pipeline.core.rules.over_budget(calls, fails, max_rate):
                 assert k == 0
                 continue
-            assert not pipeline.rules.over_budget(calls + k, fails + k, max_rate), (calls, fails, k)
-            assert pipeline.rules.over_budget(calls + k + 1, fails + k + 1, max_rate), (calls, fails, k)
+            assert not pipeline.core.rules.over_budget(calls + k, fails + k, max_rate), (calls, fails, k)
+            assert pipeline.core.rules.over_budget(calls + k + 1, fails + k + 1, max_rate), (calls, fails, k)
 
 
 def test_a_rate_equal_to_the_budget_is_within_it():
-    assert not pipeline.rules.over_budget(10, 3, 0.30)
-    assert pipeline.rules.over_budget(10, 4, 0.30)
-    assert pipeline.rules.error_rate(0, 0) == 0.0
+    assert not pipeline.core.rules.over_budget(10, 3, 0.30)
+    assert pipeline.core.rules.over_budget(10, 4, 0.30)
+    assert pipeline.core.rules.error_rate(0, 0) == 0.0
 
 
 def test_the_level_plan_meets_the_configured_shares_exactly():
@@ -85,7 +85,7 @@ def test_feasibility_is_the_largest_count_the_supply_meets_exactly():
 
 
 def test_the_corpus_gate_targets_are_the_composition_targets():
-    from pipeline.corpus import targets_of
+    from pipeline.corpus.store import targets_of
 
     cfg = BuildConfig(servers=["x"], augment=AugmentConfig(distractor_rate=0.1))
     assert targets_of(cfg) == Composition.of(cfg).targets() and targets_of(cfg)["distractors"] == 0.1
@@ -145,7 +145,7 @@ def test_an_identity_memo_works_each_record_out_once():
 def test_a_settled_run_freezes_the_heap_and_spaces_full_collections_then_restores_the_spacing() -> None:
     import gc
 
-    from pipeline.fastpath import FULL_COLLECTION_SPACING, settled_run
+    from pipeline.core.speedups import FULL_COLLECTION_SPACING, settled_run
 
     before, frozen = gc.get_threshold(), gc.get_freeze_count()
     with settled_run():

@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from pipeline.lexicon import words
-from pipeline.phrasing import mentions
-from pipeline.queries import ID_TOKEN
-from pipeline.records import ArgSource, Chain, ChainStep, UserQuery
-from pipeline.simulate import run_conversation
+from pipeline.language.lexicon import words
+from pipeline.language.phrasing import mentions
+from pipeline.synthesis.queries import ID_TOKEN
+from pipeline.core.records import ArgSource, Chain, ChainStep, UserQuery
+from pipeline.synthesis.simulate import run_conversation
 
 SEED = 7
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
@@ -214,7 +214,7 @@ def test_conversation_records_lineage_and_seed(simulated, snapshot):
 def test_recovery_demonstrations_never_push_a_conversation_over_the_error_threshold(banking_env, snapshot, simulated):
     """A corrected wrong attempt is a failed call too: the simulator spends only the room the
     replay's 30% error-rate rule leaves, so no recovery demonstration gets its conversation rejected."""
-    from pipeline.replay import error_rate
+    from pipeline.synthesis.replay import error_rate
 
     with_demo = 0
     for i, (chain, q, _) in enumerate(simulated):
@@ -225,7 +225,7 @@ def test_recovery_demonstrations_never_push_a_conversation_over_the_error_thresh
 
 
 def test_recovery_budget_counts_the_dry_run_failures():
-    from pipeline.simulate import recovery_budget
+    from pipeline.synthesis.simulate import recovery_budget
 
     chain = Chain(chain_id="c", server="banking", seed=SEED, snapshot_id="s", graph_id="g",
                   steps=[ChainStep(name="a"), ChainStep(name="b", depends_on=[0]), ChainStep(name="c"), ChainStep(name="d")])
@@ -238,8 +238,8 @@ def test_recovery_budget_counts_the_dry_run_failures():
 
 def test_two_ids_taken_from_one_result_field_name_two_different_entities(banking_env, snapshot):
     """A transfer whose two accounts both come from one listing goes between its first two accounts, never from an account to itself."""
-    from pipeline.config import QueryConfig
-    from pipeline.simulate import resolve_chain
+    from pipeline.core.config import QueryConfig
+    from pipeline.synthesis.simulate import resolve_chain
 
     chain = Chain(chain_id="chain-test-two-ids", server="banking", seed=SEED, snapshot_id=snapshot.snapshot_id, graph_id="graph-test",
                   steps=[ChainStep(name="list_accounts"),
@@ -255,8 +255,8 @@ def test_two_ids_taken_from_one_result_field_name_two_different_entities(banking
 
 def test_an_id_from_a_result_with_one_value_keeps_it_and_the_other_id_moves():
     """The destination comes from a result holding one place, the origin from a listing: the origin takes the listing's next place."""
-    from pipeline.records import CallResult
-    from pipeline.simulate import _distinct_ids
+    from pipeline.core.records import CallResult
+    from pipeline.synthesis.simulate import _distinct_ids
 
     listing = {"result": CallResult(ok=True, data={"places": [{"place_id": "PLC-0073"}, {"place_id": "PLC-0079"}]})}
     removed = {"result": CallResult(ok=True, data={"place_id": "PLC-0073", "removed": True})}

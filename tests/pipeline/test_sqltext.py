@@ -1,4 +1,4 @@
-"""SQL composed from a discovered schema (pipeline.sqltext): the columns a describing tool printed, a few rows,
+"""SQL composed from a discovered schema (pipeline.language.sqltext): the columns a describing tool printed, a few rows,
 and statements of each tool's kind that a real SQLite database built from the sqlite fixture's seed accepts."""
 
 import ast
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.records import Snapshot, ToolSpec
-from pipeline.requests import StepWriter
-from pipeline.records import CallResult
-from pipeline.sqltext import columns_in, compose, kind_of, say, sql_kind
-from pipeline.values import fill_args
+from pipeline.core.records import Snapshot, ToolSpec
+from pipeline.language.request_writer import StepWriter
+from pipeline.core.records import CallResult
+from pipeline.language.sqltext import columns_in, compose, kind_of, say, sql_kind
+from pipeline.language.values import fill_args
 
 SEED = Path(__file__).resolve().parents[1] / "thirdparty" / "seeds" / "sqlite" / "shop.sql"
 
@@ -121,7 +121,7 @@ def test_the_request_for_a_sql_step_says_what_it_asks_for_not_the_statement():
 
 
 def test_asked_for_a_withheld_statement_the_user_says_what_they_want_from_the_database():
-    from pipeline.replies import answer_with
+    from pipeline.language.replies import answer_with
 
     said = answer_with(CREATE, "query", "CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT)", "2026-03-02",
                        random.Random(0), {})
@@ -129,7 +129,7 @@ def test_asked_for_a_withheld_statement_the_user_says_what_they_want_from_the_da
 
 
 def test_printed_rows_are_replied_to_as_records_not_pasted():
-    from pipeline.replies import step_reply
+    from pipeline.language.replies import step_reply
 
     tables = ToolSpec(name="list_tables", server="sqlite", read_only=True)
     said = step_reply(tables, {}, CallResult(ok=True, data="[{'name': 'customers'}, {'name': 'orders'}]"), random.Random(0))
@@ -140,7 +140,7 @@ def test_printed_rows_are_replied_to_as_records_not_pasted():
 
 
 def test_lint_takes_a_statement_asked_for_in_words_as_named_by_the_user():
-    from pipeline.lint import _sql_said
+    from pipeline.corpus.lint import _sql_said
 
     assert _sql_said("Hi. Show me the customers in Lyon, please.", "SELECT * FROM customers WHERE city = 'Lyon'")
     assert not _sql_said("Show me the orders.", "SELECT * FROM customers WHERE city = 'Lyon'")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pipeline.storage import atomic_dir, atomic_write_json, atomic_write_text
+from pipeline.core.storage import atomic_dir, atomic_write_json, atomic_write_text
 
 
 def test_atomic_dir_publishes_only_a_completed_block(tmp_path):

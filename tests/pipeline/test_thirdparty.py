@@ -10,12 +10,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig, ServerConfig
-from pipeline.corpus import read_examples
+from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig, ServerConfig
+from pipeline.corpus.store import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
-from pipeline.replay import replay_trace
-from pipeline.records import Conversation
-from pipeline.serverfile import ConfigFileError, load_servers_file
+from pipeline.synthesis.replay import replay_trace
+from pipeline.core.records import Conversation
+from pipeline.core.servers_file import ConfigFileError, load_servers_file
 from tests.builds import build_corpus
 
 HERE = Path(__file__).resolve().parent.parent / "thirdparty"
@@ -120,7 +120,7 @@ def test_crashing_hanging_and_garbage_servers_are_rejected_and_the_build_goes_on
     assert all("list_counters" in d and "failed during" in d for d in probe["detail"].to_list())
     # each names the record it carries, and lineage shows the call the server failed
     assert set(probe["record_type"].to_list()) == {"probe_call"}
-    from pipeline.lineage import lineage
+    from pipeline.corpus.lineage import lineage
 
     shown = lineage(path.parent.parent, probe["rejection_id"][0], version=path.name)
     assert shown["record"] == "probe_call" and shown["calls_from"] == "probe"

@@ -18,12 +18,12 @@ import polars as pl
 import pytest
 
 from tests.builds import build_corpus
-from pipeline.config import BuildConfig, ServerConfig
-from pipeline.corpus import read_examples
+from pipeline.core.config import BuildConfig, ServerConfig
+from pipeline.corpus.store import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
-from pipeline.records import Conversation
-from pipeline.replay import replay_trace
-from pipeline.serverfile import load_servers_file
+from pipeline.core.records import Conversation
+from pipeline.synthesis.replay import replay_trace
+from pipeline.core.servers_file import load_servers_file
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "thirdparty"

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import GraphConfig, ProbeConfig
+from pipeline.core.config import GraphConfig, ProbeConfig
 from pipeline.env import Environment
-from pipeline.graph import discover
-from pipeline.probe import probe
-from pipeline.chainability import explain
-from pipeline.records import DependencyGraph, Snapshot, ToolSpec, schema_hash
-from pipeline.serverfile import check_server, load_servers_file, usable_tools
+from pipeline.discovery.graph import discover
+from pipeline.discovery.probe import probe
+from pipeline.discovery.chainability import explain
+from pipeline.core.records import DependencyGraph, Snapshot, ToolSpec, schema_hash
+from pipeline.core.servers_file import check_server, load_servers_file, usable_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "thirdparty"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pipeline.records import Snapshot, ToolSpec
-from pipeline.values import RecordIndex, _records_of, fill_args
+from pipeline.core.records import Snapshot, ToolSpec
+from pipeline.language.values import RecordIndex, _records_of, fill_args
 
 
 def carrying_by_walking(eid: str, results: list[Any]) -> list[dict[str, Any]]:
@@ -68,7 +68,7 @@ def test_a_linked_value_is_the_same_from_a_list_of_results_or_an_index():
 
 
 def test_a_shared_memo_gives_the_arguments_and_draws_of_filling_without_one(snapshot):
-    from pipeline.values import ValueMemo
+    from pipeline.language.values import ValueMemo
 
     memo = ValueMemo()
     pick: dict[str, Any] = {}

@@ -29,9 +29,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from jsonschema import Draft202012Validator
 
-from pipeline.config import ServerConfig
+from pipeline.core.config import ServerConfig
 from pipeline.env import Environment
-from pipeline.records import ToolSpec
+from pipeline.core.records import ToolSpec
 from servers.kit import DIRECT_CALLS_ENV, SEED_META_KEY, SESSION_META_KEY
 from servers.registry import available, build, entry
 from tests.servers.schema_strategies import hint_values, simplest, singular, strategy_for_tool

@@ -17,7 +17,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from pipeline.config import ServerConfig
+from pipeline.core.config import ServerConfig
 from pipeline.env import Environment, free_port, wait_for_port
 from servers.kit import SEED_META_KEY, SESSION_META_KEY
 from servers.registry import build

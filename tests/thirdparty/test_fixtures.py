@@ -189,7 +189,7 @@ def test_vehicle_engine_needs_brake_and_locked_doors(tmp_path):
 
 
 def test_shipped_servers_file_names_the_fixture_scripts_and_seed_dirs():
-    from pipeline.serverfile import load_servers_file
+    from pipeline.core.servers_file import load_servers_file
 
     servers = load_servers_file(HERE / "servers.yaml")
     assert [s.name for s in servers] == ["memory", "files", "sqlite", "bank", "vehicle", "git"]

@@ -11,9 +11,9 @@ from collections import Counter
 import pytest
 import torch
 
-from pipeline.config import ServerConfig
+from pipeline.core.config import ServerConfig
 from pipeline.env import Environment
-from pipeline.reward import RewardConfig
+from pipeline.reward.score import RewardConfig
 from training.chat import ChatFormat
 from training.data import Task
 from training.multistep import MultiStepRunner, RolloutLimits

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from pipeline.config import ServerConfig
+from pipeline.core.config import ServerConfig
 from pipeline.env import Environment
-from pipeline.reward import RewardConfig
+from pipeline.reward.score import RewardConfig
 from training.rollout import EnvPool, execute_rollout, parse_tool_calls, score_completion
 
 

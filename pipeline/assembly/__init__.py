@@ -1,0 +1,1 @@
+"""Cross-server assembly: the near-duplicate rule and robustness augmentation."""

@@ -1,0 +1,142 @@
+"""Lineage: the full path of an example or a rejection in a corpus version (``prove lineage``).
+
+A rejection names the type of the record it rejected (``record_type``, :data:`pipeline.core.records.RecordType`),
+which says how to read its payload."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.corpus.store import REJECTION_SCHEMA, list_versions, read_examples, resolve_version
+
+
+def _loads(s: str | None, default: Any) -> Any:
+    if not s:
+        return default
+    try:
+        return json.loads(s)
+    except (TypeError, ValueError):
+        return default
+
+
+def _calls(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each executed (and replay-checked) call with its result or its error."""
+    out = []
+    for i, t in enumerate(trace):
+        c = {"index": i, "turn": t.get("turn"), "name": t.get("name"), "arguments": t.get("arguments", {}), "ok": bool(t.get("ok")),
+             "reference": t.get("reference", True)}
+        if t.get("ok"):
+            c["result"] = t.get("result")
+        else:
+            c["error_code"] = t.get("error_code")
+            c["error"] = t.get("error")
+        out.append(c)
+    return out
+
+
+def _user_turns(messages: list[dict[str, Any]]) -> list[str]:
+    return [m.get("content") or "" for m in messages if m.get("role") == "user"]
+
+
+def _chain_tools(reference: list[list[dict[str, Any]]]) -> list[str]:
+    return [c["name"] for turn in reference for c in turn]
+
+
+def _payload_path(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """snapshot / chain / query / calls as far as a rejected record carries them."""
+    out: dict[str, Any] = {"record": kind}
+    if kind == "chain":
+        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
+        out["chain"] = {"chain_id": body.get("chain_id"), "graph_id": body.get("graph_id"),
+                        "tools": [s["name"] for s in body.get("steps", [])],
+                        "steps": [{"name": s["name"], "args": {k: (f"step {v.get('step')}.{v.get('field')}" if v.get("kind") == "step" else v.get("value"))
+                                                               for k, v in (s.get("args") or {}).items()}, "depends_on": s.get("depends_on", [])}
+                                  for s in body.get("steps", [])]}
+        if body.get("dry_run"):  # a chain rejected at the query stage: the calls of its dry run
+            out["calls"] = _calls(body["dry_run"])
+            out["calls_from"] = "dry_run"
+    elif kind == "query":
+        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
+        out["chain"] = {"chain_id": body.get("chain_id")}
+        out["query"] = {"query_id": body.get("query_id"), "info_level": body.get("info_level"), "persona": body.get("persona"),
+                        "turns": body.get("turns", []), "withheld": body.get("withheld", {})}
+    elif kind == "conversation":
+        out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
+        out["chain"] = {"chain_id": body.get("chain_id"), "tools": _chain_tools(body.get("reference") or [])}
+        out["query"] = {"query_id": body.get("query_id"), "info_level": body.get("info_level"), "persona": body.get("persona"),
+                        "turns": _user_turns(body.get("messages") or [])}
+        out["conversation"] = {"conversation_id": body.get("conversation_id"), "kind": body.get("kind"), "outcomes": body.get("outcomes", []),
+                               "final_state_hash": body.get("final_state_hash")}
+        out["calls"] = _calls(body.get("trace") or [])
+    elif kind == "probe_call":  # a probe call on which the server crashed or hung
+        out["calls"] = _calls([body])
+        out["calls_from"] = "probe"
+    elif kind == "graph":
+        out["snapshot"] = {"snapshot_id": body.get("snapshot_id")}
+        out["graph"] = {"graph_id": body.get("graph_id"), "tools": len(body.get("tools", [])),
+                        "confirmed_edges": sum(1 for e in body.get("edges", []) if e.get("confirmed")),
+                        "unchainable": body.get("unchainable", {})}
+    return out
+
+
+def rejection_calls(payload: str, record_type: str) -> list[dict[str, Any]]:
+    """The calls a rejected record carries (a conversation's trace, a chain's dry run), as ``lineage`` shows them."""
+    return _payload_path(record_type, _loads(payload, None) or {}).get("calls", [])
+
+
+def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
+    rej_file = path / "rejections.parquet"
+    rej = pl.read_parquet(rej_file) if rej_file.exists() else pl.DataFrame(schema=REJECTION_SCHEMA)
+    hit = rej.filter(pl.col("rejection_id") == record_id)
+    if hit.height:
+        r = hit.row(0, named=True)
+        body = _loads(r["payload"], None)
+        kind = r.get("record_type") or "none"  # a version written before rejections named their record type: none
+        out = {"type": "rejection", "version": path.name, "id": r["rejection_id"], "server": r["server"],
+               "rule": {"stage": r["stage"], "reason": r["reason"], "detail": r["detail"]},
+               "upstream": _loads(r["upstream"], {}), **_payload_path(kind, body or {})}
+        if "calls" in out:
+            out["failing_calls"] = [c["index"] for c in out["calls"] if not c["ok"]]
+        return out
+    ex = read_examples(path)
+    hit = ex.filter((pl.col("example_id") == record_id) | (pl.col("conversation_id") == record_id))
+    if not hit.height:
+        return None
+    e = hit.row(0, named=True)
+    reference = _loads(e["reference"], [])
+    out = {"type": "example", "version": path.name, "id": e["example_id"], "server": e["server"], "servers": e["servers"],
+           "kind": e["kind"], "split": e["split"], "augmentations": e["augmentations"],
+           "snapshot": {"snapshot_id": e["snapshot_id"], "seed": e["env_seed"]},
+           "chain": {"chain_id": e["chain_id"], "tools": _chain_tools(reference)},
+           "query": {"query_id": e["query_id"], "info_level": e["info_level"], "persona": e["persona"],
+                     "turns": _user_turns(_loads(e["messages"], []))},
+           "conversation": {"conversation_id": e["conversation_id"], "parent_id": e["parent_id"], "outcomes": e["outcomes"],
+                            "final_state_hash": e["final_state_hash"]},
+           "reference": reference, "calls": _calls(_loads(e["trace"], []))}
+    # rejections of records on the same path (another query or conversation of the same chain, say)
+    keys = {k: v for k, v in (("chain_id", e["chain_id"]), ("conversation_id", e["parent_id"])) if v}
+    related = []
+    for r in rej.iter_rows(named=True):
+        up = _loads(r["upstream"], {})
+        if any(up.get(k) == v for k, v in keys.items()):
+            related.append({"rejection_id": r["rejection_id"], "stage": r["stage"], "reason": r["reason"]})
+    out["related_rejections"] = related
+    return out
+
+
+def lineage(data_dir: str | Path, record_id: str, version: str | None = None) -> dict[str, Any] | None:
+    """The full path of an example or a rejection: snapshot, chain, query, every call with its result
+    or error, and (for a rejection) the rule that rejected it.
+
+    Looks in ``version`` (default: the latest) and then in the other versions, newest first."""
+    first = resolve_version(data_dir, version)
+    others = [Path(v["path"]) for v in reversed(list_versions(data_dir)) if Path(v["path"]) != first]
+    for path in [first, *others]:
+        found = _lineage_in(path, record_id)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,406 @@
+"""The corpus linter: general rules about language and grounding, measured on any corpus version.
+
+Per example (a defect names the example):
+
+* ``description_paste``: a user turn shares a run of ``lint.description_ngram`` words with the
+  description of an offered tool (the request repeats the tool's documentation);
+* ``raw_json`` / ``parameter_name``: a user turn holds JSON syntax, or a snake_case parameter or
+  tool name of the offered tools;
+* ``placeholder``: a user or assistant turn holds ``None``, ``null``, ``undefined``, ``NaN`` or a
+  template slot (``{...}``, ``{name}``, ``<value>``);
+* ``repeated_sentence``: a message says the same sentence twice;
+* ``repeated_phrase``: a user turn says a word or a phrase of up to three words twice back to back
+  (``for it for it``, ``from before before``), quoted text aside;
+* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``; not
+  in words quoted from a tool result), or ``1`` goes with a plural noun;
+* ``unnamed_write``: a writing call acts on an id that no earlier user turn named and no earlier
+  result singled out (the only value of that field in the result);
+* ``invented_write_value``: a required value of a writing call that no earlier user turn or tool
+  result holds;
+* ``clarification_mismatch``: in a clarification example, the assistant's question does not name
+  the missing parameter's meaning, or the user's answer does not supply its value;
+* ``duplicate_no_call_request``: two irrelevance or abstention examples ask the same thing.
+
+Over the corpus (a defect when under the threshold): ``distinct_frames``, the share of distinct
+request frames (first user turns with values masked and the offered tools' words folded into
+slots: the phrasing around the task) among examples with tool calls, and
+``unique_openings``, the share of user turns in those examples whose first four words occur
+nowhere else in the corpus. Thresholds: :class:`pipeline.core.config.LintConfig`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.core.config import BuildConfig, LintConfig
+from pipeline.language.lexicon import intent_of, is_plural, words
+from pipeline.language.phrasing import QUOTED, WORD, description_grams, mentions, ngrams, stutter
+from pipeline.core.records import TOOL_KINDS
+
+JSONISH = re.compile(r'[\[{]\s*["\[{]|"\s*:\s*["\d\[{tfn]')
+SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+PLACEHOLDER = re.compile(r"\bNone\b|\bnull\b|\bundefined\b|\bNaN\b|\{[A-Za-z_.]*\}|<[a-z_]+>")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+DECIMAL_COUNT = re.compile(r"\b\d+\.\d+ ([a-z]+)\b")
+ONE_OF = re.compile(r"(?<![\d.,])\b1 ([a-z]+)\b")
+MASK = [(re.compile(r'"[^"]*"'), "<text>"), (re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b"), "<id>"), (re.compile(r"\S+@\S+"), "<email>"),
+        (re.compile(r"(?<!\w)/[\w./-]+"), "<path>"), (re.compile(r"\d[\d.,:]*"), "<n>"), (re.compile(r"\([^)]*\)"), "")]
+UNITS = {"hours", "minutes", "days", "seconds", "km", "kg", "years", "weeks", "months", "points", "stars", "percent", "nights"}
+DEFECTS = ("description_paste", "raw_json", "parameter_name", "placeholder", "repeated_sentence", "repeated_phrase", "non_integer_count", "plural_mismatch",
+           "unnamed_write", "invented_write_value", "clarification_mismatch", "duplicate_no_call_request", "distinct_frames",
+           "unique_openings")
+
+
+@dataclass
+class LintReport:
+    examples: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: {d: 0 for d in DEFECTS})
+    samples: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def add(self, defect: str, example_id: str, detail: str = "") -> None:
+        self.counts[defect] += 1
+        if len(self.samples[defect]) < 5:
+            self.samples[defect].append(f"{example_id}: {detail}"[:240] if detail else example_id)
+
+    @property
+    def passed(self) -> bool:
+        return not any(self.counts.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"examples": self.examples, "passed": self.passed, "counts": dict(self.counts), "samples": dict(self.samples),
+                "metrics": self.metrics}
+
+
+def frame_of(text: str, vocab: set[str] | frozenset[str] = frozenset()) -> str:
+    """A request's frame: its words with values masked and the words of the offered tools (names, parameters,
+    descriptions) each folded into one slot, so what is left is the phrasing around the task."""
+    for pat, slot in MASK:
+        text = pat.sub(slot, text)
+    out: list[str] = []
+    for w in WORD.findall(text.lower()):
+        w = "_" if w in vocab else w
+        if not (w == "_" and out and out[-1] == "_"):
+            out.append(w)
+    return " ".join(out)
+
+
+def tool_vocab(tools: list[dict[str, Any]]) -> set[str]:
+    """The words of the offered tools: their names, parameter names and descriptions."""
+    out: set[str] = set()
+    for t in tools:
+        fn = t.get("function", t)
+        out.update(_tool_words(fn["name"], fn.get("description") or "", tuple((fn.get("parameters") or {}).get("properties") or {})))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _tool_words(name: str, description: str, params: tuple[str, ...]) -> frozenset[str]:
+    """One tool's words (a corpus offers each tool in many lists: distractors vary the lists, not the tools)."""
+    text = " ".join([name.replace("_", " "), description, *(p.replace("_", " ") for p in params)])
+    return frozenset(WORD.findall(text.lower()))
+
+
+def opening(text: str) -> str:
+    return " ".join(WORD.findall(text.lower())[:4])
+
+
+def _tool_facts(tools: list[dict[str, Any]]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """The snake_case names a user should never say (tools, parameters), and the tools by name."""
+    names: set[str] = set()
+    by_name: dict[str, dict[str, Any]] = {}
+    for t in tools:
+        fn = t.get("function", t)
+        by_name[fn["name"]] = fn
+        names.add(fn["name"])
+        names.update(p for p in (fn.get("parameters") or {}).get("properties", {}) if "_" in p)
+    return names, by_name
+
+
+def _values_by_key(data: Any, out: dict[str, set[str]]) -> None:
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                out.setdefault(k, set()).add(str(v))
+            _values_by_key(v, out)
+    elif isinstance(data, list):
+        for v in data:
+            _values_by_key(v, out)
+
+
+class _Results:
+    """The tool results a conversation has shown so far, each read into its values by key only when a
+    writing call is checked against them (most examples write nothing, or write what the user named)."""
+
+    def __init__(self) -> None:
+        self.raw: list[Any] = []
+        self._vals: list[dict[str, set[str]]] = []
+        self._seen: set[str] | None = None
+
+    def add(self, content: Any) -> None:
+        self.raw.append(content)
+        self._seen = None
+
+
+    def vals(self) -> list[dict[str, set[str]]]:
+        while len(self._vals) < len(self.raw):
+            content = self.raw[len(self._vals)]
+            try:
+                data = json.loads(content)
+            except (TypeError, ValueError):
+                data = content
+            vals: dict[str, set[str]] = {}
+            if not (isinstance(data, dict) and "error" in data and set(data) <= {"error", "message"}):  # a failed call singles nothing out
+                _values_by_key(data, vals)
+            self._vals.append(vals)
+        return self._vals
+
+    def seen(self) -> set[str]:
+        """Every value any result so far holds."""
+        if self._seen is None:
+            self._seen = set().union(*(v for r in self.vals() for v in r.values()))
+        return self._seen
+
+
+def _singled_out(results: list[dict[str, set[str]]], p: str, v: str) -> bool:
+    """Is ``v`` the only value of the field ``p`` (or the id field it is a role of) in an earlier result?"""
+    keys = {p, re.sub(r"^[a-z]+_(?=[a-z]+_id$)", "", p)}
+    for vals in results:
+        for k in keys:
+            if vals.get(k) == {v}:
+                return True
+    return False
+
+
+@dataclass
+class ToolList:
+    """What the linter reads off one offered tool list (a corpus offers the same list in many examples)."""
+
+    names: set[str]  # snake_case names a user should never say
+    by_name: dict[str, dict[str, Any]]
+    descriptions: list[frozenset[tuple[str, ...]]]  # each tool description's n-grams
+    vocab: set[str]  # :func:`tool_vocab`
+
+
+_ITEM_SEP = ', {"type": "function", '  # between two items of a tools column value (``pipeline.core.speedups.ToolsJson``)
+
+
+def tool_items(tools_json: str) -> list[str] | None:
+    """The JSON texts of the tools in a tools column value, split without decoding it (``None``: not a list of
+    function tools). A quote inside a JSON string is escaped, so the separator can only stand between two
+    values; where it stands between two values nested inside a tool, the texts on either side do not decode
+    alone, and :meth:`Linter.tools` decodes the whole value instead."""
+    if not (tools_json.startswith("[" + _ITEM_SEP[2:]) and tools_json.endswith("}]")):
+        return None
+    first, *rest = tools_json[1:-1].split(_ITEM_SEP)
+    return [first, *(_ITEM_SEP[2:] + part for part in rest)]
+
+
+class Linter:
+    def __init__(self, cfg: LintConfig, read_only: dict[str, bool], reference_date: str):
+        self.cfg, self.read_only, self.ref = cfg, read_only, reference_date
+        self._lists: dict[str, ToolList] = {}
+        self._tools: dict[str, dict[str, Any]] = {}  # a tool's JSON text -> the tool (read, never changed)
+
+    def tools(self, tools_json: str) -> list[dict[str, Any]]:
+        """A tools column value decoded, each distinct tool once: distractors make most of a corpus's tool
+        lists distinct (5,689 at 13,500 examples) out of a few hundred tools, and decoding every list whole
+        was a quarter of the linter's time (``bench/OPTIMISATIONS.md``, row 61)."""
+        items = tool_items(tools_json)
+        if items is not None:
+            try:
+                out = []
+                for item in items:
+                    tool = self._tools.get(item)
+                    if tool is None:
+                        tool = json.loads(item)
+                        if not isinstance(tool, dict):
+                            raise ValueError("not a tool")
+                        self._tools[item] = tool
+                    out.append(tool)
+                return out
+            except ValueError:  # split inside a tool (see tool_items)
+                pass
+        return json.loads(tools_json)
+
+    def tool_list(self, tools_json: str) -> ToolList:
+        """The facts of a tools column value, worked out once per distinct value."""
+        out = self._lists.get(tools_json)
+        if out is None:
+            tools = self.tools(tools_json)
+            names, by_name = _tool_facts(tools)
+            descs = [description_grams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+            out = self._lists[tools_json] = ToolList(names, by_name, descs, tool_vocab(tools))
+        return out
+
+    def example(self, row: dict[str, Any], rep: LintReport, msgs: list[dict[str, Any]] | None = None) -> None:
+        """Lint one corpus row (``msgs``: its messages, when the caller has decoded them already)."""
+        eid = row["example_id"]
+        msgs = json.loads(row["messages"]) if msgs is None else msgs
+        facts = self.tool_list(row["tools"])
+        names, by_name, descs = facts.names, facts.by_name, facts.descriptions
+        quoted = [m["content"] for m in msgs if m["role"] == "tool" and isinstance(m.get("content"), str)]
+        for m in msgs:
+            text = m.get("content")
+            if not isinstance(text, str) or m["role"] not in ("user", "assistant"):
+                continue
+            if m["role"] == "user":
+                grams = ngrams(text, self.cfg.description_ngram)
+                hit = next((g for d in descs for g in grams & d), None)
+                if hit:
+                    rep.add("description_paste", eid, " ".join(hit))
+                if JSONISH.search(text):
+                    rep.add("raw_json", eid, text)
+                rep_phrase = stutter(text)
+                if rep_phrase:
+                    rep.add("repeated_phrase", eid, rep_phrase)
+                bad = [w for w in SNAKE.findall(text) if w in names]
+                if bad:
+                    rep.add("parameter_name", eid, ", ".join(bad))
+            if PLACEHOLDER.search(text):
+                rep.add("placeholder", eid, text)
+            # quoted text (a message body, a note) is the data's words, not the speaker's: each quote is its own token
+            unquoted = QUOTED.sub(lambda q: f"\x00{q.start()}", text)
+            sents = [s.strip().lower() for s in SENTENCE.split(unquoted) if len(s.split()) >= 3]
+            if len(sents) != len(set(sents)):
+                rep.add("repeated_sentence", eid, text)
+            if m["role"] == "assistant":
+                dec = [m.group(1) for m in DECIMAL_COUNT.finditer(text) if m.group(1) not in UNITS and is_plural(m.group(1))
+                       and not any(m.group(0) in t for t in quoted)]  # a tool's own words quoted back ("442.85 exceeds") count nothing
+                if dec:
+                    rep.add("non_integer_count", eid, text)
+                if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
+                    rep.add("plural_mismatch", eid, text)
+        if row["kind"] in TOOL_KINDS:
+            self.writes(eid, msgs, by_name, json.loads(row["reference"]), rep)
+        if row["kind"] == "clarification":
+            self.clarification(eid, msgs, json.loads(row["reference"]), rep)
+
+    def writes(self, eid: str, msgs: list[dict[str, Any]], by_name: dict[str, dict[str, Any]], reference: list[list[dict[str, Any]]],
+               rep: LintReport) -> None:
+        """Check the reference's writing calls in order (a recovery demonstration's wrong attempt is not one of them)."""
+        flat = [(c["name"], c["arguments"]) for turn in reference for c in turn]
+        at = 0
+        said: list[str] = []
+        results = _Results()
+        for m in msgs:
+            if m["role"] == "user":
+                said.append(m["content"])
+            elif m["role"] == "tool":
+                results.add(m["content"])
+            elif m.get("tool_calls"):
+                for tc in m["tool_calls"]:
+                    name, args = tc["function"]["name"], json.loads(tc["function"]["arguments"])
+                    if at >= len(flat) or flat[at] != (name, args):
+                        continue
+                    at += 1
+                    ro = self.read_only.get(name)
+                    if ro if ro is not None else intent_of(name, False).read:  # a version without annotations: judged by the name
+                        continue
+                    self.check_write(eid, name, args, by_name.get(name, {}), " \n ".join(said), results, rep)
+
+    def check_write(self, eid: str, name: str, args: dict[str, Any], fn: dict[str, Any], said: str,
+                    results: _Results, rep: LintReport) -> None:
+        required = set((fn.get("parameters") or {}).get("required") or [])
+        for p, v in args.items():
+            if isinstance(v, bool) or v in (None, "", [], {}):
+                continue
+            if p.endswith(("_id", "_ids")):
+                vals = [str(x) for x in v] if isinstance(v, list) else [str(v)]
+                for x in vals:
+                    if not mentions(said, x, self.ref) and not _singled_out(results.vals(), p if not p.endswith("_ids") else p[:-1], x):
+                        rep.add("unnamed_write", eid, f"{name}({p}={x})")
+            elif p in required and not mentions(said, v, self.ref) and not _sql_said(said, v):
+                seen = results.seen()
+                flat = [str(x) for x in v] if isinstance(v, list) else [str(v)]
+                if not all(x in seen or (isinstance(v, (int, float)) and str(v).rstrip("0").rstrip(".") in seen) for x in flat):
+                    rep.add("invented_write_value", eid, f"{name}({p}={v!r})")
+
+    def clarification(self, eid: str, msgs: list[dict[str, Any]], reference: list[list[dict[str, Any]]], rep: LintReport) -> None:
+        users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
+        first = next((c for turn in reference for c in turn), None)
+        if len(users) < 2 or first is None or msgs[users[0] + 1]["role"] != "assistant" or msgs[users[0] + 1].get("tool_calls"):
+            rep.add("clarification_mismatch", eid, "no question before the first call")
+            return
+        question, answer = msgs[users[0] + 1]["content"].lower(), msgs[users[1]]["content"]
+        asked = [p for p, v in first["arguments"].items() if mentions(answer, v, self.ref) and not isinstance(v, bool)
+                 and words(p).lower().split(" ")[-1] in question]
+        if not asked:
+            rep.add("clarification_mismatch", eid, f"question {question!r} / answer {answer!r}")
+
+
+def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict[str, bool] | None = None) -> LintReport:
+    """Lint the examples of a corpus (``read_only``: tool name -> read-only, from the manifest)."""
+    cfg = cfg or BuildConfig.model_construct()
+    lcfg = getattr(cfg, "lint", None) or LintConfig()
+    ref = getattr(getattr(cfg, "query", None), "reference_date", "2026-03-02")
+    linter = Linter(lcfg, read_only or {}, ref)
+    rep = LintReport(examples=df.height)
+    frames, openings_all, tool_turns = [], Counter(), []
+    no_call = Counter()
+    for rank, row in enumerate(df.sort("example_id").iter_rows(named=True)):
+        msgs = json.loads(row["messages"])
+        linter.example(row, rep, msgs)
+        users = [m["content"] for m in msgs if m["role"] == "user" and isinstance(m.get("content"), str)]
+        # openings are compared within the first `openings_sample` examples by id (ids are hashes: a fair sample),
+        # so the share means the same for a corpus of 200 and one of 13,500
+        sampled = rank < lcfg.openings_sample
+        if sampled:
+            openings_all.update(opening(u) for u in users)
+        if row["kind"] in TOOL_KINDS and users:
+            frames.append(frame_of(users[0], linter.tool_list(row["tools"]).vocab))
+            if sampled:
+                tool_turns.extend((row["example_id"], u) for u in users)
+        elif row["kind"] in ("irrelevance", "abstention") and users:
+            key = users[0].strip().lower()
+            no_call[key] += 1
+            if no_call[key] == 2:
+                rep.add("duplicate_no_call_request", row["example_id"], users[0])
+    distinct = len(set(frames)) / max(1, len(frames))
+    unique = sum(openings_all[opening(u)] == 1 for _, u in tool_turns) / max(1, len(tool_turns))
+    rep.metrics = {"distinct_frames": round(distinct, 4), "unique_openings": round(unique, 4), "tool_user_turns": len(tool_turns)}
+    if frames and distinct < lcfg.min_distinct_frames:
+        rep.add("distinct_frames", "corpus", f"{distinct:.3f} < {lcfg.min_distinct_frames}")
+    if tool_turns and unique < lcfg.min_unique_openings:
+        rep.add("unique_openings", "corpus", f"{unique:.3f} < {lcfg.min_unique_openings}")
+    return rep
+
+
+def _sql_said(said: str, v: Any) -> bool:
+    """A statement the user asked for in words ("show me the customers in Lyon"; pipeline.language.sqltext)."""
+    from pipeline.language.sqltext import say
+
+    asked = say(v) if isinstance(v, str) else None
+    return bool(asked) and asked.lower() in said.lower()
+
+
+def lint_version(path: str | Path) -> LintReport:
+    """Lint a corpus version directory with the configuration it was built with."""
+    from pipeline.corpus.store import read_examples
+
+    p = Path(path)
+    manifest = json.loads((p / "manifest.json").read_text())
+    try:
+        cfg = BuildConfig.model_validate(manifest.get("config") or {})
+    except ValueError:
+        cfg = BuildConfig.model_construct()
+    read_only = {name: ro for per in (manifest.get("tool_annotations") or {}).values() for name, ro in per.items()}
+    return lint_frame(read_examples(p), cfg, read_only)
+
+
+def format_report(rep: LintReport) -> str:
+    lines = [f"{rep.examples} examples: " + ("no defects" if rep.passed else f"{sum(rep.counts.values())} defects")]
+    lines.append(f"  distinct request frames {rep.metrics.get('distinct_frames')}, unique openings {rep.metrics.get('unique_openings')}")
+    for d in DEFECTS:
+        lines.append(f"  {d:<28} {rep.counts[d]}")
+        for s in rep.samples.get(d, []):
+            lines.append(f"      {s}")
+    return "\n".join(lines)

@@ -1,0 +1,98 @@
+"""Why each tool of a server is, or is not, chainable, and the config line that would fix it.
+
+``prove servers check`` shows this per tool. The reasons come from what the probe and the graph
+saw live: the confirmed edges a tool is on, the probe calls it answered (and the errors it gave),
+the parameters nothing fed, the tools the configuration excludes. A fix is a line of the servers
+file: ``probe_allowlist`` for a reading tool without annotations, ``setup`` for a server whose
+tools ask for a login or a precondition first, ``state_tool`` for a writer whose effect no
+reading tool showed, ``reset_tool``/``isolation`` for writes a shared server cannot undo.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pipeline.core.records import DependencyGraph, Snapshot, ToolSpec
+
+READ_VERB = re.compile(r"(^|_)(list|get|read|search|find|show|describe|query|fetch|view|lookup|check|display|open|count|stat|status|log|branch)(_|$|[A-Z])")
+WRITE_VERB = re.compile(r"(^|_)(create|add|delete|remove|update|set|commit|checkout|move|write|edit|insert|append|reset|start|stop|"
+                        r"press|release|lock|transfer|login|logout|send|post|put|rename)(_|$|[A-Z])")
+AUTH_ERROR = re.compile(r"log ?in|logged|auth|sign.?in|session|token|credential|unauthori[sz]ed|forbidden|permission", re.I)
+PRECONDITION = re.compile(r"first|before|must|requires?|not (running|ready|started|open|pressed|engaged)|precondition", re.I)
+AUTH_TOOL = re.compile(r"log_?in|sign_?in|auth|connect|open_session", re.I)
+
+
+def _edges_of(graph: DependencyGraph, name: str) -> list[str]:
+    out = []
+    for e in graph.edges:
+        if not e.confirmed:
+            continue
+        via = ", ".join(f"{f} -> {p}" for f, p in e.fields.items())
+        how = f"{e.kind}{' via ' + via if via else ''}, {e.source}"
+        if e.src == name:
+            out.append(f"feeds {e.dst} ({how})")
+        elif e.dst == name:
+            out.append(f"follows {e.src} ({how})")
+    return out
+
+
+def _errors(snap: Snapshot, name: str) -> list[str]:
+    return [str(c.get("error") or c.get("error_code") or "") for c in snap.probe_calls if c["name"] == name and not c["ok"]]
+
+
+def looks_read(name: str) -> bool:
+    """A tool whose name says it reads (``list_*``, ``git_log``) and nothing it writes (``git_create_branch``)."""
+    return bool(READ_VERB.search(name)) and not WRITE_VERB.search(name)
+
+
+def _setup_line(tools: list[ToolSpec], secrets: dict[str, str]) -> str:
+    login = next((t for t in tools if AUTH_TOOL.search(t.name)), None)
+    if login is None:
+        return "setup: [{tool: <the call that must come first>, arguments: {...}}]"
+    args = ", ".join(f"{p}: \"${{secret:{p}}}\"" if p in secrets or "pass" in p or "token" in p else f"{p}: <{p}>" for p in login.required)
+    return f"setup: [{{tool: {login.name}, arguments: {{{args}}}}}]"
+
+
+def _state_candidate(tools: list[ToolSpec]) -> str | None:
+    reads = [t for t in tools if (t.read_only or looks_read(t.name)) and not t.required]
+    best = next((t for t in reads if re.search(r"status|state|graph|all|overview", t.name)), reads[0] if reads else None)
+    return best.name if best else None
+
+
+def explain_tool(t: ToolSpec, tools: list[ToolSpec], snap: Snapshot, graph: DependencyGraph, excluded: dict[str, str],
+                 allowlist: list[str], secrets: dict[str, str]) -> dict[str, Any]:
+    """{"chainable": bool, "why": str, "fix": config line or None} for one tool."""
+    if t.name in excluded:
+        fix = "isolation: process  (or reset_tool: <a tool that restores the initial state>)" if "isolation" in excluded[t.name] else None
+        return {"chainable": False, "why": f"excluded: {excluded[t.name]}", "fix": fix}
+    links = _edges_of(graph, t.name)
+    if links:
+        return {"chainable": True, "why": "; ".join(links), "fix": None}
+    errors = _errors(snap, t.name)
+    probed = t.read_only or t.name in allowlist
+    if errors and any(AUTH_ERROR.search(e) for e in errors):
+        return {"chainable": False, "why": f"its probe calls were refused: {errors[0][:120]}", "fix": _setup_line(tools, secrets)}
+    if errors and any(PRECONDITION.search(e) for e in errors):
+        return {"chainable": False, "why": f"its probe calls hit a precondition: {errors[0][:120]}", "fix": _setup_line(tools, secrets)}
+    if not probed and looks_read(t.name) and not t.annotated:
+        return {"chainable": False, "why": "no readOnlyHint annotation, so never probed, and no confirmed dependency",
+                "fix": f"probe_allowlist: [{t.name}]  (only if it reads and never writes)"}
+    reason = snap.skipped_tools.get(t.name)
+    if reason and reason.startswith("no observed values"):
+        return {"chainable": False, "why": f"{reason}: no probed tool listed values for them",
+                "fix": "probe_allowlist: [<a tool that lists them>]  (or secrets: {<param>: ${VAR}} for a value only the user knows)"}
+    if errors:
+        return {"chainable": False, "why": f"every probe call failed: {errors[0][:120]}", "fix": None}
+    if not probed:
+        state = _state_candidate(tools)
+        why = "its writes changed nothing a reading tool returned, and no tool accepted a value of its results"
+        return {"chainable": False, "why": why, "fix": f"state_tool: {state}" if state else "state_tool: <a tool that returns the whole state>"}
+    why = "no other tool's result fed it, and no write changed what it returns"
+    return {"chainable": False, "why": why + (" (it is probed as a read: allow-listed)" if t.name in allowlist else ""), "fix": None}
+
+
+def explain(tools: list[ToolSpec], snap: Snapshot, graph: DependencyGraph, excluded: dict[str, str],
+            allowlist: list[str], secrets: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Per tool (every listed tool, in listing order): :func:`explain_tool`."""
+    return {t.name: explain_tool(t, tools, snap, graph, excluded, allowlist, secrets) for t in tools}

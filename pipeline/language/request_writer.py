@@ -1,0 +1,541 @@
+"""The offline request writer: what a person would say to get a chain's calls made.
+
+A step's request is composed from its tool's intent (:mod:`pipeline.language.lexicon`: a verb phrasing and
+the nouns of the tool's name as slots), the entities and values of its arguments in a person's
+words (:mod:`pipeline.language.phrasing`), and, for a value an earlier step returned, a reference to that
+result ("that account") when the result singled it out, or the value named when it did not.
+A turn wraps its steps in parts drawn independently (greeting, persona context, ask frame,
+connectors, closer), so requests do not fall into a few fixed frames. Nothing is taken from a
+tool's description; a parameter's description is read only to tell the id of the user a call acts as
+(:func:`acts_as`) from the ids it acts on, and which id a noun of the tool's name stands for where no
+id is named after it (``remove_attendee``'s ``contact_id``, "Contact id of the attendee to remove").
+Deterministic for a given random generator.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Callable
+
+from pipeline.core.config import LintConfig
+from pipeline.language.fields import field_values
+from pipeline.language.lexicon import PEOPLE, PREPOSITIONS, SWITCH_VERBS, Intent, article, intent_of, join_prose, plural, singular, switch_of, words
+from pipeline.language.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
+from pipeline.core.records import ToolSpec
+from pipeline.language.sqltext import say as say_sql, sql_kind
+
+GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
+             "Hello again", "Hey, it's me again", "Hi, hope you're well", "Good evening", "Hi, quick one", "Hello, me again",
+             "Hey, sorry to bother you", "Hi, got a minute"]
+CONTEXTS = {
+    "busy_parent": ["between school runs", "before the kids get home", "while dinner's in the oven", "on my lunch break",
+                    "before pickup at three"],
+    "small_business_owner": ["for the shop's books", "before we open", "for my end-of-month numbers", "while the store is quiet",
+                             "for an invoice I'm chasing"],
+    "student": ["for my group project", "before my next class", "for the club I run", "while I'm in the library", "for my side gig"],
+    "ops_engineer": ["for the ops review", "during my on-call shift", "for a ticket I'm closing", "before the change window",
+                     "for the weekly audit"],
+    "retiree": ["when you have a moment", "for my own records", "as my daughter suggested", "at your leisure", "while I have my glasses on"],
+    "traveller": ["from the airport", "before my flight boards", "from the hotel lobby", "while I still have wifi", "from the train"],
+}
+ASKS = ["Can you {p}?", "Could you {p}?", "Please {p}.", "I need you to {p}.", "{P}.", "{P}, please.", "Would you {p}?",
+        "I'd like you to {p}.", "Go ahead and {p}.", "Quick favour: {p}.", "Can I get you to {p}?", "I want you to {p}.",
+        "Would you be able to {p}?", "Any chance you could {p}?", "{P} for me.", "Think you could {p}?", "{P} when you can.",
+        "{P}, if that's OK.", "Could I ask you to {p}?", "{P}; that's all for now.", "Do me a favour and {p}."]
+FOLLOW_ACKS = ["Thanks.", "Great.", "OK.", "Perfect.", "Got it.", "Nice.", "Alright.", "Good.", "Cool.", "Lovely.", "Right.", "Okay, thanks.",
+               "Super.", "Thanks, that helps.", "Fine."]
+FOLLOW_LEADS = ["Now {p}.", "Next, {p}.", "Also, {p}.", "Could you also {p}?", "One more thing: {p}.", "And {p}, please.", "Then {p}.",
+                "While you're at it, {p}.", "Now could you {p}?", "Can you {p} as well?", "Next I need you to {p}.", "{P} too, please.",
+                "After that, {p}.", "Following on, {p}.", "Last bit: {p}.", "{P} as well.", "Next, could you {p}?", "Right, {p}.", "And now {p}."]
+THEN = ["then {p}", "and then {p}", "after that {p}", "and {p}", "and once that's done, {p}", "followed by: {p}", "then go on to {p}",
+        "and afterwards {p}"]
+CLOSERS = ["Thanks!", "Thank you.", "Cheers.", "Appreciate it.", "Thanks a lot.", "Much appreciated.", "Thanks in advance.", "Ta.",
+           "Many thanks.", "Thank you so much.", "Thanks, you're a star."]
+NAMING = ("name", "display_name", "full_name")
+PASTE_WORDS = LintConfig().description_ngram  # a run this long shared with a tool's description repeats its documentation
+# parameters named by a preposition alone (``at``, ``before``): the preposition and the value are the whole phrase
+BARE_PREPOSITIONS = PREPOSITIONS | {"before", "after", "since", "until", "near"}
+# role words said as the preposition they stand for: origin_place_id "from place PLC-0003", destination_place_id "to ..."
+ROLE_PREPOSITIONS = {"origin": "from", "destination": "to"}
+# a parameter described as the user a call acts as ("Id of the signed-in user performing the action", "Id of the
+# workspace member acting"): said "as the user Priya Sato (USR-0017)", never as what the call acts on
+ACTOR = re.compile(r"\b(acting|performing the action|signed-in|member (?:reading|searching))\b", re.IGNORECASE)
+# flags said after "mark": "mark it as read", "as unstarred", never "mark it marked read"
+UN_FLAGS = {"read", "starred", "pinned", "flagged", "archived"}
+# a value parameter named as a verb phrase, pointed at as the thing it is: "the same end date", never "the same ends on"
+REF_NOUNS = {"ends on": "end date", "starts on": "start date", "check in": "check-in date", "check out": "check-out date",
+             "due on": "due date", "expires on": "expiry date"}
+# a read's filter on a state, with the word for its opposite
+READ_STATES = {"enabled": "disabled", "active": "inactive", "open": "closed", "locked": "unlocked", "muted": "unmuted", "charging": None}
+WHEN_WORDS = {"while", "before", "when", "during", "between", "on", "at"}
+BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
+FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:] if s else s
+
+
+def _first_word(s: str) -> str:
+    return s.split(" ", 1)[0].strip(".,;:!?").lower()
+
+
+def _last_word(s: str) -> str:
+    return s.rsplit(" ", 1)[-1].strip(".,;:!?").lower()
+
+
+def _join_once(pieces: list[str], sep: str) -> str:
+    """Join ``pieces``, dropping from a piece the words (up to three) that the text before it ends with:
+    ``find by tag`` + ``tag archive`` is ``find by tag archive``, not ``find by tag tag archive``."""
+    out = ""
+    for piece in pieces:
+        if out:
+            tail, head = out.lower().split(), piece.split(" ")
+            for n in (3, 2, 1):
+                if len(head) > n and [w.lower() for w in head[:n]] == tail[-n:]:
+                    piece = " ".join(head[n:])
+                    break
+        out = f"{out}{sep}{piece}" if out else piece
+    return out
+
+
+def role(noun: str) -> tuple[str, str]:
+    """The preposition a parameter's words open with, and the rest: ``("from", "account")`` for ``from account``;
+    a role word counts as its preposition (``origin place``: ``("from", "place")``). ``("", noun)`` for none."""
+    prep, _, rest = noun.partition(" ")
+    if rest and prep in PREPOSITIONS:
+        return prep, rest
+    if rest and prep in ROLE_PREPOSITIONS:
+        return ROLE_PREPOSITIONS[prep], rest
+    return "", noun
+
+
+def param_doc(tool: ToolSpec, p: str) -> str:
+    """The description of the tool's parameter ``p`` ("" without one)."""
+    prop = tool.properties.get(p)
+    return str(prop.get("description") or "") if isinstance(prop, dict) else ""
+
+
+def acts_as(tool: ToolSpec, p: str) -> bool:
+    """Is ``p`` the id of the user the call acts as (its description says so), not an entity it acts on?"""
+    return p.endswith("_id") and bool(ACTOR.search(param_doc(tool, p)))
+
+
+def object_first(tool: ToolSpec, params: list[str]) -> str | None:
+    """Of the id arguments a noun of the tool's name could stand for, the one it acts on: the first that is not the
+    user the call acts as, else the first (``unfollow_user(user_id, target_user_id)`` unfollows the target user)."""
+    return next((p for p in params if not acts_as(tool, p)), params[0] if params else None)
+
+
+def described_param(tool: ToolSpec, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
+    """The one unused id argument whose description names ``noun`` (``contact_id``, "Contact id of the attendee
+    to remove", for the ``attendee`` of ``remove_attendee``); ``None`` where none or several do."""
+    word = re.compile(rf"\bid of (?:the |an? )?{re.escape(singular(noun))}s?\b(?!')", re.IGNORECASE)  # not "id of the thread's parent"
+    hits = [p for p in args if p not in used and p.endswith("_id") and word.search(param_doc(tool, p))]
+    return hits[0] if len(hits) == 1 else None
+
+
+def bare_preposition(p: str, v: Any) -> bool:
+    """A parameter named by a preposition alone (``at``, ``before``) with a value said as such (not quoted text)."""
+    return p in BARE_PREPOSITIONS and not is_text(p, v)
+
+
+def from_to(phrases: list[str]) -> list[str]:
+    """A ``from ...`` phrase and the ``to ...`` phrase right after it as one (``from PLC-0003 to PLC-0019``):
+    a route or a transfer is said in one breath, not as ``from A and to B``."""
+    out: list[str] = []
+    for ph in phrases:
+        if out and ph.startswith("to ") and out[-1].startswith("from ") and " to " not in out[-1]:
+            out[-1] = f"{out[-1]} {ph}"
+        else:
+            out.append(ph)
+    return out
+
+
+def singled_out(source: Any, field: str, value: Any) -> bool:
+    """Did a result single out ``value``: is it the only value of ``field`` anywhere in it?"""
+    seen: set[str] = set()
+
+    def walk(d: Any) -> None:
+        if isinstance(d, dict):
+            for k, v in d.items():
+                if k == field and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    seen.add(str(v))
+                walk(v)
+        elif isinstance(d, list):
+            for v in d:
+                walk(v)
+
+    walk(source)
+    return seen == {str(value)}
+
+
+def first_of(source: Any, field: str, value: Any) -> bool:
+    """Is ``value`` the ``field`` of the first record of the result's first list?"""
+    lists = [v for v in source.values() if isinstance(v, list)] if isinstance(source, dict) else [source] if isinstance(source, list) else []
+    for lst in lists:
+        for rec in lst:
+            if isinstance(rec, dict) and field in rec:
+                return str(rec[field]) == str(value)
+    return False
+
+
+class StepWriter:
+    """Phrases one chain step; ``steps`` are all steps of the chain (for back references)."""
+
+    def __init__(self, steps: list[dict[str, Any]], entities: dict[str, dict[str, Any]], reference: str, rng: random.Random,
+                 known: Callable[[str], bool] | None = None):
+        self.steps, self.entities, self.reference, self.rng = steps, entities, reference, rng
+        self.known = known or (lambda v: v in entities)
+        self.shown: list[Any] = []  # results of earlier turns (what the user has seen), walked only when asked
+        self.said_it = False  # the step being phrased already points at an earlier result as "it"
+        self.verb = ""  # the verb of the step being phrased
+        self.taking_off = False  # it removes something from an entity its name does not name: "remove CON-0001 from event EVT-0001"
+        self.careful = False  # a second wording of a step whose first ran words together or repeated its tool's description
+        self.recent_refs: list[str] = []  # the last three back references said: never "that account again ... that account again"
+        self._seen: set[str] | None = None
+
+    def earlier(self, noun: str, found: bool = True) -> str:
+        """``that account``, ``the account from before`` ...: a wording not among the last three said; "the account
+        you just found" only when a read (``found``) returned it, never after the user named it to a write."""
+        ref = self.rng.choice([r for r in BACK_REFS if r not in self.recent_refs and (found or "found" not in r)])
+        self.recent_refs = [*self.recent_refs[-2:], ref]
+        return ref.format(n=noun)
+
+    def seen(self, value: str) -> bool:
+        """Has the user seen ``value`` in a result of an earlier turn?"""
+        if self._seen is None:
+            self._seen = set().union(*(result_values(d) for d in self.shown)) if self.shown else set()
+        return value in self._seen
+
+    def saw(self, results: list[Any]) -> None:
+        """The user has now seen these results (a turn's)."""
+        self.shown += results
+        self._seen = None
+
+    def entity(self, p: str, v: Any, noun: str, terse: bool) -> str:
+        if isinstance(v, list):
+            return join_prose([self.entity(p, x, singular(noun), terse) for x in v])
+        prep, rest = role(noun)
+        if terse:  # "from ACC-0001", "to PLC-0019": a route or a transfer keeps its direction even in a terse turn
+            return f"{prep} {v}" if prep else str(v)
+        if prep:  # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)"; origin_place_id: "from place PLC-0003"
+            return f"{prep} {say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng, quote=self.careful).removeprefix('the ')}"
+        return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng, quote=self.careful)
+
+    def back_ref(self, step: dict[str, Any], p: str, terse: bool) -> tuple[str, bool]:
+        """How the user points at a value an earlier step returned; (phrase, named the value?)."""
+        src = step["sources"][p]
+        v = step["args"][p]
+        noun = REF_NOUNS.get(words(p), words(p)) or "one"  # "with that check-in date again", never "with that check in again"
+        prep, rest = role(noun)
+        lead = ""
+        if prep:  # to_account_id: "to the account you just got"; a role keeps its word: "from that origin place"
+            lead, noun = prep + " ", rest if noun.split(" ")[0] in PREPOSITIONS else noun
+        data = self.steps[src]["result"].data if self.steps[src]["result"].ok else None
+        field = step["source_fields"][p]
+        if self.shadowed(src, step.get("index", len(self.steps)), field, v):  # a later step returned another one: say which
+            return (self.entity(p, v, words(p) or "one", terse) if p.endswith(("_id", "_ids"))
+                    else self.arg_phrase(p, v, step["tool"].read_only, terse)), True
+        if data is not None and singled_out(data, field, v):
+            if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
+                self.said_it = True
+                return lead + "it", False
+            return lead + ("the same " + noun if terse else self.earlier(noun, self.steps[src]["tool"].read_only)), False
+        nameable = self.seen(str(v)) or self.known(str(v))
+        if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
+            return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
+        if step["tool"].read_only and not nameable:
+            return lead + f"one of those {plural(noun)}", False
+        if not p.endswith(("_id", "_ids")):  # a value, not an entity: "end time 10:30 March 15", "named Nora Ibrahim"
+            return self.arg_phrase(p, v, step["tool"].read_only, terse), True
+        return self.entity(p, v, words(p) or "one", terse), True
+
+    def shadowed(self, src: int, now: int, field: str, v: Any) -> bool:
+        """Did a step between ``src`` and ``now`` return another value of ``field`` (``create_invoice`` after the
+        invoice was found): "the invoice you just found" would point at the newer one."""
+        return any(st["result"].ok and any(str(x) != str(v) for x in field_values(st["result"].data, field))
+                   for st in self.steps[src + 1:now])
+
+    def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:
+        pw = words(p)
+        if p.endswith("_id") or p.endswith("_ids"):
+            ent = self.entity(p, v, pw, terse)
+            if terse or role(pw)[0]:  # from_account_id: "from account ACC-0001"
+                return ent
+            if self.taking_off and not read:
+                return f"from {ent}"
+            said = self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
+            return f"for {ent}" if not read and pw.split(" ")[-1] in PEOPLE else said
+        if isinstance(v, bool) and read and p in READ_STATES and not terse:  # a filter: "only the disabled ones", never "and not enabled"
+            said = p if v else READ_STATES[p]
+            return f"only the {said} ones" if said else f"only the ones not {p}"
+        if isinstance(v, bool):  # a switch named "on": "switched on", never "on yes"
+            return self._flag(p, v)
+        if bare_preposition(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am" or "at today at 9 am"
+            return f"{p} {say_value(p, v, self.reference, self.rng, self.entities, time_first=True)}"
+        val = say_value(p, v, self.reference, self.rng, self.entities)
+        if isinstance(v, (int, float)) and "_" in p and p.rsplit("_", 1)[1] in UNITS:  # radius_km 7: "radius 7 km", not "radius km 7 km"
+            pw = words(p.rsplit("_", 1)[0])
+        if p in NAMING and isinstance(v, str) and not terse:  # a plain "named X" rather than "name X" or "on name X"
+            return self.rng.choice(['named "{v}"', 'called "{v}"'] if is_text(p, v) else ["named {v}", "called {v}"]).format(v=v)
+        if p.endswith("_contains") and isinstance(v, str) and not terse:  # "with the merchant containing "draft"", never "draft as the merchant contains"
+            return f"with the {words(p[:-9])} containing " + (f'"{v}"' if is_text(p, v) else v)
+        head, _, thing = pw.partition(" ")
+        if head in ("add", "remove") and thing and not terse:  # add_labels: "adding the label follow-up", never "follow-up as the add labels"
+            one = not isinstance(v, list) or len(v) == 1
+            return f"{'adding' if head == 'add' else 'removing'} the {singular(thing) if one else plural(thing)} {val}"
+        if is_text(p, v):
+            return self.rng.choice(['{w} "{v}"', 'with the {w} "{v}"', 'saying "{v}"' if p in ("text", "body", "message", "content")
+                                    else '{w} "{v}"']).format(w=pw, v=v)
+        if terse or pw.rsplit(" ", 1)[-1] in BARE_PREPOSITIONS:  # ends_on: "ends on March 9th", never "ends on set to March 9th"
+            return f"{pw} {val}"
+        if isinstance(v, (int, float)):  # "with the temperature at 21", "amount of 25.00"
+            return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]).format(w=pw, v=val)
+        # a word or a date: "with status in progress", never "with the status at in progress" or "reason of changed mind"
+        return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}"]).format(w=pw, v=val)
+
+    def _flag(self, p: str, v: bool) -> str:
+        if p.startswith("include_"):
+            return ("including " if v else "leaving out ") + words(p[8:])
+        if p.endswith("_only"):
+            return ("only " + words(p[:-5])) if v else ("not just " + words(p[:-5]))
+        if p.startswith("is_") and self.verb == "mark":  # mark_message: "mark it as read", "as unstarred"
+            rest = words(p[3:])
+            return f"as {rest}" if v else (f"as un{rest}" if rest in UN_FLAGS else f"as not {rest}")
+        if p.startswith(("is_", "has_")):
+            rest = words(p[p.index("_") + 1:])
+            return (f"marked {rest}" if p.startswith("is_") else f"with {rest}") if v else (f"not {rest}" if p.startswith("is_") else f"without {rest}")
+        if p == "on" or p in READ_STATES:
+            return ("switched " if p == "on" else "") + ("on" if p == "on" and v else "off" if p == "on" else (p if v else f"not {p}"))
+        *rest, last = words(p).split(" ")
+        if rest and last in ("on", "off"):  # climate_on: "with climate on", never "with climate on on"
+            return f"with {' '.join(rest)} {'on' if v else 'off'}"
+        if rest and last in ("enabled", "disabled"):
+            return f"with {' '.join(rest)} {'enabled' if v == (last == 'enabled') else 'disabled'}"
+        if rest and last.endswith("ed"):  # brake_pressed: "with the brake pressed", never "with brake pressed on"
+            return f"with the {' '.join(rest)} {last}" if v else f"with the {' '.join(rest)} not {last}"
+        return f"with {words(p)} {'on' if v else 'off'}"
+
+    def phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
+        """The step as a verb phrase: ``deposit 25.00 for account ACC-0040 with the memo "gift"``.
+
+        A wording that says a word twice running (``add Add monitoring ...``: a name that opens with the verb)
+        or repeats a run of the tool's description (``remove a product from the wishlist``) is worded again
+        from the same draws, carefully: names in quotes, a withheld entity as ``one of my products``."""
+        state, refs = self.rng.getstate(), list(self.recent_refs)
+        said = self._phrase(step, withheld, terse)
+        if stutter(said) or (ngrams(said, PASTE_WORDS) & description_grams(step["tool"].description or "", PASTE_WORDS)):
+            self.rng.setstate(state)
+            self.recent_refs = refs
+            self.careful = True
+            try:
+                said = self._phrase(step, withheld, terse)
+            finally:
+                self.careful = False
+        return said
+
+    def _phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
+        tool = step["tool"]
+        self.said_it = False
+        sql = next((v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None)
+        asked = say_sql(sql) if sql else None
+        if asked:  # SQL text: what it asks for ("show me the customers in Lyon"), not the statement
+            return asked
+        intent: Intent = intent_of(tool.name, tool.read_only)
+        verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
+        args = step["args"]
+        toggle = switch_of(intent, args, withheld)
+        if toggle:  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk of my vehicle and open"
+            verb = SWITCH_VERBS[toggle][0 if args[toggle] else 1]
+        self.verb = verb
+        self.taking_off = False
+        used: set[str] = {toggle} if toggle else set()
+        slots: list[str] = []
+        for k, (prep, noun) in enumerate(intent.nouns):
+            prep = "in" if prep == "to" and verb in ("put", "include") else prep  # "put it in the cart", never "put it to the cart"
+            noun = noun.removesuffix(f" {toggle}") if toggle else noun  # set_automation_enabled: "enable the automation"
+            p = self._param_for(tool, noun, args, used)
+            said_as = words(p) if p is not None else noun  # an id the noun's word names only in its description: "the attendee CON-0001"
+            p = p if p is not None else described_param(tool, noun, args, used)
+            if p is not None:
+                used.add(p)
+                if p in withheld:
+                    ent = ("the " if terse else self.rng.choice(["the ", "my ", article(noun) + " "])) + singular(noun)
+                elif p in step["sources"]:
+                    ent, _ = self.back_ref(step, p, terse)
+                else:
+                    ent = self.entity(p, args[p], said_as, terse)
+            else:
+                ent = ("" if terse else "the ") + noun
+            slots.append(f"{prep} {ent}".strip())
+        if not intent.nouns and not terse and tool.output_schema is None:  # git_add: "add the files README.md", not "add with files ..."
+            obj = next((p for p, v in args.items() if p not in withheld and p not in step["sources"] and not isinstance(v, bool)
+                        and v not in (None, "", [], {}) and not is_text(p, v)), None)
+            if obj is not None:
+                used.add(obj)
+                slots.append(f"the {words(obj)} {join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}")
+        if intent.nouns and intent.nouns[0][0]:  # add_to_cart: the thing added comes before "to the cart"
+            # the last id left: owner ids come first (food add_to_cart(customer_id, item_id) adds the item, not the customer)
+            direct = next((p for p in reversed(args) if p not in used and p.endswith("_id") and not acts_as(tool, p)), None)
+            if direct is not None:
+                used.add(direct)
+                if direct in withheld:
+                    slots.insert(0, f"one of my {plural(words(direct))}" if self.careful else article(words(direct)) + " " + words(direct))
+                elif direct in step["sources"]:
+                    slots.insert(0, self.back_ref(step, direct, terse)[0])
+                else:
+                    slots.insert(0, self.entity(direct, args[direct], words(direct), terse))
+        if slots and verb.split(" ")[-1] in PREPOSITIONS and slots[0].split(" ")[0] in PREPOSITIONS:
+            verb = verb.rsplit(" ", 1)[0]  # reply_in_thread: "reply in the thread", never "reply to in the thread"
+        parts = [verb, *slots]
+        # what is removed is named and its name has no "from": the other ids are what it comes off
+        self.taking_off = intent.family == "remove" and bool(used) and not any(prep for prep, _ in intent.nouns)
+        # the user the call acts as: right after what it acts on where the verb's slots name it ("comment on the post
+        # PST-0004 as Priya Sato, ..."), else after the rest ("get the thread of message M-00024 as U-0001"); never "and for"
+        actor = [p for p in args if p not in used and acts_as(tool, p)]
+        acting: list[str] = []
+        for p in actor:
+            used.add(p)
+            if p in withheld:  # the user leaves out who to act as: "as a user", never "and on a user"
+                acting.append(f"as {article(words(p))} {words(p)}")
+                continue
+            who = self.back_ref(step, p, terse)[0] if p in step["sources"] else self.entity(p, args[p], words(p), terse)
+            acting.append("as " + ("that " + words(p) if who == "it" else who))
+        named = len(used) > len(actor)
+        parts += acting if named else []
+        extras: list[str] = []
+        tail: list[str] = [] if named else acting  # "at 9 am today": a bare preposition's phrase closes the request, never joined with "and"
+        for p, v in args.items():
+            if p in withheld and p not in used and p.endswith("_id") and not terse:  # "the balance of my account": which one is asked for
+                noun = words(p)
+                extras.append(f"{self.rng.choice(['for', 'of', 'on'])} {self.rng.choice(['my ', 'the ', article(noun) + ' '])}{noun}")
+                continue
+            if p in used or p in withheld:
+                continue
+            if p in step["sources"]:
+                ref, named = self.back_ref(step, p, terse)
+                if ref.split(" ")[0] in PREPOSITIONS or (named and not p.endswith(("_id", "_ids"))):  # a value said as a value
+                    extras.append(ref)
+                elif p.endswith(("_id", "_ids")):  # an entity: "for the account you just found"
+                    extras.append(f"for {ref}")
+                else:  # a value from a result, not named: "with the same start time"
+                    extras.append(f"with {ref}")
+            elif v not in (None, "", [], {}):
+                (tail if bare_preposition(p, v) else extras).append(self.arg_phrase(p, v, intent.read, terse))
+        extras = from_to(extras)
+        if terse:
+            return _join_once(parts + extras + tail, " ")
+        if not extras:
+            return " ".join(parts + tail)
+        # "update the event EVT-0004, status confirmed"; a phrase that opens with a preposition joins directly
+        sep = " " if not slots or extras[0].split(" ")[0] in PREPOSITIONS or extras[0].startswith(("with", "including", "only")) else ", "
+        said = _join_once([" ".join(parts), join_prose(extras)], sep)
+        return _join_once([said, *tail], " ") if tail else said
+
+    @staticmethod
+    def _param_for(tool: ToolSpec, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
+        """The argument a noun of the tool's name stands for (``account`` <- ``account_id``; :func:`object_first`)."""
+        one = singular(noun)
+        hits = []
+        for p in args:
+            if p in used or not (p.endswith("_id") or p.endswith("_ids")):
+                continue
+            w = singular(words(p))
+            if w == one or w.endswith(" " + one) or one.endswith(" " + w):
+                hits.append(p)
+        return object_first(tool, hits)
+
+
+def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int, terse: bool) -> str:
+    """One user turn from its steps' phrases, in parts drawn independently."""
+    body = phrases[0]
+    for ph in phrases[1:]:
+        joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(THEN).format(p=ph))
+        if stutter(joined) and not stutter(body) and not stutter(ph):  # "reconnect it; check it; check ...": not back to back
+            joined = body + (", then " if terse else ", and after that ") + ph
+        body = joined
+    if terse:
+        return body if rng.random() < 0.6 else _cap(body)
+    if turn == 0:
+        text = rng.choice(ASKS).format(p=body, P=_cap(body))
+        r = rng.random()
+        if r < 0.3:
+            ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
+            forms = [f"{_cap(ctx)}: {text}", f"{text[:-1]} {ctx}{text[-1]}"]
+            # after the request only a when, right after it ("... before my flight boards"): never "savings goal of 500
+            # from the airport" (the goal's source?), "..., if that's OK before the kids get home" or "from before before noon"
+            trails = (_first_word(ctx) in WHEN_WORDS and _last_word(text[:-1]) != _first_word(ctx)
+                      and text[:-1].lower().endswith(body.lower()))
+            text = rng.choice(forms) if trails else forms[0]
+        if rng.random() < 0.4:
+            text = f"{rng.choice(GREETINGS)}{rng.choice(['! ', '. '])}" + _cap(text)
+    else:
+        text = rng.choice(FOLLOW_LEADS).format(p=body, P=_cap(body))
+        if rng.random() < 0.45:
+            ack = rng.choice(FOLLOW_ACKS)
+            if _first_word(ack) != _first_word(text):  # not "Right. Right, ..."
+                text = f"{ack} {text}"
+    if rng.random() < 0.35:
+        text += " " + rng.choice(CLOSERS)
+    return _cap(text)
+
+
+def result_values(data: Any) -> set[str]:
+    """Every scalar a result shows (what the user can read in it)."""
+    out: set[str] = set()
+
+    def walk(d: Any) -> None:
+        if isinstance(d, dict):
+            for v in d.values():
+                walk(v)
+        elif isinstance(d, list):
+            for v in d:
+                walk(v)
+        elif isinstance(d, (str, int, float)) and not isinstance(d, bool):
+            out.add(str(d))
+
+    walk(data)
+    return out
+
+
+def unnamed_writes(turns_idx: list[list[int]], steps: list[dict[str, Any]], known: Callable[[str], bool]) -> list[int]:
+    """Writing steps that act on a value an earlier result did not single out, which the user could not
+    name when asking: the value is neither an entity the user knows nor shown in an earlier turn."""
+    turn_of = {k: ti for ti, idx in enumerate(turns_idx) for k in idx}
+    bad = []
+    for k, st in enumerate(steps):
+        if st["tool"].read_only:
+            continue
+        for p, src in st["sources"].items():
+            res = steps[src]["result"]
+            v = st["args"][p]
+            if res.ok and singled_out(res.data, st["source_fields"][p], v):
+                continue
+            if turn_of[src] < turn_of[k] or known(str(v)):
+                continue
+            bad.append(k)
+            break
+    return bad
+
+
+def write_turns(turns: list[list[dict[str, Any]]], steps: list[dict[str, Any]], info_level: str, persona: str, withheld: list[str],
+                entities: dict[str, dict[str, Any]], reference: str, rng: random.Random,
+                known: Callable[[str], bool] | None = None) -> list[str]:
+    """The user's message for each turn (``withheld``: values the first step's request leaves out;
+    ``known``: whether the user knows a value without seeing it in a result, e.g. their own account's id)."""
+    w = StepWriter(steps, entities, reference, rng, known)
+    terse = info_level == "minimal"
+    out = []
+    for ti, turn in enumerate(turns):
+        phrases: list[str] = []
+        for i, st in enumerate(turn):
+            held = withheld if (ti == 0 and i == 0) else []
+            said = w.phrase(st, held, terse)
+            if terse and said in phrases:  # "check it; check it" asks for one thing twice: say which thing this one is
+                said = w.phrase(st, held, False)
+            phrases.append(said)
+        out.append(compose_turn(phrases, rng, persona, ti, terse))
+        w.saw([st["result"].data for st in turn if st["result"].ok])
+    return out

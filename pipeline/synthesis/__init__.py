@@ -1,0 +1,1 @@
+"""Per-server synthesis: grounded requests (dry-run), live conversation simulation, replay validation."""
