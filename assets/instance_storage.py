@@ -15,6 +15,10 @@ one engine per database file (a run's own file and the index), the most recently
 closed around each use, so no file is held open between uses (a wiped run's file can be deleted), a
 forked process opens its own connections, and locking and durability are as before.
 ``bench/dagster_events.py`` has the figure; ``bench/OPTIMISATIONS.md`` the build's.
+
+The house's one exception to public-API-only (``ALLOWED_PRIVATE_USE`` in ``tests/test_public_sdk_only.py``):
+Dagster has no public storage class to extend, so this module imports from ``dagster._core`` / ``dagster._serdes``
+and reuses the event log's private state. Nothing else in the project may.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import (
     EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found, sensitive,
 )
@@ -15,7 +16,7 @@ from servers.names import FIRST_NAMES, LAST_NAMES
 AccountType = Literal["checking", "savings", "credit"]
 Currency = Literal["USD", "EUR", "GBP"]
 TxKind = Literal["deposit", "withdrawal", "transfer_in", "transfer_out", "payment", "fee"]
-DAY0 = "2026-03-02"
+DAY0 = REFERENCE_DAY
 
 
 class Customer(BaseModel):

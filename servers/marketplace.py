@@ -8,14 +8,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
 
 Condition = Literal["new", "like_new", "good", "fair", "for_parts"]
 ListingStatus = Literal["active", "closed", "sold"]
 BidStatus = Literal["leading", "outbid", "accepted", "retracted", "lost"]
-TODAY = "2026-03-02"
-NOW = "2026-03-02T09:00:00Z"
+TODAY = REFERENCE_DAY
+NOW = f"{REFERENCE_DAY}T09:00:00Z"
 DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 # category id, name, items (title, typical price)

@@ -9,6 +9,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import (
     EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found, sensitive,
 )
@@ -19,8 +20,8 @@ InvoiceStatus = Literal["draft", "open", "paid", "partially_refunded", "refunded
 PaymentMethod = Literal["card", "bank_transfer", "wallet"]
 RefundReason = Literal["requested_by_customer", "duplicate", "fraudulent", "product_not_received", "other"]
 WebhookEvent = Literal["invoice.created", "invoice.paid", "invoice.voided", "refund.created", "customer.created"]
-TODAY = "2026-03-02"
-NOW = "2026-03-02T09:00:00Z"
+TODAY = REFERENCE_DAY
+NOW = f"{REFERENCE_DAY}T09:00:00Z"
 
 MERCHANTS = [
     ("Bluebird Coffee Roasters", "food_and_beverage"), ("Northwind Outfitters", "retail"), ("Pixel Forge Studio", "software"),

@@ -8,10 +8,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import EnvServer, InvalidArgument, StateConflict, ToolSet, World, not_found
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
 
-TODAY = "2026-03-02"  # a Monday
+TODAY = REFERENCE_DAY  # a Monday
 NOW_TIME = "09:00"
 NOW = f"{TODAY}T{NOW_TIME}:00"
 DATE = r"^\d{4}-\d{2}-\d{2}$"

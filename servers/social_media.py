@@ -8,12 +8,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
 
 PostStatus = Literal["published", "deleted"]
 FollowStatus = Literal["active", "pending"]
-NOW = "2026-03-02T09:00:00"
+NOW = f"{REFERENCE_DAY}T09:00:00"
 MAX_POST = 500
 
 BIOS = ["Coffee first.", "Runner, reader, occasional baker.", "Product designer. Opinions my own.", "Photographer chasing light.",

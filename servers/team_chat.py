@@ -8,10 +8,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found
 from servers.names import FIRST_NAMES, LAST_NAMES
 
-NOW = "2026-03-02T09:00:00"
+NOW = f"{REFERENCE_DAY}T09:00:00"
 TITLES = ["Software Engineer", "Product Manager", "Designer", "Data Analyst", "Engineering Manager", "QA Engineer",
           "Support Lead", "Marketing Manager", "Sales Engineer", "DevOps Engineer", "Recruiter", "Finance Partner"]
 CHANNELS: list[tuple[str, str, bool]] = [  # name, topic, private

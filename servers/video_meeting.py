@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import (
     EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found, sensitive,
 )
@@ -18,7 +19,7 @@ MeetingStatus = Literal["scheduled", "in_progress", "ended", "cancelled"]
 Role = Literal["host", "co_host", "attendee"]
 Rsvp = Literal["accepted", "declined", "pending"]
 RecordingStatus = Literal["processing", "available", "expired", "deleted"]
-NOW = "2026-03-02T09:00"
+NOW = f"{REFERENCE_DAY}T09:00"
 PLAN_LIMIT = {"basic": 10, "pro": 100, "business": 300}
 TITLES = ["Weekly sync", "Sprint planning", "Design review", "1:1", "Customer onboarding", "Quarterly business review",
           "Interview loop", "Incident postmortem", "All hands", "Product demo", "Budget check-in", "Roadmap workshop",
@@ -454,6 +455,6 @@ def build(seed: int = 0) -> EnvServer[MeetingWorld]:
     """A fresh video_meeting server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
         "video_meeting", seeder=seed_world, category="lifestyle",
-        description="Video meetings: hosts and their plans, scheduling, rescheduling and cancelling meetings, participants and cloud recordings. Now is 2026-03-02T09:00.",
+        description=f"Video meetings: hosts and their plans, scheduling, rescheduling and cancelling meetings, participants and cloud recordings. Now is {NOW}.",
         tools=TOOLS, default_seed=seed,
     )

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from servers.clock import REFERENCE_DAY  # the built-in worlds' today; imports nothing (no mcp)
+
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SECRET_REF = re.compile(r"\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -209,7 +211,7 @@ class ChainConfig(StageConfig):
 
 class QueryConfig(StageConfig):
     backend: Literal["template", "llm"] = "template"
-    reference_date: str = "2026-03-02"
+    reference_date: str = REFERENCE_DAY  # the day the built-in worlds call today (servers/clock.py)
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key_env: str = "OPENAI_API_KEY"
@@ -285,7 +287,7 @@ class LintConfig(StageConfig):
 
 def default_servers() -> list[str]:
     """Every built-in server present in ``servers/``."""
-    from servers.registry import available
+    from servers.registry import available  # deferred: it imports mcp's server side, which reading a config never needs
 
     return available()
 

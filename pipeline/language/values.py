@@ -8,6 +8,7 @@ import re
 from datetime import date, timedelta
 from typing import Any, NamedTuple
 
+from pipeline.core.config import QueryConfig
 from pipeline.language.hints import hinted, known_fields, new_paths
 from pipeline.core.records import Snapshot, ToolSpec
 from pipeline.language.sqltext import fill_sql
@@ -84,7 +85,8 @@ def _schema_of(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def synth_value(param: str, spec: dict[str, Any], rng: random.Random, reference_date: str = "2026-03-02") -> Any:
+def synth_value(param: str, spec: dict[str, Any], rng: random.Random,
+                reference_date: str = QueryConfig.model_fields["reference_date"].default) -> Any:
     """A schema-valid value for a parameter nothing in the state names."""
     s = _schema_of(spec)
     if "enum" in s and s["enum"]:
@@ -533,7 +535,7 @@ def fill_args(
     rng: random.Random,
     fixed: dict[str, Any] | None = None,
     optional_rate: float = 0.0,
-    reference_date: str = "2026-03-02",
+    reference_date: str = QueryConfig.model_fields["reference_date"].default,
     pick: dict[str, Any] | None = None,
     context: list[Any] | RecordIndex | None = None,
     memo: ValueMemo | None = None,

@@ -8,9 +8,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found
 
-NOW = "2026-03-02T09:00"
+NOW = f"{REFERENCE_DAY}T09:00"
 HORIZON = "2027-03-02T00:00"  # open-ended series are expanded up to here
 MAX_OCCURRENCES = 400
 FMT = "%Y-%m-%dT%H:%M"

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, StateConflict, ToolSet, World, not_found
 
 Industry = Literal["software", "manufacturing", "retail", "healthcare", "finance", "logistics", "education", "energy"]
@@ -14,7 +15,7 @@ LeadStatus = Literal["new", "contacted", "qualified", "unqualified", "converted"
 LeadSource = Literal["web", "referral", "event", "cold_call", "partner"]
 Stage = Literal["prospecting", "qualification", "proposal", "negotiation", "closed_won", "closed_lost"]
 ActivityKind = Literal["call", "email", "meeting", "note"]
-DAY0 = "2026-03-02"
+DAY0 = REFERENCE_DAY
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
 OPEN_STAGES: tuple[str, ...] = ("prospecting", "qualification", "proposal", "negotiation")

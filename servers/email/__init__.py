@@ -9,7 +9,7 @@ from __future__ import annotations
 from servers.kit import EnvServer
 from servers.email import tools  # noqa: F401  (their tools register with TOOLS, in this order)
 from servers.email.seed import seed_world
-from servers.email.world import TOOLS, MailWorld
+from servers.email.world import NOW, TOOLS, MailWorld
 
 __all__ = ["TOOLS", "MailWorld", "build", "seed_world"]
 
@@ -19,6 +19,6 @@ def build(seed: int = 0) -> EnvServer[MailWorld]:
     return EnvServer(
         "email", seeder=seed_world, category="productivity",
         description="An email mailbox: read, search, send, reply to and forward messages; drafts, threads, folders and labels. "
-                    "Sent and received messages are never edited; drafts are. The current time is 2026-03-02T09:00.",
+                    f"Sent and received messages are never edited; drafts are. The current time is {NOW:%Y-%m-%dT%H:%M}.",
         tools=TOOLS, default_seed=seed,
     )

@@ -8,9 +8,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, StateConflict, ToolSet, World, not_found
 
-NOW = datetime(2026, 3, 2, 9, 0)
+NOW = datetime.fromisoformat(f"{REFERENCE_DAY}T09:00")
 FMT = "%Y-%m-%dT%H:%M"
 DOMAIN = "northwind.example"
 ADDRESS_RE = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")

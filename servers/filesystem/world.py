@@ -8,9 +8,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, NotFound, PermissionDenied, StateConflict, ToolSet, World
 
-NOW = datetime(2026, 3, 2, 9, 0, 0)
+NOW = datetime.fromisoformat(f"{REFERENCE_DAY}T09:00:00")
 CAPACITY = 20 * 1024**3
 QUOTA = 256 * 1024**2
 DIR_SIZE = 4096

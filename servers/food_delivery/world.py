@@ -7,9 +7,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import StateConflict, ToolSet, World, not_found
 
-NOW = "2026-03-02T19:30:00"  # a Monday evening
+NOW = f"{REFERENCE_DAY}T19:30:00"  # a Monday evening
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 Day = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]

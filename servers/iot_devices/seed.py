@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from servers.clock import REFERENCE_DAY
 from servers.iot_devices.world import (
     COLORS, MAKERS, ROOM_NAMES, SENSOR_TYPES, STREETS, Automation, Device, Group, Home, IotWorld, Room, Scene,
     SceneAction, _event,
@@ -228,7 +229,7 @@ def seed_world(rng: random.Random, seed: int) -> IotWorld:
             if not d.online:
                 _event(w, hid, d.device_id, "went_offline", f"lost connection ({d.offline_reason})", d.last_seen)
             elif d.lock_state == "jammed":
-                _event(w, hid, d.device_id, "lock_jammed", "bolt could not extend fully", "2026-03-02T07:41:00")
+                _event(w, hid, d.device_id, "lock_jammed", "bolt could not extend fully", f"{REFERENCE_DAY}T07:41:00")
             elif d.battery_pct is not None and d.battery_pct <= 15:
                 _event(w, hid, d.device_id, "low_battery", f"battery at {d.battery_pct}%", "2026-03-01T22:10:00")
         _seed_scenes_and_rules(w, rng, hid, rooms, devs)

@@ -6,9 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, StateConflict, ToolFailure, ToolSet, World, not_found, sensitive
 
-NOW = "2026-03-02T09:00:00"
+NOW = f"{REFERENCE_DAY}T09:00:00"
 
 DeviceType = Literal[
     "temperature_sensor", "humidity_sensor", "motion_sensor", "contact_sensor", "smoke_detector",

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found
 
 IssueType = Literal["bug", "task", "story"]
@@ -15,7 +16,7 @@ Status = Literal["open", "in_progress", "in_review", "done"]
 SprintState = Literal["planned", "active", "closed"]
 LinkType = Literal["blocks", "relates"]
 Role = Literal["developer", "designer", "qa", "product_manager", "devops"]
-DAY0 = "2026-03-02"
+DAY0 = REFERENCE_DAY
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 LABEL_PATTERN = r"^[a-z][a-z0-9-]{1,29}$"
 

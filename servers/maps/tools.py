@@ -95,7 +95,7 @@ def search_nearby(
     place_id: Annotated[str, Field(description="Place id to search around (from geocode or search_places)")],
     category: Annotated[str, Field(description="Point-of-interest category, e.g. 'pharmacy' (from list_categories)")],
     radius_km: Annotated[float, Field(description="Search radius in kilometres", gt=0, le=50)] = 3.0,
-    open_now: Annotated[bool, Field(description="Only places open now (2026-03-02T09:00)")] = False,
+    open_now: Annotated[bool, Field(description=f"Only places open now ({NOW})")] = False,
     min_rating: Annotated[float | None, Field(description="Only places rated at least this", ge=1, le=5)] = None,
 ) -> PlaceList:
     """Find points of interest of a category near a place, nearest first, with distance and whether they are open now."""

@@ -8,13 +8,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, NotFound, ToolSet, World, not_found
 
 Mode = Literal["driving", "walking", "cycling", "transit"]
 PlaceKind = Literal["address", "poi"]
 ListName = Literal["favorites", "want_to_go", "home", "work", "other"]
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-NOW = "2026-03-02T09:00"  # a Monday
+NOW = f"{REFERENCE_DAY}T09:00"  # a Monday
 WEEKDAYS: tuple[str, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 # city, country, centre lat/lon, zone (routes exist only within a zone or across a listed link), streets
@@ -169,7 +170,7 @@ def _when(value: str | None, arg: str) -> datetime:
 
 
 PlaceId = Annotated[str, Field(description="Place id, e.g. 'PLC-0012' (from geocode, search_places or search_nearby)")]
-DateTimeStr = Annotated[str | None, Field(description="Local date-time YYYY-MM-DDTHH:MM; defaults to now (2026-03-02T09:00, a Monday)", pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")]
+DateTimeStr = Annotated[str | None, Field(description=f"Local date-time YYYY-MM-DDTHH:MM; defaults to now ({NOW}, a Monday)", pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")]
 
 
 class CityInfo(BaseModel):

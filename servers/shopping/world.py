@@ -7,13 +7,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import ToolSet, World, not_found
 
 OrderStatus = Literal["processing", "shipped", "delivered", "cancelled", "returned"]
 PaymentMethod = Literal["credit_card", "paypal", "gift_card"]
 ReturnReason = Literal["damaged", "wrong_item", "not_as_described", "no_longer_needed", "other"]
 SortBy = Literal["relevance", "price_asc", "price_desc", "rating"]
-TODAY = "2026-03-02"
+TODAY = REFERENCE_DAY
 RETURN_WINDOW_DAYS = 30
 FREE_SHIPPING_OVER = 50.0
 SHIPPING_FEE = 5.99

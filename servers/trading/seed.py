@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from servers.clock import REFERENCE_DAY
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
 from servers.trading.world import (
     COMPANIES, EXCHANGES, PORTFOLIO_NAMES, BookLevel, Exchange, Order, OrderStatus, Portfolio, Position, Symbol,
@@ -69,7 +70,7 @@ def seed_world(rng: random.Random, seed: int) -> TradingWorld:
             limit = _r2(sym.last_price * rng.uniform(1.02, 1.08))
             pos.reserved_quantity += qty
             w.orders[oid] = Order(order_id=oid, portfolio_id=pid, symbol=pos.symbol, side="sell", order_type="limit", quantity=qty,
-                                  limit_price=limit, status="open", created_at="2026-03-02T14:45:00Z", updated_at="2026-03-02T14:45:00Z")
+                                  limit_price=limit, status="open", created_at=f"{REFERENCE_DAY}T14:45:00Z", updated_at=f"{REFERENCE_DAY}T14:45:00Z")
         else:
             sym = w.symbols[rng.choice(tradable)]
             limit = _r2(sym.last_price * rng.uniform(0.92, 0.98))
@@ -80,7 +81,7 @@ def seed_world(rng: random.Random, seed: int) -> TradingWorld:
             else:
                 status = "rejected"
             w.orders[oid] = Order(order_id=oid, portfolio_id=pid, symbol=sym.symbol, side="buy", order_type="limit", quantity=qty,
-                                  limit_price=limit, status=status, created_at="2026-03-02T14:50:00Z", updated_at="2026-03-02T14:50:00Z")
+                                  limit_price=limit, status=status, created_at=f"{REFERENCE_DAY}T14:50:00Z", updated_at=f"{REFERENCE_DAY}T14:50:00Z")
     for pid in rng.sample(pids, k=min(6, len(pids))):
         sym = w.symbols[rng.choice(tradable)]
         oid = w.new_id("ORD", 5)

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import PermissionDenied, ToolSet, World, not_found, sensitive
 
 Side = Literal["buy", "sell"]
@@ -13,7 +14,7 @@ OrderType = Literal["market", "limit"]
 OrderStatus = Literal["open", "filled", "cancelled", "rejected"]
 SymbolStatus = Literal["trading", "halted"]
 Sector = Literal["Technology", "Healthcare", "Energy", "Financials", "Consumer", "Industrials", "Utilities", "Materials"]
-NOW = "2026-03-02T15:30:00Z"
+NOW = f"{REFERENCE_DAY}T15:30:00Z"
 PRICE_BAND = 0.10  # limit prices must lie within +/-10% of the last price
 
 # exchange code, name, country, session open-close (UTC), open right now?

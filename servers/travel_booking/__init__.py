@@ -5,7 +5,7 @@ from __future__ import annotations
 from servers.kit import EnvServer
 from servers.travel_booking import tools  # noqa: F401  (their tools register with TOOLS, in this order)
 from servers.travel_booking.seed import seed_world
-from servers.travel_booking.world import TOOLS, TravelWorld
+from servers.travel_booking.world import TODAY, TOOLS, TravelWorld
 
 __all__ = ["TOOLS", "TravelWorld", "build", "seed_world"]
 
@@ -14,6 +14,6 @@ def build(seed: int = 0) -> EnvServer[TravelWorld]:
     """A fresh travel_booking server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
         "travel_booking", seeder=seed_world, category="travel",
-        description="Travel booking: flight and hotel search, travellers, bookings (book/change/cancel), itineraries and loyalty points. Today is 2026-03-02.",
+        description=f"Travel booking: flight and hotel search, travellers, bookings (book/change/cancel), itineraries and loyalty points. Today is {TODAY}.",
         tools=TOOLS, default_seed=seed,
     )

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found
 
 Cabin = Literal["economy", "premium_economy", "business"]
@@ -16,8 +17,8 @@ RoomType = Literal["standard", "deluxe", "suite"]
 BookingKind = Literal["flight", "hotel"]
 BookingStatus = Literal["confirmed", "cancelled"]
 Tier = Literal["blue", "silver", "gold", "platinum"]
-NOW = "2026-03-02T09:00:00"
-TODAY = "2026-03-02"
+NOW = f"{REFERENCE_DAY}T09:00:00"
+TODAY = REFERENCE_DAY
 CABINS: tuple[str, ...] = ("economy", "premium_economy", "business")
 CHANGE_FEE = 75.0
 POINT_VALUE = 0.01  # one loyalty point is worth one cent when paying with points

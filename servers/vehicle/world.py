@@ -8,9 +8,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from servers.clock import REFERENCE_DAY
 from servers.kit import InvalidArgument, StateConflict, ToolSet, World, not_found, sensitive
 
-NOW = "2026-03-02T08:30:00"
+NOW = f"{REFERENCE_DAY}T08:30:00"
 AVG_SPEED_KMH = 38.0
 ROAD_FACTOR = 1.3
 MIN_START_BATTERY_PCT = 5
