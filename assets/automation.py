@@ -1,6 +1,7 @@
 """Jobs, the weekly regeneration schedule and the schema-change sensor."""
 
 import json
+from typing import Any
 import os
 
 import dagster as dg
@@ -10,6 +11,9 @@ from assets.resources import ProveSettings, server_partitions
 from assets.synthesis import PER_SERVER
 from assets.training import grpo_policy
 from pipeline.core.config import BuildConfig
+from pipeline.core.records import schema_hash
+from pipeline.core.servers_file import usable_tools
+from pipeline.env import Environment
 
 CROSS = [*CORPUS, grpo_policy]
 
@@ -17,17 +21,25 @@ CROSS = [*CORPUS, grpo_policy]
 # executor's forkserver start method with preloaded modules) instead of spawned processes that each
 # import them again (about 1 s less for a server's run of six steps; bench/parallel.py configures its job the same way).
 FORKED_STEPS = {"execution": {"config": {"multiprocess": {"start_method": {"forkserver": {"preload_modules": ["assets.definitions"]}}}}}}
-corpus_job = dg.define_asset_job("corpus_job", selection=dg.AssetSelection.assets(*CROSS), config=FORKED_STEPS)
-# one run per server partition: probe -> replay for that server
-server_job = dg.define_asset_job("server_job", selection=dg.AssetSelection.assets(*PER_SERVER), partitions_def=server_partitions,
+
+
+def asset_jobs(per_server: list[dg.AssetsDefinition], cross: list[dg.AssetsDefinition]) -> tuple[Any, Any]:
+    """The two jobs over the given assets: ``server_job`` (one run per server partition: probe -> replay for that
+    server) and ``corpus_job`` (dedup -> corpus -> policy). The schedule and the sensor target them by name."""
+    server = dg.define_asset_job("server_job", selection=dg.AssetSelection.assets(*per_server), partitions_def=server_partitions,
                                  config=FORKED_STEPS)
+    corpus = dg.define_asset_job("corpus_job", selection=dg.AssetSelection.assets(*cross), config=FORKED_STEPS)
+    return server, corpus
+
+
+server_job, corpus_job = asset_jobs(PER_SERVER, CROSS)
 
 DEFAULT_CRON = "0 3 * * 1"  # Mondays 03:00
 
 
 def regeneration_schedule(cron: str | None = None, timezone: str | None = None) -> dg.ScheduleDefinition:
     """The corpus regeneration schedule; cron from ``PROVE_SCHEDULE_CRON`` (default weekly), off until turned on."""
-    return dg.ScheduleDefinition(name="weekly_regeneration", job=corpus_job,
+    return dg.ScheduleDefinition(name="weekly_regeneration", job_name="corpus_job",
                                  cron_schedule=cron or os.environ.get("PROVE_SCHEDULE_CRON") or DEFAULT_CRON,
                                  execution_timezone=timezone or os.environ.get("PROVE_SCHEDULE_TIMEZONE") or "UTC",
                                  default_status=dg.DefaultScheduleStatus.STOPPED,
@@ -39,10 +51,6 @@ weekly_regeneration = regeneration_schedule()
 
 def server_schema_hash(cfg: BuildConfig, server: str) -> str:
     """The hash of the tools a server offers the pipeline now (what ``server_snapshots`` reports as its data version)."""
-    from pipeline.env import Environment
-    from pipeline.core.records import schema_hash
-    from pipeline.core.servers_file import usable_tools
-
     sc = cfg.server_config(server)
     with Environment(sc) as env:
         tools, _ = usable_tools(sc, env.tools())
@@ -55,7 +63,7 @@ def _last_snapshot_hash(instance: dg.DagsterInstance, server: str) -> str | None
     return mat.tags.get("dagster/data_version") if mat is not None and mat.tags else None
 
 
-@dg.sensor(job=server_job, minimum_interval_seconds=int(os.environ.get("PROVE_SENSOR_INTERVAL_S", "3600")),
+@dg.sensor(job_name="server_job", minimum_interval_seconds=int(os.environ.get("PROVE_SENSOR_INTERVAL_S", "3600")),
            default_status=dg.DefaultSensorStatus.STOPPED,
            description="Connects to every configured server; when a server's tool schema hash changes, re-runs its partition.")
 def schema_change_sensor(context: dg.SensorEvaluationContext, settings: ProveSettings):

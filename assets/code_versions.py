@@ -99,8 +99,9 @@ def import_closure(modules: set[str] | list[str], root: Path = ROOT) -> set[str]
 def function_modules(fn: Callable[..., Any]) -> set[str]:
     """The modules an asset's function uses: those it imports in its body, and those defining the names it
     refers to (a helper of its own module counts through the modules *it* uses, not its whole module)."""
-    found: set[str] = set()
-    todo, seen = [fn], set()
+    also = getattr(fn, "also_runs", ())
+    found: set[str] = {f.__module__ for f in also}  # what the function runs counts with its whole module
+    todo, seen = [fn, *also], set()
     while todo:
         f = todo.pop()
         if f in seen:
@@ -117,7 +118,7 @@ def function_modules(fn: Callable[..., Any]) -> set[str]:
             obj = f.__globals__.get(name)
             if inspect.ismodule(obj):
                 found.add(obj.__name__)
-            elif inspect.isfunction(obj) and obj.__module__ == fn.__module__:
+            elif inspect.isfunction(obj) and obj.__module__ == f.__module__:
                 todo.append(obj)
             elif getattr(obj, "__module__", None):
                 found.add(obj.__module__)
@@ -134,8 +135,10 @@ def _names(code: Any) -> set[str]:
 
 def code_version(fn: Callable[..., Any], root: Path = ROOT, n: int = 12) -> str:
     """An asset's code version: a short hash of its function's source and of the files of the import closure
-    of the modules it uses (names and bytes)."""
-    h = hashlib.sha256(textwrap.dedent(inspect.getsource(fn)).encode())
+    of the modules it uses (names and bytes). A function that runs code its source does not name (an asset
+    made from a registered stage calls the stage's ``run``) lists it in ``also_runs``: hashed the same way."""
+    fns = (fn, *getattr(fn, "also_runs", ()))
+    h = hashlib.sha256("\n".join(textwrap.dedent(inspect.getsource(f)) for f in fns).encode())
     for m in sorted(import_closure(function_modules(fn), root)):
         h.update(f"\nmodule:{m}\n".encode())
         h.update(module_file(m, root).read_bytes())  # type: ignore[union-attr]

@@ -10,19 +10,28 @@ import dagster as dg
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, MetadataValue
 
 from assets import progress
-from assets.code_versions import CODE_VERSION, versioned
+from assets.code_versions import CODE_VERSION, code_version, versioned
 from assets.resources import ProveSettings, png_markdown, rejection_meta, selected
 from pipeline.core.config import BuildConfig
 from pipeline.corpus.store import off_target, read_examples, record_gate, refresh_latest
 from pipeline.core.records import TOOL_KINDS, Rejection, rejection
 from pipeline.core.redact import Redactor, redact_rejections
-from pipeline.stages import StageOutput, probe_rejections, stage_augment, stage_corpus, stage_dedup
+from assets.synthesis import PER_SERVER
+from pipeline.corpus.lineage import rejection_samples, samples_markdown
+from pipeline.corpus.report import rejections_png
+from pipeline.corpus.sql import refresh
+from pipeline.core.similarity import reference_shingles, similar_pairs
+from pipeline.corpus.lint import lint_version
+from pipeline.stages.assembly import stage_augment, stage_corpus, stage_dedup
+from pipeline.stages.base import StageOutput
+from pipeline.stages.discovery import probe_rejections
+from pipeline.stages.registry import STAGES, Registry
+from pipeline.core.stage_names import StageName
 
 GROUP = "corpus"
 
 
-@versioned(group_name=GROUP,
-          description="Near-duplicates removed across servers (exact Jaccard >= 0.70 on tool-call sequences, prefix-filtered).")
+@versioned(group_name=GROUP, description=STAGES["unique_conversations"].description)
 def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
     convs = [c for out in selected(settings, validated_conversations).values() for c in out.items]
     progress.report("dedup", 0, 1)
@@ -32,8 +41,7 @@ def unique_conversations(context: AssetExecutionContext, settings: ProveSettings
     return out
 
 
-@versioned(group_name=GROUP,
-          description="Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.")
+@versioned(group_name=GROUP, description=STAGES["augmented_examples"].description)
 def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, unique_conversations, server_snapshots) -> StageOutput:
     progress.report("corpus", 0, 3, stage="augment")
     out = stage_augment(settings.build_config(), unique_conversations.items, selected(settings, server_snapshots))
@@ -50,31 +58,26 @@ def unavailable_rejections(cfg: BuildConfig, snapshots: dict[str, Any]) -> list[
     for server, why in cfg.unavailable_servers.items():
         if server in snapshots:
             out.extend(probe_rejections(snapshots[server]))
-        out.append(rejection("probe", "server_unavailable", why, server, {"server": server}))
+        out.append(rejection(StageName.PROBE, "server_unavailable", why, server, {"server": server}))
     return out
 
 
-@versioned(group_name=GROUP,
-          description="Every rejection of every stage with its reason code, detail and upstream ids.",
-          ins={k: dg.AssetIn(metadata={"prove/part": "rejections"})
-               for k in ("tool_chains", "user_queries", "conversations", "validated_conversations", "unique_conversations",
-                         "augmented_examples")})
-def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_chains, user_queries, conversations,
-               validated_conversations, unique_conversations, augmented_examples, server_snapshots) -> list[Rejection]:
+def collect_rejections(context: AssetExecutionContext, settings: ProveSettings, stages: Registry,
+                       inputs: dict[str, Any]) -> list[Rejection]:
+    """Every rejecting stage's rejections (per-server stages over the build's servers, then the cross-server
+    ones, in build order), the unavailable servers', redacted; with counts, samples and a chart as metadata."""
     cfg = settings.build_config()
     out: list[Rejection] = []
-    for per in (tool_chains, user_queries, conversations, validated_conversations):
-        for o in selected(settings, per).values():
+    for stage in stages.rejecting():
+        outputs = selected(settings, inputs[stage.asset]).values() if stage.per_server else [inputs[stage.asset]]
+        for o in outputs:
             out.extend(o.rejections)
-    out.extend(unique_conversations.rejections)
-    out.extend(augmented_examples.rejections)
-    out.extend(unavailable_rejections(cfg, server_snapshots))
-    red = Redactor.for_snapshots(selected(settings, server_snapshots).values())
+    snapshots = inputs["server_snapshots"]
+    out.extend(unavailable_rejections(cfg, snapshots))
+    red = Redactor.for_snapshots(selected(settings, snapshots).values())
     out = redact_rejections(out, red)
     meta = _rejections_meta(out, red)
     try:
-        from pipeline.corpus.report import rejections_png
-
         (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
         png = rejections_png(dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png")
         meta["chart"] = png_markdown("rejections", png)
@@ -84,10 +87,21 @@ def rejections(context: AssetExecutionContext, settings: ProveSettings, tool_cha
     return out
 
 
+def rejections_asset(stages: Registry = STAGES) -> dg.AssetsDefinition:
+    """The rejections asset, reading the rejections of every stage the registry marks as rejecting."""
+    ins = {s.asset: dg.AssetIn(metadata={"prove/part": "rejections"}) for s in stages.rejecting()}
+    ins["server_snapshots"] = dg.AssetIn()
+
+    def rejections(context: AssetExecutionContext, settings: ProveSettings, **inputs: Any) -> list[Rejection]:
+        return collect_rejections(context, settings, stages, inputs)
+
+    return dg.asset(name="rejections", ins=ins, group_name=GROUP, code_version=code_version(rejections),
+                    description="Every rejection of every stage with its reason code, detail and upstream ids.")(rejections)
+
+
+
 def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
     """Counts by stage/reason(/server), and a sample of each reason with its id, rule and failing call."""
-    from pipeline.corpus.report import rejection_samples, samples_markdown
-
     by = Counter(f"{r.stage}/{r.reason}" for r in out)
     table = "| stage/reason | count |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in by.most_common())
     triples = Counter((r.stage, r.reason, r.server or "") for r in out)
@@ -107,14 +121,11 @@ def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
     }
 
 
-@versioned(group_name=GROUP,
-          description="A new immutable corpus version: Parquet train/eval splits, rejections and manifest.json.")
+@versioned(group_name=GROUP, description=STAGES["corpus"].description)
 def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> dg.Output[str]:
     cfg = settings.build_config()
     snaps = selected(settings, server_snapshots)
     progress.report("corpus", 2, 3, stage="write")
-    from assets.synthesis import PER_SERVER
-
     # the code versions of the assets that made this version (the policy's are its own run's business)
     versions = {k.to_user_string(): v for a in (*PER_SERVER, *CORPUS) for k, v in a.code_versions_by_key.items()}
     path = stage_corpus(cfg, augmented_examples.items, rejections,
@@ -136,8 +147,6 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
         meta["composition"] = png_markdown("composition", png)
     refresh_latest(cfg.data_dir)  # this version until a gate fails; then the newest good one
     try:  # SQL views over every version; a failure here must not cost the version just written
-        from pipeline.corpus.sql import refresh
-
         meta["duckdb"] = MetadataValue.path(str(refresh(cfg.data_dir)))
     except Exception as exc:
         context.log.warning(f"DuckDB views not refreshed: {exc}")
@@ -152,8 +161,6 @@ def _gate(settings: ProveSettings, corpus: str, name: str, passed: bool, metadat
     if not passed:
         cfg = settings.build_config()
         refresh_latest(cfg.data_dir)
-        from pipeline.corpus.sql import refresh
-
         refresh(cfg.data_dir)
     return AssetCheckResult(passed=passed, metadata=metadata, **kw)
 
@@ -174,8 +181,6 @@ def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetChe
 
 @dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
 def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetCheckResult:
-    from pipeline.core.similarity import reference_shingles, similar_pairs
-
     cfg = settings.build_config()
     df = read_examples(corpus)
     mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
@@ -198,12 +203,12 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
 @dg.asset_check(asset=corpus, blocking=True, description="The corpus linter (pipeline/corpus/lint.py) finds no defect: language, grounding, "
                 "request variety; thresholds in the build config's lint section.")
 def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
-    from pipeline.corpus.lint import lint_version
-
     rep = lint_version(corpus)
     return _gate(settings, corpus, "corpus_lint", rep.passed,
                  {"defects": {k: v for k, v in rep.counts.items() if v}, "samples": dict(rep.samples), "metrics": dict(rep.metrics)})
 
 
+# made once every helper it calls is defined (its code version reads them from this module's globals)
+rejections = rejections_asset()
 CORPUS = [unique_conversations, augmented_examples, rejections, corpus]
 CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composition, corpus_lint]

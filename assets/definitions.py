@@ -17,12 +17,13 @@ from typing import Any
 
 import dagster as dg
 
-from assets.automation import CROSS, corpus_job, schema_change_sensor, server_job, weekly_regeneration
-from assets.corpus import CHECKS
+from assets.automation import CROSS, asset_jobs, corpus_job, schema_change_sensor, server_job, weekly_regeneration
+from assets.corpus import CHECKS, augmented_examples, corpus, rejections_asset, unique_conversations
 from assets.resources import StageStore, settings_for
-from assets.synthesis import PER_SERVER
-from assets.training import training_settings
+from assets.synthesis import PER_SERVER, per_server_assets
+from assets.training import grpo_policy, training_settings
 from pipeline.core.config import BuildConfig
+from pipeline.stages.registry import STAGES, Registry
 
 ALL_ASSETS = PER_SERVER + CROSS
 
@@ -36,5 +37,21 @@ def resources(data_dir: str = "data", build_config: BuildConfig | None = None, t
             "io_manager": StageStore(base_dir=str(Path(cfg.data_dir) / "stages"))}
 
 
-defs = dg.Definitions(assets=ALL_ASSETS, asset_checks=CHECKS, jobs=[corpus_job, server_job], schedules=[weekly_regeneration],
-                      sensors=[schema_change_sensor], resources=resources(os.environ.get("PROVE_DATA_DIR", "data")))
+def stage_assets(stages: Registry) -> tuple[list[dg.AssetsDefinition], list[dg.AssetsDefinition]]:
+    """The per-server assets and the cross-server ones (dedup -> corpus -> policy) of a stage registry."""
+    if stages is STAGES:
+        return PER_SERVER, CROSS
+    return per_server_assets(stages), [unique_conversations, augmented_examples, rejections_asset(stages), corpus, grpo_policy]
+
+
+def make_definitions(stages: Registry = STAGES, data_dir: str | None = None) -> dg.Definitions:
+    """The project's definitions for a stage registry (``defs`` is the one of :data:`STAGES`): a stage registered
+    there is an asset of the graph, a step of ``server_job`` and, if it rejects, an input of ``rejections``."""
+    per_server, cross = stage_assets(stages)
+    jobs = [corpus_job, server_job] if stages is STAGES else list(asset_jobs(per_server, cross))
+    return dg.Definitions(assets=per_server + cross, asset_checks=CHECKS, jobs=jobs, schedules=[weekly_regeneration],
+                          sensors=[schema_change_sensor],
+                          resources=resources(data_dir or os.environ.get("PROVE_DATA_DIR", "data")))
+
+
+defs = make_definitions()

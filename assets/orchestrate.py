@@ -21,6 +21,7 @@ from typing import Any, Callable
 import dagster as dg
 
 from assets import progress
+from assets.cli.interrupt import stop_descendants, worker_init
 from assets.automation import CROSS
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
@@ -30,6 +31,7 @@ from assets.synthesis import PER_SERVER
 from assets.training import grpo_policy
 from pipeline.core.config import BuildConfig
 from pipeline.core.speedups import settled_run
+from pipeline.corpus.store import CHECKED_GATES, gate_results, list_versions, record_gate, refresh_latest
 
 # the runs' own log lines go to the Dagster instance (the UI); the console shows warnings only
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -128,8 +130,6 @@ def _partitions_parallel(cfg: BuildConfig, workers: int, done: Callable[[str], N
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from assets.cli.interrupt import stop_descendants, worker_init
-
     runs, failed = [], {}
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=worker_init)
     try:
@@ -186,8 +186,6 @@ def build(cfg: BuildConfig, *, train: bool = False, train_params: dict[str, Any]
     one (in-process runs only: ``parallel`` workers need an instance on disk). ``train_params``: the training
     settings (``assets.training.TrainParams`` fields). ``signalled`` says whether the caller's signal handler
     saw an interrupt."""
-    from pipeline.corpus.store import list_versions
-
     instance = instance or prepare_instance(cfg)
     if parallel > 1 and instance.is_ephemeral:
         raise ValueError("a parallel build needs a Dagster instance on disk (DAGSTER_HOME), not an ephemeral one")
@@ -220,8 +218,6 @@ def build(cfg: BuildConfig, *, train: bool = False, train_params: dict[str, Any]
 
 def mark_interrupted(cfg: BuildConfig, before: set[str]) -> None:
     """A version this build wrote but did not finish checking is marked failed (never the default)."""
-    from pipeline.corpus.store import CHECKED_GATES, gate_results, list_versions, record_gate, refresh_latest
-
     for v in list_versions(cfg.data_dir):
         if v["version"] not in before and not set(CHECKED_GATES) <= set(gate_results(v["path"])):
             record_gate(v["path"], "build_interrupted", False, {"why": "the build was interrupted before its quality gates finished"})

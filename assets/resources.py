@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field, create_model
 from pipeline.core.config import BuildConfig
 from pipeline.core.speedups import collector_paused
 from pipeline.core.records import Rejection
-from pipeline.stages import StageOutput
+from pipeline.stages.base import StageOutput
 
 # data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*data_version.*")

@@ -57,7 +57,7 @@ def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, trainin
     if not training.train:
         context.log.info("training disabled (--no-train)")
         return ""
-    from training.train import train
+    from training.train import train  # deferred: torch and TRL load only when the policy is trained
 
     cfg = settings.build_config()
     tcfg = training.train_config()

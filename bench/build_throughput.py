@@ -58,7 +58,8 @@ from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_cl
 from assets import orchestrate  # noqa: E402
 from assets import synthesis as synthesis_assets  # noqa: E402
 from pipeline.core.config import BuildConfig  # noqa: E402
-from pipeline.stages import Timer  # noqa: E402
+from pipeline.stages.base import Timer  # noqa: E402
+from pipeline.stages.registry import STAGES as REGISTRY  # noqa: E402
 
 TARGET_OVERHEAD_SHARE = 0.5
 
@@ -96,16 +97,29 @@ class GCPauses:
             self.in_handlers += dt
 
 
-# stage name -> (asset module, the pipeline.stages function its asset calls)
-STAGES = {"probe": (synthesis_assets, "stage_snapshot"), "graph": (synthesis_assets, "stage_graph"),
-          "chains": (synthesis_assets, "stage_chains"), "queries": (synthesis_assets, "stage_queries"),
-          "conversations": (synthesis_assets, "stage_conversations"), "replay": (synthesis_assets, "stage_validate"),
-          "dedup": (corpus_assets, "stage_dedup"), "augment": (corpus_assets, "stage_augment"), "corpus": (corpus_assets, "stage_corpus")}
+# The stages come from the registry (pipeline.stages.registry): a per-server stage is timed around its asset's
+# run_stage call, a cross-server one around the pipeline.stages function its asset in assets/corpus.py calls.
+CROSS_SERVER_CALLS = {"dedup": "stage_dedup", "augment": "stage_augment", "corpus": "stage_corpus"}
+
+
+def stage_names() -> list[str]:
+    """Every registered stage's name, in build order (what the per-stage table lists)."""
+    missing = [s.name for s in REGISTRY.cross_server() if s.name not in CROSS_SERVER_CALLS]
+    if missing:
+        raise RuntimeError(f"bench/build_throughput.py does not know which function the asset of stage(s) {missing} calls")
+    return REGISTRY.names()
 
 
 @contextmanager
 def timed_stages(timer: Timer) -> Iterator[None]:
-    """Every stage function, as the assets call it, wrapped in ``timer`` for the duration of the block."""
+    """Every registered stage, as its asset runs it, wrapped in ``timer`` (keyed by stage name) for the block."""
+    stage_names()
+    run_stage = synthesis_assets.run_stage
+
+    def timed_run(stage: Any, *args: Any, **kwargs: Any) -> Any:
+        with timer(str(stage.name)):
+            return run_stage(stage, *args, **kwargs)
+
     def wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -114,8 +128,10 @@ def timed_stages(timer: Timer) -> Iterator[None]:
         return timed
 
     with ExitStack() as stack:
-        for name, (module, fn_name) in STAGES.items():
-            stack.enter_context(mock.patch.object(module, fn_name, wrap(name, getattr(module, fn_name))))
+        stack.enter_context(mock.patch.object(synthesis_assets, "run_stage", timed_run))
+        for stage in REGISTRY.cross_server():
+            fn_name = CROSS_SERVER_CALLS[stage.name]
+            stack.enter_context(mock.patch.object(corpus_assets, fn_name, wrap(str(stage.name), getattr(corpus_assets, fn_name))))
         yield
 
 

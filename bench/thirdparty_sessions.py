@@ -68,7 +68,7 @@ def measured(fn: Any) -> dict[str, Any]:
 
 
 def check(cfg: Any, log_dir: Path) -> dict[str, Any]:
-    from pipeline.core.servers_file import check_server
+    from pipeline.discovery.check import check_server
 
     r = check_server(cfg, log_dir=log_dir)
     return {"edges": len(r.get("edges", [])), "could_not_use": [p for p in r["problems"] if p.startswith("could not use")]}

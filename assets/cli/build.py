@@ -13,6 +13,7 @@ from assets.cli.common import positive_int
 from pipeline.core.errors import validation_problems, yaml_problem
 
 def build_config(a: argparse.Namespace):
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.core.config import BuildConfig
 
     base: dict[str, Any] = {}
@@ -31,6 +32,7 @@ def build_config(a: argparse.Namespace):
     if a.examples is not None:
         base["examples"] = a.examples
     if a.servers_file:
+        # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
         from pipeline.core.servers_file import ConfigFileError, load_servers_file
 
         try:
@@ -66,6 +68,7 @@ def check_train_params(params: dict[str, Any]) -> None:
     """Refuse bad training settings before the build starts, naming the file and the field."""
     from pydantic import ValidationError
 
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from assets.training import training_settings
 
     try:
@@ -79,6 +82,7 @@ def check_train_params(params: dict[str, Any]) -> None:
 def cmd_build(a: argparse.Namespace) -> int:
     import datetime as dt
 
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from assets import progress
     from assets.cli.console import Console
     from assets.cli.interrupt import Interrupts, stop_descendants
@@ -104,6 +108,7 @@ def cmd_build(a: argparse.Namespace) -> int:
 
 
 def _build(a: argparse.Namespace, cfg: Any, intr: Any, con: Any) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from assets import orchestrate
     from assets.cli.build_report import summary
 

@@ -47,6 +47,7 @@ def _eval_line(report: dict[str, Any]) -> str:
 
 
 def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path: Path | None) -> list[str]:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus.store import latest_good, list_versions
 
     lines: list[str] = []

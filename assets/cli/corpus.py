@@ -10,6 +10,7 @@ from assets.cli.common import print_json
 
 
 def cmd_corpus_list(a: argparse.Namespace) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus.store import list_versions
 
     vs = list_versions(a.data_dir)
@@ -28,6 +29,7 @@ def cmd_corpus_list(a: argparse.Namespace) -> int:
 
 
 def cmd_corpus_show(a: argparse.Namespace) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus.store import resolve_version
     from pipeline.corpus.report import show_text
 
@@ -75,6 +77,7 @@ def _print_diff(d: dict[str, Any]) -> None:
 
 
 def cmd_corpus_diff(a: argparse.Namespace) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus.store import diff_versions, resolve_version
 
     d = diff_versions(resolve_version(a.data_dir, a.a), resolve_version(a.data_dir, a.b), limit=a.limit)
@@ -87,6 +90,7 @@ def cmd_corpus_diff(a: argparse.Namespace) -> int:
 
 def cmd_corpus_lint(a: argparse.Namespace) -> int:
     """Lint a corpus version (pipeline/corpus/lint.py): counts per defect with example ids; exit 1 when any."""
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus.store import resolve_version
     from pipeline.corpus.lint import format_report, lint_version
 

@@ -13,6 +13,7 @@ from assets.cli.common import print_json, short
 def cmd_rejected(a: argparse.Namespace) -> int:
     import polars as pl
 
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus.store import resolve_version
 
     p = resolve_version(a.data_dir, a.version)
@@ -97,6 +98,7 @@ def _print_rejection(d: dict[str, Any], width: int) -> None:
 
 
 def cmd_lineage(a: argparse.Namespace) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus.lineage import lineage
 
     d = lineage(a.data_dir, a.id, None if a.version == "latest" else a.version)

@@ -30,12 +30,15 @@ example:
 
 
 def cmd_reward(a: argparse.Namespace) -> int:
-    from pipeline.reward.score import RewardConfig, RewardInputError, score_jsonl
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    from pipeline.reward.jsonl import score_jsonl
+    from pipeline.reward.score import RewardConfig, RewardInputError
 
     if a.state_weight and not a.server:
         print("prove reward: --state-weight compares live states; pass --server NAME too", file=sys.stderr)
         return 2
     if a.server:
+        # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
         from servers.registry import available
 
         if a.server not in available():

@@ -11,6 +11,7 @@ from assets.cli.common import print_json
 
 
 def cmd_servers_list(a: argparse.Namespace) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from servers.registry import CATALOGUE, available, build
 
     present = set(available())
@@ -38,6 +39,7 @@ def cmd_servers_list(a: argparse.Namespace) -> int:
 
 
 def cmd_servers_serve(a: argparse.Namespace) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from servers.registry import available, build
 
     if a.name not in available():
@@ -66,7 +68,9 @@ def _print_check(r: dict) -> None:
 
 
 def cmd_servers_check(a: argparse.Namespace) -> int:
-    from pipeline.core.servers_file import ConfigFileError, check_server, load_servers_file
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    from pipeline.core.servers_file import ConfigFileError, load_servers_file
+    from pipeline.discovery.check import check_server
 
     try:
         configs = load_servers_file(a.config)
@@ -88,6 +92,7 @@ def cmd_servers_check(a: argparse.Namespace) -> int:
 
 
 def cmd_servers_catalog(a: argparse.Namespace) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from servers.catalog import write_catalog
 
     path = write_catalog(a.out)

@@ -10,6 +10,7 @@ from assets.cli.common import print_json, table
 
 
 def _views(a: argparse.Namespace) -> int:
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus import sql
 
     path = sql.refresh(a.data_dir)
@@ -28,6 +29,7 @@ def _views(a: argparse.Namespace) -> int:
 def cmd_sql(a: argparse.Namespace) -> int:
     import duckdb
 
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.corpus import sql
 
     if not a.query:

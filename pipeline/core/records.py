@@ -409,7 +409,9 @@ def record_type_of(payload: Any) -> RecordType:
 
 def rejection(stage: str, reason: str, detail: str, server: str | None, upstream: dict[str, str | None], payload: Any = None,
               record_type: RecordType | None = None) -> Rejection:
-    """A rejection of ``payload`` (a record, or plain JSON with its ``record_type`` named)."""
+    """A rejection of ``payload`` (a record, or plain JSON with its ``record_type`` named) by the stage named
+    ``stage`` (a :class:`~pipeline.core.stage_names.StageName`, kept as its plain string)."""
+    stage = str(stage)
     kind = record_type or record_type_of(payload)
     if isinstance(payload, BaseModel):  # serialized by pydantic directly (a whole conversation, a chain)
         body = payload.model_dump_json(fallback=str)

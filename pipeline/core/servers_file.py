@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from pipeline.core.config import GraphConfig, ProbeConfig, ServerConfig
+from pipeline.core.config import ServerConfig
 from pipeline.core.errors import validation_problems, yaml_problem
 
 
@@ -82,45 +82,3 @@ def usable_tools(cfg: ServerConfig, tools: list[Any]) -> tuple[list[Any], dict[s
         return keep, {t.name: "writes state but the server has no isolation or reset_tool" for t in tools if not t.read_only}
     hidden = {cfg.reset_tool, cfg.state_tool} - {None}
     return [t for t in tools if t.name not in hidden], {n: "the server's reset/state tool" for n in hidden}
-
-
-def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = None) -> dict[str, Any]:
-    """What prove finds on one configured server: tools, read-only tools, edges, isolation, problems,
-    and per tool why it is or is not chainable (:mod:`pipeline.discovery.chainability`).
-    The server's stderr goes to ``<log_dir>/<name>.log``."""
-    from pipeline.discovery.chainability import explain
-    from pipeline.env import Environment
-    from pipeline.discovery.graph import discover
-    from pipeline.discovery.probe import probe
-
-    report: dict[str, Any] = {"name": cfg.name, "kind": cfg.kind, "isolation": cfg.isolation, "problems": []}
-    try:
-        with Environment(cfg, log_dir=log_dir) as env:
-            tools = env.tools()
-            usable, excluded = usable_tools(cfg, tools)
-            report["tools"] = [t.name for t in tools]
-            report["read_only_tools"] = [t.name for t in usable if t.read_only]
-            report["excluded_tools"] = excluded
-            unannotated = [t.name for t in tools if not t.annotated]
-            if unannotated:
-                report["problems"].append(f"tools without a readOnlyHint annotation (never probed unless allow-listed): {unannotated}")
-            no_schema = [t.name for t in tools if not t.output_schema]
-            if no_schema:
-                report["problems"].append(f"tools without an output schema (results parsed as JSON/text where possible): {no_schema}")
-            with env.session(seed) as s:
-                snap = probe(s, usable, ProbeConfig(), allowlist=cfg.probe_allowlist)
-            report["entities"] = len(snap.entities)
-            for c in snap.probe_calls:
-                if not c["ok"]:
-                    report["problems"].append(f"probe call {c['name']} failed: {c['error_code']}")
-            graph = discover(env, snap, GraphConfig(), seed)
-            confirmed = [e for e in graph.edges if e.confirmed]
-            report["edges"] = [f"{e.src} -> {e.dst} ({e.kind})" for e in confirmed]
-            report["unchainable"] = graph.unchainable
-            report["tool_report"] = explain(tools, snap, graph, excluded, cfg.probe_allowlist, cfg.secrets)
-            report["entity_kinds"] = snap.kind_support
-            report["feeds"] = snap.feeds
-    except Exception as exc:
-        report["problems"].append(f"could not use the server: {type(exc).__name__}: {exc}")
-    return report
-

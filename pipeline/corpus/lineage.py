@@ -140,3 +140,40 @@ def lineage(data_dir: str | Path, record_id: str, version: str | None = None) ->
         if found is not None:
             return found
     return None
+
+
+def _call_text(call: dict[str, Any], redactor: Any) -> str:
+    red = redactor.with_values(redactor.call_values(call.get("arguments"))) if redactor is not None else None
+    args = red.obj(call.get("arguments")) if red is not None else call.get("arguments")
+    text = f"{call.get('name')}({json.dumps(args, sort_keys=True, default=str)[:120]}) -> {call.get('error_code')}: {(call.get('error') or '')[:160]}"
+    return red.text(text) if red is not None else text
+
+
+def rejection_samples(rejections: list[Any], per_reason: int = 5, redactor: Any = None) -> list[dict[str, Any]]:
+    """Up to ``per_reason`` rejections of each stage/reason (in id order): id, rule, server, the first
+    failing call (name, arguments, error) where the record carries calls, and the detail; sensitive
+    values redacted. ``prove lineage <id>`` shows the whole path of any of them."""
+    by: dict[str, list[Any]] = {}
+    for r in sorted(rejections, key=lambda r: r.rejection_id):
+        by.setdefault(f"{r.stage}/{r.reason}", []).append(r)
+    rows = []
+    for rule in sorted(by, key=lambda k: (-len(by[k]), k)):
+        for r in by[rule][:per_reason]:
+            failing = next((c for c in rejection_calls(r.payload, r.record_type) if not c.get("ok")), None)
+            detail = redactor.text(r.detail) if redactor is not None else r.detail
+            rows.append({"rejection_id": r.rejection_id, "rule": rule, "server": r.server or "",
+                         "failing_call": _call_text(failing, redactor) if failing else "", "detail": detail[:200]})
+    return rows
+
+
+def samples_markdown(rows: list[dict[str, Any]], total_by_rule: dict[str, int]) -> str:
+    """The samples as one markdown table per rule, with how to see the rest."""
+    def cell(v: str) -> str:
+        return v.replace("|", "\\|").replace("\n", " ")
+
+    out = ["Sample rejections per rule. See any one in full (snapshot, chain, query, every call with its "
+           "result or error, the rule) with `prove lineage <rejection_id>`; all of them with `prove rejected --reason REASON`."]
+    for rule in dict.fromkeys(r["rule"] for r in rows):
+        out += ["", f"### {rule} ({total_by_rule.get(rule, 0)} in all)", "", "| rejection_id | server | failing call | detail |", "|---|---|---|---|"]
+        out += [f"| `{r['rejection_id']}` | {r['server']} | {cell(r['failing_call'])} | {cell(r['detail'])} |" for r in rows if r["rule"] == rule]
+    return "\n".join(out)

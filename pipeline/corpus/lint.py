@@ -40,15 +40,13 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.core.config import BuildConfig, LintConfig
+from pipeline.core.config import BuildConfig, LintConfig, QueryConfig
 from pipeline.language.lexicon import intent_of, is_plural, words
-from pipeline.language.phrasing import QUOTED, WORD, description_grams, mentions, ngrams, stutter
+from pipeline.language.phrasing import JSONISH, PLACEHOLDER, QUOTED, SENTENCE, SNAKE, WORD, description_grams, mentions, ngrams, stutter
 from pipeline.core.records import TOOL_KINDS
+from pipeline.corpus.store import read_examples
+from pipeline.language.sqltext import say
 
-JSONISH = re.compile(r'[\[{]\s*["\[{]|"\s*:\s*["\d\[{tfn]')
-SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
-PLACEHOLDER = re.compile(r"\bNone\b|\bnull\b|\bundefined\b|\bNaN\b|\{[A-Za-z_.]*\}|<[a-z_]+>")
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 DECIMAL_COUNT = re.compile(r"\b\d+\.\d+ ([a-z]+)\b")
 ONE_OF = re.compile(r"(?<![\d.,])\b1 ([a-z]+)\b")
 MASK = [(re.compile(r'"[^"]*"'), "<text>"), (re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b"), "<id>"), (re.compile(r"\S+@\S+"), "<email>"),
@@ -341,7 +339,7 @@ def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict
     """Lint the examples of a corpus (``read_only``: tool name -> read-only, from the manifest)."""
     cfg = cfg or BuildConfig.model_construct()
     lcfg = getattr(cfg, "lint", None) or LintConfig()
-    ref = getattr(getattr(cfg, "query", None), "reference_date", "2026-03-02")
+    ref = getattr(getattr(cfg, "query", None), "reference_date", QueryConfig.model_fields["reference_date"].default)
     linter = Linter(lcfg, read_only or {}, ref)
     rep = LintReport(examples=df.height)
     frames, openings_all, tool_turns = [], Counter(), []
@@ -376,16 +374,12 @@ def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict
 
 def _sql_said(said: str, v: Any) -> bool:
     """A statement the user asked for in words ("show me the customers in Lyon"; pipeline.language.sqltext)."""
-    from pipeline.language.sqltext import say
-
     asked = say(v) if isinstance(v, str) else None
     return bool(asked) and asked.lower() in said.lower()
 
 
 def lint_version(path: str | Path) -> LintReport:
     """Lint a corpus version directory with the configuration it was built with."""
-    from pipeline.corpus.store import read_examples
-
     p = Path(path)
     manifest = json.loads((p / "manifest.json").read_text())
     try:

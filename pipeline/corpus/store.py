@@ -29,6 +29,7 @@ from pipeline.core.config import BuildConfig
 from pipeline.core.speedups import ToolsJson
 from pipeline.core.records import TOOL_KINDS, Augmentation, Conversation, Example, Rejection, messages_json, stable_hash
 from pipeline.core.storage import atomic_dir, atomic_write_json, atomic_write_text
+from pipeline.corpus.report import composition_png
 
 GATES_DIR = "gates"
 # the blocking quality gates every build checks a version with (assets.definitions.CHECKS)
@@ -249,8 +250,6 @@ def write_corpus(cfg: BuildConfig, examples: list[Example | Conversation], rejec
             **(extra or {}),
         }
         try:
-            from pipeline.corpus.report import composition_png
-
             composition_png(manifest, stage / "composition.png")
         except Exception as exc:  # a picture must never cost the corpus
             manifest["report_error"] = str(exc)

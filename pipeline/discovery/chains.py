@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 
 from pipeline.core.config import ChainConfig, DedupConfig
 from pipeline.discovery.graph import to_networkx, unobserved
+from pipeline.core.similarity import NearDuplicates, shingles
 from pipeline.core.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
 
 
@@ -108,7 +109,6 @@ def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainCon
     grows, so a sequence once a near-duplicate stays one); sampling draws the same random numbers
     either way, so the chains are the ones a check after building would keep.
     """
-    from pipeline.core.similarity import NearDuplicates, shingles
 
     rng = random.Random(f"chains:{graph.server}:{seed}")
     G = to_networkx(graph)

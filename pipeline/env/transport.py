@@ -20,6 +20,7 @@ from typing import IO, Any
 from mcp import StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from servers.registry import build
 from pipeline.core.config import ServerConfig
 
 EXIT_MARK = "prove: server process exited with code "
@@ -146,9 +147,8 @@ class Transport:
     def target(self) -> Any:
         c = self.config
         if c.kind == "builtin" and c.transport == "inprocess":
-            from servers.registry import build  # the in-process transport: still spoken through MCP
-
-            return build(c.builtin_name)
+            return build(  # the in-process transport: still spoken through MCP
+                c.builtin_name)
         if c.kind == "builtin" and c.transport == "stdio":
             return self._stdio(sys.executable, ["-m", "servers", c.builtin_name])
         if c.kind == "stdio":

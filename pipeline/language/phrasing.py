@@ -26,6 +26,12 @@ ISO_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})")
 ENUM_WORD = re.compile(r"[a-z]+(?:_[a-z]+)+")  # an enum value such as changed_mind, rear_left
 WORD = re.compile(r"[a-z0-9']+")
 QUOTED = re.compile(r'"[^"]*"')
+# what a person never writes in a message (the linter and the teacher's checks both look for it), and sentence ends
+JSONISH = re.compile(r'[\[{]\s*["\[{]|"\s*:\s*["\d\[{tfn]')
+SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+PLACEHOLDER = re.compile(r"\bNone\b|\bnull\b|\bundefined\b|\bNaN\b|\{[A-Za-z_.]*\}|<[a-z_]+>")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+ID_TOKEN = re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b")  # an entity id as the built-in servers write them (ACC-0001)
 
 
 def ngrams(text: str, n: int) -> set[tuple[str, ...]]:

@@ -17,13 +17,18 @@ import re
 from typing import Any
 
 from pipeline.language.lexicon import words
-from pipeline.corpus.lint import JSONISH, PLACEHOLDER, SENTENCE, SNAKE
-from pipeline.language.phrasing import mentions, ngrams, say_value
-from pipeline.synthesis.queries import ID_TOKEN, describe_tool
+from pipeline.language.lexicon import intent_of
+from pipeline.language.phrasing import ID_TOKEN, JSONISH, PLACEHOLDER, SENTENCE, SNAKE, mentions, ngrams, say_value
 from pipeline.core.records import ToolSpec
 from pipeline.language.request_writer import singled_out
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+
+
+def describe_tool(tool: ToolSpec) -> str:
+    """What a tool does, as an infinitive verb phrase from its name (never its description):
+    ``list_payees`` -> ``list payees``, ``add_issue_to_sprint`` -> ``add issue to sprint``."""
+    return intent_of(tool.name, tool.read_only).say()
 
 
 def must_say(step: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pipeline.env import Environment
 from pipeline.reward.score import (COMPONENTS, RewardConfig, RewardInputError, execute_and_hash, parse_calls, parse_reference, parse_tools,
                              replay_state_hashes, score, score_turns)
 
@@ -70,8 +71,6 @@ class _Live:
 
     def environment(self):
         if self.env is None:
-            from pipeline.env import Environment
-
             self.env = Environment(self.server)
         return self.env
 
@@ -133,7 +132,7 @@ def _score_line(rec: dict[str, Any], lineno: int, cfg: RewardConfig, live: _Live
     return row
 
 
-def score_file(path: str | Path, server: str | None = None, config: RewardConfig | None = None) -> list[dict[str, Any]]:
+def score_jsonl(path: str | Path, server: str | None = None, config: RewardConfig | None = None) -> list[dict[str, Any]]:
     """Score every line of a JSONL file (see the module docstring); an empty file is an error."""
     cfg = config or RewardConfig()
     p = Path(path)

@@ -51,7 +51,6 @@ __all__ = [
     "json_equal",
     "score",
     "score_turns",
-    "score_jsonl",
     "execute_and_hash",
     "execute_calls",
     "replay_state_hashes",
@@ -519,12 +518,3 @@ def parse_calls(obj: Any, line: int | None = None, field: str = "calls") -> list
             d["ok"] = c["ok"]
         out.append(d)
     return out
-
-
-def score_jsonl(path: str | Path, server: str | None = None, config: RewardConfig | None = None) -> list[dict[str, Any]]:
-    """Score every line of a JSONL file: ``{tools, reference, calls[, seed]}`` -> ``{validity, coverage,
-    efficiency, name, args, total}`` (``state`` too when compared). The layouts it reads, per-turn included,
-    and how calls without a recorded outcome are executed on ``server``: :mod:`pipeline.reward.jsonl`."""
-    from pipeline.reward.jsonl import score_file
-
-    return score_file(path, server, config)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from servers.registry import available
 from pipeline.assembly.augment import abstention_example, apply_robustness, import_abstention_file, irrelevance_example, missing_function_variant
 from pipeline.core.composition import INFO_LEVELS, Composition, KindCounts
 from pipeline.core.config import AugmentConfig, BuildConfig, DedupConfig
@@ -18,6 +19,7 @@ from pipeline.env import Environment
 from pipeline.core.speedups import heap_settled
 from pipeline.core.records import Augmentation, Conversation, Example, Rejection, Snapshot, ToolSpec, rejection
 from pipeline.stages.base import StageOutput, stage_rng
+from pipeline.core.stage_names import StageName
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class DedupStep:
         out = StageOutput(items=[by_id[k] for k in kept])
         for cid, (dup, j) in dropped.items():
             c = by_id[cid]
-            out.rejections.append(rejection("dedup", "near_duplicate", f"Jaccard {j:.2f} >= {self.dedup.threshold} with {dup}", c.server,
+            out.rejections.append(rejection(StageName.DEDUP, "near_duplicate", f"Jaccard {j:.2f} >= {self.dedup.threshold} with {dup}", c.server,
                                             {"conversation_id": cid, "chain_id": c.chain_id, "duplicate_of": dup}, c))
         out.stats = {"input": len(convs), "kept": len(kept), "dropped": len(dropped)}
         return out
@@ -105,8 +107,6 @@ def tool_pool(snapshots: dict[str, Snapshot], minimum: int = 3) -> dict[str, lis
     borrows the schemas of built-in servers (listed over MCP, never called) so that the knobs still apply."""
     pool = {s: snap.tools for s, snap in snapshots.items()}
     if len(pool) < minimum:
-        from servers.registry import available
-
         for name in available():
             if len(pool) >= minimum:
                 break
@@ -177,7 +177,7 @@ class AugmentStep:
         apply_robustness(examples, pool, self.augment, self.seed)
         out = StageOutput(items=examples)
         if len(multi) < n_requested:
-            out.rejections.append(rejection("augment", "short_supply",
+            out.rejections.append(rejection(StageName.AUGMENT, "short_supply",
                                             f"only {len(multi)} multi-turn conversations meet the information-level shares for {n_requested} "
                                             f"requested ({len(unique)} unique); the other kinds were scaled down with them. Add servers or "
                                             "richer tools.", None, {}, None))

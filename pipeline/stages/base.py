@@ -16,6 +16,21 @@ from pipeline.core.records import Rejection
 Progress = Callable[[int, int], None]
 
 
+class Markdown(str):
+    """Metadata text meant to be read as Markdown (the Dagster UI renders it)."""
+
+
+@dataclass
+class Produced:
+    """What a registered stage's ``run`` returns: its output (what the next stage reads), the metadata people
+    want to see beside it (plain values; dicts and lists shown as JSON, :class:`Markdown` as Markdown), and
+    optionally a data version (a stage whose output is unchanged when this is, like a snapshot's schema hash)."""
+
+    value: Any
+    metadata: dict[str, Any] = field(default_factory=dict)
+    data_version: str | None = None
+
+
 @dataclass
 class StageOutput:
     """A stage's records, its rejections and what it measured."""

@@ -15,12 +15,14 @@ from pipeline.core.composition import Composition
 from pipeline.core.config import BuildConfig, QueryConfig, ReplayConfig, SimulateConfig
 from pipeline.env import Environment, ServerBudgetExceeded
 from pipeline.core.speedups import heap_settled
-from pipeline.synthesis.queries import make_backend
+from pipeline.synthesis.queries import LLMBackend, make_backend
 from pipeline.core.records import Chain, Conversation, Snapshot, UserQuery, rejection
 from pipeline.synthesis.replay import validate
 from pipeline.synthesis.simulate import plan_query, run_conversation
-from pipeline.stages.base import Progress, StageOutput, cache_dir, server_env, stage_rng
+from pipeline.core.redact import Redactor
+from pipeline.stages.base import Markdown, Produced, Progress, StageOutput, cache_dir, server_env, stage_rng
 from pipeline.language.values import ValueMemo
+from pipeline.core.stage_names import StageName
 
 
 def assign_levels(chains: list[Chain], plan: list[str]) -> list[str]:
@@ -88,7 +90,6 @@ class ConversationStep:
     def replier(self) -> Any | None:
         if self.query.backend != "llm":
             return None
-        from pipeline.synthesis.queries import LLMBackend
 
         return LLMBackend(self.query, self.llm_cache)
 
@@ -106,7 +107,7 @@ class ConversationStep:
             except ServerBudgetExceeded:  # the server's time is up: its partition ends here
                 raise
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
-                out.rejections.append(rejection("simulate", "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
+                out.rejections.append(rejection(StageName.SIMULATE, "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
                                                 {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
             if progress:
                 progress(i + 1, len(queries))
@@ -134,7 +135,7 @@ class ReplayStep:
             except ServerBudgetExceeded:  # the server's time is up: its partition ends here
                 raise
             except Exception as exc:
-                rej = rejection("replay", "server_failure", f"{type(exc).__name__}: {exc}", server,
+                rej = rejection(StageName.REPLAY, "server_failure", f"{type(exc).__name__}: {exc}", server,
                                 {"conversation_id": c.conversation_id, "chain_id": c.chain_id}, c)
             if rej is None:
                 out.items.append(c)
@@ -166,3 +167,25 @@ def stage_validate(cfg: BuildConfig, convs: list[Conversation], server: str, env
                    progress: Progress | None = None) -> StageOutput:
     with server_env(cfg, server, env) as e:
         return ReplayStep.of(cfg).run(e, convs, server, progress)
+
+
+# The registered stages' runs (pipeline.stages.registry): each asset calls one and shows its metadata.
+
+def run_queries(cfg: BuildConfig, server: str, progress: Progress | None, server_snapshots: Snapshot,
+                tool_chains: StageOutput) -> Produced:
+    red = Redactor.for_snapshots([server_snapshots])
+    out = stage_queries(cfg, server_snapshots, tool_chains.items, progress=progress)
+    return Produced(out, {"queries": len(out.items), "info_levels": out.stats.get("info_levels", {}),
+                          "preview": Markdown("\n".join(f"- {red.text(q.turns[0])}" for q in out.items[:8]))})
+
+
+def run_conversations(cfg: BuildConfig, server: str, progress: Progress | None, server_snapshots: Snapshot,
+                      tool_chains: StageOutput, user_queries: StageOutput) -> Produced:
+    out = stage_conversations(cfg, server_snapshots, tool_chains.items, user_queries.items, progress=progress)
+    return Produced(out, {"conversations": len(out.items), "outcomes": out.stats.get("outcomes", {})})
+
+
+def run_validate(cfg: BuildConfig, server: str, progress: Progress | None, conversations: StageOutput) -> Produced:
+    out = stage_validate(cfg, conversations.items, server)
+    return Produced(out, {"validated": len(out.items), "pass_rate": out.stats["pass_rate"]})
+

@@ -22,19 +22,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pipeline.core.config import QueryConfig
-from pipeline.language.lexicon import intent_of
 from pipeline.language.request_writer import write_turns
 from pipeline.core.records import Snapshot, ToolSpec, stable_hash
 from pipeline.core.storage import atomic_write_text
+from pipeline.discovery.probe import narrow
+from pipeline.language.phrasing import ID_TOKEN
+from pipeline.language.teacher import parse_json_answer, reply_problems, reply_prompt, turn_spec, user_turn_problems, user_turns_prompt
 
 PERSONAS = ("busy_parent", "small_business_owner", "student", "ops_engineer", "retiree", "traveller")
-ID_TOKEN = re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b")
-
-
-def describe_tool(tool: ToolSpec) -> str:
-    """What a tool does, as an infinitive verb phrase from its name (never its description):
-    ``list_payees`` -> ``list payees``, ``add_issue_to_sprint`` -> ``add issue to sprint``."""
-    return intent_of(tool.name, tool.read_only).say()
 
 
 class QueryBackend(Protocol):
@@ -100,8 +95,6 @@ class LLMBackend:
 
     def write(self, server, turns, info_level, persona, withheld, snapshot, rng):
         """The user's turns, written by the teacher from the offline drafts and checked (:mod:`pipeline.language.teacher`)."""
-        from pipeline.discovery.probe import narrow
-        from pipeline.language.teacher import parse_json_answer, turn_spec, user_turn_problems, user_turns_prompt
 
         drafts = TemplateBackend(self.cfg).write(server, turns, info_level, persona, withheld, snapshot, rng)
         spec = turn_spec(turns, drafts, withheld, self.cfg.reference_date)
@@ -123,7 +116,6 @@ class LLMBackend:
     def reply(self, server: str, request: str, calls: list[dict[str, Any]], draft: str) -> str:
         """The assistant's final reply of a turn, written by the teacher; the offline ``draft`` when the teacher's
         reply names an id or number no result holds, repeats itself or holds a placeholder."""
-        from pipeline.language.teacher import parse_json_answer, reply_problems, reply_prompt
 
         try:
             reply = str(parse_json_answer(self.complete(reply_prompt(server, request, calls, draft)), "reply")).strip()

@@ -23,6 +23,7 @@ from pipeline.core.config import ReplayConfig
 from pipeline.env import Environment
 from pipeline.core.records import Conversation, Rejection, TraceCall, rejection
 from pipeline.core import rules
+from pipeline.core.stage_names import StageName
 
 
 def trace_errors(conv: Conversation) -> tuple[int, int]:
@@ -104,12 +105,12 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
     if rules.over_budget(calls, fails, cfg.max_error_rate):
         rate = rules.error_rate(calls, fails)
         failing = [f"{t.name}: {t.error_code}: {t.error}" for t in conv.trace if not t.ok]
-        return rejection("replay", "error_rate", f"{rate:.0%} of calls failed (max {cfg.max_error_rate:.0%}); failing calls: {failing}",
+        return rejection(StageName.REPLAY, "error_rate", f"{rate:.0%} of calls failed (max {cfg.max_error_rate:.0%}); failing calls: {failing}",
                          conv.server, up, conv)
     if cfg.check_sensitive:
         bad = sensitive_violations(conv)
         if bad:
-            return rejection("replay", "sensitive_provenance", f"sensitive arguments not given by the user or a tool output: {bad}",
+            return rejection(StageName.REPLAY, "sensitive_provenance", f"sensitive arguments not given by the user or a tool output: {bad}",
                              conv.server, up, conv)
     hashes = []
     # the recorded simulation is one execution already when its final state hash was recorded
@@ -118,9 +119,9 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
         results, h = replay_trace(env, conv)
         for i, (t, r) in enumerate(zip(conv.trace, results)):
             if t.ok != r["ok"] or (t.ok and t.result != r["result"]):
-                return rejection("replay", "replay_mismatch", describe_mismatch(i, t, r), conv.server, up, conv)
+                return rejection(StageName.REPLAY, "replay_mismatch", describe_mismatch(i, t, r), conv.server, up, conv)
         hashes.append(h)
     if len(set(hashes)) > 1 or (conv.final_state_hash and hashes and hashes[0] != conv.final_state_hash):
-        return rejection("replay", "nondeterministic", f"final state hashes differ across replays: {sorted(set(hashes))}",
+        return rejection(StageName.REPLAY, "nondeterministic", f"final state hashes differ across replays: {sorted(set(hashes))}",
                          conv.server, up, conv)
     return None

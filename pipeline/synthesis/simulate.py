@@ -16,7 +16,7 @@ import random
 from typing import Any
 
 from pipeline.core.composition import INFO_LEVELS, level_weights
-from pipeline.core.config import QueryConfig, SimulateConfig
+from pipeline.core.config import QueryConfig, ReplayConfig, SimulateConfig
 from pipeline.env import Environment
 from pipeline.synthesis.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
 from pipeline.language.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
@@ -27,6 +27,7 @@ from pipeline.core.records import (Chain, ChainStep, Conversation, Message, RefC
 from pipeline.core.rules import error_rate, over_budget, recovery_room
 from pipeline.language.fields import field_values, find_field
 from pipeline.language.values import RecordIndex, ValueMemo, fill_args
+from pipeline.core.stage_names import StageName
 
 RESOLVE_ATTEMPTS = 5
 
@@ -151,7 +152,8 @@ def _with_dry_run(chain: Chain, steps: list[dict[str, Any]]) -> dict[str, Any]:
 
 def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBackend, cfg: SimulateConfig, qcfg: QueryConfig,
                rng: random.Random, info_level: str | None = None, persona: str | None = None,
-               max_error_rate: float = 0.30, memo: ValueMemo | None = None) -> tuple[UserQuery | None, Rejection | None]:
+               max_error_rate: float = ReplayConfig.model_fields["max_error_rate"].default,
+               memo: ValueMemo | None = None) -> tuple[UserQuery | None, Rejection | None]:
     """Resolve the chain's arguments on a scratch session and write the user's request per turn.
 
     Resolution tries up to ``RESOLVE_ATTEMPTS`` sets of values and keeps the first whose dry run
@@ -177,12 +179,12 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         if not over_budget(calls, errors, max_error_rate):
             break
     if best is None:
-        return None, rejection("query", "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up,
+        return None, rejection(StageName.QUERY, "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up,
                                _with_dry_run(chain, steps), record_type="chain")
     _rate, steps, calls, errors = best
     if over_budget(calls, errors, max_error_rate):
         failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
-        return None, rejection("query", "error_rate", f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
+        return None, rejection(StageName.QUERY, "error_rate", f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
                                f"calls in the dry run; fewest failing: {failing}", snap.server, up, _with_dry_run(chain, steps), record_type="chain")
     def known(v: str) -> bool:
         return is_known_id(v, snap)
@@ -193,7 +195,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         if not unnamed:
             break
     if unnamed:
-        return None, rejection("query", "unnamed_entity", f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
+        return None, rejection(StageName.QUERY, "unnamed_entity", f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
                                "result of the same turn did not single out, and no turn split lets the user name it", snap.server, up,
                                _with_dry_run(chain, steps), record_type="chain")
     turns = [[steps[i] for i in idx] for idx in turns_idx]
@@ -202,14 +204,14 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         # a yes/no flag is no value a person forgets to give: only values are withheld
         cands = [p for p in turns[0][0]["tool"].required if p in turns[0][0]["user_args"] and not isinstance(turns[0][0]["user_args"][p], bool)]
         if not cands:
-            return None, rejection("query", "nothing_to_withhold", f"{turns[0][0]['tool'].name} takes no user value the user could omit",
+            return None, rejection(StageName.QUERY, "nothing_to_withhold", f"{turns[0][0]['tool'].name} takes no user value the user could omit",
                                    snap.server, up, chain)
         p = rng.choice(cands)
         withheld[p] = turns[0][0]["user_args"][p]
     try:
         texts = backend.write(snap.server, turns, info_level, persona, list(withheld), snap, rng)
     except Exception as exc:  # an LLM that answers garbage or times out rejects this query only
-        return None, rejection("query", "query_backend_error", str(exc), snap.server, up, chain)
+        return None, rejection(StageName.QUERY, "query_backend_error", str(exc), snap.server, up, chain)
     qid = "q-" + stable_hash([chain.chain_id, texts, info_level], 12)
     query = UserQuery(query_id=qid, chain_id=chain.chain_id, server=snap.server, info_level=info_level, persona=persona,  # type: ignore[arg-type]
                       turns=texts, turn_steps=turns_idx, withheld=withheld, backend=backend.name, snapshot_id=snap.snapshot_id,
@@ -221,7 +223,7 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         shown = {v for st in steps if st["result"].ok for v in result_values(st["result"].data)}
         bad = [b for b in bad if b not in shown]
     if bad:
-        return None, rejection("query", "ungrounded_query", f"request names entities absent from the snapshot: {sorted(set(bad))}",
+        return None, rejection(StageName.QUERY, "ungrounded_query", f"request names entities absent from the snapshot: {sorted(set(bad))}",
                                snap.server, up, query)
     return query, None
 
@@ -235,8 +237,9 @@ def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) ->
     return recovery_room(calls, fails, max_error_rate)
 
 
-def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random,
-                     recovery_rate: float = 0.15, max_error_rate: float = 0.30, reference_date: str = "2026-03-02",
+def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random, *,
+                     recovery_rate: float, max_error_rate: float = ReplayConfig.model_fields["max_error_rate"].default,
+                     reference_date: str = QueryConfig.model_fields["reference_date"].default,
                      replier: Any | None = None) -> Conversation:
     """Play the conversation live on a fresh session of the chain's seed.
 

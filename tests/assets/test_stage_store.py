@@ -6,7 +6,7 @@ import dagster as dg
 
 from assets.resources import HANDOFF, Handoff, StageStore
 from pipeline.core.records import rejection
-from pipeline.stages import StageOutput
+from pipeline.stages.base import StageOutput
 
 
 def _output(tag: str) -> StageOutput:

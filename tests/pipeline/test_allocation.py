@@ -7,7 +7,9 @@ from collections import Counter
 
 from pipeline.core.config import BuildConfig
 from pipeline.core.records import Conversation
-from pipeline.stages import INFO_LEVELS, info_level_plan, select_multi_turn
+from pipeline.stages.assembly import select_multi_turn
+from pipeline.core.composition import INFO_LEVELS
+from pipeline.stages.plan import info_level_plan
 
 
 def _conv(server: str, i: int, level: str) -> Conversation:

@@ -16,7 +16,7 @@ from pipeline.env import Environment
 from pipeline.language.offtopic import irrelevant_request
 from pipeline.language.replies import describe
 from pipeline.core.records import Example, ToolSpec
-from pipeline.stages import stage_augment
+from pipeline.stages.assembly import stage_augment
 
 # servers sharing tool names with banking and with each other (list_customers, list_orders, ...)
 POOL_SERVERS = ["crm", "payments", "food_delivery", "shopping"]

@@ -9,7 +9,10 @@ import pytest
 from pipeline.core.config import BuildConfig, ProbeConfig
 from pipeline.synthesis.queries import ID_TOKEN, known_ids
 from pipeline.synthesis.replay import validate
-from pipeline.stages import chains_wanted, open_env, stage_chains, stage_conversations, stage_graph, stage_queries, stage_snapshot
+from pipeline.stages.base import open_env
+from pipeline.stages.discovery import stage_chains, stage_graph, stage_snapshot
+from pipeline.stages.plan import chains_wanted
+from pipeline.stages.synthesis import stage_conversations, stage_queries
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from bench.dedup import recall_check
 from pipeline.assembly.augment import ref_to_json
 from pipeline.core.config import BuildConfig, DedupConfig
 from pipeline.core.similarity import dedup, exact_pairs, jaccard, reference_shingles, shingles
-from pipeline.stages import stage_dedup
+from pipeline.stages.assembly import stage_dedup
 
 
 def sh(*names, args=None):

@@ -156,7 +156,7 @@ def test_replay_repeats_the_recorded_setup_and_names_a_result_difference(monkeyp
 def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir(template, monkeypatch, tmp_path):
     from tests.builds import build_corpus
     from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig
-    from pipeline.core.servers_file import check_server
+    from pipeline.discovery.check import check_server
 
     fixtures = Path(SERVER).parent
     seeds = fixtures / "seeds"

@@ -719,7 +719,7 @@ def test_adding_to_a_cart_names_the_thing_added_not_its_owner():
 
 
 def test_a_missing_or_failed_reply_in_thread_is_said_without_a_doubled_preposition():
-    from pipeline.synthesis.queries import describe_tool
+    from pipeline.language.teacher import describe_tool
     from pipeline.core.records import ToolSpec
     from pipeline.language.replies import describe
 
@@ -980,7 +980,7 @@ def test_a_reply_says_the_nested_record_asked_for_and_quotes_its_sentences():
 
 def test_an_answer_of_the_enum_value_none_never_reads_as_a_placeholder():
     """set_recurrence(frequency="none"): "Let's go with none.", never "None, please." (the linter's placeholder rule)."""
-    from pipeline.corpus.lint import PLACEHOLDER
+    from pipeline.language.phrasing import PLACEHOLDER
     from pipeline.core.records import ToolSpec
     from pipeline.language.replies import answer_with
 

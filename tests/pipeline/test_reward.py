@@ -14,9 +14,9 @@ from pipeline.reward.score import (
     json_equal,
     replay_state_hashes,
     score,
-    score_jsonl,
     score_turns,
 )
+from pipeline.reward.jsonl import score_jsonl
 
 TOOLS = [
     {"type": "function", "function": {"name": "list_accounts", "parameters": {"type": "object", "properties": {

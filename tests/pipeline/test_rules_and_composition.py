@@ -15,7 +15,7 @@ from pipeline.core.composition import Composition
 from pipeline.core.config import AugmentConfig, BuildConfig, ChainConfig, SimulateConfig
 from pipeline.core.speedups import IdentityMemo
 from pipeline.core.records import Augmentation, Chain, ChainStep, Example, Message, Rejection, TraceCall, rejection
-from pipeline.stages import chains_wanted, info_level_plan
+from pipeline.stages.plan import chains_wanted, info_level_plan
 
 
 @pytest.mark.parametrize("module", [pipeline.core.rules, pipeline.core.records])

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.language.lexicon import words
 from pipeline.language.phrasing import mentions
-from pipeline.synthesis.queries import ID_TOKEN
+from pipeline.language.phrasing import ID_TOKEN
 from pipeline.core.records import ArgSource, Chain, ChainStep, UserQuery
 from pipeline.synthesis.simulate import run_conversation
 

@@ -14,7 +14,8 @@ from pipeline.discovery.graph import discover
 from pipeline.discovery.probe import probe
 from pipeline.discovery.chainability import explain
 from pipeline.core.records import DependencyGraph, Snapshot, ToolSpec, schema_hash
-from pipeline.core.servers_file import check_server, load_servers_file, usable_tools
+from pipeline.core.servers_file import load_servers_file, usable_tools
+from pipeline.discovery.check import check_server
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "thirdparty"
