@@ -1,8 +1,8 @@
 """Jobs, the weekly regeneration schedule and the schema-change sensor."""
 
 import json
-from typing import Any
 import os
+from typing import Any
 
 import dagster as dg
 
@@ -20,14 +20,22 @@ CROSS = [*CORPUS, grpo_policy]
 # Steps run in processes forked from one that has already imported the definitions (the multiprocess
 # executor's forkserver start method with preloaded modules) instead of spawned processes that each
 # import them again (about 1 s less for a server's run of six steps; bench/parallel.py configures its job the same way).
-FORKED_STEPS = {"execution": {"config": {"multiprocess": {"start_method": {"forkserver": {"preload_modules": ["assets.definitions"]}}}}}}
+FORKED_STEPS = {
+    "execution": {
+        "config": {"multiprocess": {"start_method": {"forkserver": {"preload_modules": ["assets.definitions"]}}}}
+    }
+}
 
 
 def asset_jobs(per_server: list[dg.AssetsDefinition], cross: list[dg.AssetsDefinition]) -> tuple[Any, Any]:
     """The two jobs over the given assets: ``server_job`` (one run per server partition: probe -> replay for that
     server) and ``corpus_job`` (dedup -> corpus -> policy). The schedule and the sensor target them by name."""
-    server = dg.define_asset_job("server_job", selection=dg.AssetSelection.assets(*per_server), partitions_def=server_partitions,
-                                 config=FORKED_STEPS)
+    server = dg.define_asset_job(
+        "server_job",
+        selection=dg.AssetSelection.assets(*per_server),
+        partitions_def=server_partitions,
+        config=FORKED_STEPS,
+    )
     corpus = dg.define_asset_job("corpus_job", selection=dg.AssetSelection.assets(*cross), config=FORKED_STEPS)
     return server, corpus
 
@@ -39,11 +47,14 @@ DEFAULT_CRON = "0 3 * * 1"  # Mondays 03:00
 
 def regeneration_schedule(cron: str | None = None, timezone: str | None = None) -> dg.ScheduleDefinition:
     """The corpus regeneration schedule; cron from ``PROVE_SCHEDULE_CRON`` (default weekly), off until turned on."""
-    return dg.ScheduleDefinition(name="weekly_regeneration", job_name="corpus_job",
-                                 cron_schedule=cron or os.environ.get("PROVE_SCHEDULE_CRON") or DEFAULT_CRON,
-                                 execution_timezone=timezone or os.environ.get("PROVE_SCHEDULE_TIMEZONE") or "UTC",
-                                 default_status=dg.DefaultScheduleStatus.STOPPED,
-                                 description="Regenerates the corpus from the latest per-server outputs.")
+    return dg.ScheduleDefinition(
+        name="weekly_regeneration",
+        job_name="corpus_job",
+        cron_schedule=cron or os.environ.get("PROVE_SCHEDULE_CRON") or DEFAULT_CRON,
+        execution_timezone=timezone or os.environ.get("PROVE_SCHEDULE_TIMEZONE") or "UTC",
+        default_status=dg.DefaultScheduleStatus.STOPPED,
+        description="Regenerates the corpus from the latest per-server outputs.",
+    )
 
 
 weekly_regeneration = regeneration_schedule()
@@ -63,9 +74,12 @@ def _last_snapshot_hash(instance: dg.DagsterInstance, server: str) -> str | None
     return mat.tags.get("dagster/data_version") if mat is not None and mat.tags else None
 
 
-@dg.sensor(job_name="server_job", minimum_interval_seconds=int(os.environ.get("PROVE_SENSOR_INTERVAL_S", "3600")),
-           default_status=dg.DefaultSensorStatus.STOPPED,
-           description="Connects to every configured server; when a server's tool schema hash changes, re-runs its partition.")
+@dg.sensor(
+    job_name="server_job",
+    minimum_interval_seconds=int(os.environ.get("PROVE_SENSOR_INTERVAL_S", "3600")),
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description="Connects to every configured server; when a server's tool schema hash changes, re-runs its partition.",
+)
 def schema_change_sensor(context: dg.SensorEvaluationContext, settings: ProveSettings):
     """Cursor: JSON ``{server: last seen schema hash}``. A server not in the cursor is compared with the
     data version of its latest ``server_snapshots`` materialization (requested when it has none)."""
@@ -87,14 +101,22 @@ def schema_change_sensor(context: dg.SensorEvaluationContext, settings: ProveSet
         current[server] = h
         if h != last:
             context.log.info(f"{server}: schema hash {last} -> {h}")
-            requests.append(dg.RunRequest(run_key=f"{server}:{last}->{h}", partition_key=server,
-                                          tags={"prove/trigger": "schema_change", "prove/schema_hash": h}))
+            requests.append(
+                dg.RunRequest(
+                    run_key=f"{server}:{last}->{h}",
+                    partition_key=server,
+                    tags={"prove/trigger": "schema_change", "prove/schema_hash": h},
+                )
+            )
     have = set(context.instance.get_dynamic_partitions("servers")) if _has_instance(context) else set()
     missing = [r.partition_key for r in requests if r.partition_key not in have]
     cursor = json.dumps(current, sort_keys=True)
     if requests:
-        return dg.SensorResult(run_requests=requests, cursor=cursor,
-                               dynamic_partitions_requests=[server_partitions.build_add_request(missing)] if missing else None)
+        return dg.SensorResult(
+            run_requests=requests,
+            cursor=cursor,
+            dynamic_partitions_requests=[server_partitions.build_add_request(missing)] if missing else None,
+        )
     why = "no server's tool schema changed" + (f"; unreachable: {unreachable}" if unreachable else "")
     return dg.SensorResult(skip_reason=dg.SkipReason(why), cursor=cursor)
 

@@ -19,9 +19,10 @@ import ast
 import hashlib
 import inspect
 import textwrap
-from functools import lru_cache
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE_VERSION = "1"  # bumped by hand only for changes the source hashes cannot see (a changed output contract)
@@ -50,7 +51,7 @@ def imported_modules(name: str, root: Path) -> set[str]:
     return _imports(name, str(f), root, st.st_mtime_ns, st.st_size)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _imports(name: str, file: str, root: Path, mtime_ns: int, size: int) -> set[str]:
     """(cached by the file's modification time and size: an edited file is read again)"""
     package = name if file.endswith("__init__.py") else name.rpartition(".")[0]

@@ -12,27 +12,29 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext,
 from assets import progress
 from assets.code_versions import CODE_VERSION, code_version, versioned
 from assets.resources import ProveSettings, png_markdown, rejection_meta, selected
+from assets.synthesis import PER_SERVER
 from pipeline.core.config import BuildConfig
-from pipeline.corpus.store import off_target, read_examples, record_gate, refresh_latest
 from pipeline.core.records import TOOL_KINDS, Rejection, rejection
 from pipeline.core.redact import Redactor, redact_rejections
-from assets.synthesis import PER_SERVER
+from pipeline.core.similarity import reference_shingles, similar_pairs
+from pipeline.core.stage_names import StageName
 from pipeline.corpus.lineage import rejection_samples, samples_markdown
+from pipeline.corpus.lint import lint_version
 from pipeline.corpus.report import rejections_png
 from pipeline.corpus.sql import refresh
-from pipeline.core.similarity import reference_shingles, similar_pairs
-from pipeline.corpus.lint import lint_version
+from pipeline.corpus.store import off_target, read_examples, record_gate, refresh_latest
 from pipeline.stages.assembly import stage_augment, stage_corpus, stage_dedup
 from pipeline.stages.base import StageOutput
 from pipeline.stages.discovery import probe_rejections
 from pipeline.stages.registry import STAGES, Registry
-from pipeline.core.stage_names import StageName
 
 GROUP = "corpus"
 
 
 @versioned(group_name=GROUP, description=STAGES["unique_conversations"].description)
-def unique_conversations(context: AssetExecutionContext, settings: ProveSettings, validated_conversations) -> StageOutput:
+def unique_conversations(
+    context: AssetExecutionContext, settings: ProveSettings, validated_conversations
+) -> StageOutput:
     convs = [c for out in selected(settings, validated_conversations).values() for c in out.items]
     progress.report("dedup", 0, 1)
     out = stage_dedup(settings.build_config(), convs)
@@ -42,12 +44,19 @@ def unique_conversations(context: AssetExecutionContext, settings: ProveSettings
 
 
 @versioned(group_name=GROUP, description=STAGES["augmented_examples"].description)
-def augmented_examples(context: AssetExecutionContext, settings: ProveSettings, unique_conversations, server_snapshots) -> StageOutput:
+def augmented_examples(
+    context: AssetExecutionContext, settings: ProveSettings, unique_conversations, server_snapshots
+) -> StageOutput:
     progress.report("corpus", 0, 3, stage="augment")
     out = stage_augment(settings.build_config(), unique_conversations.items, selected(settings, server_snapshots))
     progress.report("corpus", 1, 3, stage="rejections")
-    context.add_output_metadata({"examples": len(out.items), "kinds": MetadataValue.json(out.stats["kinds"]),
-                                 "augmentations": MetadataValue.json(out.stats["augmentations"])})
+    context.add_output_metadata(
+        {
+            "examples": len(out.items),
+            "kinds": MetadataValue.json(out.stats["kinds"]),
+            "augmentations": MetadataValue.json(out.stats["augmentations"]),
+        }
+    )
     return out
 
 
@@ -62,8 +71,9 @@ def unavailable_rejections(cfg: BuildConfig, snapshots: dict[str, Any]) -> list[
     return out
 
 
-def collect_rejections(context: AssetExecutionContext, settings: ProveSettings, stages: Registry,
-                       inputs: dict[str, Any]) -> list[Rejection]:
+def collect_rejections(
+    context: AssetExecutionContext, settings: ProveSettings, stages: Registry, inputs: dict[str, Any]
+) -> list[Rejection]:
     """Every rejecting stage's rejections (per-server stages over the build's servers, then the cross-server
     ones, in build order), the unavailable servers', redacted; with counts, samples and a chart as metadata."""
     cfg = settings.build_config()
@@ -79,7 +89,9 @@ def collect_rejections(context: AssetExecutionContext, settings: ProveSettings, 
     meta = _rejections_meta(out, red)
     try:
         (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
-        png = rejections_png(dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png")
+        png = rejections_png(
+            dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png"
+        )
         meta["chart"] = png_markdown("rejections", png)
     except Exception as exc:  # the chart is a nicety
         context.log.warning(f"rejection chart not drawn: {exc}")
@@ -95,9 +107,13 @@ def rejections_asset(stages: Registry = STAGES) -> dg.AssetsDefinition:
     def rejections(context: AssetExecutionContext, settings: ProveSettings, **inputs: Any) -> list[Rejection]:
         return collect_rejections(context, settings, stages, inputs)
 
-    return dg.asset(name="rejections", ins=ins, group_name=GROUP, code_version=code_version(rejections),
-                    description="Every rejection of every stage with its reason code, detail and upstream ids.")(rejections)
-
+    return dg.asset(
+        name="rejections",
+        ins=ins,
+        group_name=GROUP,
+        code_version=code_version(rejections),
+        description="Every rejection of every stage with its reason code, detail and upstream ids.",
+    )(rejections)
 
 
 def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
@@ -108,37 +124,63 @@ def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
     samples = rejection_samples(out, per_reason=5, redactor=red)
     cols = ("rejection_id", "rule", "server", "failing_call", "detail")
     return {
-        "total": len(out), "by_stage_reason": MetadataValue.md(table),
+        "total": len(out),
+        "by_stage_reason": MetadataValue.md(table),
         "by_stage_reason_table": MetadataValue.table(
-            records=[dg.TableRecord({"stage": st, "reason": rs, "server": sv, "count": n})
-                     for (st, rs, sv), n in sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))],
-            schema=dg.TableSchema(columns=[dg.TableColumn("stage", "string"), dg.TableColumn("reason", "string"),
-                                           dg.TableColumn("server", "string"), dg.TableColumn("count", "int")])),
+            records=[
+                dg.TableRecord({"stage": st, "reason": rs, "server": sv, "count": n})
+                for (st, rs, sv), n in sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))
+            ],
+            schema=dg.TableSchema(
+                columns=[
+                    dg.TableColumn("stage", "string"),
+                    dg.TableColumn("reason", "string"),
+                    dg.TableColumn("server", "string"),
+                    dg.TableColumn("count", "int"),
+                ]
+            ),
+        ),
         "samples": MetadataValue.md(samples_markdown(samples, dict(by))),
-        "samples_table": MetadataValue.table(records=[dg.TableRecord({c: r[c] for c in cols}) for r in samples],
-                                             schema=dg.TableSchema(columns=[dg.TableColumn(c, "string") for c in cols])),
-        "see_one": MetadataValue.text("prove lineage <rejection_id>  (the full path of any rejection; prove rejected --reason R lists them)"),
+        "samples_table": MetadataValue.table(
+            records=[dg.TableRecord({c: r[c] for c in cols}) for r in samples],
+            schema=dg.TableSchema(columns=[dg.TableColumn(c, "string") for c in cols]),
+        ),
+        "see_one": MetadataValue.text(
+            "prove lineage <rejection_id>  (the full path of any rejection; prove rejected --reason R lists them)"
+        ),
     }
 
 
 @versioned(group_name=GROUP, description=STAGES["corpus"].description)
-def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots) -> dg.Output[str]:
+def corpus(
+    context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots
+) -> dg.Output[str]:
     cfg = settings.build_config()
     snaps = selected(settings, server_snapshots)
     progress.report("corpus", 2, 3, stage="write")
     # the code versions of the assets that made this version (the policy's are its own run's business)
     versions = {k.to_user_string(): v for a in (*PER_SERVER, *CORPUS) for k, v in a.code_versions_by_key.items()}
-    path = stage_corpus(cfg, augmented_examples.items, rejections,
-                        code_versions={"assets": CODE_VERSION, **{f"asset:{a}": v for a, v in versions.items()}},
-                        tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()},
-                        extra={"schema_hashes": {s: snap.schema_hash for s, snap in sorted(snaps.items())},
-                               "dagster": {"run_id": context.run_id}})
+    path = stage_corpus(
+        cfg,
+        augmented_examples.items,
+        rejections,
+        code_versions={"assets": CODE_VERSION, **{f"asset:{a}": v for a, v in versions.items()}},
+        tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()},
+        extra={
+            "schema_hashes": {s: snap.schema_hash for s, snap in sorted(snaps.items())},
+            "dagster": {"run_id": context.run_id},
+        },
+    )
     m = json.loads((path / "manifest.json").read_text())
     comp = m["composition"]
     progress.report("corpus", 3, 3, stage="written", examples=comp["examples"])
     meta: dict[str, Any] = {
-        "version": m["version"], "path": str(path), "examples": comp["examples"], "content_hash": m["content_hash"],
-        "by_kind": MetadataValue.json(comp["by_kind"]), "by_server": MetadataValue.json(comp["by_server"]),
+        "version": m["version"],
+        "path": str(path),
+        "examples": comp["examples"],
+        "content_hash": m["content_hash"],
+        "by_kind": MetadataValue.json(comp["by_kind"]),
+        "by_server": MetadataValue.json(comp["by_server"]),
         "shares_vs_targets": MetadataValue.json({k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"]}),
         "tool_coverage": MetadataValue.json(m["tool_coverage"]),
     }
@@ -154,7 +196,9 @@ def corpus(context: AssetExecutionContext, settings: ProveSettings, augmented_ex
     return dg.Output(str(path), data_version=dg.DataVersion(m["content_hash"]), metadata=meta)
 
 
-def _gate(settings: ProveSettings, corpus: str, name: str, passed: bool, metadata: dict[str, Any], **kw: Any) -> AssetCheckResult:
+def _gate(
+    settings: ProveSettings, corpus: str, name: str, passed: bool, metadata: dict[str, Any], **kw: Any
+) -> AssetCheckResult:
     """A blocking gate's result, recorded in the version too: a failed gate marks the version failed
     (kept, listed, never the default) and points LATEST and the SQL views back at the good versions."""
     record_gate(corpus, name, passed, metadata)
@@ -165,8 +209,11 @@ def _gate(settings: ProveSettings, corpus: str, name: str, passed: bool, metadat
     return AssetCheckResult(passed=passed, metadata=metadata, **kw)
 
 
-@dg.asset_check(asset=corpus, blocking=True,
-                description="Every selected server has accepted examples (as many servers as the multi-turn count can reach).")
+@dg.asset_check(
+    asset=corpus,
+    blocking=True,
+    description="Every selected server has accepted examples (as many servers as the multi-turn count can reach).",
+)
 def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetCheckResult:
     m = json.loads((Path(corpus) / "manifest.json").read_text())
     by = m["composition"]["by_server"]
@@ -175,11 +222,21 @@ def corpus_nonempty_per_server(settings: ProveSettings, corpus: str) -> AssetChe
     # a request of fewer multi-turn examples than servers cannot reach them all: the gate asks for what it allows
     demanded = min(len(servers), int(m["composition"]["by_kind"].get("multi_turn", 0)) or len(servers))
     passed = len(servers) - len(missing) >= demanded
-    return _gate(settings, corpus, "corpus_nonempty_per_server", passed,
-                 {"missing": missing, "by_server": by, "servers_demanded": demanded}, severity=AssetCheckSeverity.ERROR)
+    return _gate(
+        settings,
+        corpus,
+        "corpus_nonempty_per_server",
+        passed,
+        {"missing": missing, "by_server": by, "servers_demanded": demanded},
+        severity=AssetCheckSeverity.ERROR,
+    )
 
 
-@dg.asset_check(asset=corpus, blocking=True, description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.")
+@dg.asset_check(
+    asset=corpus,
+    blocking=True,
+    description="No two multi-turn examples have Jaccard >= threshold on tool-call sequences.",
+)
 def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetCheckResult:
     cfg = settings.build_config()
     df = read_examples(corpus)
@@ -200,12 +257,25 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     return _gate(settings, corpus, "corpus_composition", not off, {"off_target": off, "tolerance": tol})
 
 
-@dg.asset_check(asset=corpus, blocking=True, description="The corpus linter (pipeline/corpus/lint.py) finds no defect: language, grounding, "
-                "request variety; thresholds in the build config's lint section.")
+@dg.asset_check(
+    asset=corpus,
+    blocking=True,
+    description="The corpus linter (pipeline/corpus/lint.py) finds no defect: language, grounding, "
+    "request variety; thresholds in the build config's lint section.",
+)
 def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
     rep = lint_version(corpus)
-    return _gate(settings, corpus, "corpus_lint", rep.passed,
-                 {"defects": {k: v for k, v in rep.counts.items() if v}, "samples": dict(rep.samples), "metrics": dict(rep.metrics)})
+    return _gate(
+        settings,
+        corpus,
+        "corpus_lint",
+        rep.passed,
+        {
+            "defects": {k: v for k, v in rep.counts.items() if v},
+            "samples": dict(rep.samples),
+            "metrics": dict(rep.metrics),
+        },
+    )
 
 
 # made once every helper it calls is defined (its code version reads them from this module's globals)

@@ -28,20 +28,33 @@ from pipeline.stages.registry import STAGES, Registry
 ALL_ASSETS = PER_SERVER + CROSS
 
 
-def resources(data_dir: str = "data", build_config: BuildConfig | None = None, train: bool = True,
-              train_params: dict[str, Any] | None = None) -> dict[str, Any]:
+def resources(
+    data_dir: str = "data",
+    build_config: BuildConfig | None = None,
+    train: bool = True,
+    train_params: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The build settings, the training settings (``train_params``: TrainConfig fields and ``config_file``)
     and the stage store under the build's data dir."""
     cfg = build_config or BuildConfig(data_dir=data_dir)
-    return {"settings": settings_for(cfg), "training": training_settings(train, train_params),
-            "io_manager": StageStore(base_dir=str(Path(cfg.data_dir) / "stages"))}
+    return {
+        "settings": settings_for(cfg),
+        "training": training_settings(train, train_params),
+        "io_manager": StageStore(base_dir=str(Path(cfg.data_dir) / "stages")),
+    }
 
 
 def stage_assets(stages: Registry) -> tuple[list[dg.AssetsDefinition], list[dg.AssetsDefinition]]:
     """The per-server assets and the cross-server ones (dedup -> corpus -> policy) of a stage registry."""
     if stages is STAGES:
         return PER_SERVER, CROSS
-    return per_server_assets(stages), [unique_conversations, augmented_examples, rejections_asset(stages), corpus, grpo_policy]
+    return per_server_assets(stages), [
+        unique_conversations,
+        augmented_examples,
+        rejections_asset(stages),
+        corpus,
+        grpo_policy,
+    ]
 
 
 def make_definitions(stages: Registry = STAGES, data_dir: str | None = None) -> dg.Definitions:
@@ -49,9 +62,14 @@ def make_definitions(stages: Registry = STAGES, data_dir: str | None = None) -> 
     there is an asset of the graph, a step of ``server_job`` and, if it rejects, an input of ``rejections``."""
     per_server, cross = stage_assets(stages)
     jobs = [corpus_job, server_job] if stages is STAGES else list(asset_jobs(per_server, cross))
-    return dg.Definitions(assets=per_server + cross, asset_checks=CHECKS, jobs=jobs, schedules=[weekly_regeneration],
-                          sensors=[schema_change_sensor],
-                          resources=resources(data_dir or os.environ.get("PROVE_DATA_DIR", "data")))
+    return dg.Definitions(
+        assets=per_server + cross,
+        asset_checks=CHECKS,
+        jobs=jobs,
+        schedules=[weekly_regeneration],
+        sensors=[schema_change_sensor],
+        resources=resources(data_dir or os.environ.get("PROVE_DATA_DIR", "data")),
+    )
 
 
 defs = make_definitions()

@@ -54,7 +54,9 @@ class KeptEnginesEventLogStorage(SqliteEventLogStorage):
         super().__init__(base_dir, inst_data)
 
     @classmethod
-    def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: Any) -> KeptEnginesEventLogStorage:
+    def from_config_value(
+        cls, inst_data: ConfigurableClassData | None, config_value: Any
+    ) -> KeptEnginesEventLogStorage:
         return cls(inst_data=inst_data, **config_value)
 
     def engine(self, shard: str) -> Engine:
@@ -67,7 +69,10 @@ class KeptEnginesEventLogStorage(SqliteEventLogStorage):
                 self._engines.move_to_end(shard)
                 return engine
             engine = self._engines[shard] = create_engine(
-                self.conn_string_for_shard(shard), poolclass=NullPool, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS})
+                self.conn_string_for_shard(shard),
+                poolclass=NullPool,
+                connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS},
+            )
             while len(self._engines) > ENGINES_KEPT:
                 self._engines.popitem(last=False)[1].dispose()
             return engine

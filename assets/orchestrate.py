@@ -14,15 +14,16 @@ worker processes and marks a version written but not yet checked as failed (neve
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import dagster as dg
 
 from assets import progress
-from assets.cli.interrupt import stop_descendants, worker_init
 from assets.automation import CROSS
+from assets.cli.interrupt import stop_descendants, worker_init
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
 from assets.resources import HANDOFF, StageStore, ensure_partitions
@@ -69,7 +70,9 @@ class BuildRun:
     def metadata(self, asset: str, partition: str | None = None) -> dict[str, Any]:
         """The metadata of an asset's (partition's) latest materialization, as plain values."""
         recs = self.instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None), limit=1).records
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None),
+            limit=1,
+        ).records
         mat = recs[0].asset_materialization if recs else None
         return {k: v.value for k, v in mat.metadata.items()} if mat is not None else {}
 
@@ -117,15 +120,24 @@ def _materialize_partition(server: str, build_config_json: str, dagster_home: st
     os.environ["DAGSTER_HOME"] = dagster_home
     cfg = BuildConfig.model_validate_json(build_config_json)
     try:
-        r = dg.materialize(ALL_ASSETS, selection=PER_SERVER, partition_key=server, instance=dg.DagsterInstance.get(),
-                           resources=resources(build_config=cfg, train=False), run_config=QUIET,
-                           tags={"prove/build": "cli", "prove/parallel": "true"}, raise_on_error=False)
+        r = dg.materialize(
+            ALL_ASSETS,
+            selection=PER_SERVER,
+            partition_key=server,
+            instance=dg.DagsterInstance.get(),
+            resources=resources(build_config=cfg, train=False),
+            run_config=QUIET,
+            tags={"prove/build": "cli", "prove/parallel": "true"},
+            raise_on_error=False,
+        )
     finally:
         HANDOFF.clear()  # the server's last output is read by the cross-server run, in another process
     return server, r.success, r.run_id, "" if r.success else run_error(r)
 
 
-def _partitions_parallel(cfg: BuildConfig, workers: int, done: Callable[[str], None]) -> tuple[list[str], dict[str, str]]:
+def _partitions_parallel(
+    cfg: BuildConfig, workers: int, done: Callable[[str], None]
+) -> tuple[list[str], dict[str, str]]:
     """Every server's partition as its own Dagster run, ``workers`` at a time, each in its own process."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -133,7 +145,10 @@ def _partitions_parallel(cfg: BuildConfig, workers: int, done: Callable[[str], N
     runs, failed = [], {}
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=worker_init)
     try:
-        futures = [pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"]) for s in cfg.servers]
+        futures = [
+            pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"])
+            for s in cfg.servers
+        ]
         for f in as_completed(futures):
             server, ok, run_id, why = f.result()
             runs.append(run_id)
@@ -150,7 +165,9 @@ def _partitions_parallel(cfg: BuildConfig, workers: int, done: Callable[[str], N
     return runs, failed
 
 
-def _partitions(b: BuildRun, res: dict[str, Any], parallel: int, signalled: Callable[[], bool], tags: dict[str, str]) -> None:
+def _partitions(
+    b: BuildRun, res: dict[str, Any], parallel: int, signalled: Callable[[], bool], tags: dict[str, str]
+) -> None:
     """The per-server partitions (probe -> replay), in worker processes or one after another here."""
     servers = b.cfg.servers
     finished: list[str] = []
@@ -165,8 +182,16 @@ def _partitions(b: BuildRun, res: dict[str, Any], parallel: int, signalled: Call
         b.runs.extend(runs)
         return
     for server in servers:
-        r = dg.materialize(ALL_ASSETS, selection=PER_SERVER, partition_key=server, instance=b.instance, resources=res,
-                           run_config=QUIET, tags=tags, raise_on_error=False)
+        r = dg.materialize(
+            ALL_ASSETS,
+            selection=PER_SERVER,
+            partition_key=server,
+            instance=b.instance,
+            resources=res,
+            run_config=QUIET,
+            tags=tags,
+            raise_on_error=False,
+        )
         if _interrupted(signalled, r):  # Dagster turned the interrupt into a failed step: stop here all the same
             raise KeyboardInterrupt
         b.runs.append(r.run_id)
@@ -177,9 +202,16 @@ def _partitions(b: BuildRun, res: dict[str, Any], parallel: int, signalled: Call
 
 @relaxed_sync()  # the instance's SQLite commits wait for no fsync while the build runs
 @settled_run()  # the cyclic collector does not walk the libraries' objects between stages
-def build(cfg: BuildConfig, *, train: bool = False, train_params: dict[str, Any] | None = None, parallel: int = 1,
-          instance: dg.DagsterInstance | None = None, signalled: Callable[[], bool] = lambda: False,
-          tags: dict[str, str] | None = None) -> BuildRun:
+def build(
+    cfg: BuildConfig,
+    *,
+    train: bool = False,
+    train_params: dict[str, Any] | None = None,
+    parallel: int = 1,
+    instance: dg.DagsterInstance | None = None,
+    signalled: Callable[[], bool] = lambda: False,
+    tags: dict[str, str] | None = None,
+) -> BuildRun:
     """Build a corpus version (and the policy when ``train``) through Dagster; see the module's docstring.
 
     ``instance``: default the one under ``$DAGSTER_HOME`` (:func:`prepare_instance`); tests pass an ephemeral
@@ -201,9 +233,15 @@ def build(cfg: BuildConfig, *, train: bool = False, train_params: dict[str, Any]
         if b.unavailable:
             b.cfg = cfg.model_copy(update={"servers": kept, "unavailable_servers": b.unavailable})
         cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
-        r = dg.materialize(ALL_ASSETS + CHECKS, selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*CHECKS),
-                           instance=instance, resources=resources(build_config=b.cfg, train=train, train_params=train_params),
-                           tags=tags, raise_on_error=False, run_config=QUIET)
+        r = dg.materialize(
+            ALL_ASSETS + CHECKS,
+            selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*CHECKS),
+            instance=instance,
+            resources=resources(build_config=b.cfg, train=train, train_params=train_params),
+            tags=tags,
+            raise_on_error=False,
+            run_config=QUIET,
+        )
         if _interrupted(signalled, r):
             raise KeyboardInterrupt
         b.runs.append(r.run_id)
@@ -220,5 +258,10 @@ def mark_interrupted(cfg: BuildConfig, before: set[str]) -> None:
     """A version this build wrote but did not finish checking is marked failed (never the default)."""
     for v in list_versions(cfg.data_dir):
         if v["version"] not in before and not set(CHECKED_GATES) <= set(gate_results(v["path"])):
-            record_gate(v["path"], "build_interrupted", False, {"why": "the build was interrupted before its quality gates finished"})
+            record_gate(
+                v["path"],
+                "build_interrupted",
+                False,
+                {"why": "the build was interrupted before its quality gates finished"},
+            )
     refresh_latest(cfg.data_dir)

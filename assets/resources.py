@@ -25,8 +25,8 @@ from dagster import MetadataValue
 from pydantic import BaseModel, Field, create_model
 
 from pipeline.core.config import BuildConfig
-from pipeline.core.speedups import collector_paused
 from pipeline.core.records import Rejection
+from pipeline.core.speedups import collector_paused
 from pipeline.stages.base import StageOutput
 
 # data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
@@ -57,8 +57,9 @@ def dagster_config(model: type[BaseModel]) -> type[dg.Config]:
             if isinstance(default, BaseModel):
                 default = dagster_config(type(default))(**default.model_dump(mode="json"))
             fields[name] = (_config_type(f.annotation), ... if f.is_required() else default)
-        _CONFIGS[model] = create_model(model.__name__.removesuffix("Config") + "Params", __base__=dg.Config,
-                                       __doc__=model.__doc__, **fields)
+        _CONFIGS[model] = create_model(
+            model.__name__.removesuffix("Config") + "Params", __base__=dg.Config, __doc__=model.__doc__, **fields
+        )
     return _CONFIGS[model]
 
 
@@ -66,10 +67,13 @@ def dagster_overrides(model: type[BaseModel], **more: Any) -> type[dg.Config]:
     """A Dagster ``Config`` class with every field of a pydantic model, each optional: ``None`` means "not
     set", for settings whose defaults depend on another field (the training settings' on the model).
     ``more``: further fields, as ``name=(type, default)``. The model validates what is set."""
-    fields: dict[str, Any] = {name: (typing.Optional[_config_type(f.annotation)], Field(None, description=f.description))
-                              for name, f in model.model_fields.items()}
-    return create_model(model.__name__.removesuffix("Config") + "Overrides", __base__=dg.Config, __doc__=model.__doc__,
-                        **fields, **more)
+    fields: dict[str, Any] = {
+        name: (typing.Optional[_config_type(f.annotation)], Field(None, description=f.description))
+        for name, f in model.model_fields.items()
+    }
+    return create_model(
+        model.__name__.removesuffix("Config") + "Overrides", __base__=dg.Config, __doc__=model.__doc__, **fields, **more
+    )
 
 
 def _config_type(ann: Any) -> Any:

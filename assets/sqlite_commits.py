@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -45,7 +46,9 @@ class _Keepers:
             return
         cur = dbapi_connection.cursor()
         try:
-            cur.execute("PRAGMA journal_mode=WAL")  # Dagster puts every file it creates in WAL mode; a new one from the start
+            cur.execute(
+                "PRAGMA journal_mode=WAL"
+            )  # Dagster puts every file it creates in WAL mode; a new one from the start
             cur.execute("PRAGMA synchronous=NORMAL")
             path = next((row[2] for row in cur.execute("PRAGMA database_list") if row[1] == "main"), "")
         finally:

@@ -5,7 +5,6 @@ its ``run`` plus what people want to see in the UI (its metadata, its rejection 
 there appears here, in the asset graph and in the server job, with nothing to add in this package.
 """
 
-
 from typing import Any
 
 import dagster as dg
@@ -43,7 +42,9 @@ def metadata_values(meta: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_stage(stage: Stage, context: AssetExecutionContext, settings: ProveSettings, inputs: dict[str, Any]) -> dg.Output:
+def run_stage(
+    stage: Stage, context: AssetExecutionContext, settings: ProveSettings, inputs: dict[str, Any]
+) -> dg.Output:
     """One partition of a per-server stage: its run on the partition's server, its output with its metadata."""
     progress = _logged(context, stage.progress_label) if stage.progress_label else None
     produced = stage.run(settings.build_config(), context.partition_key, progress, **inputs)  # type: ignore[misc]
@@ -61,9 +62,14 @@ def stage_asset(stage: "Stage") -> dg.AssetsDefinition:
         return run_stage(stage, context, settings, inputs)
 
     compute.also_runs = (stage.run,)  # type: ignore[attr-defined]  # hashed into its code version
-    return dg.asset(name=stage.asset, ins={i: dg.AssetIn(i) for i in stage.inputs}, partitions_def=server_partitions,
-                    group_name=stage.group, description=stage.description,
-                    code_version=code_version(compute))(compute)
+    return dg.asset(
+        name=stage.asset,
+        ins={i: dg.AssetIn(i) for i in stage.inputs},
+        partitions_def=server_partitions,
+        group_name=stage.group,
+        description=stage.description,
+        code_version=code_version(compute),
+    )(compute)
 
 
 def per_server_assets(stages: Registry = STAGES) -> list[dg.AssetsDefinition]:

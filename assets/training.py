@@ -15,8 +15,15 @@ from assets.resources import ProveSettings, dagster_overrides, png_markdown
 from training.config import TrainConfig, load_train_config
 
 # every field of TrainConfig, typed, unset by default: an unset field takes the model's default
-TrainParams = dagster_overrides(TrainConfig, config_file=(Optional[str], Field(
-    None, description="a train.yaml read first, as by `prove train --config`; the fields set here win over it")))
+TrainParams = dagster_overrides(
+    TrainConfig,
+    config_file=(
+        Optional[str],
+        Field(
+            None, description="a train.yaml read first, as by `prove train --config`; the fields set here win over it"
+        ),
+    ),
+)
 
 
 class TrainingSettings(dg.ConfigurableResource):
@@ -42,6 +49,7 @@ def training_settings(train: bool = True, params: dict[str, Any] | None = None) 
 def _log_progress(context: AssetExecutionContext):
     """Training progress as log lines (a run launched from the UI, where no display listens): each phase's
     start and end, and every tenth step."""
+
     def log(phase: str, step: int, total: int, **metrics: Any) -> None:
         if step in (0, total) or step % 10 == 0:
             shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items())
@@ -50,10 +58,14 @@ def _log_progress(context: AssetExecutionContext):
     return log
 
 
-@versioned(group_name="training",
-          description="SFT on every turn, then GRPO on multi-step live rollouts with the programmatic reward; "
-                      "evaluated before, after SFT and after GRPO.")
-def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, training: TrainingSettings, corpus: str) -> str:
+@versioned(
+    group_name="training",
+    description="SFT on every turn, then GRPO on multi-step live rollouts with the programmatic reward; "
+    "evaluated before, after SFT and after GRPO.",
+)
+def grpo_policy(
+    context: AssetExecutionContext, settings: ProveSettings, training: TrainingSettings, corpus: str
+) -> str:
     if not training.train:
         context.log.info("training disabled (--no-train)")
         return ""
@@ -62,11 +74,18 @@ def grpo_policy(context: AssetExecutionContext, settings: ProveSettings, trainin
     cfg = settings.build_config()
     tcfg = training.train_config()
     out_dir = cfg.data_path / "runs" / Path(corpus).name
-    result = train(corpus, str(out_dir), tcfg, progress=progress.report if progress.active() else _log_progress(context))
+    result = train(
+        corpus, str(out_dir), tcfg, progress=progress.report if progress.active() else _log_progress(context)
+    )
     report = json.loads((out_dir / "eval_report.json").read_text())
-    meta: dict[str, Any] = {"out_dir": str(out_dir), "result": MetadataValue.json(json.loads(json.dumps(result, default=str)))}
+    meta: dict[str, Any] = {
+        "out_dir": str(out_dir),
+        "result": MetadataValue.json(json.loads(json.dumps(result, default=str))),
+    }
     for phase, ev in report["phases"].items():  # before / after_sft / after_grpo, 95% bootstrap intervals
-        meta[f"eval_{phase}"] = MetadataValue.json({k: ev[k] for k in ("reward", "exact_success", "abstention_accuracy", "by_kind", "by_server")})
+        meta[f"eval_{phase}"] = MetadataValue.json(
+            {k: ev[k] for k in ("reward", "exact_success", "abstention_accuracy", "by_kind", "by_server")}
+        )
     meta["grpo_vs_sft"] = MetadataValue.json(report.get("grpo_vs_sft") or {})
     meta["frac_reward_zero_std_per_step"] = MetadataValue.json(report["frac_reward_zero_std_per_step"])
     meta["eval_report"] = MetadataValue.md((out_dir / "eval_report.md").read_text())

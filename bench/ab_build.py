@@ -36,14 +36,27 @@ def main() -> None:
     a = ap.parse_args()
     before = build(Path(a.before), a.examples, a.servers)
     after = build(ROOT, a.examples, a.servers)
-    keys = ["total_seconds", "examples_per_s", "tool_calls", "handler_seconds", "tool_call_roundtrip_seconds", "pipeline_overhead_share"]
-    out = {"examples": a.examples, "servers": a.servers or "all",
-           "same_corpus": before["content_hash"] == after["content_hash"],
-           "content_hash": [before["content_hash"], after["content_hash"]],
-           "before": {k: before[k] for k in keys} | {"stage_seconds": before["stage_seconds"]},
-           "after": {k: after[k] for k in keys} | {"stage_seconds": after["stage_seconds"]},
-           "speedup": round(before["total_seconds"] / after["total_seconds"], 2),
-           "stage_speedup": {k: round(before["stage_seconds"][k] / max(after["stage_seconds"][k], 1e-3), 2) for k in after["stage_seconds"]}}
+    keys = [
+        "total_seconds",
+        "examples_per_s",
+        "tool_calls",
+        "handler_seconds",
+        "tool_call_roundtrip_seconds",
+        "pipeline_overhead_share",
+    ]
+    out = {
+        "examples": a.examples,
+        "servers": a.servers or "all",
+        "same_corpus": before["content_hash"] == after["content_hash"],
+        "content_hash": [before["content_hash"], after["content_hash"]],
+        "before": {k: before[k] for k in keys} | {"stage_seconds": before["stage_seconds"]},
+        "after": {k: after[k] for k in keys} | {"stage_seconds": after["stage_seconds"]},
+        "speedup": round(before["total_seconds"] / after["total_seconds"], 2),
+        "stage_speedup": {
+            k: round(before["stage_seconds"][k] / max(after["stage_seconds"][k], 1e-3), 2)
+            for k in after["stage_seconds"]
+        },
+    }
     print(json.dumps(out, indent=2))
 
 

@@ -23,8 +23,10 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipeline.env import Environment  # noqa: E402
-from pipeline.env import fastpath  # noqa: E402
+from pipeline.env import (
+    Environment,  # noqa: E402
+    fastpath,  # noqa: E402
+)
 
 
 def undeclared() -> Any:
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for name, args in (("get_customer", {"customer_id": customer}), ("list_customers", {})):
             times: dict[str, list[float]] = {"undeclared": [], "declared": []}
             for r in range(a.rounds + 1):
-                for mode in (("undeclared", "declared") if r % 2 else ("declared", "undeclared")):
+                for mode in ("undeclared", "declared") if r % 2 else ("declared", "undeclared"):
                     if mode == "undeclared":
                         with undeclared():
                             us = per_call_us(plain, name, args, a.calls)
@@ -62,10 +64,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     if r:  # round 0 warms both up
                         times[mode].append(us)
             med = {k: round(statistics.median(v), 1) for k, v in times.items()}
-            runs.append({"tool": name, "us_per_call_median": med, "speedup": round(med["undeclared"] / med["declared"], 3),
-                         "saved_us_per_call": round(med["undeclared"] - med["declared"], 1)})
-    out = {"figure": "async_declaration", "server": "banking", "transport": "in-process", "rounds": a.rounds,
-           "calls_per_round": a.calls, "baseline": "the same calls with the declaration a no-op (same process)", "runs": runs}
+            runs.append(
+                {
+                    "tool": name,
+                    "us_per_call_median": med,
+                    "speedup": round(med["undeclared"] / med["declared"], 3),
+                    "saved_us_per_call": round(med["undeclared"] - med["declared"], 1),
+                }
+            )
+    out = {
+        "figure": "async_declaration",
+        "server": "banking",
+        "transport": "in-process",
+        "rounds": a.rounds,
+        "calls_per_round": a.calls,
+        "baseline": "the same calls with the declaration a no-op (same process)",
+        "runs": runs,
+    }
     print(json.dumps(out, indent=2))
     return out
 

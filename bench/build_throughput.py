@@ -46,17 +46,18 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assets import corpus as corpus_assets  # noqa: E402
-from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
 from assets import orchestrate  # noqa: E402
 from assets import synthesis as synthesis_assets  # noqa: E402
+from bench.clocks import CallClock, HandlerClock, ServerClock, install_server_clocks  # noqa: E402
 from pipeline.core.config import BuildConfig  # noqa: E402
 from pipeline.stages.base import Timer  # noqa: E402
 from pipeline.stages.registry import STAGES as REGISTRY  # noqa: E402
@@ -70,8 +71,13 @@ def machine() -> dict[str, Any]:
         mem = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
     except (ValueError, OSError):
         pass
-    return {"python": platform.python_version(), "cpus": os.cpu_count(), "memory_gib": mem,
-            "platform": platform.platform(), "loadavg_1m": round(os.getloadavg()[0], 2)}
+    return {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "memory_gib": mem,
+        "platform": platform.platform(),
+        "loadavg_1m": round(os.getloadavg()[0], 2),
+    }
 
 
 class GCPauses:
@@ -106,7 +112,9 @@ def stage_names() -> list[str]:
     """Every registered stage's name, in build order (what the per-stage table lists)."""
     missing = [s.name for s in REGISTRY.cross_server() if s.name not in CROSS_SERVER_CALLS]
     if missing:
-        raise RuntimeError(f"bench/build_throughput.py does not know which function the asset of stage(s) {missing} calls")
+        raise RuntimeError(
+            f"bench/build_throughput.py does not know which function the asset of stage(s) {missing} calls"
+        )
     return REGISTRY.names()
 
 
@@ -125,13 +133,16 @@ def timed_stages(timer: Timer) -> Iterator[None]:
         def timed(*args: Any, **kwargs: Any) -> Any:
             with timer(name):
                 return fn(*args, **kwargs)
+
         return timed
 
     with ExitStack() as stack:
         stack.enter_context(mock.patch.object(synthesis_assets, "run_stage", timed_run))
         for stage in REGISTRY.cross_server():
             fn_name = CROSS_SERVER_CALLS[stage.name]
-            stack.enter_context(mock.patch.object(corpus_assets, fn_name, wrap(str(stage.name), getattr(corpus_assets, fn_name))))
+            stack.enter_context(
+                mock.patch.object(corpus_assets, fn_name, wrap(str(stage.name), getattr(corpus_assets, fn_name)))
+            )
         yield
 
 
@@ -139,7 +150,9 @@ def build_through_dagster(cfg: BuildConfig, home: Path) -> tuple[Path, dict[str,
     """The corpus version ``prove build --parallel 1 --no-train`` would write, on a Dagster instance under ``home``,
     and its quality gates' results (a failed gate is reported, not fatal: the version is written all the same)."""
     with mock.patch.dict(os.environ, {"DAGSTER_HOME": str(home)}):
-        b = orchestrate.build(cfg, parallel=1, instance=orchestrate.prepare_instance(cfg), tags={"prove/build": "bench"})
+        b = orchestrate.build(
+            cfg, parallel=1, instance=orchestrate.prepare_instance(cfg), tags={"prove/build": "bench"}
+        )
     if b.corpus_path is None:
         raise RuntimeError(f"the build wrote no corpus: {b.error()}")
     return b.corpus_path, {e.check_name: e.passed for e in b.result.get_asset_check_evaluations()}
@@ -152,10 +165,16 @@ def stage_split(timer: Timer) -> dict[str, dict[str, float]]:
     for stage, secs in timer.times.items():
         m = timer.metered.get(stage, {})
         h, srv, rt = m.get("handler", 0.0), m.get("server", 0.0), m.get("roundtrip", 0.0)
-        out[stage] = {"seconds": round(secs, 2), "tool_calls": int(m.get("calls", 0)), "handlers": round(h, 2),
-                      "mcp_server_side": round(srv - h, 2), "mcp_client_side": round(rt - srv, 2),
-                      "pipeline_code": round(secs - rt, 2), "gc_pauses": round(m.get("gc", 0.0), 2),
-                      "overhead_share": round(1 - h / secs, 3) if secs else 0.0}
+        out[stage] = {
+            "seconds": round(secs, 2),
+            "tool_calls": int(m.get("calls", 0)),
+            "handlers": round(h, 2),
+            "mcp_server_side": round(srv - h, 2),
+            "mcp_client_side": round(rt - srv, 2),
+            "pipeline_code": round(secs - rt, 2),
+            "gc_pauses": round(m.get("gc", 0.0), 2),
+            "overhead_share": round(1 - h / secs, 3) if secs else 0.0,
+        }
     return out
 
 
@@ -178,9 +197,15 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
 
             prof = cProfile.Profile()
             prof.enable()
-        timer = Timer(meters={"handler": lambda: HandlerClock.seconds, "server": lambda: ServerClock.seconds,
-                              "roundtrip": lambda: CallClock.seconds, "calls": lambda: CallClock.calls,
-                              "gc": lambda: pauses.seconds})
+        timer = Timer(
+            meters={
+                "handler": lambda: HandlerClock.seconds,
+                "server": lambda: ServerClock.seconds,
+                "roundtrip": lambda: CallClock.seconds,
+                "calls": lambda: CallClock.calls,
+                "gc": lambda: pauses.seconds,
+            }
+        )
         t0 = time.perf_counter()
         try:
             with timed_stages(timer):
@@ -224,7 +249,9 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
         "pipeline_overhead_share": round(overhead_share, 3),
         "gc_pause_seconds": round(pauses.seconds, 2),
         "gc_pause_in_handlers_seconds": round(pauses.in_handlers, 2),
-        "gc_pause_outside_stages_seconds": round(pauses.seconds - sum(m.get("gc", 0.0) for m in timer.metered.values()), 2),
+        "gc_pause_outside_stages_seconds": round(
+            pauses.seconds - sum(m.get("gc", 0.0) for m in timer.metered.values()), 2
+        ),
         "gc_collections_by_generation": pauses.collections,
         "pipeline_overhead_share_gc_as_pipeline": round(1 - (handler_s - pauses.in_handlers) / total, 3),
         "baseline": "time inside tool handlers (measured in this run)",
@@ -232,8 +259,10 @@ def run(examples: int, servers: list[str] | None = None, seed: int = 7, profile:
         "target_pipeline_overhead_share": TARGET_OVERHEAD_SHARE,
         "within_target": overhead_share < TARGET_OVERHEAD_SHARE,
         "short_supply": any(r == "short_supply" for r in manifest.get("rejections", {}).get("by_reason", {})),
-        "composition": {k: [manifest["composition"]["shares"][k], manifest["composition"]["targets"][k]]
-                        for k in manifest["composition"].get("targets", {})},
+        "composition": {
+            k: [manifest["composition"]["shares"][k], manifest["composition"]["targets"][k]]
+            for k in manifest["composition"].get("targets", {})
+        },
     }
 
 

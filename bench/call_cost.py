@@ -107,9 +107,16 @@ def measure(session: Any, name: str, args: dict[str, Any], calls: int, bounds: _
         "handler": us(HandlerClock.seconds),
     }
     total_us = us(total)
-    return {"tool": name, "result_bytes": len(first.text), "calls": calls, "us_per_call": total_us, "parts_us": parts,
-            "handler_share": round(parts["handler"] / total_us, 3), "baseline": "time inside the tool handler (same run)",
-            "ratio_total_vs_handler": round(total_us / max(parts["handler"], 1e-9), 1)}
+    return {
+        "tool": name,
+        "result_bytes": len(first.text),
+        "calls": calls,
+        "us_per_call": total_us,
+        "parts_us": parts,
+        "handler_share": round(parts["handler"] / total_us, 3),
+        "baseline": "time inside the tool handler (same run)",
+        "ratio_total_vs_handler": round(total_us / max(parts["handler"], 1e-9), 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -122,8 +129,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     with Environment("banking") as env:
         s = env.session(seed=1)
         customer = s.call("list_customers", {}).data["customers"][0]["customer_id"]
-        runs = [measure(s, "get_customer", {"customer_id": customer}, a.calls, bounds),
-                measure(s, "list_customers", {}, a.calls, bounds)]
+        runs = [
+            measure(s, "get_customer", {"customer_id": customer}, a.calls, bounds),
+            measure(s, "list_customers", {}, a.calls, bounds),
+        ]
     out = {"figure": "call_cost", "server": "banking", "transport": "in-process", "runs": runs}
     print(json.dumps(out, indent=2))
     return out

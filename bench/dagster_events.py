@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 instances[name] = dg.DagsterInstance.get()
                 one_run(instances[name], assets)  # warm-up: schema creation, imports
         for i in range(a.runs):
-            for mode in modes[i % 3:] + modes[:i % 3]:
+            for mode in modes[i % 3 :] + modes[: i % 3]:
                 instance = instances["project" if mode == "relaxed_sync_kept_engines" else "plain"]
                 if mode == "plain":
                     dt, events = one_run(instance, assets)
@@ -81,13 +81,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         dt, events = one_run(instance, assets)
                 times[mode].append(dt)
     per = {k: sum(v) / len(v) for k, v in times.items()}
-    out = {"figure": "dagster_events", "loadavg_1m": round(os.getloadavg()[0], 2), "assets_per_run": a.assets, "events_per_run": events,
-           "runs_each": a.runs, "seconds_per_run": {k: round(v, 3) for k, v in per.items()},
-           "ms_per_event": {k: round(v / max(events, 1) * 1000, 3) for k, v in per.items()},
-           "baseline": "Dagster's plain SQLite instance (storage: sqlite, synchronous=FULL), same process",
-           "speedup": round(per["plain"] / per["relaxed_sync"], 2),
-           "speedup_kept_engines": round(per["plain"] / per["relaxed_sync_kept_engines"], 2),
-           "kept_engines_vs_relaxed_sync": round(per["relaxed_sync"] / per["relaxed_sync_kept_engines"], 2)}
+    out = {
+        "figure": "dagster_events",
+        "loadavg_1m": round(os.getloadavg()[0], 2),
+        "assets_per_run": a.assets,
+        "events_per_run": events,
+        "runs_each": a.runs,
+        "seconds_per_run": {k: round(v, 3) for k, v in per.items()},
+        "ms_per_event": {k: round(v / max(events, 1) * 1000, 3) for k, v in per.items()},
+        "baseline": "Dagster's plain SQLite instance (storage: sqlite, synchronous=FULL), same process",
+        "speedup": round(per["plain"] / per["relaxed_sync"], 2),
+        "speedup_kept_engines": round(per["plain"] / per["relaxed_sync_kept_engines"], 2),
+        "kept_engines_vs_relaxed_sync": round(per["relaxed_sync"] / per["relaxed_sync_kept_engines"], 2),
+    }
     print(json.dumps(out, indent=2))
     return out
 

@@ -87,8 +87,13 @@ class MinHasher:
                 hv = self._tokens[tok] = _minhash({tok}, self.num_perm).hashvalues
             vals.append(hv)
         proto = _PERMUTATIONS[self.num_perm]
-        return MinHash(num_perm=self.num_perm, seed=1, hashvalues=np.minimum.reduce(vals), permutations=proto.permutations,
-                       scheme=proto.scheme)
+        return MinHash(
+            num_perm=self.num_perm,
+            seed=1,
+            hashvalues=np.minimum.reduce(vals),
+            permutations=proto.permutations,
+            scheme=proto.scheme,
+        )
 
 
 _LSH_PARAMS: dict[tuple[float, int], tuple[int, int]] = {}
@@ -145,7 +150,9 @@ def server_tools() -> dict[str, list[str]]:
     return {s: asyncio.run(names(s)) for s in available()}
 
 
-def synthetic(n: int, tools: dict[str, list[str]], seed: int = 0, copy_rate: float = 0.25) -> list[tuple[str, set[str]]]:
+def synthetic(
+    n: int, tools: dict[str, list[str]], seed: int = 0, copy_rate: float = 0.25
+) -> list[tuple[str, set[str]]]:
     rng = random.Random(seed)
     servers = sorted(tools)
     # a fixed skew per server: a few popular tools (as chains starting at list_* tools are)
@@ -217,7 +224,9 @@ def measure(n: int, tools: dict[str, list[str]], cfg: DedupConfig, exact_max_pai
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser()
     p.add_argument("--sizes", default="5000,50000")
-    p.add_argument("--exact-max-pairs", type=int, default=13_000_000, help="above this, exact is sampled and extrapolated")
+    p.add_argument(
+        "--exact-max-pairs", type=int, default=13_000_000, help="above this, exact is sampled and extrapolated"
+    )
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     cfg = DedupConfig()
@@ -227,14 +236,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     big = runs[-1]
     result = {
         "figure": "dedup",
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": round(os.getloadavg()[0], 2)},
-        "threshold": cfg.threshold, "num_perm": cfg.num_perm,
-        "servers": len(tools), "tools": sum(len(v) for v in tools.values()),
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg_1m": round(os.getloadavg()[0], 2),
+        },
+        "threshold": cfg.threshold,
+        "num_perm": cfg.num_perm,
+        "servers": len(tools),
+        "tools": sum(len(v) for v in tools.values()),
         "baseline": "exact pairwise Jaccard (pipeline.core.similarity.exact_pairs), same items, same run",
         "note": "exact pairwise above --exact-max-pairs is timed on a random sample of conversations and extrapolated by pair count; "
-                "recall there is over the exact duplicate pairs inside that sample",
+        "recall there is over the exact duplicate pairs inside that sample",
         "runs": runs,
-        "target_speedup": TARGET_SPEEDUP, "target_recall": TARGET_RECALL,
+        "target_speedup": TARGET_SPEEDUP,
+        "target_recall": TARGET_RECALL,
         "within_target": big["speedup_dedup_vs_exact"] >= TARGET_SPEEDUP and big["dedup_pair_recall"] >= TARGET_RECALL,
     }
     print(json.dumps(result, indent=2))

@@ -31,8 +31,14 @@ META = {SESSION_META_KEY: "bench", SEED_META_KEY: 0}
 
 
 def server(direct: bool) -> EnvServer:
-    return EnvServer("banking", seeder=banking.seed_world, category="finance", description="banking",
-                     tools=banking.TOOLS, direct_calls=direct)
+    return EnvServer(
+        "banking",
+        seeder=banking.seed_world,
+        category="finance",
+        description="banking",
+        tools=banking.TOOLS,
+        direct_calls=direct,
+    )
 
 
 async def _block(client: Client, name: str, args: dict[str, Any], n: int) -> tuple[float, float]:
@@ -56,7 +62,9 @@ async def compare(calls: int, rounds: int) -> dict[str, Any]:
     direct_srv, mcp_srv = server(True), server(False)
     out: dict[str, Any] = {}
     async with Client(direct_srv) as direct, Client(mcp_srv) as plain:
-        customer = (await direct.call_tool("list_customers", {}, meta=META)).structured_content["customers"][0]["customer_id"]
+        customer = (await direct.call_tool("list_customers", {}, meta=META)).structured_content["customers"][0][
+            "customer_id"
+        ]
         for name, args in (("get_customer", {"customer_id": customer}), ("list_customers", {})):
             samples: dict[str, list[tuple[float, float]]] = {"direct": [], "mcp": []}
             for client in (direct, plain):  # warm up
@@ -64,10 +72,15 @@ async def compare(calls: int, rounds: int) -> dict[str, Any]:
             for _ in range(rounds):
                 samples["direct"].append(await _block(direct, name, args, calls))
                 samples["mcp"].append(await _block(plain, name, args, calls))
-            med = {k: (statistics.median(s[0] for s in v) * 1e6, statistics.median(s[1] for s in v) * 1e6) for k, v in samples.items()}
+            med = {
+                k: (statistics.median(s[0] for s in v) * 1e6, statistics.median(s[1] for s in v) * 1e6)
+                for k, v in samples.items()
+            }
             out[name] = {
-                "direct_us_per_call": round(med["direct"][0], 1), "mcp_us_per_call": round(med["mcp"][0], 1),
-                "direct_server_side_us": round(med["direct"][1], 1), "mcp_server_side_us": round(med["mcp"][1], 1),
+                "direct_us_per_call": round(med["direct"][0], 1),
+                "mcp_us_per_call": round(med["mcp"][0], 1),
+                "direct_server_side_us": round(med["direct"][1], 1),
+                "mcp_server_side_us": round(med["mcp"][1], 1),
                 "call_ratio_mcp_vs_direct": round(med["mcp"][0] / med["direct"][0], 2),
                 "server_side_ratio_mcp_vs_direct": round(med["mcp"][1] / med["direct"][1], 2),
             }
@@ -80,8 +93,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--calls", type=int, default=200, help="calls per block")
     p.add_argument("--rounds", type=int, default=10, help="blocks per path and tool")
     a = p.parse_args(argv)
-    out = {"figure": "direct_calls", "server": "banking", "transport": "in-process (mcp.Client)",
-           "calls_per_block": a.calls, "rounds": a.rounds, "tools": anyio.run(compare, a.calls, a.rounds)}
+    out = {
+        "figure": "direct_calls",
+        "server": "banking",
+        "transport": "in-process (mcp.Client)",
+        "calls_per_block": a.calls,
+        "rounds": a.rounds,
+        "tools": anyio.run(compare, a.calls, a.rounds),
+    }
     print(json.dumps(out, indent=2))
     return out
 

@@ -24,7 +24,9 @@ def measure(steps: int = 4, examples: int = 60) -> dict:
     from training.fixture import build_fixture_corpus
     from training.train import TrainConfig, train
 
-    cfg = TrainConfig(sft_steps=60, grpo_steps=steps, eval_limit=4, bootstrap_samples=100)  # SFT enough that the policy calls tools
+    cfg = TrainConfig(
+        sft_steps=60, grpo_steps=steps, eval_limit=4, bootstrap_samples=100
+    )  # SFT enough that the policy calls tools
     with tempfile.TemporaryDirectory() as d:
         corpus = build_fixture_corpus(Path(d) / "corpus", n=examples)
         res = train(corpus, Path(d) / "run", cfg)

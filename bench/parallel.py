@@ -46,19 +46,27 @@ def timed_build(servers: list[str], examples: int, parallel: int, root: Path) ->
 
     with mock.patch.dict(os.environ, {"DAGSTER_HOME": str(root / "dagster_home")}), progress.listening(listen):
         t0 = time.perf_counter()
-        b = orchestrate.build(cfg, parallel=parallel, instance=orchestrate.prepare_instance(cfg), tags={"prove/build": "bench"})
+        b = orchestrate.build(
+            cfg, parallel=parallel, instance=orchestrate.prepare_instance(cfg), tags={"prove/build": "bench"}
+        )
         total = time.perf_counter() - t0
     if not b.success or b.corpus_path is None:
         raise RuntimeError(f"the parallel={parallel} build failed: {b.error()}")
     manifest = json.loads((b.corpus_path / "manifest.json").read_text())
-    return {"per_server_seconds": marks["synthesis"] - t0, "total_seconds": total, "content_hash": manifest["content_hash"],
-            "by_server": manifest["composition"]["by_server"]}
+    return {
+        "per_server_seconds": marks["synthesis"] - t0,
+        "total_seconds": total,
+        "content_hash": manifest["content_hash"],
+        "by_server": manifest["composition"]["by_server"],
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser()
     p.add_argument("--servers", default=DEFAULT_SERVERS, help="2-4 servers")
-    p.add_argument("--examples", type=int, default=6000, help="corpus size (per-server work must dominate a worker's start)")
+    p.add_argument(
+        "--examples", type=int, default=6000, help="corpus size (per-server work must dominate a worker's start)"
+    )
     a = p.parse_args(argv)
     servers = [s for s in a.servers.split(",") if s]
     os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(ROOT), os.environ.get("PYTHONPATH", "")) if x)
@@ -68,10 +76,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     speedup = one["per_server_seconds"] / two["per_server_seconds"]
     result = {
         "figure": "parallel",
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg_1m": round(os.getloadavg()[0], 2),
+        },
         "what": "prove build's per-server phase (assets.orchestrate.build): --parallel 2 (two worker processes, one "
-                "partition run each at a time) vs --parallel 1 (the partition runs one after another in this process)",
-        "servers": servers, "examples": a.examples,
+        "partition run each at a time) vs --parallel 1 (the partition runs one after another in this process)",
+        "servers": servers,
+        "examples": a.examples,
         "baseline": "parallel=1 (same invocation)",
         "in_process_seconds": round(one["per_server_seconds"], 2),
         "multiprocess_seconds": round(two["per_server_seconds"], 2),

@@ -16,7 +16,6 @@ import json
 import math
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,7 +29,14 @@ def naive_score(calls, reference, tools_json, cfg):
     """The same formulas written the obvious way: schemas parsed per trajectory, values compared as JSON text."""
     tools = json.loads(tools_json)
     schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in tools}
-    tmap = {"string": (str,), "number": (int, float), "integer": (int,), "boolean": (bool,), "array": (list,), "object": (dict,)}
+    tmap = {
+        "string": (str,),
+        "number": (int, float),
+        "integer": (int,),
+        "boolean": (bool,),
+        "array": (list,),
+        "object": (dict,),
+    }
 
     def type_ok(v, s):
         t = s.get("type")
@@ -49,7 +55,10 @@ def naive_score(calls, reference, tools_json, cfg):
         s = schemas.get(c["name"])
         if s is None:
             continue
-        l2 = all(k in c["arguments"] and type_ok(c["arguments"][k], (s.get("properties") or {}).get(k, {})) for k in s.get("required") or [])
+        l2 = all(
+            k in c["arguments"] and type_ok(c["arguments"][k], (s.get("properties") or {}).get(k, {}))
+            for k in s.get("required") or []
+        )
         val += (1 + (1 if l2 else 0) + (1 if l2 and c["ok"] else 0)) / 3
     val = val / n if n else 0.0
     if not reference:
@@ -71,7 +80,17 @@ def naive_score(calls, reference, tools_json, cfg):
             cov += 1
         c = calls[mu[gi]]
         keys = list(g["arguments"])
-        arg += (sum(json.dumps(c["arguments"][k], sort_keys=True) == json.dumps(g["arguments"][k], sort_keys=True) for k in keys) / len(keys)) if keys else 1.0
+        arg += (
+            (
+                sum(
+                    json.dumps(c["arguments"][k], sort_keys=True) == json.dumps(g["arguments"][k], sort_keys=True)
+                    for k in keys
+                )
+                / len(keys)
+            )
+            if keys
+            else 1.0
+        )
         pairs += 1
     cov /= len(reference)
     arg = arg / pairs if pairs else 0.0
@@ -91,8 +110,14 @@ def make_trajectories(n: int, tools: list[dict], seed: int = 0):
         ref = []
         for i in range(k):
             name, p = rng.choice(specs)
-            args = {key: (f"ID-{rng.randint(1, 30):04d}" if (p["properties"][key].get("type") == "string") else float(rng.randint(1, 99)))
-                    for key in (p.get("required") or [])}
+            args = {
+                key: (
+                    f"ID-{rng.randint(1, 30):04d}"
+                    if (p["properties"][key].get("type") == "string")
+                    else float(rng.randint(1, 99))
+                )
+                for key in (p.get("required") or [])
+            }
             ref.append({"name": name, "arguments": args, "depends_on": [i - 1] if i and rng.random() < 0.5 else []})
         calls = []
         for g in ref:
@@ -100,7 +125,13 @@ def make_trajectories(n: int, tools: list[dict], seed: int = 0):
             if r < 0.6:
                 calls.append({"name": g["name"], "arguments": dict(g["arguments"]), "ok": True})
             elif r < 0.8:
-                calls.append({"name": g["name"], "arguments": {k: ("x" if isinstance(v, str) else v) for k, v in g["arguments"].items()}, "ok": False})
+                calls.append(
+                    {
+                        "name": g["name"],
+                        "arguments": {k: ("x" if isinstance(v, str) else v) for k, v in g["arguments"].items()},
+                        "ok": False,
+                    }
+                )
             else:
                 calls.append({"name": rng.choice(specs)[0], "arguments": {}, "ok": False})
         rng.shuffle(calls) if rng.random() < 0.2 else None

@@ -65,10 +65,12 @@ def bare_server(is_async: bool) -> MCPServer:
         return acc
 
     if is_async:
+
         @srv.tool(description=desc)
         async def get_account(account_id: AccountId) -> banking.Account:
             return lookup(account_id)
     else:
+
         @srv.tool(description=desc)
         def get_account(account_id: AccountId) -> banking.Account:  # type: ignore[no-redef]
             return lookup(account_id)
@@ -110,7 +112,7 @@ async def kit_overhead(calls: int, rounds: int) -> dict[str, Any]:
         "target_ratio": 1.2,
         "within_target": meta_ms / ba_ms <= 1.2,
         "note": "ratio is against the async bare handler (same event-loop execution as the kit); a sync bare "
-                "handler is slower because MCPServer runs it in a worker thread",
+        "handler is slower because MCPServer runs it in a worker thread",
     }
 
 
@@ -183,7 +185,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--spawns", type=int, default=3)
     a = p.parse_args(argv)
     result = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg_1m": round(os.getloadavg()[0], 2),
+        },
         "kit_overhead": anyio.run(kit_overhead, a.calls, a.rounds),
         "sessions": anyio.run(sessions, a.sessions, a.spawns),
         "transports": transports(max(a.calls // 3, 50), a.rounds),

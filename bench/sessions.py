@@ -48,7 +48,11 @@ async def piggybacked_reset(n: int) -> dict[str, float]:
             await c.call_tool("get_account", {"account_id": acc}, meta={**meta, RESET_META_KEY: True})
             with_reset.append(time.perf_counter() - t)
     p, r = statistics.median(plain) * 1e3, statistics.median(with_reset) * 1e3
-    return {"call_ms": round(p, 3), "call_with_piggybacked_reset_ms": round(r, 3), "piggybacked_reset_marginal_ms": round(max(r - p, 1e-3), 3)}
+    return {
+        "call_ms": round(p, 3),
+        "call_with_piggybacked_reset_ms": round(r, 3),
+        "piggybacked_reset_marginal_ms": round(max(r - p, 1e-3), 3),
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -62,7 +66,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     s["piggybacked_reset_vs_spawn"] = round(s["stdio_spawn_and_first_call_ms"] / pb["piggybacked_reset_marginal_ms"], 1)
     result = {
         "figure": "sessions",
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg_1m": round(os.getloadavg()[0], 2),
+        },
         "baseline": "spawn a fresh stdio server process + initialize + first call (same run)",
         "sessions": s,
     }

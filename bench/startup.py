@@ -76,7 +76,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     med = {k: statistics.median(v) for k, v in runs.items()}
     result = {
         "figure": "startup",
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg_1m": round(os.getloadavg()[0], 2),
+        },
         "baseline": "inflect imported with typeguard's instrumentation first (same run)",
         "median_seconds": {k: round(v, 3) for k, v in med.items()},
         "rounds": a.rounds,

@@ -43,8 +43,14 @@ def coverage(path: Path, configs: list) -> dict[str, dict]:
             tools = sorted(t.name for t in env.tools())
         rows = df.filter(pl.col("server") == cfg.name)
         used = sorted({t["name"] for tr in rows["trace"].to_list() for t in json.loads(tr) if t["ok"]} & set(tools))
-        out[cfg.name] = {"examples": rows.height, "tools": len(tools), "used": used, "unused": sorted(set(tools) - set(used)),
-                         "share": round(len(used) / len(tools), 3) if tools else 0.0, "ok": len(used) * 2 >= len(tools) and rows.height >= 3}
+        out[cfg.name] = {
+            "examples": rows.height,
+            "tools": len(tools),
+            "used": used,
+            "unused": sorted(set(tools) - set(used)),
+            "share": round(len(used) / len(tools), 3) if tools else 0.0,
+            "ok": len(used) * 2 >= len(tools) and rows.height >= 3,
+        }
     return out
 
 
@@ -70,14 +76,21 @@ def main() -> int:
     started = time.perf_counter()
     import dagster as dg
 
-    run = build(BuildConfig(examples=args.examples, servers=[c.name for c in configs], server_configs=configs, data_dir=data),
-                instance=dg.DagsterInstance.ephemeral())
+    run = build(
+        BuildConfig(examples=args.examples, servers=[c.name for c in configs], server_configs=configs, data_dir=data),
+        instance=dg.DagsterInstance.ephemeral(),
+    )
     path = run.corpus_path
     if path is None:
         print(f"the build wrote no corpus: {run.error()}", file=sys.stderr)
         return 1
     seconds = time.perf_counter() - started
-    report = {"examples": args.examples, "build_s": round(seconds, 1), "corpus": str(path), "fixtures": coverage(Path(path), configs)}
+    report = {
+        "examples": args.examples,
+        "build_s": round(seconds, 1),
+        "corpus": str(path),
+        "fixtures": coverage(Path(path), configs),
+    }
     print(json.dumps(report, indent=2))
     return 0 if all(f["ok"] for f in report["fixtures"].values()) else 1
 

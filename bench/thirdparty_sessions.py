@@ -63,15 +63,23 @@ def measured(fn: Any) -> dict[str, Any]:
         out = fn()
     except Exception as exc:  # one fixture's failure (a start starved past its timeout) is reported, not fatal
         out = {"error": f"{type(exc).__name__}: {exc}"[:300]}
-    return {"seconds": round(time.perf_counter() - t, 2), "processes_started": STARTED[0] - started,
-            "server_cpu_s": round(children_cpu() - cpu, 2), "loadavg_1m": [la, load()], **(out or {})}
+    return {
+        "seconds": round(time.perf_counter() - t, 2),
+        "processes_started": STARTED[0] - started,
+        "server_cpu_s": round(children_cpu() - cpu, 2),
+        "loadavg_1m": [la, load()],
+        **(out or {}),
+    }
 
 
 def check(cfg: Any, log_dir: Path) -> dict[str, Any]:
     from pipeline.discovery.check import check_server
 
     r = check_server(cfg, log_dir=log_dir)
-    return {"edges": len(r.get("edges", [])), "could_not_use": [p for p in r["problems"] if p.startswith("could not use")]}
+    return {
+        "edges": len(r.get("edges", [])),
+        "could_not_use": [p for p in r["problems"] if p.startswith("could not use")],
+    }
 
 
 def sessions(cfg: Any, n: int, log_dir: Path) -> dict[str, Any]:
@@ -99,8 +107,13 @@ def hang_report(timeout_s: float = 1.5) -> dict[str, Any]:
     """Seconds until a server that never answers at start is reported, and what the report says."""
     from pipeline.core.config import ServerConfig
 
-    cfg = ServerConfig(name="hang", kind="stdio", command=sys.executable, timeout_s=timeout_s,
-                       args=[str(ROOT / "tests" / "thirdparty" / "envcheck_server.py"), "--hang-at-start"])
+    cfg = ServerConfig(
+        name="hang",
+        kind="stdio",
+        command=sys.executable,
+        timeout_s=timeout_s,
+        args=[str(ROOT / "tests" / "thirdparty" / "envcheck_server.py"), "--hang-at-start"],
+    )
     t = time.perf_counter()
     msg = ""
     with Environment(cfg) as env:
@@ -109,8 +122,12 @@ def hang_report(timeout_s: float = 1.5) -> dict[str, Any]:
         except EnvironmentError_ as exc:
             msg = str(exc)
         reported = time.perf_counter() - t
-    return {"timeout_s": timeout_s, "reported_after_s": round(reported, 2),
-            "closed_after_s": round(time.perf_counter() - t, 2), "message": msg[:300]}
+    return {
+        "timeout_s": timeout_s,
+        "reported_after_s": round(reported, 2),
+        "closed_after_s": round(time.perf_counter() - t, 2),
+        "message": msg[:300],
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -120,8 +137,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--sessions", type=int, default=20, help="sessions per sessions/s figure")
     ap.add_argument("--no-check", action="store_true", help="skip the servers check timing")
     ap.add_argument("--no-hang", action="store_true", help="skip the hanging-start report timing")
-    ap.add_argument("--timeout", type=float, default=300.0,
-                    help="timeout_s for the fixtures (default 300: on a loaded machine a start can take longer than 30 s)")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="timeout_s for the fixtures (default 300: on a loaded machine a start can take longer than 30 s)",
+    )
     a = ap.parse_args(argv)
     fixture_env()
     count_starts()
@@ -133,9 +154,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         configs = [by_name[n] for n in a.servers.split(",") if n in by_name]
     configs = [c.model_copy(update={"timeout_s": a.timeout}) for c in configs]
     log_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"prove-bench-{os.getpid()}" / "logs"
-    result: dict[str, Any] = {"figure": "thirdparty_sessions",
-                              "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": load()},
-                              "servers": {}}
+    result: dict[str, Any] = {
+        "figure": "thirdparty_sessions",
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1m": load()},
+        "servers": {},
+    }
     for cfg in configs:
         row: dict[str, Any] = {}
         for path in a.paths.split(","):

@@ -30,9 +30,19 @@ def build_model(corpus: Path, dest: Path) -> Path:
     from training.tiny import train_tokenizer_on_conversations
 
     tok = train_tokenizer_on_conversations(conversation_texts(load_tasks(corpus, "train")), vocab_size=2048)
-    cfg = Qwen2Config(vocab_size=len(tok), hidden_size=256, intermediate_size=768, num_hidden_layers=6, num_attention_heads=8,
-                      num_key_value_heads=2, max_position_embeddings=4096, tie_word_embeddings=True,
-                      pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, bos_token_id=None)
+    cfg = Qwen2Config(
+        vocab_size=len(tok),
+        hidden_size=256,
+        intermediate_size=768,
+        num_hidden_layers=6,
+        num_attention_heads=8,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+        bos_token_id=None,
+    )
     torch.manual_seed(0)
     model = Qwen2ForCausalLM(cfg)
     model.generation_config.pad_token_id = tok.pad_token_id
@@ -59,9 +69,24 @@ def main() -> None:
     corpus = build_fixture_corpus(out / "corpus", n=a.examples, seed=0)
     model_dir = build_model(corpus, out / "model")
     cfg = load_train_config(a.config, {"model": str(model_dir)})
-    print(json.dumps({"cuda": torch.cuda.is_available(), "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
-                      "torch": torch.__version__, "config": cfg.model_dump(mode="json")}, default=str), flush=True)
-    result = train(corpus, out / "run", cfg, progress=lambda ph, i, n, **m: print(json.dumps({"phase": ph, "step": i, "of": n, **m}), flush=True))
+    print(
+        json.dumps(
+            {
+                "cuda": torch.cuda.is_available(),
+                "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+                "torch": torch.__version__,
+                "config": cfg.model_dump(mode="json"),
+            },
+            default=str,
+        ),
+        flush=True,
+    )
+    result = train(
+        corpus,
+        out / "run",
+        cfg,
+        progress=lambda ph, i, n, **m: print(json.dumps({"phase": ph, "step": i, "of": n, **m}), flush=True),
+    )
     result["wall_s"] = time.perf_counter() - t0
     print(json.dumps(result, indent=2, default=str))
 

@@ -9,7 +9,14 @@ from pydantic import BaseModel, Field
 
 from servers.clock import REFERENCE_DAY
 from servers.kit import (
-    EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found, sensitive,
+    EnvServer,
+    InvalidArgument,
+    PermissionDenied,
+    StateConflict,
+    ToolSet,
+    World,
+    not_found,
+    sensitive,
 )
 from servers.names import FIRST_NAMES, LAST_NAMES
 
@@ -102,11 +109,25 @@ def seed_world(rng: random.Random, seed: int) -> BankWorld:
     return w
 
 
-def _record(w: BankWorld, aid: str, kind: str, amount: float, counterparty: str | None = None, memo: str | None = None, date: str = DAY0) -> Transaction:
+def _record(
+    w: BankWorld,
+    aid: str,
+    kind: str,
+    amount: float,
+    counterparty: str | None = None,
+    memo: str | None = None,
+    date: str = DAY0,
+) -> Transaction:
     tid = w.new_id("TXN", 5)
     tx = Transaction(
-        transaction_id=tid, account_id=aid, kind=kind, amount=round(amount, 2),  # type: ignore[arg-type]
-        balance_after=round(w.accounts[aid].balance, 2), counterparty=counterparty, memo=memo, date=date,
+        transaction_id=tid,
+        account_id=aid,
+        kind=kind,
+        amount=round(amount, 2),  # type: ignore[arg-type]
+        balance_after=round(w.accounts[aid].balance, 2),
+        counterparty=counterparty,
+        memo=memo,
+        date=date,
     )
     w.transactions[tid] = tx
     return tx
@@ -216,9 +237,12 @@ def list_customers(
     name_contains: Annotated[str | None, Field(description="Case-insensitive part of the customer's name")] = None,
 ) -> PublicCustomerList:
     """List bank customers, optionally filtered by city or by part of the name."""
-    out = [public(c) for c in w.customers.values()
-           if (city is None or c.city.lower() == city.lower())
-           and (name_contains is None or name_contains.lower() in c.name.lower())]
+    out = [
+        public(c)
+        for c in w.customers.values()
+        if (city is None or c.city.lower() == city.lower())
+        and (name_contains is None or name_contains.lower() in c.name.lower())
+    ]
     return PublicCustomerList(customers=out, total=len(out))
 
 
@@ -241,10 +265,14 @@ def list_accounts(
     """List open accounts, filtered by customer, type or minimum balance."""
     if customer_id is not None and customer_id not in w.customers:
         raise not_found("customer", customer_id, "list_customers shows valid ids")
-    out = [a for a in w.accounts.values() if a.status != "closed"
-           and (customer_id is None or a.customer_id == customer_id)
-           and (account_type is None or a.account_type == account_type)
-           and (min_balance is None or a.balance >= min_balance)]
+    out = [
+        a
+        for a in w.accounts.values()
+        if a.status != "closed"
+        and (customer_id is None or a.customer_id == customer_id)
+        and (account_type is None or a.account_type == account_type)
+        and (min_balance is None or a.balance >= min_balance)
+    ]
     return AccountList(accounts=out, total=len(out))
 
 
@@ -273,8 +301,14 @@ def open_account(
     if customer_id not in w.customers:
         raise not_found("customer", customer_id, "list_customers shows valid ids")
     aid = w.new_id("ACC")
-    acc = Account(account_id=aid, customer_id=customer_id, account_type=account_type, currency=currency,
-                  balance=round(initial_deposit, 2), opened_on=DAY0)
+    acc = Account(
+        account_id=aid,
+        customer_id=customer_id,
+        account_type=account_type,
+        currency=currency,
+        balance=round(initial_deposit, 2),
+        opened_on=DAY0,
+    )
     w.accounts[aid] = acc
     if initial_deposit > 0:
         _record(w, aid, "deposit", initial_deposit, memo="opening deposit")
@@ -287,14 +321,20 @@ def close_account(w: BankWorld, account_id: AccountId, pin: Pin) -> ClosedAccoun
     a = _account(w, account_id)
     _check_pin(w, a.customer_id, pin)
     if a.balance != 0:
-        raise StateConflict(f"account {account_id} still holds {a.balance} {a.currency}; move the balance out before closing")
+        raise StateConflict(
+            f"account {account_id} still holds {a.balance} {a.currency}; move the balance out before closing"
+        )
     a.status = "closed"
     return ClosedAccount(account_id=account_id, status="closed")
 
 
 @TOOLS.tool()
-def deposit(w: BankWorld, account_id: AccountId, amount: Amount,
-            memo: Annotated[str | None, Field(description="Optional note")] = None) -> Transaction:
+def deposit(
+    w: BankWorld,
+    account_id: AccountId,
+    amount: Amount,
+    memo: Annotated[str | None, Field(description="Optional note")] = None,
+) -> Transaction:
     """Deposit money into an active account."""
     a = _account(w, account_id)
     _active(a)
@@ -310,7 +350,9 @@ def withdraw(w: BankWorld, account_id: AccountId, amount: Amount, pin: Pin) -> T
     _active(a)
     amount = _positive(amount)
     if a.balance < amount:
-        raise StateConflict(f"insufficient funds: account {account_id} holds {a.balance} {a.currency}, requested {amount}")
+        raise StateConflict(
+            f"insufficient funds: account {account_id} holds {a.balance} {a.currency}, requested {amount}"
+        )
     a.balance = round(a.balance - amount, 2)
     return _record(w, account_id, "withdrawal", amount)
 
@@ -333,15 +375,25 @@ def transfer(
     _active(dst)
     amount = _positive(amount)
     if src.currency != dst.currency:
-        raise StateConflict(f"currency mismatch: {from_account_id} is {src.currency}, {to_account_id} is {dst.currency}")
+        raise StateConflict(
+            f"currency mismatch: {from_account_id} is {src.currency}, {to_account_id} is {dst.currency}"
+        )
     if src.balance < amount:
-        raise StateConflict(f"insufficient funds: account {from_account_id} holds {src.balance} {src.currency}, requested {amount}")
+        raise StateConflict(
+            f"insufficient funds: account {from_account_id} holds {src.balance} {src.currency}, requested {amount}"
+        )
     src.balance = round(src.balance - amount, 2)
     dst.balance = round(dst.balance + amount, 2)
     out = _record(w, from_account_id, "transfer_out", amount, counterparty=to_account_id, memo=memo)
     _record(w, to_account_id, "transfer_in", amount, counterparty=from_account_id, memo=memo)
-    return TransferResult(transaction_id=out.transaction_id, from_account_id=from_account_id, to_account_id=to_account_id,
-                          amount=amount, from_balance=src.balance, to_balance=dst.balance)
+    return TransferResult(
+        transaction_id=out.transaction_id,
+        from_account_id=from_account_id,
+        to_account_id=to_account_id,
+        amount=amount,
+        from_balance=src.balance,
+        to_balance=dst.balance,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -359,7 +411,9 @@ def list_transactions(
 
 
 @TOOLS.tool(read_only=True)
-def get_transaction(w: BankWorld, transaction_id: Annotated[str, Field(description="Transaction id, e.g. 'TXN-00012'")]) -> Transaction:
+def get_transaction(
+    w: BankWorld, transaction_id: Annotated[str, Field(description="Transaction id, e.g. 'TXN-00012'")]
+) -> Transaction:
     """Get one transaction by id."""
     t = w.transactions.get(transaction_id)
     if t is None:
@@ -368,8 +422,13 @@ def get_transaction(w: BankWorld, transaction_id: Annotated[str, Field(descripti
 
 
 @TOOLS.tool(idempotent=True)
-def freeze_account(w: BankWorld, account_id: AccountId,
-                   reason: Annotated[Literal["lost_card", "suspected_fraud", "travel", "other"], Field(description="Why the account is frozen")]) -> Account:
+def freeze_account(
+    w: BankWorld,
+    account_id: AccountId,
+    reason: Annotated[
+        Literal["lost_card", "suspected_fraud", "travel", "other"], Field(description="Why the account is frozen")
+    ],
+) -> Account:
     """Freeze an account: no money can leave or enter it until it is unfrozen."""
     a = _account(w, account_id)
     if a.status == "frozen":
@@ -435,16 +494,27 @@ def pay_payee(
     _active(a)
     amount = _positive(amount)
     if a.balance < amount:
-        raise StateConflict(f"insufficient funds: account {account_id} holds {a.balance} {a.currency}, requested {amount}")
+        raise StateConflict(
+            f"insufficient funds: account {account_id} holds {a.balance} {a.currency}, requested {amount}"
+        )
     a.balance = round(a.balance - amount, 2)
     tx = _record(w, account_id, "payment", amount, counterparty=p.name)
-    return PaymentResult(transaction_id=tx.transaction_id, account_id=account_id, payee_id=payee_id, amount=amount, balance_after=a.balance)
+    return PaymentResult(
+        transaction_id=tx.transaction_id,
+        account_id=account_id,
+        payee_id=payee_id,
+        amount=amount,
+        balance_after=a.balance,
+    )
 
 
 def build(seed: int = 0) -> EnvServer[BankWorld]:
     """A fresh banking server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "banking", seeder=seed_world, category="finance",
+        "banking",
+        seeder=seed_world,
+        category="finance",
         description="Retail banking: customers, checking/savings/credit accounts, transfers, payees and bill payments.",
-        tools=TOOLS, default_seed=seed,
+        tools=TOOLS,
+        default_seed=seed,
     )

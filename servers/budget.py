@@ -22,11 +22,25 @@ HISTORY = ["2025-10", "2025-11", "2025-12", "2026-01", "2026-02", "2026-03"]
 # name, group, base monthly limit, merchants, (min, max) single expense, typical count per month
 CATEGORIES: list[tuple[str, str, float, list[str], tuple[float, float], int]] = [
     ("Rent", "essentials", 1850.0, ["Maple Court Apartments"], (1850, 1850), 1),
-    ("Groceries", "essentials", 650.0, ["FreshMart", "Green Grocer", "Corner Deli", "Costwise", "Farmers Market"], (18, 95), 9),
+    (
+        "Groceries",
+        "essentials",
+        650.0,
+        ["FreshMart", "Green Grocer", "Corner Deli", "Costwise", "Farmers Market"],
+        (18, 95),
+        9,
+    ),
     ("Utilities", "essentials", 260.0, ["City Power", "AquaWorks", "FiberNet", "GasCo"], (35, 90), 3),
     ("Transport", "essentials", 220.0, ["Metro Transit", "Shell", "RideNow", "City Parking"], (6, 60), 6),
     ("Health", "essentials", 180.0, ["CityCare Pharmacy", "Dr. Alvarez", "Smile Dental"], (12, 110), 2),
-    ("Dining Out", "lifestyle", 320.0, ["Luigi's Trattoria", "Sushi Go", "Bean There Cafe", "Taco Loco", "The Burger Joint"], (9, 70), 7),
+    (
+        "Dining Out",
+        "lifestyle",
+        320.0,
+        ["Luigi's Trattoria", "Sushi Go", "Bean There Cafe", "Taco Loco", "The Burger Joint"],
+        (9, 70),
+        7,
+    ),
     ("Entertainment", "lifestyle", 160.0, ["CineMax", "Steam", "City Bowling", "Jazz Club"], (8, 55), 3),
     ("Shopping", "lifestyle", 260.0, ["Amazon", "UrbanThreads", "HomeGoods", "TechHub"], (15, 120), 3),
     ("Subscriptions", "lifestyle", 70.0, ["StreamFlix", "Spotify", "CloudDrive", "NewsDaily"], (5, 18), 4),
@@ -91,11 +105,15 @@ def seed_world(rng: random.Random, seed: int) -> BudgetWorld:
     for name, group, base, _, _, _ in CATEGORIES:
         cid = w.new_id("CAT")
         limit = base if name in ("Rent", "Savings Transfer") else round(base * rng.uniform(0.9, 1.15) / 10) * 10.0
-        w.categories[cid] = Category(category_id=cid, name=name, group=group, monthly_limit=limit, created_on="2025-09-28")  # type: ignore[arg-type]
+        w.categories[cid] = Category(
+            category_id=cid, name=name, group=group, monthly_limit=limit, created_on="2025-09-28"
+        )  # type: ignore[arg-type]
         by_name[name] = cid
     for name, group, limit in UNUSED_CATEGORIES:
         cid = w.new_id("CAT")
-        w.categories[cid] = Category(category_id=cid, name=name, group=group, monthly_limit=limit, created_on="2026-02-15")  # type: ignore[arg-type]
+        w.categories[cid] = Category(
+            category_id=cid, name=name, group=group, monthly_limit=limit, created_on="2026-02-15"
+        )  # type: ignore[arg-type]
 
     salary = float(rng.choice([4200, 4600, 5100, 5800]))
     employer = rng.choice(["Northwind Logistics", "Bluepeak Analytics", "Harbor Health", "Summit Capital"])
@@ -125,25 +143,51 @@ def seed_world(rng: random.Random, seed: int) -> BudgetWorld:
         for cid, date, amt, merchant in entries:
             eid = w.new_id("EXP", 5)
             w.expenses[eid] = Expense(
-                expense_id=eid, category_id=cid, amount=amt, date=date, month=month, merchant=merchant,
+                expense_id=eid,
+                category_id=cid,
+                amount=amt,
+                date=date,
+                month=month,
+                merchant=merchant,
                 payment_method="bank_transfer" if amt >= 300 else rng.choice(["card", "card", "card", "cash"]),  # type: ignore[arg-type]
                 note=rng.choice([None, None, None, "split with roommate", "birthday", "monthly", "reimbursable"]),
             )
         pay_days = [15] if month == MONTH0 else [15, _days_in(month)]
         for day in pay_days:
             iid = w.new_id("INC")
-            w.incomes[iid] = Income(income_id=iid, amount=round(salary / 2, 2), date=f"{month}-{day:02d}", month=month,
-                                    source=f"Salary - {employer}", kind="salary")
+            w.incomes[iid] = Income(
+                income_id=iid,
+                amount=round(salary / 2, 2),
+                date=f"{month}-{day:02d}",
+                month=month,
+                source=f"Salary - {employer}",
+                kind="salary",
+            )
         if rng.random() < 0.5:
             iid = w.new_id("INC")
-            w.incomes[iid] = Income(income_id=iid, amount=round(rng.uniform(150, 900), 2), date=f"{month}-{rng.randint(1, last_day):02d}",
-                                    month=month, source=rng.choice(["Freelance design", "Tutoring", "Etsy shop"]), kind="freelance")
+            w.incomes[iid] = Income(
+                income_id=iid,
+                amount=round(rng.uniform(150, 900), 2),
+                date=f"{month}-{rng.randint(1, last_day):02d}",
+                month=month,
+                source=rng.choice(["Freelance design", "Tutoring", "Etsy shop"]),
+                kind="freelance",
+            )
         iid = w.new_id("INC")
-        w.incomes[iid] = Income(income_id=iid, amount=round(rng.uniform(3, 12), 2), date=f"{month}-{min(28, last_day):02d}",
-                                month=month, source="High-Yield Savings interest", kind="interest")
+        w.incomes[iid] = Income(
+            income_id=iid,
+            amount=round(rng.uniform(3, 12), 2),
+            date=f"{month}-{min(28, last_day):02d}",
+            month=month,
+            source="High-Yield Savings interest",
+            kind="interest",
+        )
         total = sum(c.monthly_limit for c in w.categories.values() if c.name not in ("Education", "Pets"))
-        w.budgets[month] = Budget(month=month, total_limit=round(total * rng.uniform(0.85, 1.0) / 50) * 50.0,
-                                  savings_goal=float(rng.choice([500, 750, 1000])))
+        w.budgets[month] = Budget(
+            month=month,
+            total_limit=round(total * rng.uniform(0.85, 1.0) / 50) * 50.0,
+            savings_goal=float(rng.choice([500, 750, 1000])),
+        )
     return w
 
 
@@ -154,7 +198,9 @@ def _month(value: str, arg: str = "month") -> str:
     except ValueError:
         ok = False
     if not ok:
-        raise InvalidArgument(f"{arg} {value!r} is not a valid month: expected YYYY-MM with the month 01-12, e.g. {MONTH0!r}")
+        raise InvalidArgument(
+            f"{arg} {value!r} is not a valid month: expected YYYY-MM with the month 01-12, e.g. {MONTH0!r}"
+        )
     return value
 
 
@@ -279,8 +325,13 @@ TOOLS: ToolSet[BudgetWorld] = ToolSet()
 @TOOLS.tool(read_only=True)
 def list_categories(
     w: BudgetWorld,
-    month: Annotated[str | None, Field(description=f"Month YYYY-MM for the spent/remaining figures; default the current month {MONTH0}",
-                                       pattern=MONTH_PATTERN)] = None,
+    month: Annotated[
+        str | None,
+        Field(
+            description=f"Month YYYY-MM for the spent/remaining figures; default the current month {MONTH0}",
+            pattern=MONTH_PATTERN,
+        ),
+    ] = None,
     group: Annotated[Group | None, Field(description="Only categories in this group")] = None,
 ) -> CategoryList:
     """List spending categories with their monthly limit and how much of it is spent and remaining in a month."""
@@ -291,8 +342,18 @@ def list_categories(
             continue
         spent = _spent(w, c.category_id, m)
         n = sum(1 for e in w.expenses.values() if e.category_id == c.category_id and e.month == m)
-        out.append(CategoryStatus(category_id=c.category_id, name=c.name, group=c.group, monthly_limit=c.monthly_limit, month=m,
-                                  spent=spent, remaining=round(c.monthly_limit - spent, 2), expense_count=n))
+        out.append(
+            CategoryStatus(
+                category_id=c.category_id,
+                name=c.name,
+                group=c.group,
+                monthly_limit=c.monthly_limit,
+                month=m,
+                spent=spent,
+                remaining=round(c.monthly_limit - spent, 2),
+                expense_count=n,
+            )
+        )
     return CategoryList(categories=out, total=len(out), month=m)
 
 
@@ -300,7 +361,9 @@ def list_categories(
 def create_category(
     w: BudgetWorld,
     name: Annotated[str, Field(description="Category name, unique, e.g. 'Childcare'", min_length=2, max_length=40)],
-    monthly_limit: Annotated[float, Field(description="Most that may be spent in the category per month", gt=0, le=1_000_000)],
+    monthly_limit: Annotated[
+        float, Field(description="Most that may be spent in the category per month", gt=0, le=1_000_000)
+    ],
     group: Annotated[Group, Field(description="Group the category belongs to")] = "lifestyle",
 ) -> Category:
     """Create a spending category with a monthly limit."""
@@ -308,7 +371,9 @@ def create_category(
     if clash is not None:
         raise StateConflict(f"a category named {clash.name!r} already exists ({clash.category_id})")
     cid = w.new_id("CAT")
-    c = Category(category_id=cid, name=name.strip(), group=group, monthly_limit=round(monthly_limit, 2), created_on=DAY0)
+    c = Category(
+        category_id=cid, name=name.strip(), group=group, monthly_limit=round(monthly_limit, 2), created_on=DAY0
+    )
     w.categories[cid] = c
     return c
 
@@ -317,7 +382,10 @@ def create_category(
 def update_category(
     w: BudgetWorld,
     category_id: CategoryId,
-    monthly_limit: Annotated[float | None, Field(description="New monthly limit; not below what is already spent this month", gt=0, le=1_000_000)] = None,
+    monthly_limit: Annotated[
+        float | None,
+        Field(description="New monthly limit; not below what is already spent this month", gt=0, le=1_000_000),
+    ] = None,
     name: Annotated[str | None, Field(description="New unique name", min_length=2, max_length=40)] = None,
     group: Annotated[Group | None, Field(description="New group")] = None,
 ) -> Category:
@@ -326,14 +394,23 @@ def update_category(
     if monthly_limit is None and name is None and group is None:
         raise InvalidArgument("nothing to update: give at least one of monthly_limit, name, group")
     if name is not None:
-        clash = next((x for x in w.categories.values() if x.name.lower() == name.strip().lower() and x.category_id != category_id), None)
+        clash = next(
+            (
+                x
+                for x in w.categories.values()
+                if x.name.lower() == name.strip().lower() and x.category_id != category_id
+            ),
+            None,
+        )
         if clash is not None:
             raise StateConflict(f"a category named {clash.name!r} already exists ({clash.category_id})")
     if monthly_limit is not None:
         spent = _spent(w, category_id, MONTH0)
         if monthly_limit < spent:
-            raise StateConflict(f"monthly_limit {monthly_limit:.2f} is below the {spent:.2f} already spent in {c.name} "
-                                f"({category_id}) in {MONTH0}; the limit must be at least {spent:.2f}")
+            raise StateConflict(
+                f"monthly_limit {monthly_limit:.2f} is below the {spent:.2f} already spent in {c.name} "
+                f"({category_id}) in {MONTH0}; the limit must be at least {spent:.2f}"
+            )
         c.monthly_limit = round(monthly_limit, 2)
     if name is not None:
         c.name = name.strip()
@@ -348,8 +425,10 @@ def delete_category(w: BudgetWorld, category_id: CategoryId) -> DeletedCategory:
     c = _category(w, category_id)
     n = sum(1 for e in w.expenses.values() if e.category_id == category_id)
     if n:
-        raise StateConflict(f"category {category_id} ({c.name}) still has {n} expense(s); only categories without expenses "
-                            f"can be deleted (list_expenses with category_id shows them, delete_expense removes them)")
+        raise StateConflict(
+            f"category {category_id} ({c.name}) still has {n} expense(s); only categories without expenses "
+            f"can be deleted (list_expenses with category_id shows them, delete_expense removes them)"
+        )
     del w.categories[category_id]
     return DeletedCategory(category_id=category_id, name=c.name, deleted=True)
 
@@ -357,7 +436,9 @@ def delete_category(w: BudgetWorld, category_id: CategoryId) -> DeletedCategory:
 @TOOLS.tool(read_only=True)
 def list_expenses(
     w: BudgetWorld,
-    month: Annotated[str | None, Field(description="Only expenses in this month YYYY-MM", pattern=MONTH_PATTERN)] = None,
+    month: Annotated[
+        str | None, Field(description="Only expenses in this month YYYY-MM", pattern=MONTH_PATTERN)
+    ] = None,
     category_id: Annotated[str | None, Field(description="Only expenses in this category id")] = None,
     merchant_contains: Annotated[str | None, Field(description="Case-insensitive part of the merchant name")] = None,
     min_amount: Annotated[float | None, Field(description="Only expenses of at least this amount", ge=0)] = None,
@@ -368,10 +449,14 @@ def list_expenses(
         _month(month)
     if category_id is not None:
         _category(w, category_id)
-    out = [e for e in w.expenses.values()
-           if (month is None or e.month == month) and (category_id is None or e.category_id == category_id)
-           and (merchant_contains is None or merchant_contains.lower() in e.merchant.lower())
-           and (min_amount is None or e.amount >= min_amount)]
+    out = [
+        e
+        for e in w.expenses.values()
+        if (month is None or e.month == month)
+        and (category_id is None or e.category_id == category_id)
+        and (merchant_contains is None or merchant_contains.lower() in e.merchant.lower())
+        and (min_amount is None or e.amount >= min_amount)
+    ]
     out.sort(key=lambda e: (e.date, e.expense_id), reverse=True)
     total_amount = round(sum(e.amount for e in out), 2)
     return ExpenseList(expenses=out[:limit], total=len(out), total_amount=total_amount)
@@ -383,7 +468,9 @@ def add_expense(
     category_id: CategoryId,
     amount: Annotated[float, Field(description="Amount spent; greater than 0", gt=0, le=1_000_000)],
     merchant: Annotated[str, Field(description="Where the money was spent", min_length=1, max_length=80)],
-    date: Annotated[str, Field(description=f"Date YYYY-MM-DD, not in the future; default today {DAY0}", pattern=DATE_PATTERN)] = DAY0,
+    date: Annotated[
+        str, Field(description=f"Date YYYY-MM-DD, not in the future; default today {DAY0}", pattern=DATE_PATTERN)
+    ] = DAY0,
     payment_method: Annotated[PaymentMethod, Field(description="How it was paid")] = "card",
     note: Annotated[str | None, Field(description="Optional note")] = None,
 ) -> ExpenseAdded:
@@ -396,20 +483,38 @@ def add_expense(
     amount = round(amount, 2)
     spent = _spent(w, category_id, month)
     if spent + amount > c.monthly_limit + 1e-9:
-        raise StateConflict(f"expense of {amount:.2f} would bring {c.name} ({category_id}) to {spent + amount:.2f} in {month}, "
-                            f"over its monthly limit of {c.monthly_limit:.2f} (remaining {c.monthly_limit - spent:.2f}); "
-                            f"raise the limit with update_category or use another category")
+        raise StateConflict(
+            f"expense of {amount:.2f} would bring {c.name} ({category_id}) to {spent + amount:.2f} in {month}, "
+            f"over its monthly limit of {c.monthly_limit:.2f} (remaining {c.monthly_limit - spent:.2f}); "
+            f"raise the limit with update_category or use another category"
+        )
     eid = w.new_id("EXP", 5)
-    e = Expense(expense_id=eid, category_id=category_id, amount=amount, date=date, month=month, merchant=merchant,
-                payment_method=payment_method, note=note)
+    e = Expense(
+        expense_id=eid,
+        category_id=category_id,
+        amount=amount,
+        date=date,
+        month=month,
+        merchant=merchant,
+        payment_method=payment_method,
+        note=note,
+    )
     w.expenses[eid] = e
     new_spent = round(spent + amount, 2)
-    return ExpenseAdded(expense=e, expense_id=eid, category_id=category_id, month=month, category_spent=new_spent,
-                        category_remaining=round(c.monthly_limit - new_spent, 2))
+    return ExpenseAdded(
+        expense=e,
+        expense_id=eid,
+        category_id=category_id,
+        month=month,
+        category_spent=new_spent,
+        category_remaining=round(c.monthly_limit - new_spent, 2),
+    )
 
 
 @TOOLS.tool(destructive=True, idempotent=True)
-def delete_expense(w: BudgetWorld, expense_id: Annotated[str, Field(description="Expense id, e.g. 'EXP-00012' (from list_expenses)")]) -> DeletedExpense:
+def delete_expense(
+    w: BudgetWorld, expense_id: Annotated[str, Field(description="Expense id, e.g. 'EXP-00012' (from list_expenses)")]
+) -> DeletedExpense:
     """Delete a recorded expense, freeing its amount in the category's monthly limit."""
     e = w.expenses.get(expense_id)
     if e is None:
@@ -422,9 +527,13 @@ def delete_expense(w: BudgetWorld, expense_id: Annotated[str, Field(description=
 def add_income(
     w: BudgetWorld,
     amount: Annotated[float, Field(description="Amount received; greater than 0", gt=0, le=10_000_000)],
-    source: Annotated[str, Field(description="Who paid, e.g. 'Salary - Acme' or 'Tax refund'", min_length=2, max_length=80)],
+    source: Annotated[
+        str, Field(description="Who paid, e.g. 'Salary - Acme' or 'Tax refund'", min_length=2, max_length=80)
+    ],
     kind: Annotated[IncomeKind, Field(description="Kind of income")] = "other",
-    date: Annotated[str, Field(description=f"Date YYYY-MM-DD, not in the future; default today {DAY0}", pattern=DATE_PATTERN)] = DAY0,
+    date: Annotated[
+        str, Field(description=f"Date YYYY-MM-DD, not in the future; default today {DAY0}", pattern=DATE_PATTERN)
+    ] = DAY0,
 ) -> Income:
     """Record income received."""
     if amount <= 0:
@@ -455,12 +564,16 @@ def set_budget(
     w: BudgetWorld,
     month: Month,
     total_limit: Annotated[float, Field(description="Planned total spending for the month", gt=0, le=10_000_000)],
-    savings_goal: Annotated[float, Field(description="Amount to keep (income minus spending) in the month", ge=0, le=10_000_000)] = 0.0,
+    savings_goal: Annotated[
+        float, Field(description="Amount to keep (income minus spending) in the month", ge=0, le=10_000_000)
+    ] = 0.0,
 ) -> Budget:
     """Create or replace the budget of a month (the current month or later; past months are locked)."""
     _month(month)
     if month < MONTH0:
-        raise StateConflict(f"month {month} is in the past and its budget is locked; budgets can be set for {MONTH0} or later")
+        raise StateConflict(
+            f"month {month} is in the past and its budget is locked; budgets can be set for {MONTH0} or later"
+        )
     b = Budget(month=month, total_limit=round(total_limit, 2), savings_goal=round(savings_goal, 2))
     w.budgets[month] = b
     return b
@@ -475,14 +588,28 @@ def get_monthly_report(w: BudgetWorld, month: Month) -> MonthlyReport:
     lines = []
     for c in w.categories.values():
         spent = _spent(w, c.category_id, month)
-        lines.append(CategoryLine(category_id=c.category_id, name=c.name, monthly_limit=c.monthly_limit, spent=spent,
-                                  remaining=round(c.monthly_limit - spent, 2),
-                                  percent_used=round(100 * spent / c.monthly_limit, 1) if c.monthly_limit else 0.0))
+        lines.append(
+            CategoryLine(
+                category_id=c.category_id,
+                name=c.name,
+                monthly_limit=c.monthly_limit,
+                spent=spent,
+                remaining=round(c.monthly_limit - spent, 2),
+                percent_used=round(100 * spent / c.monthly_limit, 1) if c.monthly_limit else 0.0,
+            )
+        )
     b = w.budgets.get(month)
     net = round(income - spending, 2)
-    return MonthlyReport(month=month, income=income, spending=spending, net=net, budget=b,
-                         budget_remaining=round(b.total_limit - spending, 2) if b else None,
-                         savings_goal_met=(net >= b.savings_goal) if b else None, categories=lines)
+    return MonthlyReport(
+        month=month,
+        income=income,
+        spending=spending,
+        net=net,
+        budget=b,
+        budget_remaining=round(b.total_limit - spending, 2) if b else None,
+        savings_goal_met=(net >= b.savings_goal) if b else None,
+        categories=lines,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -490,7 +617,9 @@ def get_spending_report(
     w: BudgetWorld,
     start_month: Annotated[str, Field(description="First month YYYY-MM of the range", pattern=MONTH_PATTERN)],
     end_month: Annotated[str, Field(description="Last month YYYY-MM of the range (inclusive)", pattern=MONTH_PATTERN)],
-    group_by: Annotated[Literal["category", "month"], Field(description="Total the spending per category or per month")] = "category",
+    group_by: Annotated[
+        Literal["category", "month"], Field(description="Total the spending per category or per month")
+    ] = "category",
     category_id: Annotated[str | None, Field(description="Only spending in this category id")] = None,
 ) -> SpendingReport:
     """Total spending over a range of months, grouped by category or by month."""
@@ -500,27 +629,40 @@ def get_spending_report(
         raise InvalidArgument(f"end_month {end_month} is before start_month {start_month}")
     if category_id is not None:
         _category(w, category_id)
-    sel = [e for e in w.expenses.values() if start_month <= e.month <= end_month
-           and (category_id is None or e.category_id == category_id)]
+    sel = [
+        e
+        for e in w.expenses.values()
+        if start_month <= e.month <= end_month and (category_id is None or e.category_id == category_id)
+    ]
     rows: dict[str, SpendingRow] = {}
     for e in sel:
         if group_by == "category":
             c = w.categories.get(e.category_id)
-            row = rows.setdefault(e.category_id, SpendingRow(category_id=e.category_id, name=c.name if c else None, total=0, count=0))
+            row = rows.setdefault(
+                e.category_id, SpendingRow(category_id=e.category_id, name=c.name if c else None, total=0, count=0)
+            )
         else:
             row = rows.setdefault(e.month, SpendingRow(month=e.month, total=0, count=0))
         row.total = round(row.total + e.amount, 2)
         row.count += 1
     ordered = sorted(rows.values(), key=(lambda r: -r.total) if group_by == "category" else (lambda r: r.month or ""))
-    return SpendingReport(start_month=start_month, end_month=end_month, group_by=group_by, rows=ordered,
-                          grand_total=round(sum(e.amount for e in sel), 2))
+    return SpendingReport(
+        start_month=start_month,
+        end_month=end_month,
+        group_by=group_by,
+        rows=ordered,
+        grand_total=round(sum(e.amount for e in sel), 2),
+    )
 
 
 def build(seed: int = 0) -> EnvServer[BudgetWorld]:
     """A fresh budget server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "budget", seeder=seed_world, category="knowledge / CRM",
+        "budget",
+        seeder=seed_world,
+        category="knowledge / CRM",
         description="Personal budget: spending categories with monthly limits (an expense that would exceed its "
-                    "category's limit is rejected), expenses, income, monthly budgets and spending reports.",
-        tools=TOOLS, default_seed=seed,
+        "category's limit is rejected), expenses, income, monthly budgets and spending reports.",
+        tools=TOOLS,
+        default_seed=seed,
     )

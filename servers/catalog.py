@@ -86,7 +86,12 @@ def constraints_of(schema: dict[str, Any], root: dict[str, Any]) -> list[str]:
         for key, label in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<")):
             if key in s and not isinstance(s[key], bool):
                 out.append(f"{label} {s[key]}")
-        for key, label in (("minLength", "min length"), ("maxLength", "max length"), ("minItems", "min items"), ("maxItems", "max items")):
+        for key, label in (
+            ("minLength", "min length"),
+            ("maxLength", "max length"),
+            ("minItems", "min items"),
+            ("maxItems", "max items"),
+        ):
             if key in s:
                 out.append(f"{label} {s[key]}")
         if "format" in s:
@@ -98,7 +103,9 @@ def _is_sensitive(schema: dict[str, Any], root: dict[str, Any]) -> bool:
     schema = _deref(schema, root)
     if schema.get(SENSITIVE_KEY) is True:
         return True
-    return any(_deref(s, root).get(SENSITIVE_KEY) is True for k in ("anyOf", "oneOf", "allOf") for s in schema.get(k, []))
+    return any(
+        _deref(s, root).get(SENSITIVE_KEY) is True for k in ("anyOf", "oneOf", "allOf") for s in schema.get(k, [])
+    )
 
 
 def _annotations(tool: Any) -> str:
@@ -117,7 +124,14 @@ def _annotations(tool: Any) -> str:
 
 
 def _render_tool(tool: Any) -> list[str]:
-    lines = [f"#### `{tool.name}`", "", f"*{_annotations(tool)}*", "", " ".join((tool.description or "(no description)").split()), ""]
+    lines = [
+        f"#### `{tool.name}`",
+        "",
+        f"*{_annotations(tool)}*",
+        "",
+        " ".join((tool.description or "(no description)").split()),
+        "",
+    ]
     schema = dict(tool.input_schema or {})
     props: dict[str, Any] = schema.get("properties", {}) or {}
     required = set(schema.get("required", []))
@@ -166,7 +180,11 @@ def render_catalog(names: list[str] | None = None) -> str:
         lines += [f"Not yet available: {', '.join(missing)}.", ""]
     lines += ["| Server | Category | Tools | Description |", "|---|---|---|---|"]
     for srv, tools in servers:
-        count = f"{len(tools)}" if len(tools) == expected.get(srv.name) else f"{len(tools)} (table: {expected.get(srv.name)})"
+        count = (
+            f"{len(tools)}"
+            if len(tools) == expected.get(srv.name)
+            else f"{len(tools)} (table: {expected.get(srv.name)})"
+        )
         lines.append(f"| [{srv.name}](#{srv.name}) | {_cell(srv.category)} | {count} | {_cell(srv.summary)} |")
     lines.append("")
     for srv, tools in servers:

@@ -21,15 +21,54 @@ DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 # category id, name, items (title, typical price)
 CATEGORIES = [
-    ("electronics", "Electronics", [("Vintage film camera", 180), ("Mechanical keyboard", 95), ("Noise-cancelling headphones", 160),
-                                    ("Used smartphone, 128GB", 240), ("Retro game console", 130), ("Drone with 4K camera", 390)]),
-    ("furniture", "Furniture", [("Mid-century armchair", 320), ("Oak dining table", 560), ("Bookshelf, walnut", 140), ("Standing desk", 280)]),
-    ("collectibles", "Collectibles", [("First-edition comic book", 450), ("Signed baseball", 210), ("Vinyl record box set", 120),
-                                      ("Antique pocket watch", 610), ("Rare stamp collection", 380)]),
-    ("fashion", "Fashion", [("Leather jacket", 150), ("Designer handbag", 720), ("Vintage denim jacket", 85), ("Wool overcoat", 170)]),
-    ("sports", "Sports", [("Road bike, carbon frame", 1400), ("Snowboard with bindings", 260), ("Golf club set", 480), ("Kayak", 650)]),
-    ("music", "Musical Instruments", [("Acoustic guitar", 340), ("Digital piano", 520), ("Trumpet", 290), ("Drum kit", 700)]),
-    ("home", "Home & Garden", [("Espresso machine", 230), ("Cast-iron cookware set", 110), ("Robot lawn mower", 600), ("Persian rug", 900)]),
+    (
+        "electronics",
+        "Electronics",
+        [
+            ("Vintage film camera", 180),
+            ("Mechanical keyboard", 95),
+            ("Noise-cancelling headphones", 160),
+            ("Used smartphone, 128GB", 240),
+            ("Retro game console", 130),
+            ("Drone with 4K camera", 390),
+        ],
+    ),
+    (
+        "furniture",
+        "Furniture",
+        [("Mid-century armchair", 320), ("Oak dining table", 560), ("Bookshelf, walnut", 140), ("Standing desk", 280)],
+    ),
+    (
+        "collectibles",
+        "Collectibles",
+        [
+            ("First-edition comic book", 450),
+            ("Signed baseball", 210),
+            ("Vinyl record box set", 120),
+            ("Antique pocket watch", 610),
+            ("Rare stamp collection", 380),
+        ],
+    ),
+    (
+        "fashion",
+        "Fashion",
+        [("Leather jacket", 150), ("Designer handbag", 720), ("Vintage denim jacket", 85), ("Wool overcoat", 170)],
+    ),
+    (
+        "sports",
+        "Sports",
+        [("Road bike, carbon frame", 1400), ("Snowboard with bindings", 260), ("Golf club set", 480), ("Kayak", 650)],
+    ),
+    (
+        "music",
+        "Musical Instruments",
+        [("Acoustic guitar", 340), ("Digital piano", 520), ("Trumpet", 290), ("Drum kit", 700)],
+    ),
+    (
+        "home",
+        "Home & Garden",
+        [("Espresso machine", 230), ("Cast-iron cookware set", 110), ("Robot lawn mower", 600), ("Persian rug", 900)],
+    ),
 ]
 CATEGORY_IDS = Literal["electronics", "furniture", "collectibles", "fashion", "sports", "music", "home"]
 
@@ -96,9 +135,15 @@ def seed_world(rng: random.Random, seed: int) -> MarketWorld:
         while handle in used:
             handle += str(rng.randint(0, 9))
         used.add(handle)
-        w.users[uid] = User(user_id=uid, username=handle, name=f"{first} {last}", city=rng.choice(CITIES),
-                            rating=round(rng.uniform(3.2, 5.0), 1), member_since=f"20{rng.randint(14, 25)}-{rng.randint(1, 12):02d}-01",
-                            status="suspended" if rng.random() < 0.08 else "active")
+        w.users[uid] = User(
+            user_id=uid,
+            username=handle,
+            name=f"{first} {last}",
+            city=rng.choice(CITIES),
+            rating=round(rng.uniform(3.2, 5.0), 1),
+            member_since=f"20{rng.randint(14, 25)}-{rng.randint(1, 12):02d}-01",
+            status="suspended" if rng.random() < 0.08 else "active",
+        )
     uids = list(w.users)
     active_uids = [u for u in uids if w.users[u].status == "active"]
     for _ in range(34):
@@ -113,10 +158,19 @@ def seed_world(rng: random.Random, seed: int) -> MarketWorld:
         ends = _days(TODAY, rng.randint(1, 10)) if state == "active" else _days(TODAY, -rng.randint(0, 5) - 1)
         if ends <= created:
             created = _days(ends, -7)
-        listing = Listing(listing_id=lid, seller_id=seller, title=title,
-                          description=f"{title} in {cond.replace('_', ' ')} condition, pickup in {w.users[seller].city} or shipped.",
-                          category=cat, condition=cond, reserve_price=reserve, min_increment=_increment(reserve),  # type: ignore[arg-type]
-                          created_on=created, ends_on=ends, status=state)  # type: ignore[arg-type]
+        listing = Listing(
+            listing_id=lid,
+            seller_id=seller,
+            title=title,
+            description=f"{title} in {cond.replace('_', ' ')} condition, pickup in {w.users[seller].city} or shipped.",
+            category=cat,
+            condition=cond,
+            reserve_price=reserve,
+            min_increment=_increment(reserve),  # type: ignore[arg-type]
+            created_on=created,
+            ends_on=ends,
+            status=state,
+        )  # type: ignore[arg-type]
         w.listings[lid] = listing
         bidders = [u for u in active_uids if u != seller]
         price = reserve
@@ -127,8 +181,14 @@ def seed_world(rng: random.Random, seed: int) -> MarketWorld:
             bid_id = w.new_id("BID", 5)
             if last_bid is not None:
                 last_bid.status = "outbid"
-            last_bid = Bid(bid_id=bid_id, listing_id=lid, bidder_id=rng.choice([u for u in bidders if last_bid is None or u != last_bid.bidder_id]), amount=price, status="leading",
-                           placed_at=f"{_days(created, min(k + 1, 6))}T{rng.randint(8, 22):02d}:{rng.randint(0, 59):02d}:00Z")
+            last_bid = Bid(
+                bid_id=bid_id,
+                listing_id=lid,
+                bidder_id=rng.choice([u for u in bidders if last_bid is None or u != last_bid.bidder_id]),
+                amount=price,
+                status="leading",
+                placed_at=f"{_days(created, min(k + 1, 6))}T{rng.randint(8, 22):02d}:{rng.randint(0, 59):02d}:00Z",
+            )
             w.bids[bid_id] = last_bid
             listing.bid_count += 1
             listing.current_highest_bid, listing.leading_bid_id = price, bid_id
@@ -165,7 +225,9 @@ def _listing(w: MarketWorld, listing_id: str) -> Listing:
 def _owned(w: MarketWorld, li: Listing, seller_id: str) -> None:
     _user(w, seller_id, "seller_id")
     if li.seller_id != seller_id:
-        raise PermissionDenied(f"listing {li.listing_id} belongs to seller {li.seller_id}, not {seller_id}; only its seller may change it")
+        raise PermissionDenied(
+            f"listing {li.listing_id} belongs to seller {li.seller_id}, not {seller_id}; only its seller may change it"
+        )
 
 
 def _open(li: Listing) -> None:
@@ -180,7 +242,9 @@ def _min_next(li: Listing) -> float:
 
 
 ListingId = Annotated[str, Field(description="Listing id, e.g. 'LST-0004' (from search_listings)")]
-SellerId = Annotated[str, Field(description="User id of the listing's seller, acting on it, e.g. 'USR-0003' (from list_users)")]
+SellerId = Annotated[
+    str, Field(description="User id of the listing's seller, acting on it, e.g. 'USR-0003' (from list_users)")
+]
 BidderId = Annotated[str, Field(description="User id of the bidder, e.g. 'USR-0007' (from list_users)")]
 
 
@@ -275,25 +339,39 @@ def list_users(
 ) -> UserList:
     """List marketplace users (buyers and sellers) with their rating and account status."""
     q = (name_contains or "").lower()
-    out = [u for u in w.users.values() if (city is None or u.city.lower() == city.lower())
-           and (q in u.name.lower() or q in u.username.lower())]
+    out = [
+        u
+        for u in w.users.values()
+        if (city is None or u.city.lower() == city.lower()) and (q in u.name.lower() or q in u.username.lower())
+    ]
     return UserList(users=out, total=len(out))
 
 
 @TOOLS.tool(read_only=True)
-def get_user(w: MarketWorld, user_id: Annotated[str, Field(description="User id, e.g. 'USR-0003' (from list_users)")]) -> UserProfile:
+def get_user(
+    w: MarketWorld, user_id: Annotated[str, Field(description="User id, e.g. 'USR-0003' (from list_users)")]
+) -> UserProfile:
     """Get a user's public profile with counts of their active and sold listings."""
     u = _user(w, user_id)
     mine = [li for li in w.listings.values() if li.seller_id == user_id]
-    return UserProfile(**u.model_dump(), active_listings=sum(li.status == "active" for li in mine),
-                       sold_listings=sum(li.status == "sold" for li in mine))
+    return UserProfile(
+        **u.model_dump(),
+        active_listings=sum(li.status == "active" for li in mine),
+        sold_listings=sum(li.status == "sold" for li in mine),
+    )
 
 
 @TOOLS.tool(read_only=True)
 def list_categories(w: MarketWorld) -> CategoryList:
     """List the listing categories and how many active listings each has."""
-    out = [CategoryView(category=cid, name=name, active_listings=sum(li.category == cid and li.status == "active" for li in w.listings.values()))
-           for cid, name, _ in CATEGORIES]
+    out = [
+        CategoryView(
+            category=cid,
+            name=name,
+            active_listings=sum(li.category == cid and li.status == "active" for li in w.listings.values()),
+        )
+        for cid, name, _ in CATEGORIES
+    ]
     return CategoryList(categories=out, total=len(out))
 
 
@@ -301,10 +379,14 @@ def list_categories(w: MarketWorld) -> CategoryList:
 def search_listings(
     w: MarketWorld,
     query: Annotated[str | None, Field(description="Words to look for in the title or description")] = None,
-    category: Annotated[CATEGORY_IDS | None, Field(description="Only listings in this category (from list_categories)")] = None,
+    category: Annotated[
+        CATEGORY_IDS | None, Field(description="Only listings in this category (from list_categories)")
+    ] = None,
     status: Annotated[ListingStatus | None, Field(description="Only listings in this status")] = "active",
     seller_id: Annotated[str | None, Field(description="Only listings by this seller's user id")] = None,
-    max_price: Annotated[float | None, Field(description="Only listings whose next minimum bid is at most this", ge=0)] = None,
+    max_price: Annotated[
+        float | None, Field(description="Only listings whose next minimum bid is at most this", ge=0)
+    ] = None,
     condition: Annotated[Condition | None, Field(description="Only items in this condition")] = None,
 ) -> ListingList:
     """Search listings by keywords, category, status (active by default; pass null for all), seller, price and condition."""
@@ -316,7 +398,9 @@ def search_listings(
             continue
         if (category is not None and li.category != category) or (status is not None and li.status != status):
             continue
-        if (seller_id is not None and li.seller_id != seller_id) or (condition is not None and li.condition != condition):
+        if (seller_id is not None and li.seller_id != seller_id) or (
+            condition is not None and li.condition != condition
+        ):
             continue
         v = _view(li)
         if max_price is not None and (v.min_next_bid is None or v.min_next_bid > max_price):
@@ -345,14 +429,21 @@ def list_bids(
         _listing(w, listing_id)
     if bidder_id is not None:
         _user(w, bidder_id, "bidder_id")
-    out = [b for b in w.bids.values() if (listing_id is None or b.listing_id == listing_id)
-           and (bidder_id is None or b.bidder_id == bidder_id) and (status is None or b.status == status)]
+    out = [
+        b
+        for b in w.bids.values()
+        if (listing_id is None or b.listing_id == listing_id)
+        and (bidder_id is None or b.bidder_id == bidder_id)
+        and (status is None or b.status == status)
+    ]
     out.sort(key=lambda b: (-b.amount, b.bid_id))
     return BidList(bids=out, total=len(out))
 
 
 @TOOLS.tool(read_only=True)
-def get_bid(w: MarketWorld, bid_id: Annotated[str, Field(description="Bid id, e.g. 'BID-00012' (from list_bids)")]) -> Bid:
+def get_bid(
+    w: MarketWorld, bid_id: Annotated[str, Field(description="Bid id, e.g. 'BID-00012' (from list_bids)")]
+) -> Bid:
     """Get one bid: listing, bidder, amount and whether it is leading, outbid, accepted, retracted or lost."""
     b = w.bids.get(bid_id)
     if b is None:
@@ -369,7 +460,9 @@ def create_listing(
     category: Annotated[CATEGORY_IDS, Field(description="Category id (from list_categories)")],
     condition: Annotated[Condition, Field(description="Condition of the item")],
     reserve_price: Annotated[float, Field(description="Lowest bid the seller will take", gt=0, le=1_000_000)],
-    ends_on: Annotated[str, Field(description="Last day of bidding (YYYY-MM-DD), 1 to 30 days from today", pattern=DATE)],
+    ends_on: Annotated[
+        str, Field(description="Last day of bidding (YYYY-MM-DD), 1 to 30 days from today", pattern=DATE)
+    ],
 ) -> ListingView:
     """Create a new auction listing for a seller."""
     u = _user(w, seller_id, "seller_id")
@@ -379,8 +472,18 @@ def create_listing(
         raise InvalidArgument(f"ends_on {ends_on} must be between {_days(TODAY, 1)} and {_days(TODAY, 30)}")
     lid = w.new_id("LST")
     reserve = round(reserve_price, 2)
-    li = Listing(listing_id=lid, seller_id=seller_id, title=title, description=description, category=category, condition=condition,
-                 reserve_price=reserve, min_increment=_increment(reserve), created_on=TODAY, ends_on=ends_on)
+    li = Listing(
+        listing_id=lid,
+        seller_id=seller_id,
+        title=title,
+        description=description,
+        category=category,
+        condition=condition,
+        reserve_price=reserve,
+        min_increment=_increment(reserve),
+        created_on=TODAY,
+        ends_on=ends_on,
+    )
     w.listings[lid] = li
     return _view(li)
 
@@ -392,8 +495,16 @@ def update_listing(
     seller_id: SellerId,
     title: Annotated[str | None, Field(description="New title", min_length=3, max_length=80)] = None,
     description: Annotated[str | None, Field(description="New description", min_length=3, max_length=1000)] = None,
-    reserve_price: Annotated[float | None, Field(description="New reserve price; only before the first bid", gt=0)] = None,
-    ends_on: Annotated[str | None, Field(description="New last day of bidding (YYYY-MM-DD); can only be extended, up to 30 days from today", pattern=DATE)] = None,
+    reserve_price: Annotated[
+        float | None, Field(description="New reserve price; only before the first bid", gt=0)
+    ] = None,
+    ends_on: Annotated[
+        str | None,
+        Field(
+            description="New last day of bidding (YYYY-MM-DD); can only be extended, up to 30 days from today",
+            pattern=DATE,
+        ),
+    ] = None,
 ) -> ListingView:
     """Update an active listing's title, description, reserve price (before any bid) or end date (extend only)."""
     li = _listing(w, listing_id)
@@ -436,7 +547,13 @@ def place_bid(
     w: MarketWorld,
     listing_id: ListingId,
     bidder_id: BidderId,
-    amount: Annotated[float, Field(description="Bid amount; at least the listing's min_next_bid (reserve price or highest bid plus increment)", gt=0)],
+    amount: Annotated[
+        float,
+        Field(
+            description="Bid amount; at least the listing's min_next_bid (reserve price or highest bid plus increment)",
+            gt=0,
+        ),
+    ],
 ) -> BidResult:
     """Bid on an active listing. The bid must reach the reserve price and beat the current highest bid by the minimum increment."""
     li = _listing(w, listing_id)
@@ -444,14 +561,20 @@ def place_bid(
     if u.status != "active":
         raise PermissionDenied(f"user {bidder_id} is suspended and cannot bid")
     if li.seller_id == bidder_id:
-        raise PermissionDenied(f"user {bidder_id} is the seller of listing {listing_id} and cannot bid on their own listing")
+        raise PermissionDenied(
+            f"user {bidder_id} is the seller of listing {listing_id} and cannot bid on their own listing"
+        )
     _open(li)
     amount = round(amount, 2)
     if li.current_highest_bid is None and amount < li.reserve_price:
-        raise InvalidArgument(f"bid {amount} is below the reserve price {li.reserve_price} of listing {listing_id}; bid at least {li.reserve_price}")
+        raise InvalidArgument(
+            f"bid {amount} is below the reserve price {li.reserve_price} of listing {listing_id}; bid at least {li.reserve_price}"
+        )
     if li.current_highest_bid is not None and amount < _min_next(li):
-        raise InvalidArgument(f"bid {amount} is too low: the current highest bid on listing {listing_id} is {li.current_highest_bid} "
-                              f"and the minimum increment is {li.min_increment}; bid at least {_min_next(li)}")
+        raise InvalidArgument(
+            f"bid {amount} is too low: the current highest bid on listing {listing_id} is {li.current_highest_bid} "
+            f"and the minimum increment is {li.min_increment}; bid at least {_min_next(li)}"
+        )
     if li.leading_bid_id is not None:
         w.bids[li.leading_bid_id].status = "outbid"
     bid_id = w.new_id("BID", 5)
@@ -459,8 +582,15 @@ def place_bid(
     w.bids[bid_id] = bid
     li.current_highest_bid, li.leading_bid_id = amount, bid_id
     li.bid_count += 1
-    return BidResult(bid_id=bid_id, listing_id=listing_id, bidder_id=bidder_id, amount=amount, status="leading",
-                     current_highest_bid=amount, min_next_bid=_min_next(li))
+    return BidResult(
+        bid_id=bid_id,
+        listing_id=listing_id,
+        bidder_id=bidder_id,
+        amount=amount,
+        status="leading",
+        current_highest_bid=amount,
+        min_next_bid=_min_next(li),
+    )
 
 
 @TOOLS.tool(destructive=True)
@@ -481,7 +611,10 @@ def retract_bid(
     if b.status not in ("leading", "outbid"):
         raise StateConflict(f"bid {bid_id} is {b.status} and cannot be retracted")
     b.status = "retracted"
-    rest = sorted((x for x in w.bids.values() if x.listing_id == li.listing_id and x.status == "outbid"), key=lambda x: (-x.amount, x.bid_id))
+    rest = sorted(
+        (x for x in w.bids.values() if x.listing_id == li.listing_id and x.status == "outbid"),
+        key=lambda x: (-x.amount, x.bid_id),
+    )
     li.bid_count = sum(1 for x in w.bids.values() if x.listing_id == li.listing_id and x.status != "retracted")
     if li.leading_bid_id == bid_id:
         if rest:
@@ -489,8 +622,15 @@ def retract_bid(
             li.current_highest_bid, li.leading_bid_id = rest[0].amount, rest[0].bid_id
         else:
             li.current_highest_bid, li.leading_bid_id = None, None
-    return BidResult(bid_id=bid_id, listing_id=li.listing_id, bidder_id=bidder_id, amount=b.amount, status=b.status,
-                     current_highest_bid=li.current_highest_bid, min_next_bid=_min_next(li))
+    return BidResult(
+        bid_id=bid_id,
+        listing_id=li.listing_id,
+        bidder_id=bidder_id,
+        amount=b.amount,
+        status=b.status,
+        current_highest_bid=li.current_highest_bid,
+        min_next_bid=_min_next(li),
+    )
 
 
 @TOOLS.tool()
@@ -514,13 +654,18 @@ def accept_bid(
     for x in w.bids.values():
         if x.listing_id == listing_id and x.status == "outbid":
             x.status = "lost"
-    return SaleResult(listing_id=listing_id, bid_id=bid_id, bidder_id=b.bidder_id, sold_price=b.amount, status=li.status)
+    return SaleResult(
+        listing_id=listing_id, bid_id=bid_id, bidder_id=b.bidder_id, sold_price=b.amount, status=li.status
+    )
 
 
 def build(seed: int = 0) -> EnvServer[MarketWorld]:
     """A fresh marketplace server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "marketplace", seeder=seed_world, category="commerce",
+        "marketplace",
+        seeder=seed_world,
+        category="commerce",
         description="Peer-to-peer auction marketplace: users list items, bid on others' listings, and sellers accept bids.",
-        tools=TOOLS, default_seed=seed,
+        tools=TOOLS,
+        default_seed=seed,
     )

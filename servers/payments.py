@@ -11,7 +11,14 @@ from pydantic import BaseModel, Field
 
 from servers.clock import REFERENCE_DAY
 from servers.kit import (
-    EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World, not_found, sensitive,
+    EnvServer,
+    InvalidArgument,
+    PermissionDenied,
+    StateConflict,
+    ToolSet,
+    World,
+    not_found,
+    sensitive,
 )
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
 
@@ -24,18 +31,35 @@ TODAY = REFERENCE_DAY
 NOW = f"{REFERENCE_DAY}T09:00:00Z"
 
 MERCHANTS = [
-    ("Bluebird Coffee Roasters", "food_and_beverage"), ("Northwind Outfitters", "retail"), ("Pixel Forge Studio", "software"),
-    ("Greenleaf Yoga", "fitness"), ("Harbor Freight Logistics", "logistics"), ("Lumen Dental Care", "healthcare"),
-    ("Atlas Legal Partners", "professional_services"), ("Copper Kettle Bakery", "food_and_beverage"),
+    ("Bluebird Coffee Roasters", "food_and_beverage"),
+    ("Northwind Outfitters", "retail"),
+    ("Pixel Forge Studio", "software"),
+    ("Greenleaf Yoga", "fitness"),
+    ("Harbor Freight Logistics", "logistics"),
+    ("Lumen Dental Care", "healthcare"),
+    ("Atlas Legal Partners", "professional_services"),
+    ("Copper Kettle Bakery", "food_and_beverage"),
 ]
 ITEMS = {
-    "food_and_beverage": [("Wholesale coffee beans 5kg", 85.0), ("Catering package", 420.0), ("Monthly subscription box", 39.0)],
+    "food_and_beverage": [
+        ("Wholesale coffee beans 5kg", 85.0),
+        ("Catering package", 420.0),
+        ("Monthly subscription box", 39.0),
+    ],
     "retail": [("Hiking boots", 149.0), ("Winter parka", 289.0), ("Camping gear bundle", 512.0)],
-    "software": [("Website redesign milestone", 2400.0), ("Monthly maintenance retainer", 650.0), ("Logo design", 480.0)],
+    "software": [
+        ("Website redesign milestone", 2400.0),
+        ("Monthly maintenance retainer", 650.0),
+        ("Logo design", 480.0),
+    ],
     "fitness": [("10-class pass", 120.0), ("Annual membership", 899.0), ("Private session", 75.0)],
     "logistics": [("Pallet shipment", 310.0), ("Express freight", 1280.0), ("Warehousing, monthly", 560.0)],
     "healthcare": [("Cleaning and check-up", 180.0), ("Crown fitting", 1150.0), ("Whitening treatment", 390.0)],
-    "professional_services": [("Contract review", 750.0), ("Consultation, 2 hours", 500.0), ("Incorporation filing", 1300.0)],
+    "professional_services": [
+        ("Contract review", 750.0),
+        ("Consultation, 2 hours", 500.0),
+        ("Incorporation filing", 1300.0),
+    ],
 }
 COMPANY_SUFFIX = ["Ltd", "LLC", "GmbH", "& Sons", "Studio", "Co-op"]
 
@@ -111,7 +135,11 @@ def seed_world(rng: random.Random, seed: int) -> PaymentsWorld:
         mid = w.new_id("MER")
         country, cur = rng.choice([("US", "USD"), ("US", "USD"), ("IE", "EUR"), ("DE", "EUR"), ("GB", "GBP")])
         w.merchants[mid] = Merchant(
-            merchant_id=mid, name=name, industry=industry, country=country, default_currency=cur,  # type: ignore[arg-type]
+            merchant_id=mid,
+            name=name,
+            industry=industry,
+            country=country,
+            default_currency=cur,  # type: ignore[arg-type]
             api_token="sk_live_" + "".join(rng.choice(alphabet) for _ in range(16)),
             status="restricted" if industry == "logistics" else "active",
         )
@@ -125,20 +153,36 @@ def seed_world(rng: random.Random, seed: int) -> PaymentsWorld:
             email = f"billing@{last.lower()}-{rng.randint(2, 99)}.example.com"
         else:
             name, email = f"{first} {last}", f"{first.lower()}.{last.lower()}@example.com"
-        w.customers[cid] = Customer(customer_id=cid, merchant_id=mid, name=name, email=email, city=rng.choice(CITIES),
-                                    created_on=_date(rng, 2025, 1, 12))
+        w.customers[cid] = Customer(
+            customer_id=cid,
+            merchant_id=mid,
+            name=name,
+            email=email,
+            city=rng.choice(CITIES),
+            created_on=_date(rng, 2025, 1, 12),
+        )
     for cid, cust in w.customers.items():
         m = w.merchants[cust.merchant_id]
         for _ in range(rng.randint(1, 3)):
             iid = w.new_id("INV", 5)
             desc, base = rng.choice(ITEMS[m.industry])
             amount = round(base * rng.choice([1, 1, 1, 2, 3]) * rng.uniform(0.9, 1.1), 2)
-            status = rng.choices(["open", "paid", "void", "draft", "partially_refunded", "refunded"],
-                                 weights=[6, 7, 1, 1, 2, 1])[0]
+            status = rng.choices(
+                ["open", "paid", "void", "draft", "partially_refunded", "refunded"], weights=[6, 7, 1, 1, 2, 1]
+            )[0]
             issued = _date(rng, 2026, 1, 2)
             due = f"2026-{rng.randint(2, 4):02d}-{rng.randint(1, 28):02d}"
-            inv = Invoice(invoice_id=iid, merchant_id=m.merchant_id, customer_id=cid, description=desc, amount=amount,
-                          currency=m.default_currency, status=status, issued_on=issued, due_date=due)  # type: ignore[arg-type]
+            inv = Invoice(
+                invoice_id=iid,
+                merchant_id=m.merchant_id,
+                customer_id=cid,
+                description=desc,
+                amount=amount,
+                currency=m.default_currency,
+                status=status,
+                issued_on=issued,
+                due_date=due,
+            )  # type: ignore[arg-type]
             if status in ("paid", "partially_refunded", "refunded"):
                 inv.amount_paid = amount
                 inv.payment_method = rng.choice(["card", "card", "bank_transfer", "wallet"])  # type: ignore[assignment]
@@ -146,9 +190,15 @@ def seed_world(rng: random.Random, seed: int) -> PaymentsWorld:
                 if status != "paid":
                     ramount = amount if status == "refunded" else round(amount * rng.choice([0.1, 0.25, 0.5]), 2)
                     rid = w.new_id("RFD")
-                    inv.refunds.append(Refund(refund_id=rid, invoice_id=iid, amount=ramount,
-                                              reason=rng.choice(["requested_by_customer", "duplicate", "product_not_received"]),  # type: ignore[arg-type]
-                                              created_at=f"2026-02-{rng.randint(1, 28):02d}T12:00:00Z"))
+                    inv.refunds.append(
+                        Refund(
+                            refund_id=rid,
+                            invoice_id=iid,
+                            amount=ramount,
+                            reason=rng.choice(["requested_by_customer", "duplicate", "product_not_received"]),  # type: ignore[arg-type]
+                            created_at=f"2026-02-{rng.randint(1, 28):02d}T12:00:00Z",
+                        )
+                    )
                     inv.amount_refunded = ramount
             w.invoices[iid] = inv
     for mid in mids[:6]:
@@ -156,9 +206,17 @@ def seed_world(rng: random.Random, seed: int) -> PaymentsWorld:
             wid = w.new_id("WHK")
             host = w.merchants[mid].name.split()[0].lower()
             w.webhooks[wid] = Webhook(
-                webhook_id=wid, merchant_id=mid, url=f"https://hooks.{host}.example.com/{rng.choice(['payments', 'billing', 'events'])}",
-                events=sorted(rng.sample(["invoice.created", "invoice.paid", "invoice.voided", "refund.created", "customer.created"], k=rng.randint(1, 3))),  # type: ignore[arg-type]
-                status="disabled" if rng.random() < 0.25 else "enabled", created_at=f"2025-{rng.randint(1, 12):02d}-10T10:00:00Z",
+                webhook_id=wid,
+                merchant_id=mid,
+                url=f"https://hooks.{host}.example.com/{rng.choice(['payments', 'billing', 'events'])}",
+                events=sorted(
+                    rng.sample(
+                        ["invoice.created", "invoice.paid", "invoice.voided", "refund.created", "customer.created"],
+                        k=rng.randint(1, 3),
+                    )
+                ),  # type: ignore[arg-type]
+                status="disabled" if rng.random() < 0.25 else "enabled",
+                created_at=f"2025-{rng.randint(1, 12):02d}-10T10:00:00Z",
             )
     return w
 
@@ -179,18 +237,26 @@ def _invoice(w: PaymentsWorld, invoice_id: str) -> Invoice:
 
 def _auth(m: Merchant, api_token: str) -> None:
     if m.api_token != api_token:
-        raise PermissionDenied(f"api_token is not valid for merchant {m.merchant_id}; use that merchant's secret API token")
+        raise PermissionDenied(
+            f"api_token is not valid for merchant {m.merchant_id}; use that merchant's secret API token"
+        )
 
 
 def _valid_url(url: str) -> None:
     p = urlparse(url)
     if p.scheme != "https":
-        raise InvalidArgument(f"url {url!r} is not a valid webhook URL: it must use https:// (e.g. 'https://hooks.example.com/payments')")
+        raise InvalidArgument(
+            f"url {url!r} is not a valid webhook URL: it must use https:// (e.g. 'https://hooks.example.com/payments')"
+        )
     host = p.hostname or ""
     if not host or "." not in host or " " in url:
-        raise InvalidArgument(f"url {url!r} is not a valid webhook URL: it needs a public host name such as 'hooks.example.com'")
+        raise InvalidArgument(
+            f"url {url!r} is not a valid webhook URL: it needs a public host name such as 'hooks.example.com'"
+        )
     if host == "localhost" or host.endswith(".local") or host.endswith(".internal"):
-        raise InvalidArgument(f"url {url!r} is not a valid webhook URL: host {host!r} is not reachable from the internet")
+        raise InvalidArgument(
+            f"url {url!r} is not a valid webhook URL: host {host!r} is not reachable from the internet"
+        )
     try:
         ip = ipaddress.ip_address(host)
     except ValueError:
@@ -261,20 +327,40 @@ TOOLS: ToolSet[PaymentsWorld] = ToolSet()
 
 
 def summary(i: Invoice) -> InvoiceSummary:
-    return InvoiceSummary(invoice_id=i.invoice_id, merchant_id=i.merchant_id, customer_id=i.customer_id, description=i.description,
-                          amount=i.amount, currency=i.currency, status=i.status, amount_paid=i.amount_paid,
-                          amount_refunded=i.amount_refunded, due_date=i.due_date)
+    return InvoiceSummary(
+        invoice_id=i.invoice_id,
+        merchant_id=i.merchant_id,
+        customer_id=i.customer_id,
+        description=i.description,
+        amount=i.amount,
+        currency=i.currency,
+        status=i.status,
+        amount_paid=i.amount_paid,
+        amount_refunded=i.amount_refunded,
+        due_date=i.due_date,
+    )
 
 
 @TOOLS.tool(read_only=True)
 def list_merchants(
     w: PaymentsWorld,
-    industry: Annotated[str | None, Field(description="Only merchants in this industry, e.g. 'retail' or 'software'")] = None,
+    industry: Annotated[
+        str | None, Field(description="Only merchants in this industry, e.g. 'retail' or 'software'")
+    ] = None,
 ) -> MerchantList:
     """List the merchants on the platform with their country, default currency and account status."""
-    out = [PublicMerchant(merchant_id=m.merchant_id, name=m.name, industry=m.industry, country=m.country,
-                          default_currency=m.default_currency, status=m.status)
-           for m in w.merchants.values() if industry is None or m.industry == industry]
+    out = [
+        PublicMerchant(
+            merchant_id=m.merchant_id,
+            name=m.name,
+            industry=m.industry,
+            country=m.country,
+            default_currency=m.default_currency,
+            status=m.status,
+        )
+        for m in w.merchants.values()
+        if industry is None or m.industry == industry
+    ]
     return MerchantList(merchants=out, total=len(out))
 
 
@@ -282,14 +368,19 @@ def list_merchants(
 def list_customers(
     w: PaymentsWorld,
     merchant_id: Annotated[str | None, Field(description="Only customers of this merchant id")] = None,
-    name_contains: Annotated[str | None, Field(description="Case-insensitive part of the customer's name or email")] = None,
+    name_contains: Annotated[
+        str | None, Field(description="Case-insensitive part of the customer's name or email")
+    ] = None,
 ) -> CustomerList:
     """List merchants' customers, optionally filtered by merchant or by part of the name or email."""
     if merchant_id is not None:
         _merchant(w, merchant_id)
     q = (name_contains or "").lower()
-    out = [c for c in w.customers.values()
-           if (merchant_id is None or c.merchant_id == merchant_id) and (q in c.name.lower() or q in c.email.lower())]
+    out = [
+        c
+        for c in w.customers.values()
+        if (merchant_id is None or c.merchant_id == merchant_id) and (q in c.name.lower() or q in c.email.lower())
+    ]
     return CustomerList(customers=out, total=len(out))
 
 
@@ -297,18 +388,28 @@ def list_customers(
 def list_invoices(
     w: PaymentsWorld,
     merchant_id: Annotated[str | None, Field(description="Only invoices issued by this merchant id")] = None,
-    customer_id: Annotated[str | None, Field(description="Only invoices billed to this customer id, e.g. 'CUS-0004'")] = None,
+    customer_id: Annotated[
+        str | None, Field(description="Only invoices billed to this customer id, e.g. 'CUS-0004'")
+    ] = None,
     status: Annotated[InvoiceStatus | None, Field(description="Only invoices in this status")] = None,
-    due_before: Annotated[str | None, Field(description="Only invoices due on or before this date (YYYY-MM-DD)", pattern=r"^\d{4}-\d{2}-\d{2}$")] = None,
+    due_before: Annotated[
+        str | None,
+        Field(description="Only invoices due on or before this date (YYYY-MM-DD)", pattern=r"^\d{4}-\d{2}-\d{2}$"),
+    ] = None,
 ) -> InvoiceList:
     """List invoices, filtered by merchant, customer, status or due date."""
     if merchant_id is not None:
         _merchant(w, merchant_id)
     if customer_id is not None and customer_id not in w.customers:
         raise not_found("customer", customer_id, "list_customers shows valid customer ids")
-    out = [summary(i) for i in w.invoices.values()
-           if (merchant_id is None or i.merchant_id == merchant_id) and (customer_id is None or i.customer_id == customer_id)
-           and (status is None or i.status == status) and (due_before is None or i.due_date <= due_before)]
+    out = [
+        summary(i)
+        for i in w.invoices.values()
+        if (merchant_id is None or i.merchant_id == merchant_id)
+        and (customer_id is None or i.customer_id == customer_id)
+        and (status is None or i.status == status)
+        and (due_before is None or i.due_date <= due_before)
+    ]
     return InvoiceList(invoices=out, total=len(out))
 
 
@@ -322,10 +423,16 @@ def get_invoice(w: PaymentsWorld, invoice_id: InvoiceId) -> Invoice:
 def create_invoice(
     w: PaymentsWorld,
     merchant_id: MerchantId,
-    customer_id: Annotated[str, Field(description="Id of one of the merchant's customers, e.g. 'CUS-0004' (from list_customers)")],
+    customer_id: Annotated[
+        str, Field(description="Id of one of the merchant's customers, e.g. 'CUS-0004' (from list_customers)")
+    ],
     amount: Annotated[float, Field(description="Invoice total in the merchant's default currency", gt=0, le=1_000_000)],
-    description: Annotated[str, Field(description="What the invoice is for, shown to the customer", min_length=3, max_length=200)],
-    due_date: Annotated[str, Field(description="Payment due date (YYYY-MM-DD), today or later", pattern=r"^\d{4}-\d{2}-\d{2}$")],
+    description: Annotated[
+        str, Field(description="What the invoice is for, shown to the customer", min_length=3, max_length=200)
+    ],
+    due_date: Annotated[
+        str, Field(description="Payment due date (YYYY-MM-DD), today or later", pattern=r"^\d{4}-\d{2}-\d{2}$")
+    ],
     api_token: ApiToken,
 ) -> Invoice:
     """Issue a new open invoice from a merchant to one of its customers."""
@@ -341,8 +448,17 @@ def create_invoice(
     if due_date < TODAY:
         raise InvalidArgument(f"due_date {due_date} is in the past; use {TODAY} or later")
     iid = w.new_id("INV", 5)
-    inv = Invoice(invoice_id=iid, merchant_id=merchant_id, customer_id=customer_id, description=description,
-                  amount=round(amount, 2), currency=m.default_currency, status="open", issued_on=TODAY, due_date=due_date)
+    inv = Invoice(
+        invoice_id=iid,
+        merchant_id=merchant_id,
+        customer_id=customer_id,
+        description=description,
+        amount=round(amount, 2),
+        currency=m.default_currency,
+        status="open",
+        issued_on=TODAY,
+        due_date=due_date,
+    )
     w.invoices[iid] = inv
     return inv
 
@@ -363,7 +479,9 @@ def pay_invoice(
     if inv.status == "draft":
         raise StateConflict(f"invoice {invoice_id} is a draft that was never issued; only open invoices can be paid")
     if round(amount, 2) != inv.amount:
-        raise InvalidArgument(f"amount {amount} does not match invoice {invoice_id}'s total of {inv.amount} {inv.currency}")
+        raise InvalidArgument(
+            f"amount {amount} does not match invoice {invoice_id}'s total of {inv.amount} {inv.currency}"
+        )
     inv.status, inv.amount_paid, inv.payment_method, inv.paid_at = "paid", inv.amount, payment_method, NOW
     return inv
 
@@ -376,7 +494,9 @@ def void_invoice(w: PaymentsWorld, invoice_id: InvoiceId, api_token: ApiToken) -
     if inv.status == "void":
         raise StateConflict(f"invoice {invoice_id} is already void")
     if inv.status not in ("open", "draft"):
-        raise StateConflict(f"invoice {invoice_id} is {inv.status}; only open or draft invoices can be voided (use create_refund for paid ones)")
+        raise StateConflict(
+            f"invoice {invoice_id} is {inv.status}; only open or draft invoices can be voided (use create_refund for paid ones)"
+        )
     inv.status = "void"
     return inv
 
@@ -393,20 +513,31 @@ def create_refund(
     inv = _invoice(w, invoice_id)
     _auth(w.merchants[inv.merchant_id], api_token)
     if inv.status not in ("paid", "partially_refunded"):
-        raise StateConflict(f"invoice {invoice_id} is {inv.status}; only paid or partially refunded invoices can be refunded")
+        raise StateConflict(
+            f"invoice {invoice_id} is {inv.status}; only paid or partially refunded invoices can be refunded"
+        )
     refundable = round(inv.amount_paid - inv.amount_refunded, 2)
     amount = round(amount, 2)
     if amount > refundable:
-        raise InvalidArgument(f"refund amount {amount} exceeds the refundable amount of invoice {invoice_id}: "
-                              f"{inv.amount_paid} paid - {inv.amount_refunded} already refunded = {refundable} {inv.currency}")
+        raise InvalidArgument(
+            f"refund amount {amount} exceeds the refundable amount of invoice {invoice_id}: "
+            f"{inv.amount_paid} paid - {inv.amount_refunded} already refunded = {refundable} {inv.currency}"
+        )
     rid = w.new_id("RFD")
     ref = Refund(refund_id=rid, invoice_id=invoice_id, amount=amount, reason=reason, created_at=NOW)
     inv.refunds.append(ref)
     inv.amount_refunded = round(inv.amount_refunded + amount, 2)
     inv.status = "refunded" if inv.amount_refunded >= inv.amount_paid else "partially_refunded"
-    return RefundResult(refund_id=rid, invoice_id=invoice_id, amount=amount, reason=reason, invoice_status=inv.status,
-                        amount_refunded=inv.amount_refunded, refundable_amount=round(inv.amount_paid - inv.amount_refunded, 2),
-                        created_at=NOW)
+    return RefundResult(
+        refund_id=rid,
+        invoice_id=invoice_id,
+        amount=amount,
+        reason=reason,
+        invoice_status=inv.status,
+        amount_refunded=inv.amount_refunded,
+        refundable_amount=round(inv.amount_paid - inv.amount_refunded, 2),
+        created_at=NOW,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -421,7 +552,10 @@ def list_webhooks(w: PaymentsWorld, merchant_id: MerchantId) -> WebhookList:
 def register_webhook(
     w: PaymentsWorld,
     merchant_id: MerchantId,
-    url: Annotated[str, Field(description="Public https:// endpoint that receives event notifications", min_length=1, max_length=500)],
+    url: Annotated[
+        str,
+        Field(description="Public https:// endpoint that receives event notifications", min_length=1, max_length=500),
+    ],
     events: Annotated[list[WebhookEvent], Field(description="Event types to deliver to this endpoint", min_length=1)],
     api_token: ApiToken,
 ) -> Webhook:
@@ -440,7 +574,10 @@ def register_webhook(
 def build(seed: int = 0) -> EnvServer[PaymentsWorld]:
     """A fresh payments server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "payments", seeder=seed_world, category="finance",
+        "payments",
+        seeder=seed_world,
+        category="finance",
         description="Payment processing for merchants: customers, invoices, card/bank/wallet payments, refunds and webhook endpoints.",
-        tools=TOOLS, default_seed=seed,
+        tools=TOOLS,
+        default_seed=seed,
     )

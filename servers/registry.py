@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from servers.kit import EnvServer, World, seeded_world
 
@@ -64,7 +64,7 @@ def available() -> list[str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _module(name: str):
     return importlib.import_module(entry(name).module)
 

@@ -17,11 +17,36 @@ FollowStatus = Literal["active", "pending"]
 NOW = f"{REFERENCE_DAY}T09:00:00"
 MAX_POST = 500
 
-BIOS = ["Coffee first.", "Runner, reader, occasional baker.", "Product designer. Opinions my own.", "Photographer chasing light.",
-        "Software engineer who loves hiking.", "Teacher and lifelong learner.", "Plant parent. Amateur chef.", "Cycling everywhere.",
-        "Data nerd. Board games on weekends.", "Travel writer.", "Music, maps and mountains.", "Nurse by day, guitarist by night."]
-TOPICS = ["remote work", "sourdough", "trail running", "open source", "urban gardening", "jazz", "street photography", "chess",
-          "climate tech", "minimalism", "board games", "bird watching", "vintage bikes", "home espresso"]
+BIOS = [
+    "Coffee first.",
+    "Runner, reader, occasional baker.",
+    "Product designer. Opinions my own.",
+    "Photographer chasing light.",
+    "Software engineer who loves hiking.",
+    "Teacher and lifelong learner.",
+    "Plant parent. Amateur chef.",
+    "Cycling everywhere.",
+    "Data nerd. Board games on weekends.",
+    "Travel writer.",
+    "Music, maps and mountains.",
+    "Nurse by day, guitarist by night.",
+]
+TOPICS = [
+    "remote work",
+    "sourdough",
+    "trail running",
+    "open source",
+    "urban gardening",
+    "jazz",
+    "street photography",
+    "chess",
+    "climate tech",
+    "minimalism",
+    "board games",
+    "bird watching",
+    "vintage bikes",
+    "home espresso",
+]
 TEMPLATES = [
     "Just got back from {city} and I already miss it.",
     "Hot take: {topic} is underrated.",
@@ -34,8 +59,18 @@ TEMPLATES = [
     "Can't believe how busy {city} is today.",
     "Week {n} of learning {topic}: slow progress, still fun.",
 ]
-COMMENTS = ["Love this!", "So true.", "Great post, thanks for sharing.", "Where was this taken?", "Count me in!",
-            "Interesting take, not sure I agree.", "This made my day.", "Following for the thread.", "Same here!", "Congrats!"]
+COMMENTS = [
+    "Love this!",
+    "So true.",
+    "Great post, thanks for sharing.",
+    "Where was this taken?",
+    "Count me in!",
+    "Interesting take, not sure I agree.",
+    "This made my day.",
+    "Following for the thread.",
+    "Same here!",
+    "Congrats!",
+]
 
 
 class User(BaseModel):
@@ -97,20 +132,33 @@ def seed_world(rng: random.Random, seed: int) -> SocialWorld:
     handles: set[str] = set()
     for _ in range(30):
         first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        handle = rng.choice([f"{first}_{last}", f"{first}{last[0]}", f"{first}.{last}", f"{first}{rng.randint(7, 99)}"]).lower()
+        handle = rng.choice(
+            [f"{first}_{last}", f"{first}{last[0]}", f"{first}.{last}", f"{first}{rng.randint(7, 99)}"]
+        ).lower()
         while handle in handles:
             handle = f"{first.lower()}{rng.randint(100, 999)}"
         handles.add(handle)
         uid = w.new_id("USR")
-        w.users[uid] = User(user_id=uid, handle=handle, display_name=f"{first} {last}", bio=rng.choice(BIOS), city=rng.choice(CITIES),
-                            is_private=rng.random() < 0.2, verified=rng.random() < 0.1,
-                            joined_on=f"20{rng.randint(14, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}")
+        w.users[uid] = User(
+            user_id=uid,
+            handle=handle,
+            display_name=f"{first} {last}",
+            bio=rng.choice(BIOS),
+            city=rng.choice(CITIES),
+            is_private=rng.random() < 0.2,
+            verified=rng.random() < 0.1,
+            joined_on=f"20{rng.randint(14, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        )
     ids = list(w.users)
     for uid in ids:
         for tid in rng.sample([x for x in ids if x != uid], k=rng.randint(2, 9)):
             status = "pending" if w.users[tid].is_private and rng.random() < 0.35 else "active"
-            w.follows[f"{uid}>{tid}"] = Follow(user_id=uid, target_user_id=tid, status=status,  # type: ignore[arg-type]
-                                               since=f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}")
+            w.follows[f"{uid}>{tid}"] = Follow(
+                user_id=uid,
+                target_user_id=tid,
+                status=status,  # type: ignore[arg-type]
+                since=f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            )
     start = datetime(2026, 2, 1, 7, 0, 0)
     stamps = sorted(start + timedelta(seconds=rng.randint(0, 29 * 86400 - 3600)) for _ in range(90))
     for at in stamps:
@@ -119,16 +167,29 @@ def seed_world(rng: random.Random, seed: int) -> SocialWorld:
         if rng.random() < 0.3:
             text += " #" + rng.choice(TOPICS).replace(" ", "")
         pid = w.new_id("PST")
-        w.posts[pid] = Post(post_id=pid, author_id=author, content=text, created_at=_ts(at),
-                            status="deleted" if rng.random() < 0.08 else "published", comments_enabled=rng.random() > 0.08)
+        w.posts[pid] = Post(
+            post_id=pid,
+            author_id=author,
+            content=text,
+            created_at=_ts(at),
+            status="deleted" if rng.random() < 0.08 else "published",
+            comments_enabled=rng.random() > 0.08,
+        )
         audience = [f.user_id for f in w.follows.values() if f.target_user_id == author and f.status == "active"]
         for u in rng.sample(audience, k=min(len(audience), rng.randint(0, 6))):
-            w.likes[f"{u}:{pid}"] = Like(user_id=u, post_id=pid, liked_at=_ts(at + timedelta(minutes=rng.randint(1, 600))))
+            w.likes[f"{u}:{pid}"] = Like(
+                user_id=u, post_id=pid, liked_at=_ts(at + timedelta(minutes=rng.randint(1, 600)))
+            )
         if w.posts[pid].comments_enabled:
             for u in rng.sample(audience, k=min(len(audience), rng.randint(0, 3))):
                 cid = w.new_id("CMT")
-                w.comments[cid] = Comment(comment_id=cid, post_id=pid, user_id=u, text=rng.choice(COMMENTS),
-                                          created_at=_ts(at + timedelta(minutes=rng.randint(2, 900))))
+                w.comments[cid] = Comment(
+                    comment_id=cid,
+                    post_id=pid,
+                    user_id=u,
+                    text=rng.choice(COMMENTS),
+                    created_at=_ts(at + timedelta(minutes=rng.randint(2, 900))),
+                )
     return w
 
 
@@ -161,12 +222,21 @@ def _can_see(w: SocialWorld, viewer_id: str, author_id: str) -> bool:
 def _require_visible(w: SocialWorld, viewer_id: str, author_id: str, what: str) -> None:
     if not _can_see(w, viewer_id, author_id):
         u = w.users[author_id]
-        raise PermissionDenied(f"@{u.handle} ({author_id}) is a private account; {viewer_id} must be an approved follower to {what}")
+        raise PermissionDenied(
+            f"@{u.handle} ({author_id}) is a private account; {viewer_id} must be an approved follower to {what}"
+        )
 
 
 UserId = Annotated[str, Field(description="User id, e.g. 'USR-0003' (from search_users)")]
-ActorId = Annotated[str, Field(description="Id of the signed-in user performing the action, e.g. 'USR-0001' (from search_users)")]
-ViewerId = Annotated[str, Field(description="Id of the signed-in user who is looking (private accounts are visible only to approved followers)")]
+ActorId = Annotated[
+    str, Field(description="Id of the signed-in user performing the action, e.g. 'USR-0001' (from search_users)")
+]
+ViewerId = Annotated[
+    str,
+    Field(
+        description="Id of the signed-in user who is looking (private accounts are visible only to approved followers)"
+    ),
+]
 PostId = Annotated[str, Field(description="Post id, e.g. 'PST-0042' (from list_user_posts or get_feed)")]
 
 
@@ -240,19 +310,27 @@ TOOLS: ToolSet[SocialWorld] = ToolSet()
 
 
 def profile(w: SocialWorld, u: User) -> UserProfile:
-    return UserProfile(**u.model_dump(),
-                       follower_count=sum(f.target_user_id == u.user_id and f.status == "active" for f in w.follows.values()),
-                       following_count=sum(f.user_id == u.user_id and f.status == "active" for f in w.follows.values()),
-                       post_count=sum(p.author_id == u.user_id and p.status == "published" for p in w.posts.values()))
+    return UserProfile(
+        **u.model_dump(),
+        follower_count=sum(f.target_user_id == u.user_id and f.status == "active" for f in w.follows.values()),
+        following_count=sum(f.user_id == u.user_id and f.status == "active" for f in w.follows.values()),
+        post_count=sum(p.author_id == u.user_id and p.status == "published" for p in w.posts.values()),
+    )
 
 
 def view(w: SocialWorld, p: Post) -> PostView:
     deleted = p.status == "deleted"
-    return PostView(post_id=p.post_id, author_id=p.author_id, author_handle=w.users[p.author_id].handle,
-                    content="" if deleted else p.content, created_at=p.created_at, status=p.status,
-                    comments_enabled=p.comments_enabled,
-                    like_count=0 if deleted else sum(lk.post_id == p.post_id for lk in w.likes.values()),
-                    comment_count=0 if deleted else sum(c.post_id == p.post_id for c in w.comments.values()))
+    return PostView(
+        post_id=p.post_id,
+        author_id=p.author_id,
+        author_handle=w.users[p.author_id].handle,
+        content="" if deleted else p.content,
+        created_at=p.created_at,
+        status=p.status,
+        comments_enabled=p.comments_enabled,
+        like_count=0 if deleted else sum(lk.post_id == p.post_id for lk in w.likes.values()),
+        comment_count=0 if deleted else sum(c.post_id == p.post_id for c in w.comments.values()),
+    )
 
 
 def newest(posts: list[Post]) -> list[Post]:
@@ -266,9 +344,12 @@ def search_users(
     city: Annotated[str | None, Field(description="Only users in this city")] = None,
 ) -> UserList:
     """Search users by handle, display name or city; shows follower counts and whether the account is private."""
-    out = [profile(w, u) for u in w.users.values()
-           if (query is None or query.lower().lstrip("@") in f"{u.handle} {u.display_name}".lower())
-           and (city is None or u.city.lower() == city.lower())]
+    out = [
+        profile(w, u)
+        for u in w.users.values()
+        if (query is None or query.lower().lstrip("@") in f"{u.handle} {u.display_name}".lower())
+        and (city is None or u.city.lower() == city.lower())
+    ]
     return UserList(users=out, total=len(out))
 
 
@@ -282,7 +363,9 @@ def get_user(w: SocialWorld, user_id: UserId) -> UserProfile:
 def list_followers(
     w: SocialWorld,
     user_id: UserId,
-    status: Annotated[FollowStatus | None, Field(description="'active' followers or 'pending' follow requests")] = "active",
+    status: Annotated[
+        FollowStatus | None, Field(description="'active' followers or 'pending' follow requests")
+    ] = "active",
 ) -> FollowList:
     """List who follows a user (or, with status 'pending', who has requested to follow a private account)."""
     _user(w, user_id)
@@ -317,7 +400,12 @@ def follow_user(
     if f is not None:
         what = "already follows" if f.status == "active" else "already has a pending follow request to"
         raise StateConflict(f"{user_id} {what} @{t.handle} ({target_user_id})")
-    f = Follow(user_id=user_id, target_user_id=target_user_id, status="pending" if t.is_private else "active", since=_now(w)[:10])
+    f = Follow(
+        user_id=user_id,
+        target_user_id=target_user_id,
+        status="pending" if t.is_private else "active",
+        since=_now(w)[:10],
+    )
     w.follows[f"{user_id}>{target_user_id}"] = f
     return f
 
@@ -333,7 +421,9 @@ def unfollow_user(
     t = _user(w, target_user_id, "target_user_id")
     f = w.follows.pop(f"{user_id}>{target_user_id}", None)
     if f is None:
-        raise StateConflict(f"{user_id} does not follow @{t.handle} ({target_user_id}); list_following shows who they follow")
+        raise StateConflict(
+            f"{user_id} does not follow @{t.handle} ({target_user_id}); list_following shows who they follow"
+        )
     return Unfollowed(user_id=user_id, target_user_id=target_user_id, removed_status=f.status)
 
 
@@ -341,7 +431,10 @@ def unfollow_user(
 def create_post(
     w: SocialWorld,
     user_id: ActorId,
-    content: Annotated[str, Field(description=f"Text of the post, 1 to {MAX_POST} characters, not only whitespace", max_length=MAX_POST)],
+    content: Annotated[
+        str,
+        Field(description=f"Text of the post, 1 to {MAX_POST} characters, not only whitespace", max_length=MAX_POST),
+    ],
     comments_enabled: Annotated[bool, Field(description="Whether others may comment")] = True,
 ) -> PostView:
     """Publish a new post as a user."""
@@ -349,7 +442,9 @@ def create_post(
     if not content.strip():
         raise InvalidArgument("content is empty: a post needs some text")
     pid = w.new_id("PST")
-    p = Post(post_id=pid, author_id=user_id, content=content.strip(), created_at=_now(w), comments_enabled=comments_enabled)
+    p = Post(
+        post_id=pid, author_id=user_id, content=content.strip(), created_at=_now(w), comments_enabled=comments_enabled
+    )
     w.posts[pid] = p
     return view(w, p)
 
@@ -375,7 +470,9 @@ def list_user_posts(
     _user(w, user_id)
     _user(w, viewer_id, "viewer_id")
     _require_visible(w, viewer_id, user_id, "see their posts")
-    ps = newest([p for p in w.posts.values() if p.author_id == user_id and (include_deleted or p.status == "published")])
+    ps = newest(
+        [p for p in w.posts.values() if p.author_id == user_id and (include_deleted or p.status == "published")]
+    )
     out = [view(w, p) for p in ps[:limit]]
     return PostList(posts=out, total=len(out))
 
@@ -388,7 +485,9 @@ def get_feed(
 ) -> PostList:
     """Get a user's home feed: published posts of the accounts they actively follow plus their own, newest first."""
     _user(w, user_id)
-    authors = {f.target_user_id for f in w.follows.values() if f.user_id == user_id and f.status == "active"} | {user_id}
+    authors = {f.target_user_id for f in w.follows.values() if f.user_id == user_id and f.status == "active"} | {
+        user_id
+    }
     ps = newest([p for p in w.posts.values() if p.author_id in authors and p.status == "published"])
     out = [view(w, p) for p in ps[:limit]]
     return PostList(posts=out, total=len(out))
@@ -447,7 +546,13 @@ def list_comments(w: SocialWorld, post_id: PostId, viewer_id: ViewerId) -> Comme
     _user(w, viewer_id, "viewer_id")
     p = _post(w, post_id)
     _require_visible(w, viewer_id, p.author_id, "see comments on their posts")
-    out = [] if p.status == "deleted" else sorted((c for c in w.comments.values() if c.post_id == post_id), key=lambda c: (c.created_at, c.comment_id))
+    out = (
+        []
+        if p.status == "deleted"
+        else sorted(
+            (c for c in w.comments.values() if c.post_id == post_id), key=lambda c: (c.created_at, c.comment_id)
+        )
+    )
     return CommentList(post_id=post_id, comments=out, total=len(out))
 
 
@@ -467,7 +572,10 @@ def delete_post(w: SocialWorld, user_id: ActorId, post_id: PostId) -> DeletedPos
 def build(seed: int = 0) -> EnvServer[SocialWorld]:
     """A fresh social_media server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "social_media", seeder=seed_world, category="social",
+        "social_media",
+        seeder=seed_world,
+        category="social",
         description="Social network: user profiles, follows (private accounts need approval), posts, home feeds, likes and comments.",
-        tools=TOOLS, default_seed=seed,
+        tools=TOOLS,
+        default_seed=seed,
     )

@@ -19,7 +19,9 @@ def build_run(cfg: BuildConfig, gates: bool = True, **kw: Any) -> BuildRun:
     if gates:
         assert b.success, f"the build failed: {b.error()}"
     else:
-        failed = [e.step_key for e in b.result.all_events if e.is_step_failure] if b.result is not None else ["every server"]
+        failed = (
+            [e.step_key for e in b.result.all_events if e.is_step_failure] if b.result is not None else ["every server"]
+        )
         assert all(k.startswith("corpus_corpus_") for k in failed), f"the build failed: {b.error()}"
     return b
 

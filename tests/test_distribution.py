@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_every_file_that_uses_the_dagster_webserver_fixture_is_in_its_shared_group():
     takes_it = re.compile(r"^def \w+\([^)]*\bdagster_ui\b", re.M)  # a test or fixture with the fixture as a parameter
-    users = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py") if takes_it.search(p.read_text()))
+    users = sorted(
+        str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py") if takes_it.search(p.read_text())
+    )
     assert users and users == sorted(f for f, g in SHARED_WORKER.items() if g == "dagster_ui")
     assert {work_unit(f"{f}::test_x") for f in users} == {"dagster_ui"}
 

@@ -36,13 +36,19 @@ def _rel(path: Path) -> str:
 
 def spelled_days(source: str, filename: str) -> list[str]:
     """Lines of ``source`` that spell the reference day themselves."""
-    return [f"{filename}:{n}: {line.strip()}" for n, line in enumerate(source.splitlines(), 1) if DAY_SPELLED.search(line)]
+    return [
+        f"{filename}:{n}: {line.strip()}" for n, line in enumerate(source.splitlines(), 1) if DAY_SPELLED.search(line)
+    ]
 
 
 def _is_literal(node: ast.AST | None) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
-    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)) and not isinstance(node.value, bool)
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float, str))
+        and not isinstance(node.value, bool)
+    )
 
 
 def literal_knob_defaults(source: str, filename: str) -> list[str]:
@@ -56,16 +62,27 @@ def literal_knob_defaults(source: str, filename: str) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             a = node.args
             positional = a.posonlyargs + a.args
-            pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+            pairs = list(zip(positional[len(positional) - len(a.defaults) :], a.defaults)) + list(
+                zip(a.kwonlyargs, a.kw_defaults)
+            )
             for arg, default in pairs:
                 if arg.arg in HOUSE_KNOBS and _is_literal(default):
                     flag(default, arg.arg, default)
         elif isinstance(node, ast.ClassDef):
             for stmt in node.body:
-                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in HOUSE_KNOBS:
+                if (
+                    isinstance(stmt, ast.AnnAssign)
+                    and isinstance(stmt.target, ast.Name)
+                    and stmt.target.id in HOUSE_KNOBS
+                ):
                     value = stmt.value
-                    if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "Field":  # Field(default=0.3, ...)
-                        value = next((k.value for k in value.keywords if k.arg == "default"), value.args[0] if value.args else None)
+                    if (
+                        isinstance(value, ast.Call) and getattr(value.func, "id", None) == "Field"
+                    ):  # Field(default=0.3, ...)
+                        value = next(
+                            (k.value for k in value.keywords if k.arg == "default"),
+                            value.args[0] if value.args else None,
+                        )
                     if _is_literal(value):
                         flag(stmt, stmt.target.id, value)
     return found
@@ -81,8 +98,12 @@ def test_the_reference_day_is_spelled_only_in_the_clock() -> None:
 def test_house_knobs_get_literal_defaults_only_in_the_config() -> None:
     files = product_files()
     assert any(_rel(p) == CONFIG for p in files)
-    found = [v for p in files if _rel(p) != CONFIG for v in literal_knob_defaults(p.read_text(encoding="utf-8"), _rel(p))]
-    assert not found, "require the argument or read the config model's default (pipeline/core/config.py):\n" + "\n".join(found)
+    found = [
+        v for p in files if _rel(p) != CONFIG for v in literal_knob_defaults(p.read_text(encoding="utf-8"), _rel(p))
+    ]
+    assert not found, (
+        "require the argument or read the config model's default (pipeline/core/config.py):\n" + "\n".join(found)
+    )
 
 
 def test_the_scans_catch_a_repeated_default() -> None:
@@ -98,8 +119,11 @@ def test_the_scans_catch_a_repeated_default() -> None:
     )
     assert [v.split(": ", 1)[0] for v in spelled_days(bad, "bad.py")] == ["bad.py:2", "bad.py:3"]
     assert sorted(literal_knob_defaults(bad, "bad.py")) == [
-        "bad.py:4: max_error_rate = 0.3", "bad.py:4: recovery_rate = 0.15", "bad.py:4: reference_date = 'x'",
-        "bad.py:7: max_error_rate = 0.3", "bad.py:8: recovery_rate = 0.15",
+        "bad.py:4: max_error_rate = 0.3",
+        "bad.py:4: recovery_rate = 0.15",
+        "bad.py:4: reference_date = 'x'",
+        "bad.py:7: max_error_rate = 0.3",
+        "bad.py:8: recovery_rate = 0.15",
     ]
     good = (
         "from servers.clock import REFERENCE_DAY\n"

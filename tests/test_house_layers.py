@@ -94,9 +94,11 @@ def test_function_level_imports_of_our_code_say_what_they_defer():
 
 
 def test_the_deferred_import_check_sees_an_unexplained_one():
-    src = ("import os\n\n\ndef f():\n    from pipeline.core import config\n    # deferred: torch\n"
-           "    from training import train\n    from training import config\n    x = 1\n    from assets.cli import console\n"
-           "    from assets import progress  # deferred: dagster\n")
+    src = (
+        "import os\n\n\ndef f():\n    from pipeline.core import config\n    # deferred: torch\n"
+        "    from training import train\n    from training import config\n    x = 1\n    from assets.cli import console\n"
+        "    from assets import progress  # deferred: dagster\n"
+    )
     assert deferred_imports_without_reason(src) == [5, 10]
 
 
@@ -108,9 +110,21 @@ def test_per_server_assets_code_versions_never_see_the_corpus_code():
     """Editing the corpus writer, its charts, its linter or its SQL views leaves every synthesis asset fresh."""
     closure = per_server_closure()
     assert {"pipeline.stages.discovery", "pipeline.stages.synthesis", "pipeline.synthesis.simulate"} <= closure
-    held = sorted(m for m in closure if m.startswith(("pipeline.corpus", "pipeline.assembly", "pipeline.stages.assembly",
-                                                      "pipeline.stages.registry", "training", "assets.corpus",
-                                                      "assets.training")))
+    held = sorted(
+        m
+        for m in closure
+        if m.startswith(
+            (
+                "pipeline.corpus",
+                "pipeline.assembly",
+                "pipeline.stages.assembly",
+                "pipeline.stages.registry",
+                "training",
+                "assets.corpus",
+                "assets.training",
+            )
+        )
+    )
     assert held == []
 
 

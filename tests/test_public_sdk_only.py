@@ -31,8 +31,16 @@ DAGSTER_SOURCES = ("dagster", "dagster_shared")
 # Its module docstring says so; tests/assets/test_instance_storage.py checks it against Dagster's behaviour.
 ALLOWED_PRIVATE_USE: dict[str, set[str]] = {"assets/instance_storage.py": {"dagster"}}
 # always private SDK state, whatever the project names its own attributes
-KNOWN_PRIVATE = {"_lowlevel_server", "_tool_manager", "_resource_manager", "_prompt_manager", "_tool_output_schemas",
-                 "_server_info_stamp_source", "_request_handlers", "_notification_handlers"}
+KNOWN_PRIVATE = {
+    "_lowlevel_server",
+    "_tool_manager",
+    "_resource_manager",
+    "_prompt_manager",
+    "_tool_output_schemas",
+    "_server_info_stamp_source",
+    "_request_handlers",
+    "_notification_handlers",
+}
 
 
 def project_files() -> list[Path]:
@@ -109,7 +117,9 @@ def private_uses(source: str, filename: str, own_private: set[str]) -> list[tupl
     tree = ast.parse(source, filename)
     sdk = (sdk_private_names() - own_private) | KNOWN_PRIVATE
     dagster = dagster_private_names() - own_private
-    modules = {"asyncio": "asyncio"}  # a name bound to a scanned package's module -> its family (``import dagster as dg``)
+    modules = {
+        "asyncio": "asyncio"
+    }  # a name bound to a scanned package's module -> its family (``import dagster as dg``)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -141,12 +151,24 @@ def private_uses(source: str, filename: str, own_private: set[str]) -> list[tupl
             base = node.value
             if isinstance(base, ast.Name) and base.id in modules:
                 family = modules[base.id]
-                flag(node, family, f"asyncio.{node.attr}" if family == "asyncio" else f"private {family} module attribute {base.id}.{node.attr}")
+                flag(
+                    node,
+                    family,
+                    f"asyncio.{node.attr}"
+                    if family == "asyncio"
+                    else f"private {family} module attribute {base.id}.{node.attr}",
+                )
             else:
                 private_attribute(node, node.attr, "private {whose} attribute .{name}")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"getattr", "setattr", "hasattr"}:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in {"getattr", "setattr", "hasattr"}
+        ):
             if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-                private_attribute(node, node.args[1].value, node.func.id + "(..., {name!r}) on a private {whose} attribute")
+                private_attribute(
+                    node, node.args[1].value, node.func.id + "(..., {name!r}) on a private {whose} attribute"
+                )
     return found
 
 
@@ -174,7 +196,9 @@ def test_the_scan_catches_private_sdk_use() -> None:
         "private SDK attribute ._tool_manager",
         "getattr(..., '_tool_output_schemas') on a private SDK attribute",
     ], found
-    good = "from mcp.server.mcpserver import MCPServer\ndef f(s):\n    s.middleware.append(1)\n    return s._own_thing\n"
+    good = (
+        "from mcp.server.mcpserver import MCPServer\ndef f(s):\n    s.middleware.append(1)\n    return s._own_thing\n"
+    )
     assert violations(good, "good.py", {"_own_thing"}) == []
 
 
@@ -198,10 +222,14 @@ def test_the_scan_catches_private_dagster_use() -> None:
         "private dagster attribute ._event_log_storage",
         "getattr(..., '_run_storage') on a private dagster attribute",
     ], found
-    assert violations(bad, "assets/instance_storage.py", set(), allowed={"dagster"}) == []  # the exception excuses Dagster only
+    assert (
+        violations(bad, "assets/instance_storage.py", set(), allowed={"dagster"}) == []
+    )  # the exception excuses Dagster only
     assert violations("from mcp.server._otel import X\n", "x.py", set(), allowed={"dagster"}) != []
-    good = ("import dagster as dg\n@dg.asset\ndef a(context: dg.AssetExecutionContext) -> int:\n"
-            "    context.log.info('x')\n    return context._own_counter\n")
+    good = (
+        "import dagster as dg\n@dg.asset\ndef a(context: dg.AssetExecutionContext) -> int:\n"
+        "    context.log.info('x')\n    return context._own_counter\n"
+    )
     assert violations(good, "good.py", {"_own_counter"}) == []
 
 
@@ -210,7 +238,9 @@ def test_no_private_sdk_use_outside_tests() -> None:
     assert any(p.as_posix().endswith("servers/kit/server.py") for p in files)  # the scan sees the project
     sources = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in files}
     # what an excused file sets on Dagster's objects (self._event_log_storage = ...) is Dagster's, not the project's own
-    own = _private_names_defined([ast.parse(src, rel) for rel, src in sources.items() if rel not in ALLOWED_PRIVATE_USE])
+    own = _private_names_defined(
+        [ast.parse(src, rel) for rel, src in sources.items() if rel not in ALLOWED_PRIVATE_USE]
+    )
     found = [v for rel, src in sources.items() for v in violations(src, rel, own, ALLOWED_PRIVATE_USE.get(rel, set()))]
     assert not found, "private SDK / Dagster use (use their public API):\n" + "\n".join(found)
 
@@ -219,6 +249,10 @@ def test_the_dagster_exception_is_still_needed_and_documented() -> None:
     for rel, families in ALLOWED_PRIVATE_USE.items():
         source = (ROOT / rel).read_text(encoding="utf-8")
         used = {family for family, _ in private_uses(source, rel, set())}
-        assert families <= used, f"{rel} no longer uses {sorted(families - used)} private API: drop it from ALLOWED_PRIVATE_USE"
+        assert families <= used, (
+            f"{rel} no longer uses {sorted(families - used)} private API: drop it from ALLOWED_PRIVATE_USE"
+        )
         top = "\n".join(source.splitlines()[:40])
-        assert "test_public_sdk_only" in top, f"{rel} must say near its top that it is the exception of tests/test_public_sdk_only.py"
+        assert "test_public_sdk_only" in top, (
+            f"{rel} must say near its top that it is the exception of tests/test_public_sdk_only.py"
+        )

@@ -17,8 +17,11 @@ from training.data import Task
 
 _SYS = {"role": "system", "content": "s"}
 _USER = {"role": "user", "content": "u"}
-_CALL = {"role": "assistant", "content": "", "tool_calls": [
-    {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+_CALL = {
+    "role": "assistant",
+    "content": "",
+    "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+}
 _TEXT = {"role": "assistant", "content": "ok"}
 
 
@@ -40,8 +43,12 @@ class ChatFormat:
         self.max_tool_chars = max_tool_chars
         self._gen_prompt = self._suffix([_SYS, _USER, _TEXT, _USER], [], gen=True)
 
-    def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, gen: bool = False) -> str:
-        return self.tok.apply_chat_template(messages, tools=tools or None, add_generation_prompt=gen, tokenize=False, **self.kw)
+    def render(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, gen: bool = False
+    ) -> str:
+        return self.tok.apply_chat_template(
+            messages, tools=tools or None, add_generation_prompt=gen, tokenize=False, **self.kw
+        )
 
     def encode(self, text: str) -> list[int]:
         return self.tok(text, add_special_tokens=False)["input_ids"]
@@ -50,8 +57,10 @@ class ChatFormat:
         base = self.render(history)
         full = self.render(history + new, gen=gen)
         if not full.startswith(base):
-            raise ValueError("the chat template is not prefix-preserving: appending messages changed the rendered history")
-        return full[len(base):]
+            raise ValueError(
+                "the chat template is not prefix-preserving: appending messages changed the rendered history"
+            )
+        return full[len(base) :]
 
     def prompt_text(self, task: Task) -> str:
         return self.render(task.prompt, task.tools, gen=True)
@@ -82,7 +91,7 @@ class ChatFormat:
         as the corpus has it; tool results and user turns are laid out exactly as a rollout lays them out."""
         ids = self.prompt_ids(task)
         mask = [0] * len(ids)
-        msgs = task.messages[len(task.prompt):] if task.messages[: len(task.prompt)] == task.prompt else task.messages
+        msgs = task.messages[len(task.prompt) :] if task.messages[: len(task.prompt)] == task.prompt else task.messages
         pending_tools: list[dict[str, Any]] = []
         users = 1
         last = "user"
@@ -98,7 +107,9 @@ class ChatFormat:
         for m in msgs:
             role = m.get("role")
             if role == "tool":
-                pending_tools.append(tool_message(str(m.get("tool_call_id") or ""), str(m.get("content") or ""), self.max_tool_chars))
+                pending_tools.append(
+                    tool_message(str(m.get("tool_call_id") or ""), str(m.get("content") or ""), self.max_tool_chars)
+                )
                 continue
             flush()
             if role == "assistant":
@@ -121,6 +132,15 @@ class ChatFormat:
 
 def call_message(calls: list[dict[str, Any]]) -> dict[str, Any]:
     """An assistant message carrying ``calls`` (``{"name", "arguments"}``) as OpenAI tool calls."""
-    return {"role": "assistant", "content": "", "tool_calls": [
-        {"id": f"call_{i}", "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {})}}
-        for i, c in enumerate(calls)]}
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {})},
+            }
+            for i, c in enumerate(calls)
+        ],
+    }

@@ -40,8 +40,11 @@ class TrainConfig(BaseModel):
 
     model: str = Field("tiny", description="'tiny' (offline, built here) or a Hugging Face model id / local path")
     tiny: TinyConfig = TinyConfig()
-    model_dtype: str = Field("float32", description="weights as loaded (the optimizer's master copy): float32, or "
-                             "'auto'/'bfloat16' for pure low-precision training (not advised at lr 1e-6)")
+    model_dtype: str = Field(
+        "float32",
+        description="weights as loaded (the optimizer's master copy): float32, or "
+        "'auto'/'bfloat16' for pure low-precision training (not advised at lr 1e-6)",
+    )
     enable_thinking: bool = Field(False, description="render prompts with a thinking model's thinking block")
     chat_template_kwargs: dict[str, Any] = Field(default_factory=dict, description="extra apply_chat_template kwargs")
     servers: list[str] | None = Field(None, description="train and evaluate on these servers' examples only")
@@ -49,10 +52,14 @@ class TrainConfig(BaseModel):
     sft_batch_size: int = 4
     sft_lr: float = 3e-3
     grpo_steps: int = Field(8, ge=0)
-    batch_size: int = Field(8, description="completions per device per GRPO step (prompts = batch_size / num_generations)")
+    batch_size: int = Field(
+        8, description="completions per device per GRPO step (prompts = batch_size / num_generations)"
+    )
     num_generations: int = Field(4, ge=2, description="group size")
     lr: float = 5e-4
-    kl_beta: float = Field(0.01, ge=0, description="KL coefficient (paper: 0.01); the reference is the policy GRPO starts from")
+    kl_beta: float = Field(
+        0.01, ge=0, description="KL coefficient (paper: 0.01); the reference is the policy GRPO starts from"
+    )
     temperature: float = Field(1.0, gt=0)
     max_prompt_length: int = Field(1024, description="tokens; longer prompts are skipped (counted in the report)")
     max_user_turns: int = Field(5, ge=1)
@@ -70,8 +77,12 @@ class TrainConfig(BaseModel):
     torch_threads: int | None = None
     use_cpu: bool | None = Field(None, description="None: CPU unless CUDA is available")
     lora: LoraSettings | None = None
-    sft_args: dict[str, Any] = Field(default_factory=dict, description="extra SFTConfig fields (e.g. bf16, gradient_checkpointing)")
-    grpo_args: dict[str, Any] = Field(default_factory=dict, description="extra GRPOConfig fields (e.g. bf16, gradient_checkpointing)")
+    sft_args: dict[str, Any] = Field(
+        default_factory=dict, description="extra SFTConfig fields (e.g. bf16, gradient_checkpointing)"
+    )
+    grpo_args: dict[str, Any] = Field(
+        default_factory=dict, description="extra GRPOConfig fields (e.g. bf16, gradient_checkpointing)"
+    )
 
     def cpu(self) -> bool:
         if self.use_cpu is not None:
@@ -81,8 +92,12 @@ class TrainConfig(BaseModel):
         return not torch.cuda.is_available()
 
     def limits(self) -> RolloutLimits:
-        return RolloutLimits(max_user_turns=self.max_user_turns, max_assistant_turns=self.max_assistant_turns,
-                             max_new_tokens=self.max_new_tokens, max_completion_length=self.max_completion_length)
+        return RolloutLimits(
+            max_user_turns=self.max_user_turns,
+            max_assistant_turns=self.max_assistant_turns,
+            max_new_tokens=self.max_new_tokens,
+            max_completion_length=self.max_completion_length,
+        )
 
     def template_kwargs(self) -> dict[str, Any]:
         return {"enable_thinking": self.enable_thinking, **self.chat_template_kwargs}
@@ -137,7 +152,9 @@ def with_defaults(values: dict[str, Any]) -> TrainConfig:
     return TrainConfig.model_validate(merged)
 
 
-def load_train_config(source: str | Path | dict[str, Any] | None, overrides: dict[str, Any] | None = None) -> TrainConfig:
+def load_train_config(
+    source: str | Path | dict[str, Any] | None, overrides: dict[str, Any] | None = None
+) -> TrainConfig:
     """A :class:`TrainConfig` from a YAML/JSON file, a JSON string or a dict, with per-model defaults;
     ``overrides`` (e.g. command-line flags; ``None`` values ignored) win over the file.
 
@@ -172,4 +189,3 @@ def load_train_config(source: str | Path | dict[str, Any] | None, overrides: dic
     except ValidationError as exc:
         bad = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ValueError(f"{where}: {bad}") from None
-

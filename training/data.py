@@ -67,8 +67,10 @@ def align_reference(messages: list[dict[str, Any]], reference: Any, where: str =
     nonempty = [g for g in groups if g]
     with_calls = [i for i, c in enumerate(calls_in_turn) if c]
     if len(nonempty) != len(with_calls):
-        raise ValueError(f"{where}: reference has {len(groups)} turns ({len(nonempty)} with calls) but the messages have "
-                         f"{n_user} user turns ({len(with_calls)} with calls); cannot align them")
+        raise ValueError(
+            f"{where}: reference has {len(groups)} turns ({len(nonempty)} with calls) but the messages have "
+            f"{n_user} user turns ({len(with_calls)} with calls); cannot align them"
+        )
     out: list[list[dict[str, Any]]] = [[] for _ in range(n_user)]
     for i, g in zip(with_calls, nonempty):
         out[i] = g
@@ -91,8 +93,14 @@ def task_from_row(row: dict[str, Any], where: str = "row") -> Task:
     if not user_turns:
         raise ValueError(f"{where}: messages hold no user turn")
     return Task(
-        example_id=str(row["example_id"]), kind=str(row["kind"]), server=str(row["servers"][0]), env_seed=int(row["env_seed"]),
-        messages=messages, tools=tools, tools_json=row["tools"], reference=align_reference(messages, reference, where),
+        example_id=str(row["example_id"]),
+        kind=str(row["kind"]),
+        server=str(row["servers"][0]),
+        env_seed=int(row["env_seed"]),
+        messages=messages,
+        tools=tools,
+        tools_json=row["tools"],
+        reference=align_reference(messages, reference, where),
         user_turns=user_turns,
     )
 

@@ -64,18 +64,27 @@ def summarize(trajs: list[Trajectory], samples: int = 1000, seed: int = 0) -> di
         "by_kind": {k: {"n": len(v), "mean_reward": _mean(v)} for k, v in sorted(by["kind"].items())},
         "by_server": {k: {"n": len(v), "mean_reward": _mean(v)} for k, v in sorted(by["server"].items())},
         "per_example": [round(t, 6) for t in totals],
-        "samples": [{"example_id": tr.task.example_id, "messages": [m[:200] for m in tr.messages[:4]], "total": tr.reward.total}
-                    for tr in trajs[:3]],
+        "samples": [
+            {"example_id": tr.task.example_id, "messages": [m[:200] for m in tr.messages[:4]], "total": tr.reward.total}
+            for tr in trajs[:3]
+        ],
     }
 
 
-def evaluate(runner: MultiStepRunner, model: Any, tasks: list[Task], samples: int = 1000, seed: int = 0,
-             progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def evaluate(
+    runner: MultiStepRunner,
+    model: Any,
+    tasks: list[Task],
+    samples: int = 1000,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Greedy multi-turn live rollouts of ``tasks``, summarized."""
     return summarize(runner.run(model, tasks, temperature=None, on_batch=progress), samples, seed)
 
 
 # ------------------------------------------------------------------------------------------------ reports
+
 
 def _fmt(v: Any) -> str:
     return "–" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
@@ -96,11 +105,15 @@ def write_markdown(report: dict[str, Any], path: Path) -> None:
     head = "| metric | " + " | ".join(cols) + " |"
     sep = "|---|" + "---|" * len(cols)
     lines = [
-        "# Evaluation report", "",
+        "# Evaluation report",
+        "",
         f"model: `{cfg['model']}`; eval examples: {first['n']} ({first['n_tool_tasks']} tool tasks, "
         f"{first['n_abstention_tasks']} abstention), multi-turn live rollouts (greedy, up to {cfg['max_user_turns']} user / "
         f"{cfg['max_assistant_turns']} assistant turns); SFT {cfg['sft_steps']} steps, GRPO {cfg['grpo_steps']} steps. "
-        "Intervals: 95% bootstrap.", "", head, sep,
+        "Intervals: 95% bootstrap.",
+        "",
+        head,
+        sep,
         "| mean reward (max 1.3) | " + " | ".join(_ci(ph[k]["reward"]) for k in cols) + " |",
         "| exact success (tool tasks) | " + " | ".join(_ci(ph[k]["exact_success"]) for k in cols) + " |",
         "| abstention accuracy | " + " | ".join(_ci(ph[k]["abstention_accuracy"]) for k in cols) + " |",
@@ -111,17 +124,31 @@ def write_markdown(report: dict[str, Any], path: Path) -> None:
     if report.get("grpo_vs_sft"):
         d = report["grpo_vs_sft"]
         lo, hi = d["ci95"] or (None, None)
-        lines += ["", f"GRPO minus SFT-only, paired over the same eval examples: {_fmt(d['mean'])} "
-                      f"[{_fmt(lo)}, {_fmt(hi)}]."]
+        lines += [
+            "",
+            f"GRPO minus SFT-only, paired over the same eval examples: {_fmt(d['mean'])} [{_fmt(lo)}, {_fmt(hi)}].",
+        ]
     for group in ("by_kind", "by_server"):
-        lines += ["", f"## {'By kind' if group == 'by_kind' else 'By server'}", "",
-                  f"| {group[3:]} | n | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]
+        lines += [
+            "",
+            f"## {'By kind' if group == 'by_kind' else 'By server'}",
+            "",
+            f"| {group[3:]} | n | " + " | ".join(cols) + " |",
+            "|---|---|" + "---|" * len(cols),
+        ]
         last = ph[cols[-1]][group]
         for k, v in last.items():
-            lines.append(f"| {k} | {v['n']} | " + " | ".join(_fmt(ph[c][group].get(k, {}).get("mean_reward")) for c in cols) + " |")
+            lines.append(
+                f"| {k} | {v['n']} | "
+                + " | ".join(_fmt(ph[c][group].get(k, {}).get("mean_reward")) for c in cols)
+                + " |"
+            )
     lines += ["", "## Sample rollouts after training (assistant messages)", ""]
     for s in ph[cols[-1]]["samples"]:
-        lines.append(f"- `{s['example_id']}` (reward {s['total']:.3f}): " + " / ".join(f"`{m.strip()[:120]}`" for m in s["messages"]))
+        lines.append(
+            f"- `{s['example_id']}` (reward {s['total']:.3f}): "
+            + " / ".join(f"`{m.strip()[:120]}`" for m in s["messages"])
+        )
     path.write_text("\n".join(lines) + "\n")
 
 

@@ -51,7 +51,9 @@ def _conversation(session, turns: list[tuple[str, list[tuple[str, dict[str, Any]
     return msgs, reference
 
 
-def build_fixture_corpus(out_dir: str | Path, n: int = 200, seed: int = 0, eval_share: float = 0.2, n_seeds: int = 4) -> Path:
+def build_fixture_corpus(
+    out_dir: str | Path, n: int = 200, seed: int = 0, eval_share: float = 0.2, n_seeds: int = 4
+) -> Path:
     """Write ``train.parquet`` and ``eval.parquet`` with ``n`` examples in all; returns ``out_dir``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -66,7 +68,11 @@ def build_fixture_corpus(out_dir: str | Path, n: int = 200, seed: int = 0, eval_
         world: dict[int, dict[str, Any]] = {}
         for s in range(n_seeds):
             with env.session(s) as probe:
-                accts = [a for a in probe.call("list_accounts", {}).data["accounts"] if a["status"] == "active" and a["balance"] > 0]
+                accts = [
+                    a
+                    for a in probe.call("list_accounts", {}).data["accounts"]
+                    if a["status"] == "active" and a["balance"] > 0
+                ]
                 custs = probe.call("list_customers", {}).data["customers"]
             world[s] = {"accounts": accts, "customers": custs}
         i = 0
@@ -79,33 +85,71 @@ def build_fixture_corpus(out_dir: str | Path, n: int = 200, seed: int = 0, eval_
             pattern = i % 8
             amt = float(rng.choice([10, 25, 40, 75, 120]))
             if pattern == 0:
-                turns = [(f"What is the balance of account {a['account_id']}?", [("get_balance", {"account_id": a["account_id"]}, [])])]
+                turns = [
+                    (
+                        f"What is the balance of account {a['account_id']}?",
+                        [("get_balance", {"account_id": a["account_id"]}, [])],
+                    )
+                ]
             elif pattern == 1:
-                turns = [(f"List the accounts of customer {a['customer_id']}, then give me the balance of {a['account_id']}.",
-                          [("list_accounts", {"customer_id": a["customer_id"]}, []), ("get_balance", {"account_id": a["account_id"]}, [0])])]
+                turns = [
+                    (
+                        f"List the accounts of customer {a['customer_id']}, then give me the balance of {a['account_id']}.",
+                        [
+                            ("list_accounts", {"customer_id": a["customer_id"]}, []),
+                            ("get_balance", {"account_id": a["account_id"]}, [0]),
+                        ],
+                    )
+                ]
             elif pattern == 2:
-                turns = [(f"Please deposit {amt:g} into account {a['account_id']}.", [("deposit", {"account_id": a["account_id"], "amount": amt}, [])])]
+                turns = [
+                    (
+                        f"Please deposit {amt:g} into account {a['account_id']}.",
+                        [("deposit", {"account_id": a["account_id"], "amount": amt}, [])],
+                    )
+                ]
             elif pattern == 3:
                 lim = rng.choice([3, 5, 10])
-                turns = [(f"Show the last {lim} transactions of account {a['account_id']}.",
-                          [("list_transactions", {"account_id": a["account_id"], "limit": lim}, [])])]
+                turns = [
+                    (
+                        f"Show the last {lim} transactions of account {a['account_id']}.",
+                        [("list_transactions", {"account_id": a["account_id"], "limit": lim}, [])],
+                    )
+                ]
             elif pattern == 4:
-                turns = [(f"Who is customer {c['customer_id']}?", [("get_customer", {"customer_id": c["customer_id"]}, [])])]
+                turns = [
+                    (f"Who is customer {c['customer_id']}?", [("get_customer", {"customer_id": c["customer_id"]}, [])])
+                ]
             elif pattern == 5:
                 turns = [(f"Which customers live in {c['city']}?", [("list_customers", {"city": c["city"]}, [])])]
             elif pattern == 6:
-                turns = [(f"What is the balance of account {a['account_id']}?", [("get_balance", {"account_id": a["account_id"]}, [])]),
-                         (f"Now deposit {amt:g} into it.", [("deposit", {"account_id": a["account_id"], "amount": amt}, [])])]
+                turns = [
+                    (
+                        f"What is the balance of account {a['account_id']}?",
+                        [("get_balance", {"account_id": a["account_id"]}, [])],
+                    ),
+                    (
+                        f"Now deposit {amt:g} into it.",
+                        [("deposit", {"account_id": a["account_id"], "amount": amt}, [])],
+                    ),
+                ]
             else:
                 kind = "irrelevance"
                 turns = [(rng.choice(IRRELEVANT).format(city=c["city"]), [])]
             with env.session(s) as sess:
                 msgs, reference = _conversation(sess, turns)
-            rows.append({
-                "example_id": f"fx-{i:05d}", "kind": kind, "servers": ["banking"], "env_seed": s,
-                "messages": json.dumps(msgs), "tools": tools_json, "reference": json.dumps(reference),
-                "augmentations": [],
-            })
+            rows.append(
+                {
+                    "example_id": f"fx-{i:05d}",
+                    "kind": kind,
+                    "servers": ["banking"],
+                    "env_seed": s,
+                    "messages": json.dumps(msgs),
+                    "tools": tools_json,
+                    "reference": json.dumps(reference),
+                    "augmentations": [],
+                }
+            )
             i += 1
     order = list(range(len(rows)))
     random.Random(seed + 1).shuffle(order)
@@ -113,9 +157,21 @@ def build_fixture_corpus(out_dir: str | Path, n: int = 200, seed: int = 0, eval_
     eval_ids = set(order[:n_eval])
     for j, r in enumerate(rows):
         r["split"] = "eval" if j in eval_ids else "train"
-    schema = pa.schema([("example_id", pa.string()), ("kind", pa.string()), ("servers", pa.list_(pa.string())),
-                        ("env_seed", pa.int64()), ("messages", pa.string()), ("tools", pa.string()), ("reference", pa.string()),
-                        ("augmentations", pa.list_(pa.string())), ("split", pa.string())])
+    schema = pa.schema(
+        [
+            ("example_id", pa.string()),
+            ("kind", pa.string()),
+            ("servers", pa.list_(pa.string())),
+            ("env_seed", pa.int64()),
+            ("messages", pa.string()),
+            ("tools", pa.string()),
+            ("reference", pa.string()),
+            ("augmentations", pa.list_(pa.string())),
+            ("split", pa.string()),
+        ]
+    )
     for split in ("train", "eval"):
-        pq.write_table(pa.Table.from_pylist([r for r in rows if r["split"] == split], schema=schema), out / f"{split}.parquet")
+        pq.write_table(
+            pa.Table.from_pylist([r for r in rows if r["split"] == split], schema=schema), out / f"{split}.parquet"
+        )
     return out

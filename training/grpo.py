@@ -34,6 +34,7 @@ def make_rollout_func(runner: MultiStepRunner, tasks: Mapping[str, Any], tempera
 
         batch = [tasks[str(p)] for p in prompts]
         if getattr(trainer, "use_vllm", False):  # TRL keeps vLLM's weights in sync before calling rollout_func
+
             def vllm(seqs: list[list[int]]) -> list[list[int]]:
                 return trainer.vllm_generation.generate(seqs, None, 1)[1]
 
@@ -63,8 +64,15 @@ class RolloutReward:
 
     __name__ = "prove_reward"
 
-    def __call__(self, prompts: list, completions: list, prove_reward: list | None = None,
-                 prove_breakdown: list | None = None, log_metric: Any = None, **_: Any) -> list[float]:
+    def __call__(
+        self,
+        prompts: list,
+        completions: list,
+        prove_reward: list | None = None,
+        prove_breakdown: list | None = None,
+        log_metric: Any = None,
+        **_: Any,
+    ) -> list[float]:
         if prove_reward is None:
             raise ValueError("prove_reward missing: this reward reads the scores of training.grpo.make_rollout_func")
         if log_metric is not None and prove_breakdown:

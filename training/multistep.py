@@ -36,7 +36,9 @@ class RolloutLimits(BaseModel):
     max_user_turns: int = Field(5, ge=1, description="user turns of the conversation played per rollout (paper: 5)")
     max_assistant_turns: int = Field(10, ge=1, description="assistant messages per rollout (paper: 10)")
     max_new_tokens: int = Field(64, ge=1, description="tokens per assistant message")
-    max_completion_length: int = Field(256, ge=1, description="all completion tokens of a rollout (policy, tools, users)")
+    max_completion_length: int = Field(
+        256, ge=1, description="all completion tokens of a rollout (policy, tools, users)"
+    )
 
 
 @dataclass
@@ -81,7 +83,9 @@ class MultiStepRunner:
     reference replayed on a fresh session of the same seed.
     """
 
-    def __init__(self, fmt: ChatFormat, pool: EnvPool, limits: RolloutLimits, reward: RewardConfig, batch_size: int = 16):
+    def __init__(
+        self, fmt: ChatFormat, pool: EnvPool, limits: RolloutLimits, reward: RewardConfig, batch_size: int = 16
+    ):
         self.fmt = fmt
         self.pool = pool
         self.limits = limits
@@ -89,7 +93,9 @@ class MultiStepRunner:
         self.batch_size = batch_size
         self.stats = RolloutStats()
         tok = fmt.tok
-        self.eos_ids = {i for i in [tok.eos_token_id, *(getattr(tok, "additional_eos_ids", None) or [])] if i is not None}
+        self.eos_ids = {
+            i for i in [tok.eos_token_id, *(getattr(tok, "additional_eos_ids", None) or [])] if i is not None
+        }
         self.pad_id = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
 
     # ------------------------------------------------------------------ one rollout's steps
@@ -188,15 +194,20 @@ class MultiStepRunner:
         return tr.reward
 
     # ------------------------------------------------------------------ batched driver
-    def run(self, model: Any, tasks: Sequence[Task], temperature: float | None = None,
-            on_batch: Callable[[int, int], None] | None = None,
-            generate: Callable[[list[list[int]]], list[list[int]]] | None = None) -> list[Trajectory]:
+    def run(
+        self,
+        model: Any,
+        tasks: Sequence[Task],
+        temperature: float | None = None,
+        on_batch: Callable[[int, int], None] | None = None,
+        generate: Callable[[list[list[int]]], list[list[int]]] | None = None,
+    ) -> list[Trajectory]:
         """Rollouts of ``tasks`` (one each; repeat a task for a group). ``temperature`` None: greedy.
         ``generate`` (token-id sequences -> new token ids) replaces the model's own ``generate`` (e.g. vLLM)."""
         t0 = time.perf_counter()
         trajs: list[Trajectory] = []
         for i in range(0, len(tasks), self.batch_size):
-            chunk = [self.start(t) for t in tasks[i:i + self.batch_size]]
+            chunk = [self.start(t) for t in tasks[i : i + self.batch_size]]
             while active := [tr for tr in chunk if not tr.done]:
                 seqs = [tr.prompt_ids + tr.completion_ids for tr in active]
                 gen = generate(seqs) if generate is not None else self._generate(model, seqs, temperature)
@@ -225,9 +236,15 @@ class MultiStepRunner:
         model.eval()
         try:
             with torch.no_grad():
-                out = model.generate(input_ids=ids, attention_mask=att, max_new_tokens=self.limits.max_new_tokens,
-                                     pad_token_id=self.pad_id, eos_token_id=sorted(self.eos_ids) or None,
-                                     remove_invalid_values=True, **kw)  # a NaN/inf logit must not abort sampling
+                out = model.generate(
+                    input_ids=ids,
+                    attention_mask=att,
+                    max_new_tokens=self.limits.max_new_tokens,
+                    pad_token_id=self.pad_id,
+                    eos_token_id=sorted(self.eos_ids) or None,
+                    remove_invalid_values=True,
+                    **kw,
+                )  # a NaN/inf logit must not abort sampling
         finally:
             model.train(was_training)
         self.stats.generate_seconds += time.perf_counter() - t0
@@ -235,5 +252,9 @@ class MultiStepRunner:
 
 
 def breakdown_json(b: RewardBreakdown) -> str:
-    return json.dumps({k: getattr(b, k) for k in ("validity", "coverage", "efficiency", "name", "args", "state", "total",
-                                                  "n_calls", "exact")})
+    return json.dumps(
+        {
+            k: getattr(b, k)
+            for k in ("validity", "coverage", "efficiency", "name", "args", "state", "total", "n_calls", "exact")
+        }
+    )

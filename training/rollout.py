@@ -99,7 +99,9 @@ class EnvPool:
                 self._ref_hash[key] = None
         return self._ref_hash[key]
 
-    def reference_state_hashes(self, server: str, seed: int, reference_per_turn: Sequence[Sequence[Mapping[str, Any]]]) -> list[str | None]:
+    def reference_state_hashes(
+        self, server: str, seed: int, reference_per_turn: Sequence[Sequence[Mapping[str, Any]]]
+    ) -> list[str | None]:
         """The state hash after each user turn of the reference, replayed on a fresh session (cached)."""
         key = (server, seed, json.dumps(reference_per_turn, sort_keys=True, default=str))
         if key not in self._ref_turn_hashes:
@@ -133,19 +135,28 @@ def _error_content(code: str, message: str) -> str:
     return json.dumps({"error": code, "message": message})
 
 
-def run_call(session: Any, call: dict[str, Any], deadline: float, unavailable: str | None = None) -> tuple[dict[str, Any], str, str | None]:
+def run_call(
+    session: Any, call: dict[str, Any], deadline: float, unavailable: str | None = None
+) -> tuple[dict[str, Any], str, str | None]:
     """Run one parsed call on a rollout's session (``None``: it never opened, ``unavailable`` says why); never raises.
 
     Returns the call with ``ok`` / ``error_code``, the tool message content the policy reads, and, when the
     environment itself failed (no session, the rollout's time ran out, the server broke), what went wrong."""
     if call.get("malformed") or not call.get("name") or not isinstance(call.get("arguments"), dict):
-        return ({**call, "ok": False, "error_code": "malformed_call"},
-                _error_content("malformed_call", "the tool call is not a JSON object with a name and object arguments"), None)
+        return (
+            {**call, "ok": False, "error_code": "malformed_call"},
+            _error_content("malformed_call", "the tool call is not a JSON object with a name and object arguments"),
+            None,
+        )
     if session is None:
         why = unavailable or "the environment is not available"
         return {**call, "ok": False, "error_code": "server_error"}, _error_content("server_error", why), why
     if time.perf_counter() > deadline:
-        return {**call, "ok": False, "error_code": "timeout"}, _error_content("timeout", "the rollout ran out of time"), "timeout"
+        return (
+            {**call, "ok": False, "error_code": "timeout"},
+            _error_content("timeout", "the rollout ran out of time"),
+            "timeout",
+        )
     try:
         r = session.call(call["name"], call["arguments"])
     except Exception as exc:
@@ -154,7 +165,9 @@ def run_call(session: Any, call: dict[str, Any], deadline: float, unavailable: s
     return {**call, "ok": bool(r.ok), "error_code": r.error_code}, r.as_tool_content(), None
 
 
-def execute_rollout(calls: Sequence[dict[str, Any]], server: str, seed: int, pool: EnvPool, want_state: bool = False) -> Rollout:
+def execute_rollout(
+    calls: Sequence[dict[str, Any]], server: str, seed: int, pool: EnvPool, want_state: bool = False
+) -> Rollout:
     """Run parsed calls in order on a fresh session (one completion's calls); never raises. The first
     environment failure fails the calls left."""
     t0 = time.perf_counter()
@@ -173,7 +186,7 @@ def execute_rollout(calls: Sequence[dict[str, Any]], server: str, seed: int, poo
             out.append(rec)
             if failure is not None:
                 error = f"rollout timed out after {pool.rollout_timeout_s:.0f}s" if failure == "timeout" else failure
-                out.extend(_failed(calls[i + 1:], rec["error_code"]))
+                out.extend(_failed(calls[i + 1 :], rec["error_code"]))
                 break
         state = session.state_hash() if want_state and error is None else None
     except Exception as exc:

@@ -86,21 +86,31 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int = 2048):
     # words are whitespace-delimited chunks (a leading space attached), not GPT-2's letter/digit/punct pieces:
     # tool signatures and JSON keys repeat verbatim across the corpus and merge into few tokens, which keeps
     # prompts short for a small CPU model
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(r"\s?\S+|\s+"), behavior="isolated"),
-        pre_tokenizers.Digits(individual_digits=True),  # ids are copied digit by digit, same in text and JSON
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r"\s?\S+|\s+"), behavior="isolated"),
+            pre_tokenizers.Digits(individual_digits=True),  # ids are copied digit by digit, same in text and JSON
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, min_frequency=2, special_tokens=[PAD, EOS],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+        vocab_size=vocab_size,
+        min_frequency=2,
+        special_tokens=[PAD, EOS],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     tok.train_from_iterator(list(texts), trainer=trainer)
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in ROLE_TOKENS])
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, eos_token=EOS, pad_token=PAD, padding_side="left", truncation_side="left",
-        chat_template=CHAT_TEMPLATE, model_max_length=4096,
+        tokenizer_object=tok,
+        eos_token=EOS,
+        pad_token=PAD,
+        padding_side="left",
+        truncation_side="left",
+        chat_template=CHAT_TEMPLATE,
+        model_max_length=4096,
     )
     return fast
 
@@ -113,10 +123,17 @@ def build_tiny_model(tokenizer: Any, cfg: TinyConfig | None = None):
     cfg = cfg or TinyConfig()
     torch.manual_seed(cfg.seed)
     config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
-        num_hidden_layers=cfg.num_layers, num_attention_heads=cfg.num_heads, num_key_value_heads=cfg.num_heads,
-        max_position_embeddings=cfg.max_positions, tie_word_embeddings=True,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id, bos_token_id=None,
+        vocab_size=len(tokenizer),
+        hidden_size=cfg.hidden_size,
+        intermediate_size=cfg.intermediate_size,
+        num_hidden_layers=cfg.num_layers,
+        num_attention_heads=cfg.num_heads,
+        num_key_value_heads=cfg.num_heads,
+        max_position_embeddings=cfg.max_positions,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
     )
     model = LlamaForCausalLM(config)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
@@ -125,7 +142,9 @@ def build_tiny_model(tokenizer: Any, cfg: TinyConfig | None = None):
     return model
 
 
-def load_policy(model: str, conversations: Sequence[dict[str, Any]] = (), tiny: TinyConfig | None = None, dtype: str = "float32"):
+def load_policy(
+    model: str, conversations: Sequence[dict[str, Any]] = (), tiny: TinyConfig | None = None, dtype: str = "float32"
+):
     """(model, tokenizer). ``"tiny"`` builds the offline policy, its tokenizer trained on ``conversations``
     (``{"messages", "tools"}``); anything else is loaded with ``from_pretrained`` (a hub id where a hub is
     reachable, or a local directory such as a saved checkpoint) in ``dtype`` (``float32`` by default: the
@@ -156,5 +175,8 @@ def load_policy(model: str, conversations: Sequence[dict[str, Any]] = (), tiny: 
 def train_tokenizer_on_conversations(conversations: Sequence[dict[str, Any]], vocab_size: int = 2048):
     """Train the tiny tokenizer on the corpus as the chat template renders it (prompts, tools, calls)."""
     bootstrap = train_tokenizer(["bootstrap"], vocab_size=300)  # only its template is used, to render text
-    texts = [bootstrap.apply_chat_template(c["messages"], tools=c.get("tools") or None, tokenize=False) for c in conversations]
+    texts = [
+        bootstrap.apply_chat_template(c["messages"], tools=c.get("tools") or None, tokenize=False)
+        for c in conversations
+    ]
     return train_tokenizer(texts, vocab_size)

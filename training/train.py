@@ -47,8 +47,12 @@ def _metrics_callback(path: Path | None, phase: str, timer: dict[str, float], pr
             timer["_t"] = time.perf_counter()
 
         def on_step_end(self, args, state, control, **kw):
-            timer["steps_seconds"] = timer.get("steps_seconds", 0.0) + time.perf_counter() - timer.pop("_t", time.perf_counter())
-            if progress is not None and main and not control.should_log:  # a logged step reports in on_log, with its metrics
+            timer["steps_seconds"] = (
+                timer.get("steps_seconds", 0.0) + time.perf_counter() - timer.pop("_t", time.perf_counter())
+            )
+            if (
+                progress is not None and main and not control.should_log
+            ):  # a logged step reports in on_log, with its metrics
                 progress(phase, state.global_step, state.max_steps)
 
         def on_log(self, args, state, control, logs=None, **kw):
@@ -66,24 +70,48 @@ def _metrics_callback(path: Path | None, phase: str, timer: dict[str, float], pr
     return MetricsToJsonl()
 
 
-def run_sft(model: Any, fmt: ChatFormat, tasks: list[Task], config: TrainConfig, out_dir: Path,
-            metrics_path: Path | None = None, progress: Progress | None = None, main: bool = True) -> Any:
+def run_sft(
+    model: Any,
+    fmt: ChatFormat,
+    tasks: list[Task],
+    config: TrainConfig,
+    out_dir: Path,
+    metrics_path: Path | None = None,
+    progress: Progress | None = None,
+    main: bool = True,
+) -> Any:
     """Supervised training on every turn of the conversations (loss on assistant tokens only)."""
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
     rows = [fmt.sft_example(t, config.max_user_turns) for t in tasks]
     base = dict(
-        output_dir=str(out_dir / "sft"), max_steps=config.sft_steps, per_device_train_batch_size=config.sft_batch_size,
-        learning_rate=config.sft_lr, lr_scheduler_type="constant", warmup_steps=0, logging_steps=5, save_strategy="no",
-        report_to="none", use_cpu=config.cpu(), seed=config.seed, disable_tqdm=True,
+        output_dir=str(out_dir / "sft"),
+        max_steps=config.sft_steps,
+        per_device_train_batch_size=config.sft_batch_size,
+        learning_rate=config.sft_lr,
+        lr_scheduler_type="constant",
+        warmup_steps=0,
+        logging_steps=5,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=config.cpu(),
+        seed=config.seed,
+        disable_tqdm=True,
         max_length=config.max_prompt_length + config.max_completion_length,
-        dataloader_pin_memory=False, completion_only_loss=True,
+        dataloader_pin_memory=False,
+        completion_only_loss=True,
     )
     args = SFTConfig(**{**base, **config.sft_args})
     cbs = [_metrics_callback(metrics_path, "sft", {}, progress, main)]
-    trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=fmt.tok, callbacks=cbs,
-                         peft_config=None)
+    trainer = SFTTrainer(
+        model=model,
+        args=args,
+        train_dataset=Dataset.from_list(rows),
+        processing_class=fmt.tok,
+        callbacks=cbs,
+        peft_config=None,
+    )
     trainer.train()
     return trainer.model
 
@@ -93,11 +121,24 @@ def grpo_config(config: TrainConfig, out_dir: Path) -> Any:
     from trl import GRPOConfig
 
     base = dict(
-        output_dir=str(out_dir / "grpo"), max_steps=config.grpo_steps, per_device_train_batch_size=config.batch_size,
-        num_generations=config.num_generations, max_completion_length=config.max_completion_length,
-        learning_rate=config.lr, beta=config.kl_beta, temperature=config.temperature, logging_steps=1, save_strategy="no",
-        report_to="none", use_cpu=config.cpu(), seed=config.seed, disable_tqdm=True, dataloader_pin_memory=False,
-        remove_unused_columns=False, lr_scheduler_type="constant", warmup_steps=0,
+        output_dir=str(out_dir / "grpo"),
+        max_steps=config.grpo_steps,
+        per_device_train_batch_size=config.batch_size,
+        num_generations=config.num_generations,
+        max_completion_length=config.max_completion_length,
+        learning_rate=config.lr,
+        beta=config.kl_beta,
+        temperature=config.temperature,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=config.cpu(),
+        seed=config.seed,
+        disable_tqdm=True,
+        dataloader_pin_memory=False,
+        remove_unused_columns=False,
+        lr_scheduler_type="constant",
+        warmup_steps=0,
     )
     return GRPOConfig(**{**base, **config.grpo_args})
 
@@ -108,12 +149,22 @@ def _peft_config(config: TrainConfig) -> Any:
     from peft import LoraConfig
 
     lo = config.lora
-    return LoraConfig(r=lo.r, lora_alpha=lo.alpha, lora_dropout=lo.dropout, target_modules=lo.target_modules, task_type="CAUSAL_LM")
+    return LoraConfig(
+        r=lo.r, lora_alpha=lo.alpha, lora_dropout=lo.dropout, target_modules=lo.target_modules, task_type="CAUSAL_LM"
+    )
 
 
-def run_grpo(model: Any, runner: MultiStepRunner, tasks: list[Task], config: TrainConfig, out_dir: Path,
-             metrics_path: Path | None = None, timer: dict[str, float] | None = None,
-             progress: Progress | None = None, main: bool = True) -> Any:
+def run_grpo(
+    model: Any,
+    runner: MultiStepRunner,
+    tasks: list[Task],
+    config: TrainConfig,
+    out_dir: Path,
+    metrics_path: Path | None = None,
+    timer: dict[str, float] | None = None,
+    progress: Progress | None = None,
+    main: bool = True,
+) -> Any:
     """GRPO on multi-step live rollouts; returns the trained model."""
     from datasets import Dataset
     from trl import GRPOTrainer
@@ -122,9 +173,14 @@ def run_grpo(model: Any, runner: MultiStepRunner, tasks: list[Task], config: Tra
     by_id = {t.example_id: t for t in tasks}
     timer = timer if timer is not None else {}
     trainer = GRPOTrainer(
-        model=model, reward_funcs=[RolloutReward()], args=grpo_config(config, out_dir), train_dataset=ds,
-        processing_class=runner.fmt.tok, callbacks=[_metrics_callback(metrics_path, "grpo", timer, progress, main)],
-        rollout_func=make_rollout_func(runner, by_id, config.temperature), peft_config=_peft_config(config),
+        model=model,
+        reward_funcs=[RolloutReward()],
+        args=grpo_config(config, out_dir),
+        train_dataset=ds,
+        processing_class=runner.fmt.tok,
+        callbacks=[_metrics_callback(metrics_path, "grpo", timer, progress, main)],
+        rollout_func=make_rollout_func(runner, by_id, config.temperature),
+        peft_config=_peft_config(config),
     )
     trainer.train()
     m = trainer.model
@@ -160,8 +216,9 @@ def _load_tasks(corpus_dir: str | Path, config: TrainConfig) -> tuple[list[Task]
     return sorted(train_tasks, key=by_id)[: config.train_limit], sorted(eval_tasks, key=by_id)[: config.eval_limit]
 
 
-def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | None = None,
-          progress: Progress | None = None) -> dict[str, Any]:
+def train(
+    corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | None = None, progress: Progress | None = None
+) -> dict[str, Any]:
     """SFT + GRPO on the corpus; returns paths and final metrics (see the module docstring).
 
     ``progress(phase, step, total, **metrics)`` is called per logged SFT/GRPO step (``loss``, ``reward``,
@@ -184,7 +241,9 @@ def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | Non
 
     train_tasks, eval_tasks = _load_tasks(corpus_dir, config)
     if not train_tasks or not eval_tasks:
-        raise ValueError(f"no train or eval examples in {corpus_dir}" + (f" for servers {config.servers}" if config.servers else ""))
+        raise ValueError(
+            f"no train or eval examples in {corpus_dir}" + (f" for servers {config.servers}" if config.servers else "")
+        )
     model, tok = load_policy(config.model, conversation_texts(train_tasks), config.tiny, config.model_dtype)
     fmt = ChatFormat(tok, config.template_kwargs(), config.max_tool_chars)
     train_tasks, skipped_train = _fits(fmt, train_tasks, config.max_prompt_length)
@@ -228,24 +287,55 @@ def train(corpus_dir: str | Path, out_dir: str | Path, config: TrainConfig | Non
             grpo_runner = MultiStepRunner(fmt, pool, config.limits(), config.reward, config.batch_size)
             model = run_grpo(model, grpo_runner, train_tasks, config, out, metrics_path, grpo_timer, progress, main)
             if snap is not None:
-                delta = float(sum(((p.detach().cpu() - s.cpu()) ** 2).sum() for p, s in zip(model.parameters(), snap)) ** 0.5)
+                delta = float(
+                    sum(((p.detach().cpu() - s.cpu()) ** 2).sum() for p, s in zip(model.parameters(), snap)) ** 0.5
+                )
             timings["grpo_s"] = time.perf_counter() - t
             st = grpo_runner.stats
             step_s = grpo_timer.get("steps_seconds", timings["grpo_s"])
-            rollout = {"rollouts": st.rollouts, "calls": st.calls, "env_seconds": st.env_seconds, "reward_seconds": st.reward_seconds,
-                       "generate_seconds": st.generate_seconds, "grpo_step_seconds": step_s,
-                       "share_env_plus_reward": (st.env_seconds + st.reward_seconds) / step_s if step_s else None}
+            rollout = {
+                "rollouts": st.rollouts,
+                "calls": st.calls,
+                "env_seconds": st.env_seconds,
+                "reward_seconds": st.reward_seconds,
+                "generate_seconds": st.generate_seconds,
+                "grpo_step_seconds": step_s,
+                "share_env_plus_reward": (st.env_seconds + st.reward_seconds) / step_s if step_s else None,
+            }
             ev("after_grpo")
 
     if not main:
         return {"out_dir": str(out), "rank": state.process_index}
-    return _write_outputs(out, model, tok, config, phases, timings, t_start, rollout, delta,
-                          {"n_train": len(train_tasks), "n_eval": len(eval_tasks),
-                           "skipped_too_long": {"train": skipped_train, "eval": skipped_eval}})
+    return _write_outputs(
+        out,
+        model,
+        tok,
+        config,
+        phases,
+        timings,
+        t_start,
+        rollout,
+        delta,
+        {
+            "n_train": len(train_tasks),
+            "n_eval": len(eval_tasks),
+            "skipped_too_long": {"train": skipped_train, "eval": skipped_eval},
+        },
+    )
 
 
-def _write_outputs(out: Path, model: Any, tok: Any, config: TrainConfig, phases: dict[str, Any], timings: dict[str, float],
-                   t_start: float, rollout: dict[str, Any] | None, delta: float | None, counts: dict[str, Any]) -> dict[str, Any]:
+def _write_outputs(
+    out: Path,
+    model: Any,
+    tok: Any,
+    config: TrainConfig,
+    phases: dict[str, Any],
+    timings: dict[str, float],
+    t_start: float,
+    rollout: dict[str, Any] | None,
+    delta: float | None,
+    counts: dict[str, Any],
+) -> dict[str, Any]:
     ckpt = out / "checkpoint"
     model.save_pretrained(ckpt)
     tok.save_pretrained(ckpt)
@@ -254,14 +344,28 @@ def _write_outputs(out: Path, model: Any, tok: Any, config: TrainConfig, phases:
     final = phases.get("after_grpo") or phases.get("after_sft") or phases["before"]
     vs = None
     if "after_grpo" in phases and "after_sft" in phases:
-        vs = paired_delta(phases["after_sft"]["per_example"], phases["after_grpo"]["per_example"], config.bootstrap_samples, config.seed)
+        vs = paired_delta(
+            phases["after_sft"]["per_example"],
+            phases["after_grpo"]["per_example"],
+            config.bootstrap_samples,
+            config.seed,
+        )
     n_params = sum(p.numel() for p in model.parameters())
-    zero_std = [json.loads(x).get("frac_reward_zero_std") for x in metrics_path.read_text().splitlines() if '"grpo"' in x]
+    zero_std = [
+        json.loads(x).get("frac_reward_zero_std") for x in metrics_path.read_text().splitlines() if '"grpo"' in x
+    ]
     report = {
-        "config": config.model_dump(mode="json"), "n_params": n_params, **counts,
-        "phases": phases, "before": phases["before"], "after": final, "grpo_vs_sft": vs,
+        "config": config.model_dump(mode="json"),
+        "n_params": n_params,
+        **counts,
+        "phases": phases,
+        "before": phases["before"],
+        "after": final,
+        "grpo_vs_sft": vs,
         "frac_reward_zero_std_per_step": [z for z in zero_std if z is not None],
-        "timings": {**timings, "total_s": time.perf_counter() - t_start}, "rollout": rollout, "grpo_weight_delta": delta,
+        "timings": {**timings, "total_s": time.perf_counter() - t_start},
+        "rollout": rollout,
+        "grpo_weight_delta": delta,
     }
     tmp = out / "eval_report.json.tmp"
     tmp.write_text(json.dumps(report, indent=2))
@@ -269,12 +373,22 @@ def _write_outputs(out: Path, model: Any, tok: Any, config: TrainConfig, phases:
     write_markdown(report, out / "eval_report.md")
     headline = ("mean_reward", "exact_success", "abstention_accuracy")
     return {
-        "out_dir": str(out), "checkpoint": str(ckpt), "eval_report": str(out / "eval_report.json"),
-        "eval_report_md": str(out / "eval_report.md"), "metrics": str(metrics_path), "reward_curve": str(png) if png else None,
-        "phases": {k: {h: (v[h]["mean"] if isinstance(v[h], dict) else v[h]) for h in headline} for k, v in phases.items()},
+        "out_dir": str(out),
+        "checkpoint": str(ckpt),
+        "eval_report": str(out / "eval_report.json"),
+        "eval_report_md": str(out / "eval_report.md"),
+        "metrics": str(metrics_path),
+        "reward_curve": str(png) if png else None,
+        "phases": {
+            k: {h: (v[h]["mean"] if isinstance(v[h], dict) else v[h]) for h in headline} for k, v in phases.items()
+        },
         "intervals": {k: v["reward"]["ci95"] for k, v in phases.items()},
-        "grpo_vs_sft": vs, "components_after": final["components"], "timings": report["timings"], "rollout": rollout,
-        "grpo_weight_delta": delta, "n_params": n_params,
+        "grpo_vs_sft": vs,
+        "components_after": final["components"],
+        "timings": report["timings"],
+        "rollout": rollout,
+        "grpo_weight_delta": delta,
+        "n_params": n_params,
     }
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from assets.cli.common import positive_int
 from pipeline.core.errors import validation_problems, yaml_problem
 
+
 def build_config(a: argparse.Namespace):
     # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
     from pipeline.core.config import BuildConfig
@@ -52,7 +53,10 @@ def build_config(a: argparse.Namespace):
         return BuildConfig.model_validate(base)
     except ValidationError as exc:
         where = f" in {a.config}" if a.config else ""
-        raise SystemExit(f"prove: invalid build configuration{where}:\n" + "\n".join(f"  {line}" for line in validation_problems(exc)))
+        raise SystemExit(
+            f"prove: invalid build configuration{where}:\n"
+            + "\n".join(f"  {line}" for line in validation_problems(exc))
+        )
 
 
 def train_params(a: argparse.Namespace) -> dict[str, Any]:
@@ -74,7 +78,9 @@ def check_train_params(params: dict[str, Any]) -> None:
     try:
         training_settings(True, params).train_config()
     except ValidationError as exc:
-        raise SystemExit("prove: invalid training configuration:\n" + "\n".join(f"  {line}" for line in validation_problems(exc)))
+        raise SystemExit(
+            "prove: invalid training configuration:\n" + "\n".join(f"  {line}" for line in validation_problems(exc))
+        )
     except ValueError as exc:
         raise SystemExit(f"prove: invalid training configuration: {exc}")
 
@@ -94,7 +100,7 @@ def cmd_build(a: argparse.Namespace) -> int:
     unknown = [s for s in cfg.servers if s not in available() and not any(c.name == s for c in cfg.server_configs)]
     if unknown:
         raise SystemExit(f"prove: unknown server(s) {unknown}; built-in servers: {', '.join(available())}")
-    log_path = cfg.data_path / "logs" / f"build-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}.log"
+    log_path = cfg.data_path / "logs" / f"build-{dt.datetime.now(dt.UTC):%Y%m%d-%H%M%S}.log"
     with Console(log_path, verbose=a.verbose) as con, Interrupts() as intr, progress.listening(con.progress):
         try:
             return _build(a, cfg, intr, con)
@@ -102,8 +108,10 @@ def cmd_build(a: argparse.Namespace) -> int:
             con.close_bars()
             stopped = stop_descendants()  # the build marked what it wrote but did not check as failed
             how = f" ({signal.Signals(intr.signum).name})" if intr.signum else ""
-            con.note(f"prove: interrupted{how}; stopped {stopped} worker and server "
-                     "process(es); no new version is the default")
+            con.note(
+                f"prove: interrupted{how}; stopped {stopped} worker and server "
+                "process(es); no new version is the default"
+            )
             return intr.exit_code
 
 
@@ -113,20 +121,31 @@ def _build(a: argparse.Namespace, cfg: Any, intr: Any, con: Any) -> int:
     from assets.cli.build_report import summary
 
     t0 = time.time()
-    b = orchestrate.build(cfg, train=not a.no_train, train_params=train_params(a), parallel=a.parallel,
-                          signalled=lambda: intr.signum is not None)
+    b = orchestrate.build(
+        cfg,
+        train=not a.no_train,
+        train_params=train_params(a),
+        parallel=a.parallel,
+        signalled=lambda: intr.signum is not None,
+    )
     for server, why in b.unavailable.items():
         con.note(f"prove: {server} is left out: {why}")
     if b.result is None:
         con.note("prove: every server failed; no corpus written")
         return 1
     con.close_bars()
-    for line in summary(b.cfg, b.result, b.runs, t0, train=not a.no_train, log_path=None if a.verbose else con.log_path):
+    for line in summary(
+        b.cfg, b.result, b.runs, t0, train=not a.no_train, log_path=None if a.verbose else con.log_path
+    ):
         con.print(line)
     if not b.success:
         why = b.error()
-        con.note("prove: the corpus run did not finish (" + ("a quality gate failed" if why == "unknown error" else f"a stage failed: {why}")
-                 + "); see the Dagster UI" + ("" if a.verbose else f" and {con.log_path}"))
+        con.note(
+            "prove: the corpus run did not finish ("
+            + ("a quality gate failed" if why == "unknown error" else f"a stage failed: {why}")
+            + "); see the Dagster UI"
+            + ("" if a.verbose else f" and {con.log_path}")
+        )
         return 1
     return 0
 
@@ -137,15 +156,27 @@ def register(sub: Any) -> None:
     x.add_argument("--servers")
     x.add_argument("--config", help="YAML file with a BuildConfig")
     x.add_argument("--servers-file", help="YAML/TOML file registering servers (built-in, stdio, http)")
-    x.add_argument("--data-dir", default=None, help="where corpus versions, caches and the Dagster instance go "
-                   "(default: the config file's data_dir, else data)")
+    x.add_argument(
+        "--data-dir",
+        default=None,
+        help="where corpus versions, caches and the Dagster instance go "
+        "(default: the config file's data_dir, else data)",
+    )
     x.add_argument("--no-train", action="store_true")
     x.add_argument("--grpo-steps", type=positive_int)
     x.add_argument("--train-config", help="train.yaml for the grpo_policy asset (as prove train --config)")
-    x.add_argument("--verbose", action="store_true",
-                   help="show every library's output (warnings, trainer logs, Dagster logs) instead of capturing it in "
-                        "<data dir>/logs/build-<time>.log")
-    x.add_argument("--parallel", type=positive_int, default=min(2, os.cpu_count() or 1), metavar="N",
-                   help="run N servers' partitions at once, each its own Dagster run in its own worker process "
-                        "(default: 2 where there are 2 or more cores; 1 runs them one after another in this process)")
+    x.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show every library's output (warnings, trainer logs, Dagster logs) instead of capturing it in "
+        "<data dir>/logs/build-<time>.log",
+    )
+    x.add_argument(
+        "--parallel",
+        type=positive_int,
+        default=min(2, os.cpu_count() or 1),
+        metavar="N",
+        help="run N servers' partitions at once, each its own Dagster run in its own worker process "
+        "(default: 2 where there are 2 or more cores; 1 runs them one after another in this process)",
+    )
     x.set_defaults(fn=cmd_build)

@@ -12,15 +12,23 @@ from typing import Any
 
 def _corpus_lines(m: dict[str, Any], servers: list[str]) -> list[str]:
     comp = m["composition"]
-    lines = [f"corpus {m['version']}: {comp['examples']} examples (train {comp['by_split'].get('train', 0)}, "
-             f"eval {comp['by_split'].get('eval', 0)}) on {len(comp['by_server'])} servers; content hash {m['content_hash']}",
-             "by kind:   " + json.dumps(comp["by_kind"]),
-             "by server: " + json.dumps(comp["by_server"])]
+    lines = [
+        f"corpus {m['version']}: {comp['examples']} examples (train {comp['by_split'].get('train', 0)}, "
+        f"eval {comp['by_split'].get('eval', 0)}) on {len(comp['by_server'])} servers; content hash {m['content_hash']}",
+        "by kind:   " + json.dumps(comp["by_kind"]),
+        "by server: " + json.dumps(comp["by_server"]),
+    ]
     left_out = [s for s in servers if not comp["by_server"].get(s)]
     if left_out:
         lines.append(f"servers with no example: {', '.join(left_out)}")
-    off = [f"{k} {comp['shares'][k]:.1%} (target {t:.0%})" for k, t in comp["targets"].items() if not comp["within_tolerance"][k]]
-    lines.append("composition: " + ("every share within tolerance of its target" if not off else "OFF target: " + ", ".join(off)))
+    off = [
+        f"{k} {comp['shares'][k]:.1%} (target {t:.0%})"
+        for k, t in comp["targets"].items()
+        if not comp["within_tolerance"][k]
+    ]
+    lines.append(
+        "composition: " + ("every share within tolerance of its target" if not off else "OFF target: " + ", ".join(off))
+    )
     reasons = sorted(m["rejections"]["by_reason"].items(), key=lambda kv: -kv[1])
     top = ", ".join(f"{k} {v}" for k, v in reasons[:6]) + (", ..." if len(reasons) > 6 else "")
     lines.append(f"rejections: {m['counts']['rejections']} ({top}); see them with prove rejected / prove lineage <id>")
@@ -41,8 +49,11 @@ def _eval_line(report: dict[str, Any]) -> str:
         lo, hi = s.get("ci95") or (None, None)
         return f"{s['mean']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
 
-    parts = [f"{PHASE_NAMES.get(k, k)}: reward {stat(ev, 'reward')}, exact {stat(ev, 'exact_success')}, "
-             f"abstention {stat(ev, 'abstention_accuracy')}" for k, ev in phases.items()]
+    parts = [
+        f"{PHASE_NAMES.get(k, k)}: reward {stat(ev, 'reward')}, exact {stat(ev, 'exact_success')}, "
+        f"abstention {stat(ev, 'abstention_accuracy')}"
+        for k, ev in phases.items()
+    ]
     return f"eval on {report.get('n_eval', '?')} held-out examples (95% intervals)\n  " + "\n  ".join(parts)
 
 
@@ -60,8 +71,10 @@ def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path:
         lines.append("quality gates: " + ", ".join(f"{k}={'pass' if v else 'FAIL'}" for k, v in checks.items()))
     if latest and latest["status"] == "failed":
         good = latest_good(cfg.data_dir)
-        lines.append(f"version {latest['version']} failed its quality gates ({', '.join(latest['failed_gates'])}): kept, marked "
-                     f"failed, not the default ({'the default stays ' + good['version'] if good else 'no good version yet'})")
+        lines.append(
+            f"version {latest['version']} failed its quality gates ({', '.join(latest['failed_gates'])}): kept, marked "
+            f"failed, not the default ({'the default stays ' + good['version'] if good else 'no good version yet'})"
+        )
     run_dir = Path(cfg.data_dir) / "runs" / (latest["version"] if latest else "")
     report_path = run_dir / "eval_report.json"
     if train and report_path.exists():
@@ -71,10 +84,14 @@ def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path:
         lines.append(f"corpus:  {latest['path']}")
     if train and report_path.exists():
         lines.append(f"policy:  {run_dir / 'checkpoint'}")
-        lines.append(f"report:  {run_dir / 'eval_report.md'}  curve: {run_dir / 'reward_curve.png'}  metrics: {run_dir / 'metrics.jsonl'}")
+        lines.append(
+            f"report:  {run_dir / 'eval_report.md'}  curve: {run_dir / 'reward_curve.png'}  metrics: {run_dir / 'metrics.jsonl'}"
+        )
     if log_path is not None:
         lines.append(f"log:     {log_path}  (warnings, trainer and Dagster output)")
     home = os.environ["DAGSTER_HOME"]
-    lines.append(f"dagster: {len(runs)} runs in {home}; UI: DAGSTER_HOME={home} .venv/bin/dagster dev -m assets.definitions")
+    lines.append(
+        f"dagster: {len(runs)} runs in {home}; UI: DAGSTER_HOME={home} .venv/bin/dagster dev -m assets.definitions"
+    )
     lines.append(f"took {time.time() - t0:.1f}s")
     return lines

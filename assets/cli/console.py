@@ -18,8 +18,16 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-LABELS = {"synthesis": "synthesis", "dedup": "dedup", "corpus": "corpus", "eval_before": "eval before",
-          "sft": "SFT", "eval_after_sft": "eval SFT", "grpo": "GRPO", "eval_after_grpo": "eval GRPO"}
+LABELS = {
+    "synthesis": "synthesis",
+    "dedup": "dedup",
+    "corpus": "corpus",
+    "eval_before": "eval before",
+    "sft": "SFT",
+    "eval_after_sft": "eval SFT",
+    "grpo": "GRPO",
+    "eval_after_grpo": "eval GRPO",
+}
 UNITS = {"synthesis": "server", "sft": "step", "grpo": "step"}
 
 
@@ -91,8 +99,15 @@ class Console:
         bar = self._bars.get(phase)
         if bar is None:
             self.close_bars()
-            bar = tqdm(total=max(total, 1), desc=f"{LABELS.get(phase, phase):<11}", unit=UNITS.get(phase, "step"),
-                       file=self.err, leave=True, ncols=self._width(), mininterval=0.5)
+            bar = tqdm(
+                total=max(total, 1),
+                desc=f"{LABELS.get(phase, phase):<11}",
+                unit=UNITS.get(phase, "step"),
+                file=self.err,
+                leave=True,
+                ncols=self._width(),
+                mininterval=0.5,
+            )
             self._bars[phase] = bar
         if metrics:
             bar.set_postfix({k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in metrics.items()}, refresh=False)

@@ -24,14 +24,16 @@ def cmd_corpus_list(a: argparse.Namespace) -> int:
             mark = "  (latest)" if good and v["version"] == good[-1] else ""
             if v["status"] == "failed":
                 mark = f"  FAILED gates: {', '.join(v['failed_gates'])} (kept, never the default)"
-            print(f"{v['version']}  {v['examples']:>6} examples  {v['rejections']:>5} rejections  {', '.join(v['servers'])}{mark}")
+            print(
+                f"{v['version']}  {v['examples']:>6} examples  {v['rejections']:>5} rejections  {', '.join(v['servers'])}{mark}"
+            )
     return 0
 
 
 def cmd_corpus_show(a: argparse.Namespace) -> int:
     # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
-    from pipeline.corpus.store import resolve_version
     from pipeline.corpus.report import show_text
+    from pipeline.corpus.store import resolve_version
 
     p = resolve_version(a.data_dir, a.version)
     m = json.loads((p / "manifest.json").read_text())
@@ -56,7 +58,9 @@ def _count_table(title: str, counts: dict[str, list[int]], a: str, b: str) -> li
 
 def _print_diff(d: dict[str, Any]) -> None:
     print(f"A = {d['a']}\nB = {d['b']}")
-    print(f"examples: {d['examples'][0]} -> {d['examples'][1]}  (+{d['added']} added, -{d['removed']} removed, {d['unchanged']} in both)")
+    print(
+        f"examples: {d['examples'][0]} -> {d['examples'][1]}  (+{d['added']} added, -{d['removed']} removed, {d['unchanged']} in both)"
+    )
     if d["content_hash"][0] == d["content_hash"][1]:
         print("content: identical (same content hash)")
     if d["config_changed"]:
@@ -67,7 +71,10 @@ def _print_diff(d: dict[str, Any]) -> None:
     if d["rejections"]["by_reason"]:
         print()
         print("\n".join(_count_table("rejection reason", d["rejections"]["by_reason"], d["a"], d["b"])))
-    for label, rows, total in (("added", d["added_examples"], d["added"]), ("removed", d["removed_examples"], d["removed"])):
+    for label, rows, total in (
+        ("added", d["added_examples"], d["added"]),
+        ("removed", d["removed_examples"], d["removed"]),
+    ):
         if not total:
             continue
         print(f"\n{label} ({total}{', first ' + str(len(rows)) if len(rows) < total else ''}):")
@@ -91,8 +98,8 @@ def cmd_corpus_diff(a: argparse.Namespace) -> int:
 def cmd_corpus_lint(a: argparse.Namespace) -> int:
     """Lint a corpus version (pipeline/corpus/lint.py): counts per defect with example ids; exit 1 when any."""
     # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
-    from pipeline.corpus.store import resolve_version
     from pipeline.corpus.lint import format_report, lint_version
+    from pipeline.corpus.store import resolve_version
 
     rep = lint_version(resolve_version(a.data_dir, a.version))
     if a.json:
@@ -120,7 +127,9 @@ def register(sub: Any) -> None:
     x.add_argument("--json", action="store_true")
     x.add_argument("--data-dir", default="data")
     x.set_defaults(fn=cmd_corpus_diff)
-    x = cp.add_parser("lint", help="language and grounding defects of a version, per defect with example ids (exit 1 if any)")
+    x = cp.add_parser(
+        "lint", help="language and grounding defects of a version, per defect with example ids (exit 1 if any)"
+    )
     x.add_argument("version", nargs="?", default="latest")
     x.add_argument("--json", action="store_true")
     x.add_argument("--data-dir", default="data")

@@ -24,7 +24,10 @@ def cmd_rejected(a: argparse.Namespace) -> int:
         known = df[col].value_counts(sort=True)
         if wanted not in set(df[col].to_list()):
             listed = ", ".join(f"{k} ({n})" for k, n in known.iter_rows()) or "none: this version has no rejections"
-            print(f"prove rejected: no rejection in {p.name} has {col} {wanted!r}; the {col}s there: {listed}", file=sys.stderr)
+            print(
+                f"prove rejected: no rejection in {p.name} has {col} {wanted!r}; the {col}s there: {listed}",
+                file=sys.stderr,
+            )
             return 1
         df = df.filter(pl.col(col) == wanted)
     if a.json:
@@ -40,8 +43,10 @@ def _print_calls(calls: list[dict[str, Any]], width: int, source: str | None = N
     if not calls:
         print("  calls: none (this record made no tool call)")
         return
-    how = {"dry_run": "the dry run that resolved the chain's values, on a scratch session",
-           "probe": "the probe call the server failed, while sampling its world"}.get(source or "", "as executed and replayed on a fresh session")
+    how = {
+        "dry_run": "the dry run that resolved the chain's values, on a scratch session",
+        "probe": "the probe call the server failed, while sampling its world",
+    }.get(source or "", "as executed and replayed on a fresh session")
     print(f"  calls ({len(calls)}, {how}):")
     for c in calls:
         turn = f"turn {c['turn']}" if c.get("turn") is not None else "turn ?"
@@ -49,7 +54,9 @@ def _print_calls(calls: list[dict[str, Any]], width: int, source: str | None = N
         if c["ok"]:
             print(f"{head}\n         -> ok: {short(c.get('result'), width)}")
         else:
-            note = "" if c.get("reference", True) else "  (a deliberate wrong first attempt, recovered by the next call)"
+            note = (
+                "" if c.get("reference", True) else "  (a deliberate wrong first attempt, recovered by the next call)"
+            )
             print(f"{head}\n         -> ERROR {c.get('error_code')}: {short(c.get('error') or '', width)}{note}")
 
 
@@ -67,7 +74,10 @@ def _print_path(d: dict[str, Any], width: int) -> None:
         tools = " -> ".join(ch.get("tools") or []) or "(no calls)"
         print(f"  chain     {ch.get('chain_id')}  {tools}")
         for i, st in enumerate(ch.get("steps") or []):
-            print(f"            step {i}: {st['name']}({short(st['args'], 100)})" + (f" after {st['depends_on']}" if st["depends_on"] else ""))
+            print(
+                f"            step {i}: {st['name']}({short(st['args'], 100)})"
+                + (f" after {st['depends_on']}" if st["depends_on"] else "")
+            )
     q = d.get("query")
     if q and (q.get("query_id") or q.get("turns")):
         print(f"  query     {q.get('query_id')}  (information level {q.get('info_level')}, persona {q.get('persona')})")
@@ -103,7 +113,10 @@ def cmd_lineage(a: argparse.Namespace) -> int:
 
     d = lineage(a.data_dir, a.id, None if a.version == "latest" else a.version)
     if d is None:
-        print(f"prove: no example or rejection with id {a.id!r} in any corpus version under {a.data_dir}/corpus", file=sys.stderr)
+        print(
+            f"prove: no example or rejection with id {a.id!r} in any corpus version under {a.data_dir}/corpus",
+            file=sys.stderr,
+        )
         return 1
     if a.json:
         print_json(d)
@@ -111,7 +124,9 @@ def cmd_lineage(a: argparse.Namespace) -> int:
     if d["type"] == "rejection":
         _print_rejection(d, a.width)
         return 0
-    print(f"example {d['id']}  (version {d['version']}, {d['kind']}, {d['split']} split, servers {', '.join(d['servers'])})")
+    print(
+        f"example {d['id']}  (version {d['version']}, {d['kind']}, {d['split']} split, servers {', '.join(d['servers'])})"
+    )
     if d["augmentations"]:
         print(f"  augmentations {', '.join(d['augmentations'])}")
     _print_path(d, a.width)
@@ -119,10 +134,15 @@ def cmd_lineage(a: argparse.Namespace) -> int:
     if any(ref):
         print("  reference (what a policy is rewarded for, per user turn):")
         for i, turn in enumerate(ref):
-            print(f"    turn {i}: " + ("; ".join(f"{c['name']}({short(c['arguments'], 80)})" for c in turn) or "(no call: answer or ask)"))
+            print(
+                f"    turn {i}: "
+                + ("; ".join(f"{c['name']}({short(c['arguments'], 80)})" for c in turn) or "(no call: answer or ask)")
+            )
     if d["kind"] in ("multi_turn", "clarification"):
-        print("  accepted: replayed on a fresh session to the same results and final state; passed the error-rate, "
-              "sensitive-provenance and near-duplicate rules")
+        print(
+            "  accepted: replayed on a fresh session to the same results and final state; passed the error-rate, "
+            "sensitive-provenance and near-duplicate rules"
+        )
     else:
         print(f"  accepted: a {d['kind']} example built by augmentation (no tool call to replay)")
     if d.get("related_rejections"):

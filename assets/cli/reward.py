@@ -42,7 +42,10 @@ def cmd_reward(a: argparse.Namespace) -> int:
         from servers.registry import available
 
         if a.server not in available():
-            print(f"prove reward: unknown server {a.server!r}; built-in servers: {', '.join(available())}", file=sys.stderr)
+            print(
+                f"prove reward: unknown server {a.server!r}; built-in servers: {', '.join(available())}",
+                file=sys.stderr,
+            )
             return 2
     cfg = RewardConfig(w_state=a.state_weight or 0.0, per_turn=a.per_turn)
     try:
@@ -56,15 +59,29 @@ def cmd_reward(a: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    x = sub.add_parser("reward", help="score trajectories with the programmatic reward",
-                       description="Score trajectories (JSONL) with the programmatic reward of PAPER.md section 3.",
-                       epilog=FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    x = sub.add_parser(
+        "reward",
+        help="score trajectories with the programmatic reward",
+        description="Score trajectories (JSONL) with the programmatic reward of PAPER.md section 3.",
+        epilog=FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     x.add_argument("file", help="a JSONL file of trajectories (format below)")
-    x.add_argument("--server", help="a built-in server that executes calls without a recorded 'ok' (and for --state-weight)")
-    x.add_argument("--state-weight", type=float, default=0.0, metavar="W",
-                   help="add the final-state match with weight W: the session's state after the calls equals the reference's "
-                        "replayed on a fresh session (per turn with per-turn calls); needs --server")
-    x.add_argument("--per-turn", action="store_true",
-                   help="score a multi-turn trajectory turn by turn and average over user turns "
-                        "(needs 'reference' and 'calls' per turn); otherwise turns are flattened into one trajectory")
+    x.add_argument(
+        "--server", help="a built-in server that executes calls without a recorded 'ok' (and for --state-weight)"
+    )
+    x.add_argument(
+        "--state-weight",
+        type=float,
+        default=0.0,
+        metavar="W",
+        help="add the final-state match with weight W: the session's state after the calls equals the reference's "
+        "replayed on a fresh session (per turn with per-turn calls); needs --server",
+    )
+    x.add_argument(
+        "--per-turn",
+        action="store_true",
+        help="score a multi-turn trajectory turn by turn and average over user turns "
+        "(needs 'reference' and 'calls' per turn); otherwise turns are flattened into one trajectory",
+    )
     x.set_defaults(fn=cmd_reward)

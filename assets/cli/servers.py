@@ -21,14 +21,21 @@ def cmd_servers_list(a: argparse.Namespace) -> int:
             continue
         srv = build(e.name)
         import anyio
-
         from mcp import Client
 
         async def count() -> int:
             async with Client(srv) as c:
                 return len((await c.list_tools()).tools)
 
-        rows.append({"name": e.name, "category": e.category, "tools": anyio.run(count), "paper_tools": e.tools, "description": srv.summary})
+        rows.append(
+            {
+                "name": e.name,
+                "category": e.category,
+                "tools": anyio.run(count),
+                "paper_tools": e.tools,
+                "description": srv.summary,
+            }
+        )
     if a.json:
         print_json({"servers": rows, "total_tools": sum(r["tools"] for r in rows)})
     else:
@@ -43,7 +50,10 @@ def cmd_servers_serve(a: argparse.Namespace) -> int:
     from servers.registry import available, build
 
     if a.name not in available():
-        print(f"prove servers serve: unknown server {a.name!r}; built-in servers: {', '.join(available())}", file=sys.stderr)
+        print(
+            f"prove servers serve: unknown server {a.name!r}; built-in servers: {', '.join(available())}",
+            file=sys.stderr,
+        )
         return 2
     build(a.name, seed=a.seed).serve(a.transport, host=a.host, port=a.port)
     return 0
@@ -51,7 +61,9 @@ def cmd_servers_serve(a: argparse.Namespace) -> int:
 
 def _print_check(r: dict) -> None:
     print(f"{r['name']} ({r['kind']}, isolation {r['isolation']})")
-    print(f"  tools: {len(r.get('tools', []))}, read-only: {len(r.get('read_only_tools', []))}, entities: {r.get('entities', 0)}")
+    print(
+        f"  tools: {len(r.get('tools', []))}, read-only: {len(r.get('read_only_tools', []))}, entities: {r.get('entities', 0)}"
+    )
     kinds = r.get("entity_kinds") or {}
     if kinds:
         print("  entity kinds: " + ", ".join(f"{k} ({n})" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1])))
@@ -110,8 +122,12 @@ def register(sub: Any) -> None:
     x.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     x.add_argument("--host", default="127.0.0.1")
     x.add_argument("--port", type=int, default=8000)
-    x.add_argument("--seed", type=int, default=0,
-                   help="seed of the world a request naming none gets (the corpus's env_seed; default 0)")
+    x.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the world a request naming none gets (the corpus's env_seed; default 0)",
+    )
     x.set_defaults(fn=cmd_servers_serve)
     x = sv.add_parser("check")
     x.add_argument("config", help="YAML/TOML servers file")

@@ -22,7 +22,9 @@ def _views(a: argparse.Namespace) -> int:
     print(f"{path}")
     for n in names:
         print(f"  {n:<12} {counts[n]:>7} rows")
-    print(f"query with: prove sql \"select kind, count(*) from examples group by all\"  (or open {path.name} read-only in duckdb)")
+    print(
+        f'query with: prove sql "select kind, count(*) from examples group by all"  (or open {path.name} read-only in duckdb)'
+    )
     return 0
 
 
@@ -47,12 +49,18 @@ def cmd_sql(a: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    x = sub.add_parser("sql", help="SQL over every corpus version (DuckDB views: examples, rejections, versions); "
-                       "versions that failed their quality gates are left out of examples and rejections unless --include-failed")
+    x = sub.add_parser(
+        "sql",
+        help="SQL over every corpus version (DuckDB views: examples, rejections, versions); "
+        "versions that failed their quality gates are left out of examples and rejections unless --include-failed",
+    )
     x.add_argument("query", nargs="?", help="a SQL query; without one, the views and their row counts")
     x.add_argument("--width", type=int, default=60, help="characters per cell")
-    x.add_argument("--include-failed", action="store_true",
-                   help="let the examples and rejections views read versions that failed their quality gates too")
+    x.add_argument(
+        "--include-failed",
+        action="store_true",
+        help="let the examples and rejections views read versions that failed their quality gates too",
+    )
     x.add_argument("--json", action="store_true")
     x.add_argument("--data-dir", default="data")
     x.set_defaults(fn=cmd_sql)

@@ -32,7 +32,9 @@ def register(sub: Any) -> None:
     x = sub.add_parser("train", help="SFT warm start + GRPO on a corpus version")
     x.add_argument("--corpus")
     x.add_argument("--out")
-    x.add_argument("--config", help="train.yaml (TrainConfig fields; per-model defaults fill the rest, docs/training.md)")
+    x.add_argument(
+        "--config", help="train.yaml (TrainConfig fields; per-model defaults fill the rest, docs/training.md)"
+    )
     x.add_argument("--model")
     x.add_argument("--grpo-steps", type=int)
     x.add_argument("--data-dir", default="data")

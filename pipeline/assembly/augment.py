@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.core.config import AugmentConfig
+from pipeline.core.records import Augmentation, Conversation, Example, Message, RefCall, ToolSpec, stable_hash
 from pipeline.core.speedups import IdentityMemo
 from pipeline.language.offtopic import NO_TOOL_REPLIES, irrelevant_request, near_miss
 from pipeline.language.replies import describe
-from pipeline.core.records import Augmentation, Conversation, Example, Message, RefCall, ToolSpec, stable_hash
 from pipeline.synthesis.simulate import system_prompt
 
 NO_TOOL_REPLY = NO_TOOL_REPLIES[0]
@@ -59,7 +59,9 @@ def _quota(ids: list[str], rate: float, total: int, salt: str) -> set[str]:
     return set(sorted(ids, key=lambda i: stable_hash([salt, i]))[:k])
 
 
-def apply_robustness(convs: list[Example], pool: dict[str, list[ToolSpec]], cfg: AugmentConfig, seed: int) -> list[Example]:
+def apply_robustness(
+    convs: list[Example], pool: dict[str, list[ToolSpec]], cfg: AugmentConfig, seed: int
+) -> list[Example]:
     """Distractors and enum stripping on exact shares of the given examples (in place, tagged)."""
     total = len(convs)
     ids = [c.conversation_id for c in convs]
@@ -84,8 +86,13 @@ def apply_robustness(convs: list[Example], pool: dict[str, list[ToolSpec]], cfg:
             own = {t.name for t in c.tools} | {a.tool for a in augs if a.tool}
             # a near-miss abstention asks for an action (export, print, ...) no offered tool may be named after
             actions = [a.action for a in augs if a.action]
-            others = [t for s, ts in pool.items() if s not in c.servers for t in ts
-                      if t.name not in own and not any(k in t.name.lower() for k in actions)]
+            others = [
+                t
+                for s, ts in pool.items()
+                if s not in c.servers
+                for t in ts
+                if t.name not in own and not any(k in t.name.lower() for k in actions)
+            ]
             if others:
                 k = min(len({t.name for t in others}), rng.randint(cfg.distractor_min, cfg.distractor_max))
                 extra, names = [], set()
@@ -106,26 +113,59 @@ def apply_robustness(convs: list[Example], pool: dict[str, list[ToolSpec]], cfg:
 
 
 def no_tool_reply(server: str, rng: random.Random, off_topic: bool) -> str:
-    extra = (rng.choice(["That question is outside what this service does.", "It's a general question, not something the "
-                         f"{server.replace('_', ' ')} tools cover.", "Happy to help with anything on your "
-                         f"{server.replace('_', ' ')} account, though."]) if off_topic else
-             rng.choice([f"I can only work with the {server.replace('_', ' ')} service here, and it doesn't offer that.",
-                         "You may be able to do it in the app itself.", "Is there something else I can do with your account?"]))
+    extra = (
+        rng.choice(
+            [
+                "That question is outside what this service does.",
+                f"It's a general question, not something the {server.replace('_', ' ')} tools cover.",
+                f"Happy to help with anything on your {server.replace('_', ' ')} account, though.",
+            ]
+        )
+        if off_topic
+        else rng.choice(
+            [
+                f"I can only work with the {server.replace('_', ' ')} service here, and it doesn't offer that.",
+                "You may be able to do it in the app itself.",
+                "Is there something else I can do with your account?",
+            ]
+        )
+    )
     return rng.choice(NO_TOOL_REPLIES).format(extra=extra)
 
 
-def irrelevance_example(server: str, tools: list[ToolSpec], seed: int, rng: random.Random, snapshot_id: str,
-                        avoid: set[str] | None = None) -> Example:
+def irrelevance_example(
+    server: str, tools: list[ToolSpec], seed: int, rng: random.Random, snapshot_id: str, avoid: set[str] | None = None
+) -> Example:
     q = irrelevant_request(rng, avoid if avoid is not None else set())
-    msgs = [Message(role="system", content=system_prompt(server)), Message(role="user", content=q),
-            Message(role="assistant", content=no_tool_reply(server, rng, True))]
+    msgs = [
+        Message(role="system", content=system_prompt(server)),
+        Message(role="user", content=q),
+        Message(role="assistant", content=no_tool_reply(server, rng, True)),
+    ]
     cid = "irr-" + stable_hash([server, q, seed, rng.random()], 14)
-    return Example(conversation_id=cid, kind="irrelevance", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
-                        messages=msgs, tools=tools, reference=[[]], augmentations=[Augmentation.irrelevance()])
+    return Example(
+        conversation_id=cid,
+        kind="irrelevance",
+        server=server,
+        servers=[server],
+        seed=seed,
+        snapshot_id=snapshot_id,
+        messages=msgs,
+        tools=tools,
+        reference=[[]],
+        augmentations=[Augmentation.irrelevance()],
+    )
 
 
-def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed: int, rng: random.Random, snapshot_id: str,
-                       avoid: set[str] | None = None) -> Example:
+def abstention_example(
+    server: str,
+    tools: list[ToolSpec],
+    other: ToolSpec,
+    seed: int,
+    rng: random.Random,
+    snapshot_id: str,
+    avoid: set[str] | None = None,
+) -> Example:
     """A request the offered tools cannot serve: a near miss (an action none of them performs on the things
     they handle) where one is found, else what ``other`` (another server's tool) does."""
     avoid = avoid if avoid is not None else set()
@@ -133,13 +173,28 @@ def abstention_example(server: str, tools: list[ToolSpec], other: ToolSpec, seed
     if miss is not None:
         q, tag = miss[0], Augmentation.abstention_near_miss(miss[1])
     else:
-        q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(d=describe(other))
+        q = rng.choice(["Could you {d}?", "Please {d}.", "I need to {d} today.", "Can you {d} for me?"]).format(
+            d=describe(other)
+        )
         tag = Augmentation.abstention(other.name)
-    msgs = [Message(role="system", content=system_prompt(server)), Message(role="user", content=q),
-            Message(role="assistant", content=no_tool_reply(server, rng, False))]
+    msgs = [
+        Message(role="system", content=system_prompt(server)),
+        Message(role="user", content=q),
+        Message(role="assistant", content=no_tool_reply(server, rng, False)),
+    ]
     cid = "abs-" + stable_hash([server, q, other.name, seed, rng.random()], 14)
-    return Example(conversation_id=cid, kind="abstention", server=server, servers=[server], seed=seed, snapshot_id=snapshot_id,
-                        messages=msgs, tools=tools, reference=[[]], augmentations=[tag])
+    return Example(
+        conversation_id=cid,
+        kind="abstention",
+        server=server,
+        servers=[server],
+        seed=seed,
+        snapshot_id=snapshot_id,
+        messages=msgs,
+        tools=tools,
+        reference=[[]],
+        augmentations=[tag],
+    )
 
 
 def missing_function_variant(conv: Conversation, rng: random.Random) -> Example | None:
@@ -154,19 +209,43 @@ def missing_function_variant(conv: Conversation, rng: random.Random) -> Example 
     if not users:
         return None
     what = describe(hidden)  # "look up the order", never "look up order"
-    reply = rng.choice([f"I can't {what} with the tools I have here, so I haven't done anything yet.",
-                        f"No tool of mine lets me {what}, so I can't do that part.",
-                        f"There's no tool available to me to {what}, so I'll stop before doing anything.",
-                        f"I'm not able to {what}: that capability isn't among the tools offered to me."])
-    reply += " " + rng.choice(["Would you like me to help with something else?", "If that tool can be enabled, I can try again.",
-                               "Is there another way I can help?", "You may need to do that step yourself."])
+    reply = rng.choice(
+        [
+            f"I can't {what} with the tools I have here, so I haven't done anything yet.",
+            f"No tool of mine lets me {what}, so I can't do that part.",
+            f"There's no tool available to me to {what}, so I'll stop before doing anything.",
+            f"I'm not able to {what}: that capability isn't among the tools offered to me.",
+        ]
+    )
+    reply += " " + rng.choice(
+        [
+            "Would you like me to help with something else?",
+            "If that tool can be enabled, I can try again.",
+            "Is there another way I can help?",
+            "You may need to do that step yourself.",
+        ]
+    )
     msgs = [conv.messages[0], users[0], Message(role="assistant", content=reply)]
     tools = [t for t in conv.tools if t.name != first.name]
     cid = "mf-" + stable_hash([conv.conversation_id, first.name], 14)
-    return Example(conversation_id=cid, kind="missing_function", server=conv.server, servers=conv.servers, seed=conv.seed,
-                        snapshot_id=conv.snapshot_id, chain_id=conv.chain_id, query_id=conv.query_id, info_level=conv.info_level,
-                        persona=conv.persona, messages=msgs, tools=tools, reference=[[]],
-                        augmentations=[Augmentation.missing_function(first.name)], parent_id=conv.conversation_id, setup=conv.setup)
+    return Example(
+        conversation_id=cid,
+        kind="missing_function",
+        server=conv.server,
+        servers=conv.servers,
+        seed=conv.seed,
+        snapshot_id=conv.snapshot_id,
+        chain_id=conv.chain_id,
+        query_id=conv.query_id,
+        info_level=conv.info_level,
+        persona=conv.persona,
+        messages=msgs,
+        tools=tools,
+        reference=[[]],
+        augmentations=[Augmentation.missing_function(first.name)],
+        parent_id=conv.conversation_id,
+        setup=conv.setup,
+    )
 
 
 def import_abstention_file(path: str | Path, default_server: str = "external") -> list[Example]:
@@ -194,7 +273,9 @@ def import_abstention_file(path: str | Path, default_server: str = "external") -
         correct = row.get("correct_answer")
         answers = row.get("answers", "[]")
         reply = NO_TOOL_REPLY.format(extra="").strip()
-        if correct is not None:  # When2Call: answers is {category: candidate answer}, correct_answer names the right one
+        if (
+            correct is not None
+        ):  # When2Call: answers is {category: candidate answer}, correct_answer names the right one
             if correct == "tool_call":
                 continue
             if isinstance(answers, dict) and isinstance(answers.get(correct), str) and answers[correct].strip():
@@ -216,16 +297,33 @@ def import_abstention_file(path: str | Path, default_server: str = "external") -
                 if isinstance(t, str):
                     t = json.loads(t)
                 fn = t.get("function", t)
-                tools.append(ToolSpec(name=fn["name"], server=default_server, description=fn.get("description", ""),
-                                      input_schema=fn.get("parameters") or {"type": "object", "properties": {}}))
+                tools.append(
+                    ToolSpec(
+                        name=fn["name"],
+                        server=default_server,
+                        description=fn.get("description", ""),
+                        input_schema=fn.get("parameters") or {"type": "object", "properties": {}},
+                    )
+                )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{p}:{n}: malformed 'tools': {type(exc).__name__}: {exc}") from None
         src = "when2call" if "question" in row else "xlam_irrelevance"
         msgs = [Message(role="user", content=q), Message(role="assistant", content=reply)]
         cid = f"imp-{src}-" + stable_hash([str(p.name), n, q], 12)
-        out.append(Example(conversation_id=cid, kind="abstention", server=default_server, servers=[default_server], seed=0,
-                                snapshot_id=f"import:{p.name}", messages=msgs, tools=tools, reference=[[]],
-                                augmentations=[Augmentation.imported(src)]))
+        out.append(
+            Example(
+                conversation_id=cid,
+                kind="abstention",
+                server=default_server,
+                servers=[default_server],
+                seed=0,
+                snapshot_id=f"import:{p.name}",
+                messages=msgs,
+                tools=tools,
+                reference=[[]],
+                augmentations=[Augmentation.imported(src)],
+            )
+        )
     return out
 
 

@@ -61,16 +61,23 @@ class Composition:
     def kind_counts(self, examples: int, imported: int = 0) -> KindCounts:
         """The no-call kinds at their rates of ``examples``; multi-turn fills the rest (after ``imported``)."""
         a = self.augment
-        n_irr, n_abs, n_mf = (round(a.irrelevance_rate * examples), round(a.abstention_rate * examples),
-                              round(a.missing_function_rate * examples))
+        n_irr, n_abs, n_mf = (
+            round(a.irrelevance_rate * examples),
+            round(a.abstention_rate * examples),
+            round(a.missing_function_rate * examples),
+        )
         return KindCounts(max(0, examples - n_irr - n_abs - n_mf - imported), n_irr, n_abs, n_mf)
 
     @staticmethod
     def scaled(counts: KindCounts, multi_turn: int) -> KindCounts:
         """The same composition for a smaller multi-turn supply: the other kinds scaled down with it."""
         scale = multi_turn / max(1, counts.multi_turn)
-        return KindCounts(multi_turn, round(counts.irrelevance * scale), round(counts.abstention * scale),
-                          round(counts.missing_function * scale))
+        return KindCounts(
+            multi_turn,
+            round(counts.irrelevance * scale),
+            round(counts.abstention * scale),
+            round(counts.missing_function * scale),
+        )
 
     # -- the information levels ----------------------------------------------------------------
     def level_plan(self, n: int, salt: str, generation: bool = False) -> list[str]:
@@ -103,6 +110,12 @@ class Composition:
         """The shares the composition gate checks a corpus against."""
         a, s = self.augment, self.simulate
         total = s.complete + s.missing + s.minimal
-        return {"distractors": a.distractor_rate, "enum_stripped": a.enum_strip_rate, "irrelevance": a.irrelevance_rate,
-                "missing_function": a.missing_function_rate,
-                "info_complete": s.complete / total, "info_missing": s.missing / total, "info_minimal": s.minimal / total}
+        return {
+            "distractors": a.distractor_rate,
+            "enum_stripped": a.enum_strip_rate,
+            "irrelevance": a.irrelevance_rate,
+            "missing_function": a.missing_function_rate,
+            "info_complete": s.complete / total,
+            "info_missing": s.missing / total,
+            "info_minimal": s.minimal / total,
+        }

@@ -106,18 +106,24 @@ class ServerConfig(BaseModel):
                 self.isolation = "process"
         elif self.kind == "http":
             if not self.url or not re.match(r"^https?://", self.url):
-                raise ValueError(f"server {self.name!r}: an http server needs 'url' starting with http:// or https://, got {self.url!r}")
+                raise ValueError(
+                    f"server {self.name!r}: an http server needs 'url' starting with http:// or https://, got {self.url!r}"
+                )
             if self.isolation is None:
                 self.isolation = "none"
             if self.isolation == "process":
-                raise ValueError(f"server {self.name!r}: isolation 'process' needs a stdio server; use 'none' with reset_tool for http")
+                raise ValueError(
+                    f"server {self.name!r}: isolation 'process' needs a stdio server; use 'none' with reset_tool for http"
+                )
         if self.kind != "stdio" and (self.template_dir or self.cwd):
             raise ValueError(f"server {self.name!r}: cwd and template_dir apply to stdio servers only")
         for call in self.setup:
             for ref in _SECRET_REF.findall(json.dumps(call.arguments)):
                 if ref not in self.secrets:
-                    raise ValueError(f"server {self.name!r}: setup call {call.tool} uses ${{secret:{ref}}}, "
-                                     f"but 'secrets' has no {ref!r}")
+                    raise ValueError(
+                        f"server {self.name!r}: setup call {call.tool} uses ${{secret:{ref}}}, "
+                        f"but 'secrets' has no {ref!r}"
+                    )
         return self
 
     @property
@@ -203,7 +209,7 @@ class ChainConfig(StageConfig):
     oversample: float = Field(default=2.0, gt=0)
 
     @model_validator(mode="after")
-    def _range(self) -> "ChainConfig":
+    def _range(self) -> ChainConfig:
         if self.max_len < self.min_len:
             raise ValueError(f"chains.max_len ({self.max_len}) is below chains.min_len ({self.min_len})")
         return self

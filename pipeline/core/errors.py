@@ -32,7 +32,11 @@ def validation_problems(exc: Any) -> list[str]:
         msg = _MESSAGES.get(kind) or str(err.get("msg", "")).removeprefix("Value error, ")
         if msg[:1].isupper() and not msg[:2].isupper():
             msg = msg[0].lower() + msg[1:]
-        got = "" if kind in _MESSAGES or isinstance(err.get("input"), (dict, list)) else f" (got {_shown(err.get('input'))})"
+        got = (
+            ""
+            if kind in _MESSAGES or isinstance(err.get("input"), (dict, list))
+            else f" (got {_shown(err.get('input'))})"
+        )
         out.append(f"{_loc(tuple(err.get('loc', ())))}: {msg}{got}")
     return out
 

@@ -55,7 +55,10 @@ class ToolSpec(BaseModel):
         return [k for k, v in self.properties.items() if isinstance(v, dict) and v.get(SENSITIVE_KEY)]
 
     def to_openai(self) -> dict[str, Any]:
-        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": self.input_schema}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.input_schema},
+        }
 
 
 def schema_hash(tools: list[ToolSpec]) -> str:
@@ -99,13 +102,13 @@ class Snapshot(BaseModel):
     # table -> {"columns": [{name, type, pk}], "rows": [...]}: a database's schema, for tools taking SQL (pipeline.language.sqltext)
     tables: dict[str, dict[str, Any]] = {}
     # the sampled context refreshed every k conversations: probes of the next world seeds
-    refreshes: list["Snapshot"] = []
+    refreshes: list[Snapshot] = []
 
-    def contexts(self) -> list["Snapshot"]:
+    def contexts(self) -> list[Snapshot]:
         """Every sampled context of this probe, the first (this one) included, in order."""
         return [self, *self.refreshes]
 
-    def context(self, snapshot_id: str) -> "Snapshot":
+    def context(self, snapshot_id: str) -> Snapshot:
         """The sampled context a chain or query was written against (this one when unknown)."""
         return next((c for c in self.refreshes if c.snapshot_id == snapshot_id), self)
 
@@ -196,7 +199,14 @@ class Augmentation(str):
     (3, 'get_order')
     """
 
-    KINDS: tuple[str, ...] = ("distractors", "enum_stripped", "irrelevance", "abstention", "missing_function", "imported")
+    KINDS: tuple[str, ...] = (
+        "distractors",
+        "enum_stripped",
+        "irrelevance",
+        "abstention",
+        "missing_function",
+        "imported",
+    )
 
     @classmethod
     def parse(cls, tag: str) -> Augmentation:
@@ -305,8 +315,11 @@ class Message(BaseModel):
     @classmethod
     def calling(cls, call_id: str, name: str, arguments: dict[str, Any]) -> Message:
         """An assistant message making one tool call."""
-        return cls(role="assistant", content=None,
-                   tool_calls=[ToolCall(id=call_id, function=FunctionCall(name=name, arguments=json.dumps(arguments)))])
+        return cls(
+            role="assistant",
+            content=None,
+            tool_calls=[ToolCall(id=call_id, function=FunctionCall(name=name, arguments=json.dumps(arguments)))],
+        )
 
     @model_serializer
     def _wire(self) -> dict[str, Any]:
@@ -399,16 +412,28 @@ def record_type_of(payload: Any) -> RecordType:
     """The record type of a payload that is a record (a model of this module); "none" for no payload."""
     if payload is None:
         return "none"
-    types: dict[type, RecordType] = {Snapshot: "snapshot", DependencyGraph: "graph", Chain: "chain", UserQuery: "query",
-                                     Conversation: "conversation"}  # an Example is a Conversation
+    types: dict[type, RecordType] = {
+        Snapshot: "snapshot",
+        DependencyGraph: "graph",
+        Chain: "chain",
+        UserQuery: "query",
+        Conversation: "conversation",
+    }  # an Example is a Conversation
     for cls, name in types.items():
         if isinstance(payload, cls):
             return name
     raise ValueError(f"a rejected {type(payload).__name__} needs its record_type named")
 
 
-def rejection(stage: str, reason: str, detail: str, server: str | None, upstream: dict[str, str | None], payload: Any = None,
-              record_type: RecordType | None = None) -> Rejection:
+def rejection(
+    stage: str,
+    reason: str,
+    detail: str,
+    server: str | None,
+    upstream: dict[str, str | None],
+    payload: Any = None,
+    record_type: RecordType | None = None,
+) -> Rejection:
     """A rejection of ``payload`` (a record, or plain JSON with its ``record_type`` named) by the stage named
     ``stage`` (a :class:`~pipeline.core.stage_names.StageName`, kept as its plain string)."""
     stage = str(stage)
@@ -418,5 +443,13 @@ def rejection(stage: str, reason: str, detail: str, server: str | None, upstream
     else:
         body = json.dumps(payload, default=str) if payload is not None else ""
     rid = "rej-" + stable_hash([stage, reason, detail, upstream], 14)
-    return Rejection(rejection_id=rid, stage=stage, reason=reason, detail=detail, server=server, upstream=upstream, payload=body,
-                     record_type=kind)
+    return Rejection(
+        rejection_id=rid,
+        stage=stage,
+        reason=reason,
+        detail=detail,
+        server=server,
+        upstream=upstream,
+        payload=body,
+        record_type=kind,
+    )

@@ -19,8 +19,14 @@ MIN_LEN = 3  # shorter values would redact ordinary numbers
 
 class Redactor:
     def __init__(self, values: Iterable[Any] = (), keys: Iterable[str] = ()) -> None:
-        vals = sorted({str(v) for v in values if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) >= MIN_LEN},
-                      key=lambda v: (-len(v), v))
+        vals = sorted(
+            {
+                str(v)
+                for v in values
+                if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) >= MIN_LEN
+            },
+            key=lambda v: (-len(v), v),
+        )
         self.keys = frozenset(keys)
         self.values = tuple(vals)
         alts = "|".join(re.escape(v) for v in vals)

@@ -79,6 +79,8 @@ def usable_tools(cfg: ServerConfig, tools: list[Any]) -> tuple[list[Any], dict[s
     tools = [t.model_copy(update={"read_only": True}) if t.name in allow and not t.read_only else t for t in tools]
     if cfg.isolation == "none" and not cfg.reset_tool:
         keep = [t for t in tools if t.read_only]
-        return keep, {t.name: "writes state but the server has no isolation or reset_tool" for t in tools if not t.read_only}
+        return keep, {
+            t.name: "writes state but the server has no isolation or reset_tool" for t in tools if not t.read_only
+        }
     hidden = {cfg.reset_tool, cfg.state_tool} - {None}
     return [t for t in tools if t.name not in hidden], {n: "the server's reset/state tool" for n in hidden}

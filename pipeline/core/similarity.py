@@ -40,8 +40,14 @@ def reference_shingles(reference: str | Iterable[Iterable[Any]], include_args: b
     ``arguments`` attributes) or as the corpus stores it (the Parquet column's JSON text, or that decoded)."""
     if isinstance(reference, str):
         reference = json.loads(reference)
-    return shingles([(c["name"], c["arguments"]) if isinstance(c, dict) else (c.name, c.arguments) for turn in reference for c in turn],
-                    include_args)
+    return shingles(
+        [
+            (c["name"], c["arguments"]) if isinstance(c, dict) else (c.name, c.arguments)
+            for turn in reference
+            for c in turn
+        ],
+        include_args,
+    )
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
@@ -95,7 +101,9 @@ class NearDuplicates:
         (``prefix``: its :meth:`prefix`, if the caller has it)."""
         t, n = self.threshold, len(sh)
         out = []
-        for cand in sorted({k for tok in (prefix if prefix is not None else self.prefix(sh)) for k in self._index.get(tok, ())}):
+        for cand in sorted(
+            {k for tok in (prefix if prefix is not None else self.prefix(sh)) for k in self._index.get(tok, ())}
+        ):
             other = self._sets[cand]
             if _sizes_allow(n, len(other), t):  # else no need to intersect
                 j = jaccard(sh, other)

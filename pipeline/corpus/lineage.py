@@ -27,8 +27,14 @@ def _calls(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each executed (and replay-checked) call with its result or its error."""
     out = []
     for i, t in enumerate(trace):
-        c = {"index": i, "turn": t.get("turn"), "name": t.get("name"), "arguments": t.get("arguments", {}), "ok": bool(t.get("ok")),
-             "reference": t.get("reference", True)}
+        c = {
+            "index": i,
+            "turn": t.get("turn"),
+            "name": t.get("name"),
+            "arguments": t.get("arguments", {}),
+            "ok": bool(t.get("ok")),
+            "reference": t.get("reference", True),
+        }
         if t.get("ok"):
             c["result"] = t.get("result")
         else:
@@ -51,35 +57,62 @@ def _payload_path(kind: str, body: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"record": kind}
     if kind == "chain":
         out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
-        out["chain"] = {"chain_id": body.get("chain_id"), "graph_id": body.get("graph_id"),
-                        "tools": [s["name"] for s in body.get("steps", [])],
-                        "steps": [{"name": s["name"], "args": {k: (f"step {v.get('step')}.{v.get('field')}" if v.get("kind") == "step" else v.get("value"))
-                                                               for k, v in (s.get("args") or {}).items()}, "depends_on": s.get("depends_on", [])}
-                                  for s in body.get("steps", [])]}
+        out["chain"] = {
+            "chain_id": body.get("chain_id"),
+            "graph_id": body.get("graph_id"),
+            "tools": [s["name"] for s in body.get("steps", [])],
+            "steps": [
+                {
+                    "name": s["name"],
+                    "args": {
+                        k: (f"step {v.get('step')}.{v.get('field')}" if v.get("kind") == "step" else v.get("value"))
+                        for k, v in (s.get("args") or {}).items()
+                    },
+                    "depends_on": s.get("depends_on", []),
+                }
+                for s in body.get("steps", [])
+            ],
+        }
         if body.get("dry_run"):  # a chain rejected at the query stage: the calls of its dry run
             out["calls"] = _calls(body["dry_run"])
             out["calls_from"] = "dry_run"
     elif kind == "query":
         out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
         out["chain"] = {"chain_id": body.get("chain_id")}
-        out["query"] = {"query_id": body.get("query_id"), "info_level": body.get("info_level"), "persona": body.get("persona"),
-                        "turns": body.get("turns", []), "withheld": body.get("withheld", {})}
+        out["query"] = {
+            "query_id": body.get("query_id"),
+            "info_level": body.get("info_level"),
+            "persona": body.get("persona"),
+            "turns": body.get("turns", []),
+            "withheld": body.get("withheld", {}),
+        }
     elif kind == "conversation":
         out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
         out["chain"] = {"chain_id": body.get("chain_id"), "tools": _chain_tools(body.get("reference") or [])}
-        out["query"] = {"query_id": body.get("query_id"), "info_level": body.get("info_level"), "persona": body.get("persona"),
-                        "turns": _user_turns(body.get("messages") or [])}
-        out["conversation"] = {"conversation_id": body.get("conversation_id"), "kind": body.get("kind"), "outcomes": body.get("outcomes", []),
-                               "final_state_hash": body.get("final_state_hash")}
+        out["query"] = {
+            "query_id": body.get("query_id"),
+            "info_level": body.get("info_level"),
+            "persona": body.get("persona"),
+            "turns": _user_turns(body.get("messages") or []),
+        }
+        out["conversation"] = {
+            "conversation_id": body.get("conversation_id"),
+            "kind": body.get("kind"),
+            "outcomes": body.get("outcomes", []),
+            "final_state_hash": body.get("final_state_hash"),
+        }
         out["calls"] = _calls(body.get("trace") or [])
     elif kind == "probe_call":  # a probe call on which the server crashed or hung
         out["calls"] = _calls([body])
         out["calls_from"] = "probe"
     elif kind == "graph":
         out["snapshot"] = {"snapshot_id": body.get("snapshot_id")}
-        out["graph"] = {"graph_id": body.get("graph_id"), "tools": len(body.get("tools", [])),
-                        "confirmed_edges": sum(1 for e in body.get("edges", []) if e.get("confirmed")),
-                        "unchainable": body.get("unchainable", {})}
+        out["graph"] = {
+            "graph_id": body.get("graph_id"),
+            "tools": len(body.get("tools", [])),
+            "confirmed_edges": sum(1 for e in body.get("edges", []) if e.get("confirmed")),
+            "unchainable": body.get("unchainable", {}),
+        }
     return out
 
 
@@ -96,9 +129,15 @@ def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
         r = hit.row(0, named=True)
         body = _loads(r["payload"], None)
         kind = r.get("record_type") or "none"  # a version written before rejections named their record type: none
-        out = {"type": "rejection", "version": path.name, "id": r["rejection_id"], "server": r["server"],
-               "rule": {"stage": r["stage"], "reason": r["reason"], "detail": r["detail"]},
-               "upstream": _loads(r["upstream"], {}), **_payload_path(kind, body or {})}
+        out = {
+            "type": "rejection",
+            "version": path.name,
+            "id": r["rejection_id"],
+            "server": r["server"],
+            "rule": {"stage": r["stage"], "reason": r["reason"], "detail": r["detail"]},
+            "upstream": _loads(r["upstream"], {}),
+            **_payload_path(kind, body or {}),
+        }
         if "calls" in out:
             out["failing_calls"] = [c["index"] for c in out["calls"] if not c["ok"]]
         return out
@@ -108,15 +147,32 @@ def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
         return None
     e = hit.row(0, named=True)
     reference = _loads(e["reference"], [])
-    out = {"type": "example", "version": path.name, "id": e["example_id"], "server": e["server"], "servers": e["servers"],
-           "kind": e["kind"], "split": e["split"], "augmentations": e["augmentations"],
-           "snapshot": {"snapshot_id": e["snapshot_id"], "seed": e["env_seed"]},
-           "chain": {"chain_id": e["chain_id"], "tools": _chain_tools(reference)},
-           "query": {"query_id": e["query_id"], "info_level": e["info_level"], "persona": e["persona"],
-                     "turns": _user_turns(_loads(e["messages"], []))},
-           "conversation": {"conversation_id": e["conversation_id"], "parent_id": e["parent_id"], "outcomes": e["outcomes"],
-                            "final_state_hash": e["final_state_hash"]},
-           "reference": reference, "calls": _calls(_loads(e["trace"], []))}
+    out = {
+        "type": "example",
+        "version": path.name,
+        "id": e["example_id"],
+        "server": e["server"],
+        "servers": e["servers"],
+        "kind": e["kind"],
+        "split": e["split"],
+        "augmentations": e["augmentations"],
+        "snapshot": {"snapshot_id": e["snapshot_id"], "seed": e["env_seed"]},
+        "chain": {"chain_id": e["chain_id"], "tools": _chain_tools(reference)},
+        "query": {
+            "query_id": e["query_id"],
+            "info_level": e["info_level"],
+            "persona": e["persona"],
+            "turns": _user_turns(_loads(e["messages"], [])),
+        },
+        "conversation": {
+            "conversation_id": e["conversation_id"],
+            "parent_id": e["parent_id"],
+            "outcomes": e["outcomes"],
+            "final_state_hash": e["final_state_hash"],
+        },
+        "reference": reference,
+        "calls": _calls(_loads(e["trace"], [])),
+    }
     # rejections of records on the same path (another query or conversation of the same chain, say)
     keys = {k: v for k, v in (("chain_id", e["chain_id"]), ("conversation_id", e["parent_id"])) if v}
     related = []
@@ -161,19 +217,39 @@ def rejection_samples(rejections: list[Any], per_reason: int = 5, redactor: Any 
         for r in by[rule][:per_reason]:
             failing = next((c for c in rejection_calls(r.payload, r.record_type) if not c.get("ok")), None)
             detail = redactor.text(r.detail) if redactor is not None else r.detail
-            rows.append({"rejection_id": r.rejection_id, "rule": rule, "server": r.server or "",
-                         "failing_call": _call_text(failing, redactor) if failing else "", "detail": detail[:200]})
+            rows.append(
+                {
+                    "rejection_id": r.rejection_id,
+                    "rule": rule,
+                    "server": r.server or "",
+                    "failing_call": _call_text(failing, redactor) if failing else "",
+                    "detail": detail[:200],
+                }
+            )
     return rows
 
 
 def samples_markdown(rows: list[dict[str, Any]], total_by_rule: dict[str, int]) -> str:
     """The samples as one markdown table per rule, with how to see the rest."""
+
     def cell(v: str) -> str:
         return v.replace("|", "\\|").replace("\n", " ")
 
-    out = ["Sample rejections per rule. See any one in full (snapshot, chain, query, every call with its "
-           "result or error, the rule) with `prove lineage <rejection_id>`; all of them with `prove rejected --reason REASON`."]
+    out = [
+        "Sample rejections per rule. See any one in full (snapshot, chain, query, every call with its "
+        "result or error, the rule) with `prove lineage <rejection_id>`; all of them with `prove rejected --reason REASON`."
+    ]
     for rule in dict.fromkeys(r["rule"] for r in rows):
-        out += ["", f"### {rule} ({total_by_rule.get(rule, 0)} in all)", "", "| rejection_id | server | failing call | detail |", "|---|---|---|---|"]
-        out += [f"| `{r['rejection_id']}` | {r['server']} | {cell(r['failing_call'])} | {cell(r['detail'])} |" for r in rows if r["rule"] == rule]
+        out += [
+            "",
+            f"### {rule} ({total_by_rule.get(rule, 0)} in all)",
+            "",
+            "| rejection_id | server | failing call | detail |",
+            "|---|---|---|---|",
+        ]
+        out += [
+            f"| `{r['rejection_id']}` | {r['server']} | {cell(r['failing_call'])} | {cell(r['detail'])} |"
+            for r in rows
+            if r["rule"] == rule
+        ]
     return "\n".join(out)

@@ -41,20 +41,64 @@ from typing import Any
 import polars as pl
 
 from pipeline.core.config import BuildConfig, LintConfig, QueryConfig
-from pipeline.language.lexicon import intent_of, is_plural, words
-from pipeline.language.phrasing import JSONISH, PLACEHOLDER, QUOTED, SENTENCE, SNAKE, WORD, description_grams, mentions, ngrams, stutter
 from pipeline.core.records import TOOL_KINDS
 from pipeline.corpus.store import read_examples
+from pipeline.language.lexicon import intent_of, is_plural, words
+from pipeline.language.phrasing import (
+    JSONISH,
+    PLACEHOLDER,
+    QUOTED,
+    SENTENCE,
+    SNAKE,
+    WORD,
+    description_grams,
+    mentions,
+    ngrams,
+    stutter,
+)
 from pipeline.language.sqltext import say
 
 DECIMAL_COUNT = re.compile(r"\b\d+\.\d+ ([a-z]+)\b")
 ONE_OF = re.compile(r"(?<![\d.,])\b1 ([a-z]+)\b")
-MASK = [(re.compile(r'"[^"]*"'), "<text>"), (re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b"), "<id>"), (re.compile(r"\S+@\S+"), "<email>"),
-        (re.compile(r"(?<!\w)/[\w./-]+"), "<path>"), (re.compile(r"\d[\d.,:]*"), "<n>"), (re.compile(r"\([^)]*\)"), "")]
-UNITS = {"hours", "minutes", "days", "seconds", "km", "kg", "years", "weeks", "months", "points", "stars", "percent", "nights"}
-DEFECTS = ("description_paste", "raw_json", "parameter_name", "placeholder", "repeated_sentence", "repeated_phrase", "non_integer_count", "plural_mismatch",
-           "unnamed_write", "invented_write_value", "clarification_mismatch", "duplicate_no_call_request", "distinct_frames",
-           "unique_openings")
+MASK = [
+    (re.compile(r'"[^"]*"'), "<text>"),
+    (re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b"), "<id>"),
+    (re.compile(r"\S+@\S+"), "<email>"),
+    (re.compile(r"(?<!\w)/[\w./-]+"), "<path>"),
+    (re.compile(r"\d[\d.,:]*"), "<n>"),
+    (re.compile(r"\([^)]*\)"), ""),
+]
+UNITS = {
+    "hours",
+    "minutes",
+    "days",
+    "seconds",
+    "km",
+    "kg",
+    "years",
+    "weeks",
+    "months",
+    "points",
+    "stars",
+    "percent",
+    "nights",
+}
+DEFECTS = (
+    "description_paste",
+    "raw_json",
+    "parameter_name",
+    "placeholder",
+    "repeated_sentence",
+    "repeated_phrase",
+    "non_integer_count",
+    "plural_mismatch",
+    "unnamed_write",
+    "invented_write_value",
+    "clarification_mismatch",
+    "duplicate_no_call_request",
+    "distinct_frames",
+    "unique_openings",
+)
 
 
 @dataclass
@@ -74,8 +118,13 @@ class LintReport:
         return not any(self.counts.values())
 
     def as_dict(self) -> dict[str, Any]:
-        return {"examples": self.examples, "passed": self.passed, "counts": dict(self.counts), "samples": dict(self.samples),
-                "metrics": self.metrics}
+        return {
+            "examples": self.examples,
+            "passed": self.passed,
+            "counts": dict(self.counts),
+            "samples": dict(self.samples),
+            "metrics": self.metrics,
+        }
 
 
 def frame_of(text: str, vocab: set[str] | frozenset[str] = frozenset()) -> str:
@@ -96,7 +145,11 @@ def tool_vocab(tools: list[dict[str, Any]]) -> set[str]:
     out: set[str] = set()
     for t in tools:
         fn = t.get("function", t)
-        out.update(_tool_words(fn["name"], fn.get("description") or "", tuple((fn.get("parameters") or {}).get("properties") or {})))
+        out.update(
+            _tool_words(
+                fn["name"], fn.get("description") or "", tuple((fn.get("parameters") or {}).get("properties") or {})
+            )
+        )
     return out
 
 
@@ -147,7 +200,6 @@ class _Results:
         self.raw.append(content)
         self._seen = None
 
-
     def vals(self) -> list[dict[str, set[str]]]:
         while len(self._vals) < len(self.raw):
             content = self.raw[len(self._vals)]
@@ -156,7 +208,9 @@ class _Results:
             except (TypeError, ValueError):
                 data = content
             vals: dict[str, set[str]] = {}
-            if not (isinstance(data, dict) and "error" in data and set(data) <= {"error", "message"}):  # a failed call singles nothing out
+            if not (
+                isinstance(data, dict) and "error" in data and set(data) <= {"error", "message"}
+            ):  # a failed call singles nothing out
                 _values_by_key(data, vals)
             self._vals.append(vals)
         return self._vals
@@ -188,7 +242,9 @@ class ToolList:
     vocab: set[str]  # :func:`tool_vocab`
 
 
-_ITEM_SEP = ', {"type": "function", '  # between two items of a tools column value (``pipeline.core.speedups.ToolsJson``)
+_ITEM_SEP = (
+    ', {"type": "function", '  # between two items of a tools column value (``pipeline.core.speedups.ToolsJson``)
+)
 
 
 def tool_items(tools_json: str) -> list[str] | None:
@@ -235,7 +291,9 @@ class Linter:
         if out is None:
             tools = self.tools(tools_json)
             names, by_name = _tool_facts(tools)
-            descs = [description_grams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()]
+            descs = [
+                description_grams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()
+            ]
             out = self._lists[tools_json] = ToolList(names, by_name, descs, tool_vocab(tools))
         return out
 
@@ -271,8 +329,11 @@ class Linter:
             if len(sents) != len(set(sents)):
                 rep.add("repeated_sentence", eid, text)
             if m["role"] == "assistant":
-                dec = [m.group(1) for m in DECIMAL_COUNT.finditer(text) if m.group(1) not in UNITS and is_plural(m.group(1))
-                       and not any(m.group(0) in t for t in quoted)]  # a tool's own words quoted back ("442.85 exceeds") count nothing
+                dec = [
+                    m.group(1)
+                    for m in DECIMAL_COUNT.finditer(text)
+                    if m.group(1) not in UNITS and is_plural(m.group(1)) and not any(m.group(0) in t for t in quoted)
+                ]  # a tool's own words quoted back ("442.85 exceeds") count nothing
                 if dec:
                     rep.add("non_integer_count", eid, text)
                 if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
@@ -282,8 +343,14 @@ class Linter:
         if row["kind"] == "clarification":
             self.clarification(eid, msgs, json.loads(row["reference"]), rep)
 
-    def writes(self, eid: str, msgs: list[dict[str, Any]], by_name: dict[str, dict[str, Any]], reference: list[list[dict[str, Any]]],
-               rep: LintReport) -> None:
+    def writes(
+        self,
+        eid: str,
+        msgs: list[dict[str, Any]],
+        by_name: dict[str, dict[str, Any]],
+        reference: list[list[dict[str, Any]]],
+        rep: LintReport,
+    ) -> None:
         """Check the reference's writing calls in order (a recovery demonstration's wrong attempt is not one of them)."""
         flat = [(c["name"], c["arguments"]) for turn in reference for c in turn]
         at = 0
@@ -301,12 +368,22 @@ class Linter:
                         continue
                     at += 1
                     ro = self.read_only.get(name)
-                    if ro if ro is not None else intent_of(name, False).read:  # a version without annotations: judged by the name
+                    if (
+                        ro if ro is not None else intent_of(name, False).read
+                    ):  # a version without annotations: judged by the name
                         continue
                     self.check_write(eid, name, args, by_name.get(name, {}), " \n ".join(said), results, rep)
 
-    def check_write(self, eid: str, name: str, args: dict[str, Any], fn: dict[str, Any], said: str,
-                    results: _Results, rep: LintReport) -> None:
+    def check_write(
+        self,
+        eid: str,
+        name: str,
+        args: dict[str, Any],
+        fn: dict[str, Any],
+        said: str,
+        results: _Results,
+        rep: LintReport,
+    ) -> None:
         required = set((fn.get("parameters") or {}).get("required") or [])
         for p, v in args.items():
             if isinstance(v, bool) or v in (None, "", [], {}):
@@ -314,28 +391,44 @@ class Linter:
             if p.endswith(("_id", "_ids")):
                 vals = [str(x) for x in v] if isinstance(v, list) else [str(v)]
                 for x in vals:
-                    if not mentions(said, x, self.ref) and not _singled_out(results.vals(), p if not p.endswith("_ids") else p[:-1], x):
+                    if not mentions(said, x, self.ref) and not _singled_out(
+                        results.vals(), p if not p.endswith("_ids") else p[:-1], x
+                    ):
                         rep.add("unnamed_write", eid, f"{name}({p}={x})")
             elif p in required and not mentions(said, v, self.ref) and not _sql_said(said, v):
                 seen = results.seen()
                 flat = [str(x) for x in v] if isinstance(v, list) else [str(v)]
-                if not all(x in seen or (isinstance(v, (int, float)) and str(v).rstrip("0").rstrip(".") in seen) for x in flat):
+                if not all(
+                    x in seen or (isinstance(v, (int, float)) and str(v).rstrip("0").rstrip(".") in seen) for x in flat
+                ):
                     rep.add("invented_write_value", eid, f"{name}({p}={v!r})")
 
-    def clarification(self, eid: str, msgs: list[dict[str, Any]], reference: list[list[dict[str, Any]]], rep: LintReport) -> None:
+    def clarification(
+        self, eid: str, msgs: list[dict[str, Any]], reference: list[list[dict[str, Any]]], rep: LintReport
+    ) -> None:
         users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
         first = next((c for turn in reference for c in turn), None)
-        if len(users) < 2 or first is None or msgs[users[0] + 1]["role"] != "assistant" or msgs[users[0] + 1].get("tool_calls"):
+        if (
+            len(users) < 2
+            or first is None
+            or msgs[users[0] + 1]["role"] != "assistant"
+            or msgs[users[0] + 1].get("tool_calls")
+        ):
             rep.add("clarification_mismatch", eid, "no question before the first call")
             return
         question, answer = msgs[users[0] + 1]["content"].lower(), msgs[users[1]]["content"]
-        asked = [p for p, v in first["arguments"].items() if mentions(answer, v, self.ref) and not isinstance(v, bool)
-                 and words(p).lower().split(" ")[-1] in question]
+        asked = [
+            p
+            for p, v in first["arguments"].items()
+            if mentions(answer, v, self.ref) and not isinstance(v, bool) and words(p).lower().split(" ")[-1] in question
+        ]
         if not asked:
             rep.add("clarification_mismatch", eid, f"question {question!r} / answer {answer!r}")
 
 
-def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict[str, bool] | None = None) -> LintReport:
+def lint_frame(
+    df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict[str, bool] | None = None
+) -> LintReport:
     """Lint the examples of a corpus (``read_only``: tool name -> read-only, from the manifest)."""
     cfg = cfg or BuildConfig.model_construct()
     lcfg = getattr(cfg, "lint", None) or LintConfig()
@@ -364,7 +457,11 @@ def lint_frame(df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict
                 rep.add("duplicate_no_call_request", row["example_id"], users[0])
     distinct = len(set(frames)) / max(1, len(frames))
     unique = sum(openings_all[opening(u)] == 1 for _, u in tool_turns) / max(1, len(tool_turns))
-    rep.metrics = {"distinct_frames": round(distinct, 4), "unique_openings": round(unique, 4), "tool_user_turns": len(tool_turns)}
+    rep.metrics = {
+        "distinct_frames": round(distinct, 4),
+        "unique_openings": round(unique, 4),
+        "tool_user_turns": len(tool_turns),
+    }
     if frames and distinct < lcfg.min_distinct_frames:
         rep.add("distinct_frames", "corpus", f"{distinct:.3f} < {lcfg.min_distinct_frames}")
     if tool_turns and unique < lcfg.min_unique_openings:
@@ -392,7 +489,9 @@ def lint_version(path: str | Path) -> LintReport:
 
 def format_report(rep: LintReport) -> str:
     lines = [f"{rep.examples} examples: " + ("no defects" if rep.passed else f"{sum(rep.counts.values())} defects")]
-    lines.append(f"  distinct request frames {rep.metrics.get('distinct_frames')}, unique openings {rep.metrics.get('unique_openings')}")
+    lines.append(
+        f"  distinct request frames {rep.metrics.get('distinct_frames')}, unique openings {rep.metrics.get('unique_openings')}"
+    )
     for d in DEFECTS:
         lines.append(f"  {d:<28} {rep.counts[d]}")
         for s in rep.samples.get(d, []):

@@ -58,10 +58,16 @@ def rejections_png(by_stage_reason: dict[str, int], path: Path | str) -> Path:
 
 def show_text(manifest: dict[str, Any]) -> str:
     comp = manifest["composition"]
-    lines = [f"corpus {manifest['version']}  ({manifest['created_at']})", f"examples: {comp['examples']}  splits: {comp['by_split']}", ""]
+    lines = [
+        f"corpus {manifest['version']}  ({manifest['created_at']})",
+        f"examples: {comp['examples']}  splits: {comp['by_split']}",
+        "",
+    ]
     lines.append("composition (share / target / ok):")
     for k, t in comp["targets"].items():
-        lines.append(f"  {k:<15} {comp['shares'][k]:>6.1%} / {t:>4.0%} / {'ok' if comp['within_tolerance'][k] else 'OFF'}")
+        lines.append(
+            f"  {k:<15} {comp['shares'][k]:>6.1%} / {t:>4.0%} / {'ok' if comp['within_tolerance'][k] else 'OFF'}"
+        )
     lines.append("by kind:   " + json.dumps(comp["by_kind"]))
     lines.append("by server: " + json.dumps(comp["by_server"]))
     left_out = [s for s in (manifest.get("config") or {}).get("servers", []) if not comp["by_server"].get(s)]

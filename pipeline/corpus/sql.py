@@ -66,21 +66,38 @@ def view_sql(data_dir: str | Path, include_failed: bool = False) -> dict[str, st
     (``examples`` and ``rejections`` leave out versions that failed their gates unless ``include_failed``)."""
     versions = list_versions(data_dir)
     read = [v for v in versions if include_failed or v["status"] != "failed"]
-    ex = [(v["version"], Path(v["path"]) / f) for v in read for f in ("train.parquet", "eval.parquet") if (Path(v["path"]) / f).exists()]
-    rj = [(v["version"], Path(v["path"]) / "rejections.parquet") for v in read if (Path(v["path"]) / "rejections.parquet").exists()]
+    ex = [
+        (v["version"], Path(v["path"]) / f)
+        for v in read
+        for f in ("train.parquet", "eval.parquet")
+        if (Path(v["path"]) / f).exists()
+    ]
+    rj = [
+        (v["version"], Path(v["path"]) / "rejections.parquet")
+        for v in read
+        if (Path(v["path"]) / "rejections.parquet").exists()
+    ]
     rows = []
     for v in versions:
         m = json.loads((Path(v["path"]) / "manifest.json").read_text())
-        rows.append(f"({_quote(v['version'])}, {_quote(str(m.get('created_at') or ''))}, {_quote(str(m.get('content_hash') or ''))}, "
-                    f"{int(v['examples'])}, {int(v['rejections'])}, {_quote(str(Path(v['path']).resolve()))}, {_quote(v['status'])})")
+        rows.append(
+            f"({_quote(v['version'])}, {_quote(str(m.get('created_at') or ''))}, {_quote(str(m.get('content_hash') or ''))}, "
+            f"{int(v['examples'])}, {int(v['rejections'])}, {_quote(str(Path(v['path']).resolve()))}, {_quote(v['status'])})"
+        )
     cols = "version, created_at, content_hash, examples, rejections, path, status"
     if rows:
         versions_sql = f"SELECT * FROM (VALUES {', '.join(rows)}) AS t({cols})"
     else:
-        versions_sql = ("SELECT CAST(NULL AS VARCHAR) AS version, CAST(NULL AS VARCHAR) AS created_at, CAST(NULL AS VARCHAR) AS content_hash, "
-                        "CAST(NULL AS BIGINT) AS examples, CAST(NULL AS BIGINT) AS rejections, CAST(NULL AS VARCHAR) AS path, "
-                        "CAST(NULL AS VARCHAR) AS status WHERE false")
-    return {"examples": _union(ex, EXAMPLE_SCHEMA), "rejections": _union(rj, REJECTION_SCHEMA), "versions": versions_sql}
+        versions_sql = (
+            "SELECT CAST(NULL AS VARCHAR) AS version, CAST(NULL AS VARCHAR) AS created_at, CAST(NULL AS VARCHAR) AS content_hash, "
+            "CAST(NULL AS BIGINT) AS examples, CAST(NULL AS BIGINT) AS rejections, CAST(NULL AS VARCHAR) AS path, "
+            "CAST(NULL AS VARCHAR) AS status WHERE false"
+        )
+    return {
+        "examples": _union(ex, EXAMPLE_SCHEMA),
+        "rejections": _union(rj, REJECTION_SCHEMA),
+        "versions": versions_sql,
+    }
 
 
 def refresh(data_dir: str | Path) -> Path:
@@ -105,7 +122,9 @@ def refresh(data_dir: str | Path) -> Path:
     return target
 
 
-def connect(data_dir: str | Path, refresh_first: bool = True, include_failed: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(
+    data_dir: str | Path, refresh_first: bool = True, include_failed: bool = False
+) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the views (rebuilt first unless ``refresh_first`` is false); with
     ``include_failed``, an in-memory database whose views also read the versions that failed their gates."""
     if include_failed:
@@ -117,7 +136,9 @@ def connect(data_dir: str | Path, refresh_first: bool = True, include_failed: bo
     return duckdb.connect(str(path), read_only=True)
 
 
-def query(data_dir: str | Path, sql: str, refresh_first: bool = True, include_failed: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
+def query(
+    data_dir: str | Path, sql: str, refresh_first: bool = True, include_failed: bool = False
+) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Column names and rows of one query over the views."""
     con = connect(data_dir, refresh_first, include_failed)
     try:

@@ -26,8 +26,8 @@ import polars as pl
 from pipeline.assembly.augment import ref_to_json
 from pipeline.core.composition import Composition
 from pipeline.core.config import BuildConfig
-from pipeline.core.speedups import ToolsJson
 from pipeline.core.records import TOOL_KINDS, Augmentation, Conversation, Example, Rejection, messages_json, stable_hash
+from pipeline.core.speedups import ToolsJson
 from pipeline.core.storage import atomic_dir, atomic_write_json, atomic_write_text
 from pipeline.corpus.report import composition_png
 
@@ -36,21 +36,46 @@ GATES_DIR = "gates"
 CHECKED_GATES = ("corpus_nonempty_per_server", "corpus_no_near_duplicates", "corpus_composition", "corpus_lint")
 
 
-
 def targets_of(cfg: BuildConfig) -> dict[str, float]:
     """The composition the build was configured for (the paper's by default): :meth:`Composition.targets`."""
     return Composition.of(cfg).targets()
 
 
 EXAMPLE_SCHEMA = {
-    "example_id": pl.Utf8, "kind": pl.Utf8, "server": pl.Utf8, "servers": pl.List(pl.Utf8), "env_seed": pl.Int64,
-    "messages": pl.Utf8, "tools": pl.Utf8, "reference": pl.Utf8, "augmentations": pl.List(pl.Utf8), "split": pl.Utf8,
-    "conversation_id": pl.Utf8, "chain_id": pl.Utf8, "snapshot_id": pl.Utf8, "query_id": pl.Utf8, "parent_id": pl.Utf8,
-    "info_level": pl.Utf8, "persona": pl.Utf8, "n_calls": pl.Int64, "chain_length": pl.Int64, "outcomes": pl.List(pl.Utf8),
-    "trace": pl.Utf8, "final_state_hash": pl.Utf8, "setup": pl.Utf8,
+    "example_id": pl.Utf8,
+    "kind": pl.Utf8,
+    "server": pl.Utf8,
+    "servers": pl.List(pl.Utf8),
+    "env_seed": pl.Int64,
+    "messages": pl.Utf8,
+    "tools": pl.Utf8,
+    "reference": pl.Utf8,
+    "augmentations": pl.List(pl.Utf8),
+    "split": pl.Utf8,
+    "conversation_id": pl.Utf8,
+    "chain_id": pl.Utf8,
+    "snapshot_id": pl.Utf8,
+    "query_id": pl.Utf8,
+    "parent_id": pl.Utf8,
+    "info_level": pl.Utf8,
+    "persona": pl.Utf8,
+    "n_calls": pl.Int64,
+    "chain_length": pl.Int64,
+    "outcomes": pl.List(pl.Utf8),
+    "trace": pl.Utf8,
+    "final_state_hash": pl.Utf8,
+    "setup": pl.Utf8,
 }
-REJECTION_SCHEMA = {"rejection_id": pl.Utf8, "stage": pl.Utf8, "reason": pl.Utf8, "detail": pl.Utf8, "server": pl.Utf8,
-                    "upstream": pl.Utf8, "payload": pl.Utf8, "record_type": pl.Utf8}
+REJECTION_SCHEMA = {
+    "rejection_id": pl.Utf8,
+    "stage": pl.Utf8,
+    "reason": pl.Utf8,
+    "detail": pl.Utf8,
+    "server": pl.Utf8,
+    "upstream": pl.Utf8,
+    "payload": pl.Utf8,
+    "record_type": pl.Utf8,
+}
 
 
 def corpus_root(data_dir: str | Path) -> Path:
@@ -114,13 +139,29 @@ def example_row(c: Example, eval_fraction: float, tools_json: ToolsJson | None =
     n_calls = sum(len(t) for t in c.reference)
     tools = (tools_json if tools_json is not None else ToolsJson())(c.tools)
     return {
-        "example_id": eid, "kind": c.kind, "server": c.server, "servers": list(c.servers), "env_seed": c.seed,
-        "messages": json.dumps(messages_json(c.messages), default=str), "tools": tools,
-        "reference": ref_to_json(c.reference), "augmentations": list(c.augmentations), "split": "train",  # assign_splits decides
-        "conversation_id": c.conversation_id, "chain_id": c.chain_id, "snapshot_id": c.snapshot_id, "query_id": c.query_id,
-        "parent_id": c.parent_id, "info_level": c.info_level, "persona": c.persona, "n_calls": n_calls,
-        "chain_length": n_calls, "outcomes": list(c.outcomes), "trace": json.dumps([t.model_dump() for t in c.trace], default=str),
-        "final_state_hash": c.final_state_hash, "setup": json.dumps(c.setup) if c.setup else None,
+        "example_id": eid,
+        "kind": c.kind,
+        "server": c.server,
+        "servers": list(c.servers),
+        "env_seed": c.seed,
+        "messages": json.dumps(messages_json(c.messages), default=str),
+        "tools": tools,
+        "reference": ref_to_json(c.reference),
+        "augmentations": list(c.augmentations),
+        "split": "train",  # assign_splits decides
+        "conversation_id": c.conversation_id,
+        "chain_id": c.chain_id,
+        "snapshot_id": c.snapshot_id,
+        "query_id": c.query_id,
+        "parent_id": c.parent_id,
+        "info_level": c.info_level,
+        "persona": c.persona,
+        "n_calls": n_calls,
+        "chain_length": n_calls,
+        "outcomes": list(c.outcomes),
+        "trace": json.dumps([t.model_dump() for t in c.trace], default=str),
+        "final_state_hash": c.final_state_hash,
+        "setup": json.dumps(c.setup) if c.setup else None,
     }
 
 
@@ -130,9 +171,19 @@ def content_hash(columns: list[list[str]], n: int = 16) -> str:
 
 
 def rejection_rows(rejs: list[Rejection]) -> pl.DataFrame:
-    rows = [{"rejection_id": r.rejection_id, "stage": r.stage, "reason": r.reason, "detail": r.detail, "server": r.server,
-             "upstream": json.dumps(r.upstream), "payload": r.payload,
-             "record_type": r.record_type} for r in rejs]
+    rows = [
+        {
+            "rejection_id": r.rejection_id,
+            "stage": r.stage,
+            "reason": r.reason,
+            "detail": r.detail,
+            "server": r.server,
+            "upstream": json.dumps(r.upstream),
+            "payload": r.payload,
+            "record_type": r.record_type,
+        }
+        for r in rejs
+    ]
     return pl.DataFrame(rows, schema=REJECTION_SCHEMA)
 
 
@@ -145,14 +196,22 @@ def composition(df: pl.DataFrame, targets: dict[str, float] | None = None) -> di
     levels = Counter(mt["info_level"].to_list())
     m = max(1, mt.height)
     # enum stripping can only apply where the offered schemas have enums (third-party servers may have none)
-    with_enums = df.select((pl.col("tools").str.contains('"enum"', literal=True)
-                            | pl.col("augmentations").list.contains("enum_stripped")).sum()).item()
+    with_enums = df.select(
+        (
+            pl.col("tools").str.contains('"enum"', literal=True)
+            | pl.col("augmentations").list.contains("enum_stripped")
+        ).sum()
+    ).item()
     targets = dict(base, enum_stripped=min(base["enum_stripped"], with_enums / n))
-    actual = {"distractors": augs.get("distractors", 0) / n, "enum_stripped": augs.get("enum_stripped", 0) / n,
-              "irrelevance": df.filter(pl.col("kind") == "irrelevance").height / n,
-              "missing_function": df.filter(pl.col("kind") == "missing_function").height / n,
-              "info_complete": levels.get("complete", 0) / m, "info_missing": levels.get("missing", 0) / m,
-              "info_minimal": levels.get("minimal", 0) / m}
+    actual = {
+        "distractors": augs.get("distractors", 0) / n,
+        "enum_stripped": augs.get("enum_stripped", 0) / n,
+        "irrelevance": df.filter(pl.col("kind") == "irrelevance").height / n,
+        "missing_function": df.filter(pl.col("kind") == "missing_function").height / n,
+        "info_complete": levels.get("complete", 0) / m,
+        "info_missing": levels.get("missing", 0) / m,
+        "info_minimal": levels.get("minimal", 0) / m,
+    }
     comp = {
         "examples": df.height,
         "by_kind": dict(Counter(df["kind"].to_list())),
@@ -188,8 +247,14 @@ def tool_coverage(df: pl.DataFrame, tools_by_server: dict[str, list[str]]) -> di
         for turn in json.loads(ref):
             for c in turn:
                 used.setdefault(server, set()).add(c["name"])
-    return {s: {"tools": len(ts), "covered": len(used.get(s, set()) & set(ts)),
-                "share": round(len(used.get(s, set()) & set(ts)) / max(1, len(ts)), 4)} for s, ts in tools_by_server.items()}
+    return {
+        s: {
+            "tools": len(ts),
+            "covered": len(used.get(s, set()) & set(ts)),
+            "share": round(len(used.get(s, set()) & set(ts)) / max(1, len(ts)), 4),
+        }
+        for s, ts in tools_by_server.items()
+    }
 
 
 def tool_annotations(examples: list[Example]) -> dict[str, dict[str, bool]]:
@@ -203,19 +268,30 @@ def tool_annotations(examples: list[Example]) -> dict[str, dict[str, bool]]:
 
 def _git_rev() -> str | None:
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent).stdout.strip() or None
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent
+            ).stdout.strip()
+            or None
+        )
     except (OSError, subprocess.SubprocessError):
         return None
 
 
 def new_version_name(content_hash: str, now: dt.datetime | None = None) -> str:
     """``v<UTC date>-<time to the millisecond>-<content hash>``: names sort in the order versions were written."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     return now.strftime("v%Y%m%d-%H%M%S") + f"{now.microsecond // 1000:03d}-" + content_hash[:6]
 
 
-def write_corpus(cfg: BuildConfig, examples: list[Example | Conversation], rejections: list[Rejection], extra: dict[str, Any] | None = None,
-                 code_versions: dict[str, str] | None = None, tools_by_server: dict[str, list[str]] | None = None) -> Path:
+def write_corpus(
+    cfg: BuildConfig,
+    examples: list[Example | Conversation],
+    rejections: list[Rejection],
+    extra: dict[str, Any] | None = None,
+    code_versions: dict[str, str] | None = None,
+    tools_by_server: dict[str, list[str]] | None = None,
+) -> Path:
     """Write a corpus version of ``examples`` (a conversation given as such is an example without augmentations)."""
     examples = [Example.of(c) for c in examples]
     tools_json = ToolsJson()
@@ -239,12 +315,18 @@ def write_corpus(cfg: BuildConfig, examples: list[Example | Conversation], rejec
         hashes = {f: hashlib.sha256((stage / f).read_bytes()).hexdigest() for f in files}
         comp = composition(df, targets_of(cfg))
         manifest = {
-            "version": version, "created_at": dt.datetime.now(dt.timezone.utc).isoformat(), "content_hash": content,
-            "config": cfg.model_dump(mode="json"), "counts": {**files, "examples": df.height, "rejections": rej.height},
+            "version": version,
+            "created_at": dt.datetime.now(dt.UTC).isoformat(),
+            "content_hash": content,
+            "config": cfg.model_dump(mode="json"),
+            "counts": {**files, "examples": df.height, "rejections": rej.height},
             "composition": comp,
             "tool_coverage": tool_coverage(df, tools_by_server or {}),
             "tool_annotations": tool_annotations(examples),
-            "rejections": {"by_stage": dict(Counter(rej["stage"].to_list())), "by_reason": dict(Counter(rej["reason"].to_list()))},
+            "rejections": {
+                "by_stage": dict(Counter(rej["stage"].to_list())),
+                "by_reason": dict(Counter(rej["reason"].to_list())),
+            },
             "files": hashes,
             "code_versions": {"git": _git_rev(), "python": platform.python_version(), **(code_versions or {})},
             **(extra or {}),
@@ -260,7 +342,9 @@ def write_corpus(cfg: BuildConfig, examples: list[Example | Conversation], rejec
 
 def record_gate(version_path: str | Path, gate: str, passed: bool, detail: dict[str, Any] | None = None) -> Path:
     """Record one quality gate's result for a version (atomically, one file per gate)."""
-    return atomic_write_json(Path(version_path) / GATES_DIR / f"{gate}.json", {"gate": gate, "passed": bool(passed), "detail": detail or {}})
+    return atomic_write_json(
+        Path(version_path) / GATES_DIR / f"{gate}.json", {"gate": gate, "passed": bool(passed), "detail": detail or {}}
+    )
 
 
 def gate_results(version_path: str | Path) -> dict[str, dict[str, Any]]:
@@ -287,9 +371,20 @@ def list_versions(data_dir: str | Path) -> list[dict[str, Any]]:
             continue
         m = json.loads((d / "manifest.json").read_text())
         failed = failed_gates(d)
-        out.append({"version": d.name, "path": str(d), "created_at": m.get("created_at"), "content_hash": m.get("content_hash"),
-                    "examples": m["counts"]["examples"], "rejections": m["counts"]["rejections"], "by_kind": m["composition"]["by_kind"],
-                    "servers": sorted(m["composition"]["by_server"]), "status": "failed" if failed else "ok", "failed_gates": failed})
+        out.append(
+            {
+                "version": d.name,
+                "path": str(d),
+                "created_at": m.get("created_at"),
+                "content_hash": m.get("content_hash"),
+                "examples": m["counts"]["examples"],
+                "rejections": m["counts"]["rejections"],
+                "by_kind": m["composition"]["by_kind"],
+                "servers": sorted(m["composition"]["by_server"]),
+                "status": "failed" if failed else "ok",
+                "failed_gates": failed,
+            }
+        )
     # oldest first by creation time (two versions written within one second sort by their hash suffix otherwise)
     out.sort(key=lambda v: (str(v["created_at"] or ""), v["version"]))
     return out
@@ -320,8 +415,10 @@ def resolve_version(data_dir: str | Path, version: str | None) -> Path:
     if version in (None, "latest"):
         good = latest_good(data_dir)
         if good is None:
-            raise FileNotFoundError(f"every corpus version under {corpus_root(data_dir)} failed its quality gates "
-                                    f"({', '.join(v['version'] for v in versions)}); name one explicitly to read it anyway")
+            raise FileNotFoundError(
+                f"every corpus version under {corpus_root(data_dir)} failed its quality gates "
+                f"({', '.join(v['version'] for v in versions)}); name one explicitly to read it anyway"
+            )
         return Path(good["path"])
     for v in versions:
         if v["version"] == version or v["version"].startswith(version):
@@ -335,7 +432,12 @@ def read_examples(path: str | Path) -> pl.DataFrame:
 
 
 def _example_brief(row: dict[str, Any]) -> dict[str, Any]:
-    return {"example_id": row["example_id"], "kind": row["kind"], "server": row["server"], "augmentations": row["augmentations"]}
+    return {
+        "example_id": row["example_id"],
+        "kind": row["kind"],
+        "server": row["server"],
+        "augmentations": row["augmentations"],
+    }
 
 
 def diff_versions(a: str | Path, b: str | Path, limit: int = 20) -> dict[str, Any]:
@@ -357,18 +459,43 @@ def diff_versions(a: str | Path, b: str | Path, limit: int = 20) -> dict[str, An
 
     def briefs(df: pl.DataFrame, ids: list[str]) -> list[dict[str, Any]]:
         keep = set(ids[:limit])
-        return [_example_brief(r) for r in df.filter(pl.col("example_id").is_in(list(keep))).sort("example_id").iter_rows(named=True)]
+        return [
+            _example_brief(r)
+            for r in df.filter(pl.col("example_id").is_in(list(keep))).sort("example_id").iter_rows(named=True)
+        ]
 
-    out: dict[str, Any] = {"a": Path(a).name, "b": Path(b).name, "examples": [da.height, db.height],
-                           "content_hash": [ma.get("content_hash"), mb.get("content_hash")],
-                           "added": len(added), "removed": len(removed), "unchanged": len(ia & ib),
-                           "added_ids": added[:limit], "removed_ids": removed[:limit],
-                           "added_examples": briefs(db, added), "removed_examples": briefs(da, removed)}
+    out: dict[str, Any] = {
+        "a": Path(a).name,
+        "b": Path(b).name,
+        "examples": [da.height, db.height],
+        "content_hash": [ma.get("content_hash"), mb.get("content_hash")],
+        "added": len(added),
+        "removed": len(removed),
+        "unchanged": len(ia & ib),
+        "added_ids": added[:limit],
+        "removed_ids": removed[:limit],
+        "added_examples": briefs(db, added),
+        "removed_examples": briefs(da, removed),
+    }
     for key in ("by_kind", "by_server", "by_augmentation"):
         out[key] = counts(key)
-    out["rejections"] = {"by_reason": {k: [ma.get("rejections", {}).get("by_reason", {}).get(k, 0), mb.get("rejections", {}).get("by_reason", {}).get(k, 0)]
-                                       for k in sorted(set(ma.get("rejections", {}).get("by_reason", {})) | set(mb.get("rejections", {}).get("by_reason", {})))}}
-    out["changed"] = sorted(f"{key}.{k}" for key in ("by_kind", "by_server", "by_augmentation") for k, (x, y) in out[key].items() if x != y)
-    out["config_changed"] = sorted(k for k in set(ma.get("config", {})) | set(mb.get("config", {}))
-                                   if ma.get("config", {}).get(k) != mb.get("config", {}).get(k))
+    out["rejections"] = {
+        "by_reason": {
+            k: [
+                ma.get("rejections", {}).get("by_reason", {}).get(k, 0),
+                mb.get("rejections", {}).get("by_reason", {}).get(k, 0),
+            ]
+            for k in sorted(
+                set(ma.get("rejections", {}).get("by_reason", {})) | set(mb.get("rejections", {}).get("by_reason", {}))
+            )
+        }
+    }
+    out["changed"] = sorted(
+        f"{key}.{k}" for key in ("by_kind", "by_server", "by_augmentation") for k, (x, y) in out[key].items() if x != y
+    )
+    out["config_changed"] = sorted(
+        k
+        for k in set(ma.get("config", {})) | set(mb.get("config", {}))
+        if ma.get("config", {}).get(k) != mb.get("config", {}).get(k)
+    )
     return out

@@ -15,11 +15,19 @@ from typing import Any
 
 from pipeline.core.records import DependencyGraph, Snapshot, ToolSpec
 
-READ_VERB = re.compile(r"(^|_)(list|get|read|search|find|show|describe|query|fetch|view|lookup|check|display|open|count|stat|status|log|branch)(_|$|[A-Z])")
-WRITE_VERB = re.compile(r"(^|_)(create|add|delete|remove|update|set|commit|checkout|move|write|edit|insert|append|reset|start|stop|"
-                        r"press|release|lock|transfer|login|logout|send|post|put|rename)(_|$|[A-Z])")
-AUTH_ERROR = re.compile(r"log ?in|logged|auth|sign.?in|session|token|credential|unauthori[sz]ed|forbidden|permission", re.I)
-PRECONDITION = re.compile(r"first|before|must|requires?|not (running|ready|started|open|pressed|engaged)|precondition", re.I)
+READ_VERB = re.compile(
+    r"(^|_)(list|get|read|search|find|show|describe|query|fetch|view|lookup|check|display|open|count|stat|status|log|branch)(_|$|[A-Z])"
+)
+WRITE_VERB = re.compile(
+    r"(^|_)(create|add|delete|remove|update|set|commit|checkout|move|write|edit|insert|append|reset|start|stop|"
+    r"press|release|lock|transfer|login|logout|send|post|put|rename)(_|$|[A-Z])"
+)
+AUTH_ERROR = re.compile(
+    r"log ?in|logged|auth|sign.?in|session|token|credential|unauthori[sz]ed|forbidden|permission", re.I
+)
+PRECONDITION = re.compile(
+    r"first|before|must|requires?|not (running|ready|started|open|pressed|engaged)|precondition", re.I
+)
 AUTH_TOOL = re.compile(r"log_?in|sign_?in|auth|connect|open_session", re.I)
 
 
@@ -38,7 +46,9 @@ def _edges_of(graph: DependencyGraph, name: str) -> list[str]:
 
 
 def _errors(snap: Snapshot, name: str) -> list[str]:
-    return [str(c.get("error") or c.get("error_code") or "") for c in snap.probe_calls if c["name"] == name and not c["ok"]]
+    return [
+        str(c.get("error") or c.get("error_code") or "") for c in snap.probe_calls if c["name"] == name and not c["ok"]
+    ]
 
 
 def looks_read(name: str) -> bool:
@@ -50,21 +60,37 @@ def _setup_line(tools: list[ToolSpec], secrets: dict[str, str]) -> str:
     login = next((t for t in tools if AUTH_TOOL.search(t.name)), None)
     if login is None:
         return "setup: [{tool: <the call that must come first>, arguments: {...}}]"
-    args = ", ".join(f"{p}: \"${{secret:{p}}}\"" if p in secrets or "pass" in p or "token" in p else f"{p}: <{p}>" for p in login.required)
+    args = ", ".join(
+        f'{p}: "${{secret:{p}}}"' if p in secrets or "pass" in p or "token" in p else f"{p}: <{p}>"
+        for p in login.required
+    )
     return f"setup: [{{tool: {login.name}, arguments: {{{args}}}}}]"
 
 
 def _state_candidate(tools: list[ToolSpec]) -> str | None:
     reads = [t for t in tools if (t.read_only or looks_read(t.name)) and not t.required]
-    best = next((t for t in reads if re.search(r"status|state|graph|all|overview", t.name)), reads[0] if reads else None)
+    best = next(
+        (t for t in reads if re.search(r"status|state|graph|all|overview", t.name)), reads[0] if reads else None
+    )
     return best.name if best else None
 
 
-def explain_tool(t: ToolSpec, tools: list[ToolSpec], snap: Snapshot, graph: DependencyGraph, excluded: dict[str, str],
-                 allowlist: list[str], secrets: dict[str, str]) -> dict[str, Any]:
+def explain_tool(
+    t: ToolSpec,
+    tools: list[ToolSpec],
+    snap: Snapshot,
+    graph: DependencyGraph,
+    excluded: dict[str, str],
+    allowlist: list[str],
+    secrets: dict[str, str],
+) -> dict[str, Any]:
     """{"chainable": bool, "why": str, "fix": config line or None} for one tool."""
     if t.name in excluded:
-        fix = "isolation: process  (or reset_tool: <a tool that restores the initial state>)" if "isolation" in excluded[t.name] else None
+        fix = (
+            "isolation: process  (or reset_tool: <a tool that restores the initial state>)"
+            if "isolation" in excluded[t.name]
+            else None
+        )
         return {"chainable": False, "why": f"excluded: {excluded[t.name]}", "fix": fix}
     links = _edges_of(graph, t.name)
     if links:
@@ -72,27 +98,55 @@ def explain_tool(t: ToolSpec, tools: list[ToolSpec], snap: Snapshot, graph: Depe
     errors = _errors(snap, t.name)
     probed = t.read_only or t.name in allowlist
     if errors and any(AUTH_ERROR.search(e) for e in errors):
-        return {"chainable": False, "why": f"its probe calls were refused: {errors[0][:120]}", "fix": _setup_line(tools, secrets)}
+        return {
+            "chainable": False,
+            "why": f"its probe calls were refused: {errors[0][:120]}",
+            "fix": _setup_line(tools, secrets),
+        }
     if errors and any(PRECONDITION.search(e) for e in errors):
-        return {"chainable": False, "why": f"its probe calls hit a precondition: {errors[0][:120]}", "fix": _setup_line(tools, secrets)}
+        return {
+            "chainable": False,
+            "why": f"its probe calls hit a precondition: {errors[0][:120]}",
+            "fix": _setup_line(tools, secrets),
+        }
     if not probed and looks_read(t.name) and not t.annotated:
-        return {"chainable": False, "why": "no readOnlyHint annotation, so never probed, and no confirmed dependency",
-                "fix": f"probe_allowlist: [{t.name}]  (only if it reads and never writes)"}
+        return {
+            "chainable": False,
+            "why": "no readOnlyHint annotation, so never probed, and no confirmed dependency",
+            "fix": f"probe_allowlist: [{t.name}]  (only if it reads and never writes)",
+        }
     reason = snap.skipped_tools.get(t.name)
     if reason and reason.startswith("no observed values"):
-        return {"chainable": False, "why": f"{reason}: no probed tool listed values for them",
-                "fix": "probe_allowlist: [<a tool that lists them>]  (or secrets: {<param>: ${VAR}} for a value only the user knows)"}
+        return {
+            "chainable": False,
+            "why": f"{reason}: no probed tool listed values for them",
+            "fix": "probe_allowlist: [<a tool that lists them>]  (or secrets: {<param>: ${VAR}} for a value only the user knows)",
+        }
     if errors:
         return {"chainable": False, "why": f"every probe call failed: {errors[0][:120]}", "fix": None}
     if not probed:
         state = _state_candidate(tools)
         why = "its writes changed nothing a reading tool returned, and no tool accepted a value of its results"
-        return {"chainable": False, "why": why, "fix": f"state_tool: {state}" if state else "state_tool: <a tool that returns the whole state>"}
+        return {
+            "chainable": False,
+            "why": why,
+            "fix": f"state_tool: {state}" if state else "state_tool: <a tool that returns the whole state>",
+        }
     why = "no other tool's result fed it, and no write changed what it returns"
-    return {"chainable": False, "why": why + (" (it is probed as a read: allow-listed)" if t.name in allowlist else ""), "fix": None}
+    return {
+        "chainable": False,
+        "why": why + (" (it is probed as a read: allow-listed)" if t.name in allowlist else ""),
+        "fix": None,
+    }
 
 
-def explain(tools: list[ToolSpec], snap: Snapshot, graph: DependencyGraph, excluded: dict[str, str],
-            allowlist: list[str], secrets: dict[str, str]) -> dict[str, dict[str, Any]]:
+def explain(
+    tools: list[ToolSpec],
+    snap: Snapshot,
+    graph: DependencyGraph,
+    excluded: dict[str, str],
+    allowlist: list[str],
+    secrets: dict[str, str],
+) -> dict[str, dict[str, Any]]:
     """Per tool (every listed tool, in listing order): :func:`explain_tool`."""
     return {t.name: explain_tool(t, tools, snap, graph, excluded, allowlist, secrets) for t in tools}

@@ -13,9 +13,9 @@ import random
 from collections import Counter, defaultdict
 
 from pipeline.core.config import ChainConfig, DedupConfig
-from pipeline.discovery.graph import to_networkx, unobserved
-from pipeline.core.similarity import NearDuplicates, shingles
 from pipeline.core.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
+from pipeline.core.similarity import NearDuplicates, shingles
+from pipeline.discovery.graph import to_networkx, unobserved
 
 
 class _Usage:
@@ -42,8 +42,13 @@ def _length_draw(cfg: ChainConfig) -> tuple[list[int], list[int]]:
     return lengths, list(itertools.accumulate((5, 4, 2)[i] if i < 3 else 1 for i in range(len(lengths))))
 
 
-def _sample_path(successors: dict[str, list[str]], starts: list[str], rng: random.Random, usage: _Usage,
-                 lengths: tuple[list[int], list[int]]) -> list[str] | None:
+def _sample_path(
+    successors: dict[str, list[str]],
+    starts: list[str],
+    rng: random.Random,
+    usage: _Usage,
+    lengths: tuple[list[int], list[int]],
+) -> list[str] | None:
     """The tool names of one chain, walked along the graph's edges (``successors``: each tool's
     successors in the graph; ``lengths``: :func:`_length_draw`; ``None``: shorter than the minimum)."""
     values, cum = lengths
@@ -71,8 +76,14 @@ def _edge_fields(G) -> dict[tuple[str, str], list[tuple[str, str]]]:
     return out
 
 
-def _build_chain(links: dict[tuple[str, str], list[tuple[str, str]]], path: list[str], graph: DependencyGraph, snap: Snapshot,
-                 by_name: dict, nonce: float) -> Chain:
+def _build_chain(
+    links: dict[tuple[str, str], list[tuple[str, str]]],
+    path: list[str],
+    graph: DependencyGraph,
+    snap: Snapshot,
+    by_name: dict,
+    nonce: float,
+) -> Chain:
     """The chain of a sampled path: each step's dependencies and where each argument comes from
     (``links``: :func:`_edge_fields` of the graph)."""
     steps: list[ChainStep] = []
@@ -91,14 +102,29 @@ def _build_chain(links: dict[tuple[str, str], list[tuple[str, str]]], path: list
                     args[param] = ArgSource(kind="step", step=j, field=out_field)
         for p in tool.required:
             if p not in args:  # a value the user gives; where no probe saw one, the one a live call accepted (if any)
-                args[p] = ArgSource(kind="user", value=graph.accepted.get(name, {}).get(p) if unobserved(snap, p) else None)
+                args[p] = ArgSource(
+                    kind="user", value=graph.accepted.get(name, {}).get(p) if unobserved(snap, p) else None
+                )
         steps.append(ChainStep(name=name, args=args, depends_on=deps))
     cid = "chain-" + stable_hash([graph.graph_id, [s.model_dump() for s in steps], nonce], 12)
-    return Chain(chain_id=cid, server=graph.server, seed=snap.seed, snapshot_id=snap.snapshot_id, graph_id=graph.graph_id, steps=steps)
+    return Chain(
+        chain_id=cid,
+        server=graph.server,
+        seed=snap.seed,
+        snapshot_id=snap.snapshot_id,
+        graph_id=graph.graph_id,
+        steps=steps,
+    )
 
 
-def extract_chains(graph: DependencyGraph, snap: Snapshot, n: int, cfg: ChainConfig, seed: int = 0,
-                   dedup_cfg: DedupConfig | None = DedupConfig()) -> list[Chain]:
+def extract_chains(
+    graph: DependencyGraph,
+    snap: Snapshot,
+    n: int,
+    cfg: ChainConfig,
+    seed: int = 0,
+    dedup_cfg: DedupConfig | None = DedupConfig(),
+) -> list[Chain]:
     """Up to ``n`` chains whose tool sequences are pairwise below the dedup threshold.
 
     Dedup later drops conversations whose tool-call sequences have Jaccard >= ``dedup_cfg.threshold``,

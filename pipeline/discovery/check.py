@@ -28,10 +28,14 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
             report["excluded_tools"] = excluded
             unannotated = [t.name for t in tools if not t.annotated]
             if unannotated:
-                report["problems"].append(f"tools without a readOnlyHint annotation (never probed unless allow-listed): {unannotated}")
+                report["problems"].append(
+                    f"tools without a readOnlyHint annotation (never probed unless allow-listed): {unannotated}"
+                )
             no_schema = [t.name for t in tools if not t.output_schema]
             if no_schema:
-                report["problems"].append(f"tools without an output schema (results parsed as JSON/text where possible): {no_schema}")
+                report["problems"].append(
+                    f"tools without an output schema (results parsed as JSON/text where possible): {no_schema}"
+                )
             with env.session(seed) as s:
                 snap = probe(s, usable, ProbeConfig(), allowlist=cfg.probe_allowlist)
             report["entities"] = len(snap.entities)
@@ -48,4 +52,3 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
     except Exception as exc:
         report["problems"].append(f"could not use the server: {type(exc).__name__}: {exc}")
     return report
-

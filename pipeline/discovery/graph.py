@@ -20,25 +20,38 @@ import hashlib
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import networkx as nx
 
 from pipeline.core.config import GraphConfig
-from pipeline.env import Environment, Session
 from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.core.storage import atomic_write_text
+from pipeline.env import Environment, Session
 from pipeline.language import entities as discovery_module
 from pipeline.language import fields as fields_module
 from pipeline.language import values as values_module
 from pipeline.language.entities import result_values
-from pipeline.language.sqltext import sql_kind
 from pipeline.language.fields import find_field, output_fields
+from pipeline.language.sqltext import sql_kind
 from pipeline.language.values import SEARCH_PARAMS, fill_args, synth_value
 
-
-FREE_TEXT = {"title", "body", "content", "description", "memo", "message", "text", "subject", "comment", "query", "note", "reason"}
+FREE_TEXT = {
+    "title",
+    "body",
+    "content",
+    "description",
+    "memo",
+    "message",
+    "text",
+    "subject",
+    "comment",
+    "query",
+    "note",
+    "reason",
+}
 
 
 OWN_NAME = {"name", "display_name", "full_name"}
@@ -61,8 +74,32 @@ def _feeds(param: str, field: str) -> bool:
     return param == field or (field.endswith("_id") and param.endswith("_" + field))
 
 
-QUANTITY = ("amount", "qty", "quantity", "count", "limit", "total", "price", "balance", "offset", "page", "size", "radius",
-            "rating", "min", "max", "duration", "days", "hours", "minutes", "percent", "level", "position", "temperature", "speed")
+QUANTITY = (
+    "amount",
+    "qty",
+    "quantity",
+    "count",
+    "limit",
+    "total",
+    "price",
+    "balance",
+    "offset",
+    "page",
+    "size",
+    "radius",
+    "rating",
+    "min",
+    "max",
+    "duration",
+    "days",
+    "hours",
+    "minutes",
+    "percent",
+    "level",
+    "position",
+    "temperature",
+    "speed",
+)
 IDENTIFYING = ("path", "symbol", "sku", "email", "channel", "code", "category", "label", "name")
 
 
@@ -85,14 +122,22 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
         for b in tools:
             if a.name == b.name:
                 continue
-            params = list(b.required) or sorted(p for p in b.properties if p in fields and (p.endswith("_id") or p in IDENTIFYING))
+            params = list(b.required) or sorted(
+                p for p in b.properties if p in fields and (p.endswith("_id") or p in IDENTIFYING)
+            )
             for p in params:
-                if p in FREE_TEXT or (p in OWN_NAME and not b.read_only):  # a write's name is the new or renamed thing's own
+                if p in FREE_TEXT or (
+                    p in OWN_NAME and not b.read_only
+                ):  # a write's name is the new or renamed thing's own
                     continue
                 spec = b.properties.get(p) or {}
                 identifying = p.endswith("id") or p in IDENTIFYING
                 numeric = spec.get("type") in ("number", "integer")
-                if not identifying and spec.get("type") not in (None, "string") and not (numeric and not _is_quantity(p)):
+                if (
+                    not identifying
+                    and spec.get("type") not in (None, "string")
+                    and not (numeric and not _is_quantity(p))
+                ):
                     continue
                 for f in sorted(fields):
                     if _feeds(p, f) and (identifying or f == p):
@@ -101,7 +146,9 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
     return out
 
 
-def _confirm_explicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, param: str, field: str, rng: random.Random) -> bool:
+def _confirm_explicit(
+    s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, param: str, field: str, rng: random.Random
+) -> bool:
     """Each attempt runs on the session reset to the seed (one session reused for every probe)."""
     for attempt in range(3):
         s.reset()
@@ -124,7 +171,9 @@ def _shared_pick(a: ToolSpec, b: ToolSpec, snap: Snapshot, rng: random.Random, f
     pick = {}
     for p in sorted(shared):  # a set's order follows PYTHONHASHSEED: sorted, the graph is the same in every process
         # SQL text: a table both statements are composed on (an INSERT, then a SELECT of the same table)
-        vals = snap.values.get(p) or (sorted(t for t in snap.tables if snap.tables[t].get("columns")) if sql_kind(a, p) else [])
+        vals = snap.values.get(p) or (
+            sorted(t for t in snap.tables if snap.tables[t].get("columns")) if sql_kind(a, p) else []
+        )
         if fresh and p in a.required:
             pick[p] = synth_value(p, a.properties.get(p) or {}, rng)
         elif vals:
@@ -166,9 +215,13 @@ def _flow_params(b: ToolSpec) -> list[str]:
     """B's parameters a value of another tool's result may feed: required, naming something (not free
     text, nor the name a write gives the thing it makes); SQL text, whose table a result may name; a search's
     words, which a name from a result may be."""
-    return [p for p in b.required if (p not in FREE_TEXT or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
-            and not (p in OWN_NAME and not b.read_only)
-            and _schema_type(b.properties.get(p)) in (None, "string", "array", "integer")]
+    return [
+        p
+        for p in b.required
+        if (p not in FREE_TEXT or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
+        and not (p in OWN_NAME and not b.read_only)
+        and _schema_type(b.properties.get(p)) in (None, "string", "array", "integer")
+    ]
 
 
 def _schema_type(spec: Any) -> Any:
@@ -195,7 +248,9 @@ def _strings(x: Any) -> set[str]:
     return {str(x)} if isinstance(x, (str, int)) and not isinstance(x, bool) else set()
 
 
-def _flow_run(s: Session, snap: Snapshot, a: ToolSpec, rng: random.Random) -> tuple[dict[str, Any], Any, list[tuple[str, Any]]]:
+def _flow_run(
+    s: Session, snap: Snapshot, a: ToolSpec, rng: random.Random
+) -> tuple[dict[str, Any], Any, list[tuple[str, Any]]]:
     """A run on a session reset to the seed (up to three argument draws) until its result names something
     it brought: a value A was given that the user already had (an observed one) only passes through A."""
     known = {str(v) for vals in snap.values.values() for v in vals}
@@ -221,8 +276,14 @@ def _evidence(res: Any, control: Any, value: Any) -> bool:
     return res.ok and (not control.ok or _names(res, value))
 
 
-def confirm_value_flow(s: Session, snap: Snapshot, a: ToolSpec, tools: list[ToolSpec], rng: random.Random,
-                       accepted: dict[str, dict[str, Any]] | None = None) -> list[Edge]:
+def confirm_value_flow(
+    s: Session,
+    snap: Snapshot,
+    a: ToolSpec,
+    tools: list[ToolSpec],
+    rng: random.Random,
+    accepted: dict[str, dict[str, Any]] | None = None,
+) -> list[Edge]:
     """Edges A -> B for a tool A with no output schema: a value seen in A's live result that B accepts,
     where that says something: B refuses a value nothing holds, or B answers such a value without
     naming it (an empty lookup) and names the value from A. A runs on a session reset to the seed;
@@ -277,8 +338,13 @@ def with_accepted(snap: Snapshot, accepted: dict[str, dict[str, Any]]) -> Snapsh
     return snap.model_copy(update={"values": values})
 
 
-def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
-             llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None) -> DependencyGraph:
+def discover(
+    env: Environment,
+    snap: Snapshot,
+    cfg: GraphConfig,
+    seed: int = 0,
+    llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None,
+) -> DependencyGraph:
     rng = random.Random(f"graph:{snap.server}:{seed}")
     tools = snap.tools
     edges: dict[tuple[str, str, str], Edge] = {}
@@ -292,15 +358,25 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
             ok = _confirm_explicit(s, snap, a, b, p, f, rng) if cfg.confirm_live else True
             if key in edges and not ok:
                 continue
-            edges[key] = Edge(src=a.name, dst=b.name, kind="explicit", fields={f: p},
-                              source="schema+live" if cfg.confirm_live else "schema", confirmed=ok)
-        if cfg.confirm_live and cfg.value_flow:  # tools with no output schema: values their results carry, confirmed live
+            edges[key] = Edge(
+                src=a.name,
+                dst=b.name,
+                kind="explicit",
+                fields={f: p},
+                source="schema+live" if cfg.confirm_live else "schema",
+                confirmed=ok,
+            )
+        if (
+            cfg.confirm_live and cfg.value_flow
+        ):  # tools with no output schema: values their results carry, confirmed live
             for a in tools:
                 if a.output_schema is None:
                     for e in confirm_value_flow(s, snap, a, tools, rng, accepted):
                         edges.setdefault((e.src, e.dst, "explicit"), e)
         if cfg.implicit:
-            isnap = with_accepted(snap, accepted)  # a write another tool's result made possible is tried with that value
+            isnap = with_accepted(
+                snap, accepted
+            )  # a write another tool's result made possible is tried with that value
             writers = [t for t in tools if not t.read_only]
             props = {t.name: set(t.properties) for t in tools}
             for a in writers:
@@ -315,7 +391,9 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
                     if (a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed:
                         continue
                     if _confirm_implicit(s, isnap, a, b, rng):
-                        edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
+                        edges[(a.name, b.name, "implicit")] = Edge(
+                            src=a.name, dst=b.name, kind="implicit", source="live"
+                        )
     if llm_classifier is not None:
         for e in llm_classifier(tools):
             edges.setdefault((e.src, e.dst, e.kind), e)
@@ -329,12 +407,26 @@ def discover(env: Environment, snap: Snapshot, cfg: GraphConfig, seed: int = 0,
             else:
                 unchainable[t.name] = "no confirmed dependency with another tool"
     gid = "graph-" + stable_hash([snap.server, snap.schema_hash, [e.model_dump() for e in edges.values()]], 12)
-    return DependencyGraph(graph_id=gid, server=snap.server, schema_hash=snap.schema_hash, snapshot_id=snap.snapshot_id,
-                           tools=[t.name for t in tools], edges=list(edges.values()), unchainable=unchainable, accepted=accepted)
+    return DependencyGraph(
+        graph_id=gid,
+        server=snap.server,
+        schema_hash=snap.schema_hash,
+        snapshot_id=snap.snapshot_id,
+        tools=[t.name for t in tools],
+        edges=list(edges.values()),
+        unchainable=unchainable,
+        accepted=accepted,
+    )
 
 
-def cached_discover(env: Environment, snap: Snapshot, cfg: GraphConfig, cache_dir: Path, seed: int = 0,
-                    llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None) -> tuple[DependencyGraph, bool]:
+def cached_discover(
+    env: Environment,
+    snap: Snapshot,
+    cfg: GraphConfig,
+    cache_dir: Path,
+    seed: int = 0,
+    llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None,
+) -> tuple[DependencyGraph, bool]:
     """Discover, or load the graph cached for this server's schema hash and the edge-finding code
     (:func:`rules_hash`). Returns (graph, cache_hit)."""
     key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed, rules_hash()], 16)
@@ -370,14 +462,14 @@ def llm_pair_classifier(client: Any, model: str) -> Callable[[list[ToolSpec]], l
                 if a.name >= b.name:
                     continue
                 prompt = (
-                    "Two tools of one service. Answer JSON {\"direction\": \"a_to_b\"|\"b_to_a\"|\"none\", "
-                    "\"kind\": \"explicit\"|\"implicit\"|\"none\"}.\n"
+                    'Two tools of one service. Answer JSON {"direction": "a_to_b"|"b_to_a"|"none", '
+                    '"kind": "explicit"|"implicit"|"none"}.\n'
                     f"A: {a.name}: {a.description}\ninputs {json.dumps(a.properties)}\n"
                     f"B: {b.name}: {b.description}\ninputs {json.dumps(b.properties)}"
                 )
                 text = client.complete(prompt)
                 try:
-                    ans = json.loads(text[text.index("{"): text.rindex("}") + 1])
+                    ans = json.loads(text[text.index("{") : text.rindex("}") + 1])
                 except ValueError:
                     continue
                 if ans.get("kind") in ("explicit", "implicit") and ans.get("direction") in ("a_to_b", "b_to_a"):

@@ -19,10 +19,10 @@ import re
 from typing import Any
 
 from pipeline.core.config import ProbeConfig
-from pipeline.language.entities import generic_entities, parse_result
-from pipeline.env import Session
-from pipeline.language.lexicon import singular
 from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
+from pipeline.env import Session
+from pipeline.language.entities import generic_entities, parse_result
+from pipeline.language.lexicon import singular
 from pipeline.language.sqltext import columns_in, sql_kind
 
 ID_FIELD = re.compile(r"(^id$|_id$)")
@@ -43,7 +43,9 @@ def entity_kind(entity_id: str, id_field: str | None = None) -> str:
 def walk_records(data: Any, path: str = ""):
     """Yield (id_field, record) for every dict carrying an id field, depth first."""
     if isinstance(data, dict):
-        own = [k for k in data if ID_FIELD.search(k) and isinstance(data[k], (str, int)) and not isinstance(data[k], bool)]
+        own = [
+            k for k in data if ID_FIELD.search(k) and isinstance(data[k], (str, int)) and not isinstance(data[k], bool)
+        ]
         if own:
             # the record's own id: the field named after the record, else the first id field
             yield own[0], data
@@ -127,12 +129,16 @@ class _Probe:
         # results of tools with an output schema that had no id-keyed record: read for names only if no
         # result of the server had one (a server that keys by id is probed as it always was)
         self.deferred: list[tuple[ToolSpec, dict[str, Any], Any]] = []
-        self.tables: dict[str, dict[str, Any]] = {}  # a database's tables: columns, a few rows (pipeline.language.sqltext)
+        self.tables: dict[
+            str, dict[str, Any]
+        ] = {}  # a database's tables: columns, a few rows (pipeline.language.sqltext)
 
     def call(self, tool: ToolSpec, args: dict[str, Any]) -> bool:
         self.budget -= 1
         res = self.session.call(tool.name, args)
-        self.calls.append({"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error})
+        self.calls.append(
+            {"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error}
+        )
         if not res.ok:
             return False
         self._learn_feed(tool, args)
@@ -166,13 +172,19 @@ class _Probe:
             for id_field, rec in walk_records(parsed):
                 eid = str(rec[id_field])
                 self.kinds.setdefault(eid, entity_kind(eid, id_field))
-                self.entities.setdefault(eid, {}).update({k: v for k, v in rec.items() if not isinstance(v, (dict, list))})
+                self.entities.setdefault(eid, {}).update(
+                    {k: v for k, v in rec.items() if not isinstance(v, (dict, list))}
+                )
             scalar_fields(parsed, self.values, self.cfg.max_values_per_field)
         folder = next((v for v in args.values() if isinstance(v, str) and v.startswith("/")), None)
         for f in generic_entities(data, tool.name):
             self.kinds.setdefault(f.value, f.kind)
             self.entities.setdefault(f.value, {}).update(f.record)
-            joined = f"{folder.rstrip('/')}/{f.value}" if folder and f.key == "path" and not f.value.startswith("/") else None
+            joined = (
+                f"{folder.rstrip('/')}/{f.value}"
+                if folder and f.key == "path" and not f.value.startswith("/")
+                else None
+            )
             forms = self.generic.setdefault(f.kind, [])
             if (f.value, joined) not in forms:
                 forms.append((f.value, joined))
@@ -192,7 +204,9 @@ class _Probe:
         self.budget -= 1
         args = {param: f"SELECT * FROM {table} LIMIT 5"}
         res = self.session.call(tool.name, args)
-        self.calls.append({"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error})
+        self.calls.append(
+            {"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error}
+        )
         rows = parse_result(res.data) if res.ok else None
         if isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
             self.tables[table]["rows"] = rows
@@ -200,7 +214,7 @@ class _Probe:
     def _learn_feed(self, tool: ToolSpec, args: dict[str, Any]) -> None:
         """A call that succeeded: each argument naming a known entity is a parameter its kind feeds."""
         for p, v in args.items():
-            for x in (v if isinstance(v, list) else [v]):
+            for x in v if isinstance(v, list) else [v]:
                 kind = self.kinds.get(str(x)) if isinstance(x, (str, int)) else None
                 if kind and f"{tool.name}.{p}" not in self.feeds.setdefault(kind, []):
                     self.feeds[kind].append(f"{tool.name}.{p}")
@@ -226,7 +240,9 @@ class _Probe:
                     vals = [j if use_joined else plain for plain, j in forms if (j if use_joined else plain)]
                     for x in vals:
                         self.kinds.setdefault(x, kind)
-                    self.values[target] = vals[: self.cfg.max_values_per_field] + [x for x in self.values.get(target, []) if x not in vals]
+                    self.values[target] = vals[: self.cfg.max_values_per_field] + [
+                        x for x in self.values.get(target, []) if x not in vals
+                    ]
                     return True
         return False
 
@@ -243,7 +259,9 @@ def _third_pass(pr: _Probe, with_args: list[ToolSpec], skipped: dict[str, str]) 
         for t in todo:
             named = {v for forms in pr.generic.values() for f in forms for v in f}
             # the parameters nothing fed, else the ones fed only names (which the tool may want under their folder)
-            params = [p for p in t.required if not pr.values.get(p)] or [p for p in t.required if set(pr.values[p]) & named]
+            params = [p for p in t.required if not pr.values.get(p)] or [
+                p for p in t.required if set(pr.values[p]) & named
+            ]
             if params and all(pr.try_kinds(t, p) for p in params):
                 progress = True
                 skipped.pop(t.name, None)
@@ -268,8 +286,13 @@ def _sql_pass(pr: _Probe, safe: list[ToolSpec], skipped: dict[str, str]) -> None
                 pr.read_rows(t, p, table)
 
 
-def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: list[str] | None = None,
-          config_secrets: dict[str, str] | None = None) -> Snapshot:
+def probe(
+    session: Session,
+    tools: list[ToolSpec],
+    cfg: ProbeConfig,
+    allowlist: list[str] | None = None,
+    config_secrets: dict[str, str] | None = None,
+) -> Snapshot:
     """Sample the live state of ``session`` through its read-only tools only."""
     safe = probe_safe(tools, allowlist)
     skipped = {t.name: "not annotated read-only" for t in tools if t not in safe}
@@ -311,9 +334,20 @@ def probe(session: Session, tools: list[ToolSpec], cfg: ProbeConfig, allowlist: 
     sh = schema_hash(tools)
     sid = "snap-" + stable_hash([session.env.name, session.seed, sh, sorted(supported)], 12)
     return Snapshot(
-        snapshot_id=sid, server=session.env.name, seed=session.seed, schema_hash=sh, tools=tools,
-        entities=supported, values=values, secrets=secrets, probe_calls=pr.calls, skipped_tools=skipped,
-        entity_kinds={eid: kinds[eid] for eid in supported}, kind_support=support, feeds=pr.feeds, tables=pr.tables,
+        snapshot_id=sid,
+        server=session.env.name,
+        seed=session.seed,
+        schema_hash=sh,
+        tools=tools,
+        entities=supported,
+        values=values,
+        secrets=secrets,
+        probe_calls=pr.calls,
+        skipped_tools=skipped,
+        entity_kinds={eid: kinds[eid] for eid in supported},
+        kind_support=support,
+        feeds=pr.feeds,
+        tables=pr.tables,
     )
 
 
@@ -333,4 +367,3 @@ def narrow(snapshot: Snapshot, values: list[Any]) -> dict[str, dict[str, Any]]:
             nxt.extend(str(v) for k, v in rec.items() if ID_FIELD.search(k) and str(v) in snapshot.entities)
         frontier = nxt
     return out
-

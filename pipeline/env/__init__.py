@@ -22,6 +22,19 @@ from servers.kit.keys import ADMIN_PREFIX
 ADMIN_TOOLS = ("reset", "state_hash", "state", "close")
 
 __all__ = [
-    "ADMIN_PREFIX", "ADMIN_TOOLS", "CALL_OBSERVERS", "FAST_PATHS_ENV", "Connection", "Environment", "EnvironmentError_",
-    "InlineLoop", "ServerBudgetExceeded", "Session", "classify_error", "fast_paths_wanted", "free_port", "result_to_call", "wait_for_port",
+    "ADMIN_PREFIX",
+    "ADMIN_TOOLS",
+    "CALL_OBSERVERS",
+    "FAST_PATHS_ENV",
+    "Connection",
+    "Environment",
+    "EnvironmentError_",
+    "InlineLoop",
+    "ServerBudgetExceeded",
+    "Session",
+    "classify_error",
+    "fast_paths_wanted",
+    "free_port",
+    "result_to_call",
+    "wait_for_port",
 ]

@@ -21,9 +21,9 @@ from anyio.from_thread import BlockingPortal
 from mcp import Client
 
 from pipeline.core.config import ServerConfig
+from pipeline.core.records import CallResult
 from pipeline.env.fast_client import DirectClient, InlineLoop, open_client, send_trusted
 from pipeline.env.transport import EnvironmentError_, Transport, describe_error
-from pipeline.core.records import CallResult
 
 logging.getLogger("mcp").setLevel(logging.ERROR)
 logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs as "client"
@@ -74,8 +74,14 @@ class Connection:
     in-process server is reached on the fast path's :class:`~pipeline.env.fast_client.DirectClient` (other
     transports ignore it)."""
 
-    def __init__(self, portal: BlockingPortal | InlineLoop, config: ServerConfig, transport: Transport,
-                 trusted: Callable[[str], bool] | None = None, direct: bool = False):
+    def __init__(
+        self,
+        portal: BlockingPortal | InlineLoop,
+        config: ServerConfig,
+        transport: Transport,
+        trusted: Callable[[str], bool] | None = None,
+        direct: bool = False,
+    ):
         self.portal, self.config, self.transport = portal, config, transport
         self._trusted = trusted
         # a stdio server that has not answered the handshake within its timeout is stopped then, so
@@ -106,18 +112,29 @@ class Connection:
     def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> CallResult:
         return self.exchange(name, arguments, meta)[0]
 
-    def exchange(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> tuple[CallResult, dict[str, Any]]:
+    def exchange(
+        self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None
+    ) -> tuple[CallResult, dict[str, Any]]:
         """A ``tools/call``: its result, and the result's ``_meta`` (empty when it has none or the call failed)."""
         t0 = time.perf_counter() if CALL_OBSERVERS else 0.0
         try:
             if self._trusted is not None and self._trusted(name):
                 raw = self.portal.call(send_trusted, self.client, name, arguments, meta, self.config.timeout_s)
             else:
-                raw = self.portal.call(lambda: self.client.call_tool(name, arguments, read_timeout_seconds=self.config.timeout_s, meta=meta))
+                raw = self.portal.call(
+                    lambda: self.client.call_tool(
+                        name, arguments, read_timeout_seconds=self.config.timeout_s, meta=meta
+                    )
+                )
         except Exception as exc:  # transport failure, timeout, crashed process
             why = self.transport.why_failed(exc)
-            return CallResult(ok=False, data=None, text=why, error_code="server_error",
-                              error=f"the server failed during {name}: {why}"), {}
+            return CallResult(
+                ok=False,
+                data=None,
+                text=why,
+                error_code="server_error",
+                error=f"the server failed during {name}: {why}",
+            ), {}
         finally:
             if t0:
                 dt = time.perf_counter() - t0

@@ -13,13 +13,13 @@ from typing import Any
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from pipeline.core.config import ServerConfig, SetupCall
+from pipeline.core.records import CallResult, ToolSpec
 from pipeline.env.connection import Connection
 from pipeline.env.fast_client import InlineLoop, fast_paths_wanted
 from pipeline.env.isolation import Isolation, isolation_for
 from pipeline.env.reuse import setup_key
 from pipeline.env.transport import EnvironmentError_, ServerLog, Transport
 from pipeline.env.workdir import SESSION_DIR, needs_workdir, new_workdir, remove_workdir, session_args
-from pipeline.core.records import CallResult, ToolSpec
 from servers.kit.keys import ADMIN_PREFIX
 
 
@@ -71,7 +71,7 @@ class Session:
             r = self._iso.send(self, call.tool, cfg.resolved_setup_arguments(call), setup=True)
             if not r.ok:
                 said = f"{r.error_code}: {r.error}"
-                for name, value in (cfg.resolved_secrets().items() if cfg.secrets else ()):
+                for name, value in cfg.resolved_secrets().items() if cfg.secrets else ():
                     if value:
                         said = said.replace(value, "${secret:" + name + "}")  # a server echoing a password
                 raise EnvironmentError_(f"setup call {call.tool} of server {cfg.name!r} failed: {said}")
@@ -88,8 +88,13 @@ class Session:
         self.calls += 1
         self._hash_after = None
         if not isinstance(arguments, dict):
-            return CallResult(ok=False, data=None, text="", error_code="invalid_arguments",
-                              error=f"arguments for {name} must be a JSON object, got {type(arguments).__name__}")
+            return CallResult(
+                ok=False,
+                data=None,
+                text="",
+                error_code="invalid_arguments",
+                error=f"arguments for {name} must be a JSON object, got {type(arguments).__name__}",
+            )
         self.dirty = True
         if hash_after:
             r, self._hash_after = self._iso.send_and_hash(self, name, arguments)
@@ -173,8 +178,10 @@ class Environment:
     def check_budget(self) -> None:
         """Raise :class:`ServerBudgetExceeded` once the server's ``time_budget_s`` is spent."""
         if time.monotonic() > self.deadline:
-            raise ServerBudgetExceeded(f"server {self.config.name!r} used up its time budget of {self.config.time_budget_s:g}s "
-                                       "(time_budget_s in its server config); its remaining work is dropped")
+            raise ServerBudgetExceeded(
+                f"server {self.config.name!r} used up its time budget of {self.config.time_budget_s:g}s "
+                "(time_budget_s in its server config); its remaining work is dropped"
+            )
 
     def new_session_id(self) -> str:
         return f"{self._id_prefix}{next(self._id_counter):06x}"
@@ -230,14 +237,18 @@ class Environment:
         the server's ``probe_allowlist`` (what the probe calls)."""
         if self._reads is None:
             tools = self.tools(via)
-            self._reads = frozenset(t.name for t in tools if t.read_only and not t.destructive) | frozenset(self.config.probe_allowlist)
+            self._reads = frozenset(t.name for t in tools if t.read_only and not t.destructive) | frozenset(
+                self.config.probe_allowlist
+            )
         return self._reads
 
     def session(self, seed: int = 0, setup: list[SetupCall] | list[dict[str, Any]] | None = None) -> Session:
         """A new session on world ``seed``. ``setup``: the set-up calls to run as it opens (by default
         the server config's; a recorded example passes its own)."""
         self.check_budget()
-        calls = None if setup is None else [c if isinstance(c, SetupCall) else SetupCall.model_validate(c) for c in setup]
+        calls = (
+            None if setup is None else [c if isinstance(c, SetupCall) else SetupCall.model_validate(c) for c in setup]
+        )
         return Session(self, seed, calls)
 
     def close(self) -> None:

@@ -53,8 +53,14 @@ from mcp.shared.dispatcher import CallOptions, OnNotify, OnNotifyIntercept, OnRe
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.transport_context import TransportContext
 from mcp.types import CallToolRequest, CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams
-from mcp_types import (CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, CONNECTION_CLOSED, INTERNAL_ERROR,
-                       INVALID_PARAMS, PROTOCOL_VERSION_META_KEY)
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    PROTOCOL_VERSION_META_KEY,
+)
 from mcp_types.version import LATEST_MODERN_VERSION
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
@@ -76,8 +82,13 @@ def fast_paths_wanted() -> bool:
     return os.environ.get(FAST_PATHS_ENV, "1").strip().lower() not in {"0", "false", "no", "off"}
 
 
-async def send_trusted(client: "Client | DirectClient", name: str, arguments: dict[str, Any], meta: dict[str, Any] | None,
-                       timeout_s: float | None = None) -> CallToolResult:
+async def send_trusted(
+    client: Client | DirectClient,
+    name: str,
+    arguments: dict[str, Any],
+    meta: dict[str, Any] | None,
+    timeout_s: float | None = None,
+) -> CallToolResult:
     """A ``tools/call`` whose result is typed and checked against the protocol, not re-validated
     against the tool's output schema (results of kit servers only; see the module docstring).
     ``timeout_s``: how long to wait for the result (unset: the client's read timeout; an in-process
@@ -307,7 +318,7 @@ class _RequestContext:
 
     transport: TransportContext
     request_id: int | None
-    back: "RunnerDispatcher"
+    back: RunnerDispatcher
     on_progress: Any = None
     message_metadata: Any = None
     _cancel: anyio.Event | None = field(default=None, repr=False)
@@ -322,7 +333,9 @@ class _RequestContext:
             self._cancel = anyio.Event()
         return self._cancel
 
-    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> dict[str, Any]:
+    async def send_raw_request(
+        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
+    ) -> dict[str, Any]:
         raise NoBackChannelError(method)
 
     async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
@@ -361,8 +374,14 @@ class RunnerDispatcher:
         self._intercept: OnNotifyIntercept | None = None
         self._closed = anyio.Event()
 
-    async def run(self, on_request: OnRequest, on_notify: OnNotify, on_notify_intercept: OnNotifyIntercept | None = None,
-                  *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+    async def run(
+        self,
+        on_request: OnRequest,
+        on_notify: OnNotify,
+        on_notify_intercept: OnNotifyIntercept | None = None,
+        *,
+        task_status: Any = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
         self._on_notify, self._intercept = on_notify, on_notify_intercept
         task_status.started()
         await self._closed.wait()
@@ -375,12 +394,17 @@ class RunnerDispatcher:
         envelope = {k: meta[k] for k in ENVELOPE_KEYS if k in meta}
         if self._runner is None or envelope != self.envelope_meta:
             self.envelope_meta = envelope
-            connection = ServerConnection.from_envelope(envelope.get(PROTOCOL_VERSION_META_KEY, LATEST_MODERN_VERSION),
-                                                        envelope.get(CLIENT_INFO_META_KEY), envelope.get(CLIENT_CAPABILITIES_META_KEY))
+            connection = ServerConnection.from_envelope(
+                envelope.get(PROTOCOL_VERSION_META_KEY, LATEST_MODERN_VERSION),
+                envelope.get(CLIENT_INFO_META_KEY),
+                envelope.get(CLIENT_CAPABILITIES_META_KEY),
+            )
             self._runner = ServerRunner(self.server, connection, self.lifespan_state)
         return self._runner
 
-    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> dict[str, Any]:
+    async def send_raw_request(
+        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
+    ) -> dict[str, Any]:
         if self._closed.is_set():  # as mcp's dispatchers answer a request after their side closed
             raise MCPError(code=CONNECTION_CLOSED, message="Connection closed")
         runner = self._runner_for(params)
@@ -420,13 +444,14 @@ class DirectClient:
         self.session: ClientSession
         self.dispatcher: RunnerDispatcher
 
-    async def __aenter__(self) -> "DirectClient":
+    async def __aenter__(self) -> DirectClient:
         async with AsyncExitStack() as stack:
             state = await stack.enter_async_context(self.server.lifespan(self.server))
             dispatcher = self.dispatcher = RunnerDispatcher(self.server, state)
             stack.callback(dispatcher.close)
             self.session = await stack.enter_async_context(
-                ClientSession(dispatcher=dispatcher, read_timeout_seconds=self.read_timeout_seconds))
+                ClientSession(dispatcher=dispatcher, read_timeout_seconds=self.read_timeout_seconds)
+            )
             await self.session.discover()
             self._stack = stack.pop_all()
         return self
@@ -443,9 +468,14 @@ class DirectClient:
         the result comes from the kit's tools in this process (see :func:`send_trusted`). No timeout applies in
         process. The envelope is there from entering: ``discover()`` carried it."""
         envelope = self.dispatcher.envelope_meta
-        params = {"_meta": {**to_jsonable_python({k: v for k, v in (meta or {}).items() if v is not None}), **envelope},
-                  "name": name, "arguments": to_jsonable_python(arguments)}
-        return CallToolResult.model_validate(await self.dispatcher.send_raw_request("tools/call", params), by_name=False)
+        params = {
+            "_meta": {**to_jsonable_python({k: v for k, v in (meta or {}).items() if v is not None}), **envelope},
+            "name": name,
+            "arguments": to_jsonable_python(arguments),
+        }
+        return CallToolResult.model_validate(
+            await self.dispatcher.send_raw_request("tools/call", params), by_name=False
+        )
 
     async def list_tools(self, *, cursor: str | None = None) -> ListToolsResult:
         return await self.session.list_tools(params=PaginatedRequestParams(cursor=cursor))

@@ -16,15 +16,22 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
+from pipeline.core.records import CallResult, stable_hash
 from pipeline.env.fast_client import Piggyback, WarmSpares
 from pipeline.env.reuse import Clean, CleanProcesses, Stopper, reuse_wanted, setup_key, tree_print
 from pipeline.env.transport import EnvironmentError_
-from pipeline.core.records import CallResult, stable_hash
 
 # the session contract as the kit defines it: session and seed in ``_meta``; on kit servers a reset and
 # the ids of closed sessions ride on the next call's ``_meta``, and a state hash on the call it follows
 # (no extra round trip)
-from servers.kit.keys import ADMIN_PREFIX, CLOSE_META_KEY, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY, STATE_HASH_META_KEY
+from servers.kit.keys import (
+    ADMIN_PREFIX,
+    CLOSE_META_KEY,
+    RESET_META_KEY,
+    SEED_META_KEY,
+    SESSION_META_KEY,
+    STATE_HASH_META_KEY,
+)
 
 if TYPE_CHECKING:
     from pipeline.env.connection import Connection
@@ -110,7 +117,9 @@ class MetaIsolation(Isolation):
         meta[STATE_HASH_META_KEY] = True
         r, answered = self.env.conn.exchange(name, arguments, meta)
         digest = answered.get(STATE_HASH_META_KEY)
-        return r, (digest if isinstance(digest, str) else self.state_hash(s))  # not answered (the call failed in mcp): asked for
+        return r, (
+            digest if isinstance(digest, str) else self.state_hash(s)
+        )  # not answered (the call failed in mcp): asked for
 
     def reset(self, s: Session) -> bool:
         if not s.dirty:
@@ -270,8 +279,10 @@ class SharedIsolation(Isolation):
 
     def send(self, s: Session, name: str, arguments: dict[str, Any], setup: bool = False) -> CallResult:
         if not self.isolated and not setup and name not in self.env.read_only_names():
-            why = (f"{name} is not known to only read (no readOnlyHint, not in probe_allowlist), and server "
-                   f"{self.config.name!r} is shared with no reset_tool: prove never sends it a write")
+            why = (
+                f"{name} is not known to only read (no readOnlyHint, not in probe_allowlist), and server "
+                f"{self.config.name!r} is shared with no reset_tool: prove never sends it a write"
+            )
             return CallResult(ok=False, data=None, text=why, error_code="not_isolated", error=why)
         return self.connection(s).call(name, arguments, None)
 

@@ -20,8 +20,8 @@ from typing import IO, Any
 from mcp import StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from servers.registry import build
 from pipeline.core.config import ServerConfig
+from servers.registry import build
 
 EXIT_MARK = "prove: server process exited with code "
 # ``sh`` writes its process id (that of the server's process group: mcp starts it in a session of its
@@ -45,7 +45,9 @@ def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | Non
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
-            raise EnvironmentError_(f"server process exited with code {proc.returncode} before listening on port {port}")
+            raise EnvironmentError_(
+                f"server process exited with code {proc.returncode} before listening on port {port}"
+            )
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
@@ -72,7 +74,10 @@ def describe_error(exc: BaseException) -> str:
 
 def default_log_dir() -> Path:
     """Where servers log when the caller names no directory (a build passes ``<data dir>/logs/servers``)."""
-    return Path(os.environ.get("PROVE_SERVER_LOG_DIR") or Path(tempfile.gettempdir()) / f"prove-{os.getuid()}" / "logs" / "servers")
+    return Path(
+        os.environ.get("PROVE_SERVER_LOG_DIR")
+        or Path(tempfile.gettempdir()) / f"prove-{os.getuid()}" / "logs" / "servers"
+    )
 
 
 class ServerLog:
@@ -106,8 +111,14 @@ class ServerLog:
 class Transport:
     """One connection's way to its server (the target ``mcp.Client`` connects to) and the process it owns."""
 
-    def __init__(self, config: ServerConfig, log: ServerLog, workdir: str | None = None, env: dict[str, str] | None = None,
-                 args: list[str] | None = None):
+    def __init__(
+        self,
+        config: ServerConfig,
+        log: ServerLog,
+        workdir: str | None = None,
+        env: dict[str, str] | None = None,
+        args: list[str] | None = None,
+    ):
         self.config, self.log, self.workdir = config, log, workdir
         self.server_env = env  # the config's env, resolved for this process (None: resolved here)
         self.args = args
@@ -126,8 +137,12 @@ class Transport:
         self._errlog, self._log_from = self.log.open()
         fd, self._pidfile = tempfile.mkstemp(prefix="prove-server-", suffix=".pid")
         os.close(fd)
-        params = StdioServerParameters(command="sh", args=["-c", _EXIT_WRAPPER, "prove-server", self._pidfile, command, *args],
-                                       env=self._env(), cwd=self.workdir)
+        params = StdioServerParameters(
+            command="sh",
+            args=["-c", _EXIT_WRAPPER, "prove-server", self._pidfile, command, *args],
+            env=self._env(),
+            cwd=self.workdir,
+        )
         return stdio_client(params, errlog=self._errlog)
 
     def kill_on_timeout(self) -> None:
@@ -148,7 +163,8 @@ class Transport:
         c = self.config
         if c.kind == "builtin" and c.transport == "inprocess":
             return build(  # the in-process transport: still spoken through MCP
-                c.builtin_name)
+                c.builtin_name
+            )
         if c.kind == "builtin" and c.transport == "stdio":
             return self._stdio(sys.executable, ["-m", "servers", c.builtin_name])
         if c.kind == "stdio":
@@ -158,7 +174,9 @@ class Transport:
             self._errlog, self._log_from = self.log.open()
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "servers", c.builtin_name, "--transport", "http", "--port", str(port)],
-                stdout=subprocess.DEVNULL, stderr=self._errlog, env=self._env(),
+                stdout=subprocess.DEVNULL,
+                stderr=self._errlog,
+                env=self._env(),
             )
             wait_for_port(port, proc=self.proc)
             return f"http://127.0.0.1:{port}/mcp"
@@ -167,7 +185,9 @@ class Transport:
                 import httpx
                 from mcp.client.streamable_http import streamable_http_client
 
-                return streamable_http_client(c.url, http_client=httpx.AsyncClient(headers=c.resolved_headers(), timeout=c.timeout_s))
+                return streamable_http_client(
+                    c.url, http_client=httpx.AsyncClient(headers=c.resolved_headers(), timeout=c.timeout_s)
+                )
             return c.url
         raise ValueError(f"server {c.name!r}: unsupported kind/transport {c.kind}/{c.transport}")
 
@@ -180,9 +200,11 @@ class Transport:
         parts = []
         if self.timed_out:  # stopped by us at its timeout: its exit code says nothing
             exit_lines = []
-            parts.append(f"the server did not start within its start timeout of {self.config.start_timeout:g}s and was stopped")
+            parts.append(
+                f"the server did not start within its start timeout of {self.config.start_timeout:g}s and was stopped"
+            )
         elif exit_lines:
-            parts.append(f"the server process exited with code {exit_lines[-1][len(EXIT_MARK):].strip()}")
+            parts.append(f"the server process exited with code {exit_lines[-1][len(EXIT_MARK) :].strip()}")
         elif self.proc is not None and self.proc.poll() is not None:
             parts.append(f"the server process exited with code {self.proc.returncode}")
         elif "timed out" in cause.lower() or "timeout" in cause.lower():

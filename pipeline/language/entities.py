@@ -22,15 +22,49 @@ from typing import Any, NamedTuple
 from pipeline.language.lexicon import singular
 
 # keys that name the record they sit in, most telling first
-NAME_KEYS = ("name", "path", "title", "key", "slug", "filename", "file", "uri", "url", "email", "username", "symbol", "sku",
-             "code", "branch", "table", "table_name", "label", "handle")
+NAME_KEYS = (
+    "name",
+    "path",
+    "title",
+    "key",
+    "slug",
+    "filename",
+    "file",
+    "uri",
+    "url",
+    "email",
+    "username",
+    "symbol",
+    "sku",
+    "code",
+    "branch",
+    "table",
+    "table_name",
+    "label",
+    "handle",
+)
 # what a result's listing line may look like
 _TAGGED = re.compile(r"^\s*\[([A-Za-z]+)\]\s+(\S.*?)\s*$")  # [FILE] notes.txt, [DIR] docs
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+(\S.*?)\s*$")  # - main, * main, 1. notes
 _TOKEN = re.compile(r"^\s*([^\s|]{1,120})\s*$")  # one word, path or name per line
 _PATHLIKE = re.compile(r"^(?:/|\./|~/)?[\w.@~-]+(?:/[\w.@ ~-]+)*/?$")
 _EXT = re.compile(r"\.[A-Za-z0-9]{1,6}$")
-_VERBS = {"list", "get", "read", "search", "find", "show", "query", "describe", "fetch", "open", "view", "lookup", "all", "my"}
+_VERBS = {
+    "list",
+    "get",
+    "read",
+    "search",
+    "find",
+    "show",
+    "query",
+    "describe",
+    "fetch",
+    "open",
+    "view",
+    "lookup",
+    "all",
+    "my",
+}
 MAX_LITERAL = 200_000  # longer texts are not parsed as Python literals
 
 
@@ -85,13 +119,19 @@ def _walk_named(data: Any, parent: str, noun: str, out: list[Found], depth: int 
         key = _name_key(data)
         if key is not None:
             kind = singular(parent) if parent else noun
-            out.append(Found(str(data[key]), kind, key, {k: v for k, v in data.items() if not isinstance(v, (dict, list))}))
+            out.append(
+                Found(str(data[key]), kind, key, {k: v for k, v in data.items() if not isinstance(v, (dict, list))})
+            )
         for k, v in data.items():
             if isinstance(v, (dict, list)):
                 _walk_named(v, k, noun, out, depth + 1)
     elif isinstance(data, (list, tuple)):
         for item in data:
-            if isinstance(item, (list, tuple)) and item and all(isinstance(c, (str, int, float, type(None))) for c in item):
+            if (
+                isinstance(item, (list, tuple))
+                and item
+                and all(isinstance(c, (str, int, float, type(None))) for c in item)
+            ):
                 _row(item, parent, noun, out)
             else:
                 _walk_named(item, parent, noun, out, depth + 1)
@@ -118,7 +158,9 @@ def listing(text: str, noun: str) -> list[Found]:
     """Entities of a text listing: tagged rows, bullets, a table, or one name or path per line.
 
     Text that is mostly prose (fewer than 60% of its lines look like list items) is no listing."""
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.rstrip().endswith(":")]  # "Allowed directories:" heads a list
+    lines = [
+        ln for ln in text.splitlines() if ln.strip() and not ln.rstrip().endswith(":")
+    ]  # "Allowed directories:" heads a list
     if not lines:
         return []
     table = _table(lines)
@@ -135,7 +177,14 @@ def listing(text: str, noun: str) -> list[Found]:
         if m:
             tag = m.group(1).lower()
             kind = {"dir": "directory", "d": "directory", "f": "file"}.get(tag, tag)
-            found.append(Found(m.group(2), kind, "path" if kind in ("file", "directory") else "name", {"path" if kind in ("file", "directory") else "name": m.group(2), "type": tag}))
+            found.append(
+                Found(
+                    m.group(2),
+                    kind,
+                    "path" if kind in ("file", "directory") else "name",
+                    {"path" if kind in ("file", "directory") else "name": m.group(2), "type": tag},
+                )
+            )
             continue
         m = _BULLET.match(ln) or _TOKEN.match(ln)
         if m:
@@ -164,7 +213,9 @@ def generic_entities(data: Any, tool_name: str) -> list[Found]:
 
 
 _LABELLED = re.compile(r"^\s*([A-Za-z][\w .-]{0,40}?)\s*:\s+(\S.*?)\s*$")  # modified: README.md, Home: 12 Elm Street
-_ID_LINE = re.compile(r"^\s*([0-9a-f]{7,40}|[A-Za-z]*\d[\w.-]*|#\d+)\s+(\S.*?)\s*$")  # 3f2a1b9 Fix typo (git log --oneline)
+_ID_LINE = re.compile(
+    r"^\s*([0-9a-f]{7,40}|[A-Za-z]*\d[\w.-]*|#\d+)\s+(\S.*?)\s*$"
+)  # 3f2a1b9 Fix typo (git log --oneline)
 
 
 def line_pairs(text: str) -> list[tuple[str, str]]:

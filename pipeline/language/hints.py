@@ -22,8 +22,11 @@ _LOWER = re.compile(rf"(?:>=|≥|at least|minimum(?: of)?|min(?:imum)?:?|no less
 _UPPER = re.compile(rf"(?:<=|≤|at most|maximum(?: of)?|max(?:imum)?:?|up to|no more than)\s*{NUM}", re.I)
 _GREATER = re.compile(rf"(?:>|greater than|more than|above)\s*{NUM}", re.I)
 # "by name: driver, passenger, rear_left", "one of: a, b, c", "one of a, b or c"
-_LISTED = re.compile(r"(?:by name|one of|either|values?|options?|choices?|allowed|valid|names?)\s*(?:are|is)?\s*:?\s*"
-                     r"((?:[A-Za-z][\w-]*\s*(?:,|\bor\b|\band\b)\s*)+[A-Za-z][\w-]*)", re.I)
+_LISTED = re.compile(
+    r"(?:by name|one of|either|values?|options?|choices?|allowed|valid|names?)\s*(?:are|is)?\s*:?\s*"
+    r"((?:[A-Za-z][\w-]*\s*(?:,|\bor\b|\band\b)\s*)+[A-Za-z][\w-]*)",
+    re.I,
+)
 
 
 def _mentions(tool_desc: str, param: str, title: str = "") -> list[str]:
@@ -36,7 +39,7 @@ def _mentions(tool_desc: str, param: str, title: str = "") -> list[str]:
         for n in names:
             i = low.find(n)
             if i >= 0:
-                out.append(sentence[i + len(n):])  # what follows the name is what is said about it
+                out.append(sentence[i + len(n) :])  # what follows the name is what is said about it
                 break
     return out
 
@@ -62,7 +65,10 @@ def texts_about(param: str, spec: dict[str, Any], tool_desc: str = "", clause: b
     """What is said about a parameter: its own description, then what the tool's description says of it
     (with ``clause``, only up to the next comma: "temperature, unit, fan speed (0-5)" gives temperature no range)."""
     out = [str(spec.get("description") or "")]
-    out += [re.split(r"[,;]", t, maxsplit=1)[0] if clause else t for t in _mentions(tool_desc or "", param, str(spec.get("title") or ""))]
+    out += [
+        re.split(r"[,;]", t, maxsplit=1)[0] if clause else t
+        for t in _mentions(tool_desc or "", param, str(spec.get("title") or ""))
+    ]
     return [t for t in out if t.strip()]
 
 
@@ -108,10 +114,13 @@ def hinted(tool: Any, p: str, s: dict[str, Any]) -> tuple[dict[str, Any], list[A
 OWN = ("name", "title", "display_name", "full_name")
 
 
-def known_fields(args: dict[str, Any], values: dict[str, list[Any]], rng: Any, fixed: set[str], read_only: bool) -> None:
+def known_fields(
+    args: dict[str, Any], values: dict[str, list[Any]], rng: Any, fixed: set[str], read_only: bool
+) -> None:
     """The text fields of the records a third-party tool's arguments hold (``relations: [{from, to, relationType}]``,
     ``observations: [{entityName, contents}]``), set to observed values of the same field (``from``, ``relationType``)
     or, for a field naming a thing (``entityName``), to an observed name; a writer's own ``name`` stays new."""
+
     def visit(x: Any) -> None:
         if isinstance(x, list):
             for item in x:

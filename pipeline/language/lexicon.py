@@ -114,46 +114,172 @@ WRITE_VERBS = {
     "archive": ["archive", "put away"],
 }
 # past tense for confirmations (inflect has no verb conjugation)
-PAST = {"set": "set", "put": "put", "send": "sent", "pay": "paid", "make": "made", "run": "ran", "log": "logged", "shift": "shifted",
-        "stop": "stopped", "tag": "tagged", "drop": "dropped", "forward": "forwarded", "freeze": "froze", "unfreeze": "unfroze",
-        "rate": "rated", "retract": "retracted", "book": "booked", "reply": "replied", "respond": "responded", "drive": "drove",
-        "withdraw": "withdrew", "hold": "held", "get": "got", "take": "took", "unlink": "unlinked", "link": "linked", "write": "wrote",
-        "find": "found", "read": "read", "bring": "brought", "dig": "dug", "give": "gave", "show": "showed", "switch": "switched",
-        "touch": "touched", "copy": "copied", "compare": "compared", "search": "searched", "check": "checked", "pull": "pulled",
-        "call": "called", "sign": "signed", "kick": "kicked", "put": "put", "begin": "began", "lock": "locked", "control": "controlled",
-        "transfer": "transferred", "cancel": "canceled", "label": "labeled", "comment": "commented", "submit": "submitted",
-        "plan": "planned", "commit": "committed", "drop": "dropped", "ship": "shipped", "unfollow": "unfollowed", "unlike": "unliked"}
+PAST = {
+    "set": "set",
+    "put": "put",
+    "send": "sent",
+    "pay": "paid",
+    "make": "made",
+    "run": "ran",
+    "log": "logged",
+    "shift": "shifted",
+    "stop": "stopped",
+    "tag": "tagged",
+    "drop": "dropped",
+    "forward": "forwarded",
+    "freeze": "froze",
+    "unfreeze": "unfroze",
+    "rate": "rated",
+    "retract": "retracted",
+    "book": "booked",
+    "reply": "replied",
+    "respond": "responded",
+    "drive": "drove",
+    "withdraw": "withdrew",
+    "hold": "held",
+    "get": "got",
+    "take": "took",
+    "unlink": "unlinked",
+    "link": "linked",
+    "write": "wrote",
+    "find": "found",
+    "read": "read",
+    "bring": "brought",
+    "dig": "dug",
+    "give": "gave",
+    "show": "showed",
+    "switch": "switched",
+    "touch": "touched",
+    "copy": "copied",
+    "compare": "compared",
+    "search": "searched",
+    "check": "checked",
+    "pull": "pulled",
+    "call": "called",
+    "sign": "signed",
+    "kick": "kicked",
+    "put": "put",
+    "begin": "began",
+    "lock": "locked",
+    "control": "controlled",
+    "transfer": "transferred",
+    "cancel": "canceled",
+    "label": "labeled",
+    "comment": "commented",
+    "submit": "submitted",
+    "plan": "planned",
+    "commit": "committed",
+    "drop": "dropped",
+    "ship": "shipped",
+    "unfollow": "unfollowed",
+    "unlike": "unliked",
+}
 # whole-name commands (Unix tools and single-word actions): (verb family, verb phrase, object)
 # a name's word that is no noun, said as the thing it means (``search_nearby``: "find the places nearby", never "the nearby")
 NOUN_ALIASES = {"nearby": "places nearby"}
 COMMANDS = {
-    "ls": ("list", "list what's in", "directory"), "pwd": ("get", "tell me", "current directory"),
-    "cd": ("move", "switch into", "directory"), "whoami": ("get", "tell me", "user I'm logged in as"),
-    "tree": ("list", "show the layout of", "directory"), "stat": ("get", "show me the metadata of", "file"),
-    "head": ("read", "show the first lines of", "file"), "tail": ("read", "show the last lines of", "file"),
-    "wc": ("count", "count the lines and words in", "file"), "diff": ("check", "compare", "files"),
-    "find": ("search", "find", "files"), "grep": ("search", "search the text of", "files"),
-    "du": ("get", "tell me how much space is used by", "directory"), "mkdir": ("create", "make", "directory"),
-    "touch": ("create", "touch", "file"), "ln": ("create", "make a symlink for", "target"),
-    "readlink": ("get", "tell me where the link points for", "link"), "mv": ("move", "move", "file"),
-    "cp": ("create", "copy", "file"), "rm": ("delete", "delete", "file"), "rmdir": ("delete", "remove the empty directory", ""),
-    "chmod": ("set", "change the permissions of", "file"), "chown": ("set", "change the owner of", "file"),
-    "trash": ("delete", "move to the trash", ""), "restore": ("restore", "restore", "item"),
-    "checkout": ("create", "check out", "cart"), "geocode": ("search", "find the coordinates of", "address"),
-    "deposit": ("add", "deposit", ""), "withdraw": ("remove", "withdraw", ""), "transfer": ("transfer", "transfer", ""),
+    "ls": ("list", "list what's in", "directory"),
+    "pwd": ("get", "tell me", "current directory"),
+    "cd": ("move", "switch into", "directory"),
+    "whoami": ("get", "tell me", "user I'm logged in as"),
+    "tree": ("list", "show the layout of", "directory"),
+    "stat": ("get", "show me the metadata of", "file"),
+    "head": ("read", "show the first lines of", "file"),
+    "tail": ("read", "show the last lines of", "file"),
+    "wc": ("count", "count the lines and words in", "file"),
+    "diff": ("check", "compare", "files"),
+    "find": ("search", "find", "files"),
+    "grep": ("search", "search the text of", "files"),
+    "du": ("get", "tell me how much space is used by", "directory"),
+    "mkdir": ("create", "make", "directory"),
+    "touch": ("create", "touch", "file"),
+    "ln": ("create", "make a symlink for", "target"),
+    "readlink": ("get", "tell me where the link points for", "link"),
+    "mv": ("move", "move", "file"),
+    "cp": ("create", "copy", "file"),
+    "rm": ("delete", "delete", "file"),
+    "rmdir": ("delete", "remove the empty directory", ""),
+    "chmod": ("set", "change the permissions of", "file"),
+    "chown": ("set", "change the owner of", "file"),
+    "trash": ("delete", "move to the trash", ""),
+    "restore": ("restore", "restore", "item"),
+    "checkout": ("create", "check out", "cart"),
+    "geocode": ("search", "find the coordinates of", "address"),
+    "deposit": ("add", "deposit", ""),
+    "withdraw": ("remove", "withdraw", ""),
+    "transfer": ("transfer", "transfer", ""),
 }
 # first words of published tools' names that are things, not actions: a namespace before the verb
 # (``git_create_branch``) or the thing a read shows (``directory_tree``, ``git_status``)
-NOUN_HEADS = {"git", "directory", "dir", "file", "folder", "repo", "repository", "table", "db", "database", "graph", "node", "memory",
-              "system", "disk", "process", "branch", "tree", "docker", "container", "kube", "k8s", "slack", "github", "gitlab", "fs"}
+NOUN_HEADS = {
+    "git",
+    "directory",
+    "dir",
+    "file",
+    "folder",
+    "repo",
+    "repository",
+    "table",
+    "db",
+    "database",
+    "graph",
+    "node",
+    "memory",
+    "system",
+    "disk",
+    "process",
+    "branch",
+    "tree",
+    "docker",
+    "container",
+    "kube",
+    "k8s",
+    "slack",
+    "github",
+    "gitlab",
+    "fs",
+}
 SHOW_VERBS = {"show", "display", "describe", "fetch", "open", "view", "lookup", "find", "read", "list", "get", "search"}
 # nouns of parameters that name a person: a write is done *for* one ("book the hotel for traveller TRV-0007"),
 # never "on" or "with" one ("schedule the meeting on the host")
-PEOPLE = {"user", "customer", "host", "contact", "member", "traveller", "traveler", "seller", "buyer", "owner", "reporter",
-          "assignee", "patient", "employee", "driver", "follower", "author", "recipient", "participant", "attendee", "guest",
-          "passenger", "agent", "person", "student", "teacher", "client"}
+PEOPLE = {
+    "user",
+    "customer",
+    "host",
+    "contact",
+    "member",
+    "traveller",
+    "traveler",
+    "seller",
+    "buyer",
+    "owner",
+    "reporter",
+    "assignee",
+    "patient",
+    "employee",
+    "driver",
+    "follower",
+    "author",
+    "recipient",
+    "participant",
+    "attendee",
+    "guest",
+    "passenger",
+    "agent",
+    "person",
+    "student",
+    "teacher",
+    "client",
+}
 # the preposition a verb with no object noun takes before the thing it acts on ("deposited 25 into account ACC-0002")
-VERB_PREPOSITIONS = {"deposit": "into", "withdraw": "from", "refund": "to", "charge": "to", "credit": "to", "debit": "from"}
+VERB_PREPOSITIONS = {
+    "deposit": "into",
+    "withdraw": "from",
+    "refund": "to",
+    "charge": "to",
+    "credit": "to",
+    "debit": "from",
+}
 # verbs whose confirmation says the amount moved ("transferred 5 from account ACC-0001 to account ACC-0002")
 AMOUNT_VERBS = {*VERB_PREPOSITIONS, "transfer", "pay"}
 # a setter's switch said as its own verb: set_trunk(open=true) "open the trunk", set_automation_enabled(enabled=false)
@@ -228,7 +354,9 @@ def intent_of(name: str, read_only: bool) -> Intent:
     if cur:
         nouns.append((prep, " ".join(cur)))
     nouns = [(p, NOUN_ALIASES.get(n, n)) for p, n in nouns]
-    if nouns and nouns[0][0] and any(v.endswith(" " + nouns[0][0]) for v in verbs):  # respond_to_event: "respond to" + "event"
+    if (
+        nouns and nouns[0][0] and any(v.endswith(" " + nouns[0][0]) for v in verbs)
+    ):  # respond_to_event: "respond to" + "event"
         nouns[0] = ("", nouns[0][1])
     return Intent(fam, verbs, tuple(nouns), read_only or fam in READ_FAMILIES)
 
@@ -270,15 +398,44 @@ def plural(noun: str) -> str:
     return " ".join([*head, _INFLECT.plural_noun(last)])
 
 
-FUNCTION_WORDS = {"is", "was", "has", "does", "this", "its", "yes", "us", "plus", "less", "across", "thus", "always", "perhaps", "towards",
-                  "as", "his", "hers", "ours", "yours", "whereas", "unless", "besides", "afterwards"}
+FUNCTION_WORDS = {
+    "is",
+    "was",
+    "has",
+    "does",
+    "this",
+    "its",
+    "yes",
+    "us",
+    "plus",
+    "less",
+    "across",
+    "thus",
+    "always",
+    "perhaps",
+    "towards",
+    "as",
+    "his",
+    "hers",
+    "ours",
+    "yours",
+    "whereas",
+    "unless",
+    "besides",
+    "afterwards",
+}
 
 
 def is_plural(word: str) -> bool:
     """Is ``word`` (one word) a plural noun, as in ``1 webhooks``? Function words ending in s are not."""
     w = word.lower()
-    return (len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")) and w not in FUNCTION_WORDS
-            and bool(_INFLECT.singular_noun(w)))
+    return (
+        len(w) > 3
+        and w.endswith("s")
+        and not w.endswith(("ss", "us", "is"))
+        and w not in FUNCTION_WORDS
+        and bool(_INFLECT.singular_noun(w))
+    )
 
 
 def count_noun(n: int, noun: str) -> str:

@@ -16,11 +16,36 @@ from typing import Any
 from pipeline.language.lexicon import join_prose, words
 
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 NAME_FIELDS = ("name", "title", "subject", "display_name", "full_name", "label", "username", "company_name", "symbol")
 MONEY = ("amount", "price", "deposit", "limit", "total", "fee", "tip", "budget", "cost", "balance", "goal")
-UNITS = {"pct": "%", "percent": "%", "km": " km", "minutes": " minutes", "hours": " hours", "days": " days", "c": "°C", "kg": " kg",
-         "mb": " MB", "gb": " GB", "seconds": " seconds", "kwh": " kWh"}
+UNITS = {
+    "pct": "%",
+    "percent": "%",
+    "km": " km",
+    "minutes": " minutes",
+    "hours": " hours",
+    "days": " days",
+    "c": "°C",
+    "kg": " kg",
+    "mb": " MB",
+    "gb": " GB",
+    "seconds": " seconds",
+    "kwh": " kWh",
+}
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ISO_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})")
 ENUM_WORD = re.compile(r"[a-z]+(?:_[a-z]+)+")  # an enum value such as changed_mind, rear_left
@@ -37,7 +62,7 @@ ID_TOKEN = re.compile(r"\b[A-Z]{2,6}-\d{2,6}\b")  # an entity id as the built-in
 def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
     """The runs of ``n`` words in ``text`` (lower case)."""
     toks = WORD.findall(text.lower())
-    return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
+    return {tuple(toks[i : i + n]) for i in range(len(toks) - n + 1)}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -54,8 +79,8 @@ def stutter(text: str, longest: int = 3) -> str | None:
     toks = masked.lower().split()
     for n in range(1, longest + 1):
         for i in range(len(toks) - 2 * n + 1):
-            if toks[i:i + n] == toks[i + n:i + 2 * n] and not toks[i].startswith("\x00"):
-                return " ".join(toks[i:i + 2 * n])
+            if toks[i : i + n] == toks[i + n : i + 2 * n] and not toks[i].startswith("\x00"):
+                return " ".join(toks[i : i + 2 * n])
     return None
 
 
@@ -77,7 +102,11 @@ def relative_date(value: str, reference: str) -> str | None:
     if 2 <= delta <= 6:
         return f"this {WEEKDAYS[d.weekday()]}" if d.weekday() > ref.weekday() else f"next {WEEKDAYS[d.weekday()]}"
     if 7 <= delta <= 13:
-        return f"next {WEEKDAYS[d.weekday()]}" if delta < 7 + (6 - ref.weekday()) else f"on {WEEKDAYS[d.weekday()]} the {_ordinal(d.day)}"
+        return (
+            f"next {WEEKDAYS[d.weekday()]}"
+            if delta < 7 + (6 - ref.weekday())
+            else f"on {WEEKDAYS[d.weekday()]} the {_ordinal(d.day)}"
+        )
     return None
 
 
@@ -87,7 +116,12 @@ def date_forms(value: str, reference: str) -> list[str]:
         d = date.fromisoformat(value)
     except ValueError:
         return [value]
-    forms = [value, f"{MONTHS[d.month - 1]} {d.day}", f"{d.day} {MONTHS[d.month - 1]}", f"{MONTHS[d.month - 1]} {_ordinal(d.day)}"]
+    forms = [
+        value,
+        f"{MONTHS[d.month - 1]} {d.day}",
+        f"{d.day} {MONTHS[d.month - 1]}",
+        f"{MONTHS[d.month - 1]} {_ordinal(d.day)}",
+    ]
     rel = relative_date(value, reference)
     return forms + ([rel, rel.removeprefix("on ")] if rel else [])
 
@@ -96,8 +130,12 @@ def time_forms(hh: int, mm: int) -> list[str]:
     h12 = hh % 12 or 12
     ampm = "am" if hh < 12 else "pm"
     # "10 am" is 10:00 only: a 10:30 said as "10 am" would teach the model to call with a time nobody said
-    return [f"{hh:02d}:{mm:02d}", f"{h12}:{mm:02d} {ampm}", f"{h12}{ampm}" if mm == 0 else f"{h12}:{mm:02d}{ampm}",
-            f"{h12} {ampm}" if mm == 0 else f"{h12}:{mm:02d} {ampm}"]
+    return [
+        f"{hh:02d}:{mm:02d}",
+        f"{h12}:{mm:02d} {ampm}",
+        f"{h12}{ampm}" if mm == 0 else f"{h12}:{mm:02d}{ampm}",
+        f"{h12} {ampm}" if mm == 0 else f"{h12}:{mm:02d} {ampm}",
+    ]
 
 
 def number_forms(v: float | int) -> list[str]:
@@ -210,8 +248,14 @@ def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.R
     return rng.choice(forms)
 
 
-def say_value(param: str, value: Any, reference: str, rng: random.Random, entities: dict[str, dict[str, Any]] | None = None,
-              time_first: bool = False) -> str:
+def say_value(
+    param: str,
+    value: Any,
+    reference: str,
+    rng: random.Random,
+    entities: dict[str, dict[str, Any]] | None = None,
+    time_first: bool = False,
+) -> str:
     """One argument value in a user's words (the parameter's words are added by the caller; ``time_first``: a date
     and time after a preposition, :func:`say_datetime`)."""
     entities = entities or {}
@@ -222,7 +266,13 @@ def say_value(param: str, value: Any, reference: str, rng: random.Random, entiti
     if isinstance(value, list):
         return join_prose([say_value(param, v, reference, rng, entities) for v in value])
     if isinstance(value, dict):
-        return join_prose([f"{words(k)} {say_value(k, v, reference, rng, entities)}" for k, v in value.items() if v not in (None, "", [], {})])
+        return join_prose(
+            [
+                f"{words(k)} {say_value(k, v, reference, rng, entities)}"
+                for k, v in value.items()
+                if v not in (None, "", [], {})
+            ]
+        )
     if value is None:
         return ""
     s = str(value)
@@ -241,8 +291,27 @@ def say_value(param: str, value: Any, reference: str, rng: random.Random, entiti
 def is_text(param: str, value: Any) -> bool:
     """Free text a person would quote (a title, a message body), rather than a code, a name or an enum word
     (a reason ``changed_mind`` is said as "changed mind", not quoted as ``"changed_mind"``)."""
-    return isinstance(value, str) and not ENUM_WORD.fullmatch(value.strip()) and (" " in value.strip() or any(k in param for k in ("title", "body", "text", "content", "message",
-                                                                                          "note", "description", "comment", "memo",
-                                                                                          "subject", "reason", "goal")))
-
-
+    return (
+        isinstance(value, str)
+        and not ENUM_WORD.fullmatch(value.strip())
+        and (
+            " " in value.strip()
+            or any(
+                k in param
+                for k in (
+                    "title",
+                    "body",
+                    "text",
+                    "content",
+                    "message",
+                    "note",
+                    "description",
+                    "comment",
+                    "memo",
+                    "subject",
+                    "reason",
+                    "goal",
+                )
+            )
+        )
+    )

@@ -12,12 +12,27 @@ import random
 import re
 from typing import Any
 
-from pipeline.language.entities import parse_result
-from pipeline.language.lexicon import AMOUNT_VERBS, PREPOSITIONS, SWITCH_VERBS, VERB_PREPOSITIONS, count_noun, intent_of, is_plural, join_prose, past, plural, singular, switch_of, words
-from pipeline.language.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
 from pipeline.core.records import CallResult, ToolSpec
+from pipeline.language.entities import parse_result
+from pipeline.language.lexicon import (
+    AMOUNT_VERBS,
+    PREPOSITIONS,
+    SWITCH_VERBS,
+    VERB_PREPOSITIONS,
+    count_noun,
+    intent_of,
+    is_plural,
+    join_prose,
+    past,
+    plural,
+    singular,
+    switch_of,
+    words,
+)
+from pipeline.language.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
 from pipeline.language.request_writer import acts_as, object_first
-from pipeline.language.sqltext import say as say_sql, sql_kind
+from pipeline.language.sqltext import say as say_sql
+from pipeline.language.sqltext import sql_kind
 
 LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
 WHEN_FIELDS = ("start", "starts_at", "start_time", "date", "at")  # what tells apart records that share a name and an id
@@ -36,8 +51,14 @@ def _id_of(rec: dict[str, Any]) -> tuple[str, str] | None:
 def label_of(item: Any) -> str | None:
     """How a record is named in a reply: its name (with its id), else its id; a scalar as itself."""
     if isinstance(item, dict):
-        name = next((str(item[f]).strip() for f in LABEL_FIELDS if isinstance(item.get(f), (str, int)) and not isinstance(item.get(f), bool)
-                     and str(item[f]).strip()), None)
+        name = next(
+            (
+                str(item[f]).strip()
+                for f in LABEL_FIELDS
+                if isinstance(item.get(f), (str, int)) and not isinstance(item.get(f), bool) and str(item[f]).strip()
+            ),
+            None,
+        )
         ident = _id_of(item)
         if ident and name == item.get("sku"):  # a reservation holds a product's SKU: it is named by its own id
             return ident[1]
@@ -54,7 +75,9 @@ def telling_id(items: list[Any]) -> str | None:
     recs = [i for i in items if isinstance(i, dict)]
     keys = {k for r in recs for k in r if k == "id" or k.endswith("_id")}
     best = max(sorted(keys), key=lambda k: len({str(r.get(k)) for r in recs if r.get(k) is not None}), default=None)
-    if best is None or len({str(r.get(best)) for r in recs if r.get(best) is not None}) <= len({label_of(r) for r in recs}):
+    if best is None or len({str(r.get(best)) for r in recs if r.get(best) is not None}) <= len(
+        {label_of(r) for r in recs}
+    ):
         return None
     return best
 
@@ -84,7 +107,7 @@ class Steady(random.Random):
         super().__init__(seed)
         self.start = self.getstate()
 
-    def again(self) -> "Steady":
+    def again(self) -> Steady:
         """Back at the seed: the next value is worded as the last one was."""
         self.setstate(self.start)
         return self
@@ -92,12 +115,19 @@ class Steady(random.Random):
 
 def fact(k: str, v: Any, rng: random.Random) -> str | None:
     """``balance 11305.52``; None for an absent, secret or structured value."""
-    if v is None or isinstance(v, (dict, list)) or SKIP_FACT.search(k) or (isinstance(v, str) and (not v.strip() or len(v) > 80 or "\n" in v)):
+    if (
+        v is None
+        or isinstance(v, (dict, list))
+        or SKIP_FACT.search(k)
+        or (isinstance(v, str) and (not v.strip() or len(v) > 80 or "\n" in v))
+    ):
         return None
     if isinstance(v, bool):
         return f"{words(k.removeprefix('is_'))}: {'yes' if v else 'no'}"  # "starred: yes", never "is starred: yes"
     name = words(k)
-    if isinstance(v, (int, float)):  # the number as the tool returned it, with its unit (duration_minutes 45 -> duration 45 minutes)
+    if isinstance(
+        v, (int, float)
+    ):  # the number as the tool returned it, with its unit (duration_minutes 45 -> duration 45 minutes)
         num = say_number(v)
         if "_" in k and k.rsplit("_", 1)[1] in UNITS:
             return f"{words(k.rsplit('_', 1)[0])} {num}{UNITS[k.rsplit('_', 1)[1]]}"
@@ -121,14 +151,18 @@ def focus_facts(rec: dict[str, Any], rng: random.Random, focus: str) -> list[str
         return []
     keys = sorted(inner, key=lambda k: WEEKDAYS.index(k) if k in WEEKDAYS else len(WEEKDAYS))
     said = [(k, fact(k, inner[k], rng)) for k in keys]
-    return [f[:1].upper() + f[1:] if k in WEEKDAYS else f for k, f in said if f][:7 if any(k in WEEKDAYS for k in keys) else 5]
+    return [f[:1].upper() + f[1:] if k in WEEKDAYS else f for k, f in said if f][
+        : 7 if any(k in WEEKDAYS for k in keys) else 5
+    ]
 
 
-def facts_of(rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4, skip: tuple[str, ...] = ()) -> list[str]:
+def facts_of(
+    rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4, skip: tuple[str, ...] = ()
+) -> list[str]:
     lead = focus_facts(rec, rng, focus)
     if lead:  # what was asked for, then a little of the rest
         limit = 2
-    keys = sorted(rec, key=lambda k: (0 if singular(words(k)) == singular(focus) else 1))
+    keys = sorted(rec, key=lambda k: 0 if singular(words(k)) == singular(focus) else 1)
     out = []
     for k in keys:
         if k in skip:
@@ -136,7 +170,9 @@ def facts_of(rec: dict[str, Any], rng: random.Random, focus: str, limit: int = 4
         f = fact(k, rec[k], rng)
         if f and f not in out and f not in lead:  # never "month 2026-03, ..., month 2026-03"
             out.append(f)
-    counts = [count_noun(len(v), words(k)) for k, v in rec.items() if isinstance(v, list) and singular(words(k)) != words(k)]
+    counts = [
+        count_noun(len(v), words(k)) for k, v in rec.items() if isinstance(v, list) and singular(words(k)) != words(k)
+    ]
     return lead + out[:limit] + counts[:1]
 
 
@@ -158,33 +194,55 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
         noun = "entry"
     labels = [lb for lb in (label_of(i) for i in items) if lb]
     ids = {_id_of(i) for i in items if isinstance(i, dict)}
-    if len(labels) > 1 and len(ids) == 1 and None not in ids:  # every record holds the same id: its parent's, never its own
+    if (
+        len(labels) > 1 and len(ids) == 1 and None not in ids
+    ):  # every record holds the same id: its parent's, never its own
         same = f" ({next(iter(ids))[1]})"  # positions of one portfolio: "LTHM and PTRA", never "LTHM (PF-0005) and PTRA (PF-0005)"
         bare = [lb.removesuffix(same) for lb in labels]
         if len(set(bare)) == len(bare) and bare != labels:
             labels = bare
-    if len(set(labels)) < len(labels) and (key := telling_id(items)):  # follows all labelled by their follower: by whom they follow
+    if len(set(labels)) < len(labels) and (
+        key := telling_id(items)
+    ):  # follows all labelled by their follower: by whom they follow
         labels = [str(i[key]) for i in items if isinstance(i, dict) and key in i]
         if key != "id":  # counted as what those ids name: "4 users: USR-0012, ...", never "4 follows: USR-0012, ..."
             noun = words(key).split(" ")[-1]  # words() drops the "_id"
     when = None
     if len(set(labels)) < len(labels):
-        when = next((k for k in WHEN_FIELDS if len({str(i.get(k)) for i in items if isinstance(i, dict) and i.get(k)}) == len(labels)), None)
+        when = next(
+            (
+                k
+                for k in WHEN_FIELDS
+                if len({str(i.get(k)) for i in items if isinstance(i, dict) and i.get(k)}) == len(labels)
+            ),
+            None,
+        )
     if when:  # a recurring event's occurrences: "Daily standup (EVT-0001, 2 March at 9:30 am)"
         steady = Steady(rng.random())  # one wording of the times for the whole list
         said = [say_value(when, i[when], "1970-01-01", steady.again()) for i in items]
         labels = [f"{lb[:-1]}, {t})" if lb.endswith(")") else f"{lb} ({t})" for lb, t in zip(labels, said)]
     n = total if isinstance(total, int) and not isinstance(total, bool) and total >= len(items) else len(items)
     if n == 0:
-        return rng.choice([f"There are no {plural(noun)} that match.", f"I didn't find any {plural(noun)}.", f"No {plural(noun)} came back."])
+        return rng.choice(
+            [
+                f"There are no {plural(noun)} that match.",
+                f"I didn't find any {plural(noun)}.",
+                f"No {plural(noun)} came back.",
+            ]
+        )
     shown = labels[:3]
     more = n - len(shown)
     listing = join_prose(shown + ([f"{more} more"] if more > 0 and shown else []))
     head = count_noun(n, noun)
     if not shown:
         return rng.choice([f"There {'is' if n == 1 else 'are'} {head}.", f"I found {head}."])
-    return rng.choice([f"I found {head}: {listing}.", f"There {'is' if n == 1 else 'are'} {head}: {listing}.",
-                       f"{head[:1].upper() + head[1:]} came back: {listing}."])
+    return rng.choice(
+        [
+            f"I found {head}: {listing}.",
+            f"There {'is' if n == 1 else 'are'} {head}: {listing}.",
+            f"{head[:1].upper() + head[1:]} came back: {listing}.",
+        ]
+    )
 
 
 def record_reply(tool: ToolSpec, data: dict[str, Any], rng: random.Random) -> str:
@@ -201,8 +259,13 @@ def record_reply(tool: ToolSpec, data: dict[str, Any], rng: random.Random) -> st
     if not facts:
         return f"I looked at {subject}, and there is nothing more to report."
     be = "are" if not ident and is_plural(noun.split(" ")[-1]) else "is"  # "Here are the store hours"
-    return rng.choice([f"{subject[:1].upper() + subject[1:]}: {join_prose(facts)}.", f"Here {be} {subject}: {join_prose(facts)}.",
-                       f"For {subject}, I see {join_prose(facts)}."])
+    return rng.choice(
+        [
+            f"{subject[:1].upper() + subject[1:]}: {join_prose(facts)}.",
+            f"Here {be} {subject}: {join_prose(facts)}.",
+            f"For {subject}, I see {join_prose(facts)}.",
+        ]
+    )
 
 
 def _spelled(verb_past: str) -> str:
@@ -234,16 +297,34 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
     used: set[str] = {toggle} if toggle else set()
     for prep, noun in intent.nouns:
         noun = noun.removesuffix(f" {toggle}") if toggle else noun
-        p = object_first(tool, [p for p in args if p not in used and p.endswith(("_id", "_ids")) and singular(words(p)).endswith(singular(noun))])
+        p = object_first(
+            tool,
+            [
+                p
+                for p in args
+                if p not in used and p.endswith(("_id", "_ids")) and singular(words(p)).endswith(singular(noun))
+            ],
+        )
         if p:
             used.add(p)
             v = args[p]
-            done.append(f"{prep} {singular(noun)} {join_prose([str(x) for x in v]) if isinstance(v, list) else v}".strip())
+            done.append(
+                f"{prep} {singular(noun)} {join_prose([str(x) for x in v]) if isinstance(v, list) else v}".strip()
+            )
         else:
             done.append(f"{prep} the {noun}".strip())
-    if intent.nouns and intent.nouns[0][0]:  # add_to_cart: "added product PRD-0010 to the cart", never "added to the cart"
+    if (
+        intent.nouns and intent.nouns[0][0]
+    ):  # add_to_cart: "added product PRD-0010 to the cart", never "added to the cart"
         # never the user it acts as: "commented on post PST-0091", not "commented user USR-0004 on post PST-0091"
-        p = next((p for p in reversed(args) if p not in used and p.endswith("_id") and isinstance(args[p], str) and not acts_as(tool, p)), None)
+        p = next(
+            (
+                p
+                for p in reversed(args)
+                if p not in used and p.endswith("_id") and isinstance(args[p], str) and not acts_as(tool, p)
+            ),
+            None,
+        )
         if p:
             used.add(p)
             done.insert(1, f"{words(p)} {args[p]}")
@@ -251,7 +332,9 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
         done[0] = done[0].rsplit(" ", 1)[0]  # "replied in the thread", never "replied to in the thread"
     if not intent.nouns:
         p = next((p for p in args if p.endswith("_id")), None)
-        if p:  # "for account ACC-0029"; a role says its own preposition: "from account ACC-0029", never "for from account"
+        if (
+            p
+        ):  # "for account ACC-0029"; a role says its own preposition: "from account ACC-0029", never "for from account"
             verb = intent.verbs[0].split(" ")[0]
             amount = args.get("amount")
             if verb in AMOUNT_VERBS and isinstance(amount, (int, float)) and not isinstance(amount, bool):
@@ -276,7 +359,7 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
         # "I deleted scene SCN-0002.", never "... It now shows deleted: yes."
         said = (*own_flags(intent.verbs[0], data, True), *([toggle] if toggle in data else []))
         rest = [f for f in facts_of(data, steady, intent.object or "status", limit=3, skip=said) if f not in written]
-        facts = written[:4] + rest[:max(0, 3 - len(written))]
+        facts = written[:4] + rest[: max(0, 3 - len(written))]
         if facts:
             text += " " + rng.choice(["It now shows ", "Current details: ", "Result: "]) + join_prose(facts) + "."
     return text
@@ -302,9 +385,18 @@ def step_reply(tool: ToolSpec, args: dict[str, Any], res: CallResult, rng: rando
     if not tool.read_only:
         return confirm_reply(tool, args, data, rng)
     if isinstance(data, dict):
-        lst = main_list(data, intent.object or "result") if intent.family in ("list", "search") or not _id_of(data) else None
+        lst = (
+            main_list(data, intent.object or "result")
+            if intent.family in ("list", "search") or not _id_of(data)
+            else None
+        )
         obj = singular(intent.object or "result")
-        if lst is not None and intent.family not in ("list", "search") and not lst[1] and not singular(words(lst[0])).endswith(obj):
+        if (
+            lst is not None
+            and intent.family not in ("list", "search")
+            and not lst[1]
+            and not singular(words(lst[0])).endswith(obj)
+        ):
             lst = None  # stat on a directory: what it is, never "No tags came back."
         if lst is not None:
             key, items = lst
@@ -347,22 +439,46 @@ def ask_for(tool: ToolSpec, p: str, rng: random.Random) -> str:
     meaning = words(p)
     action = describe(tool)
     if p.endswith(("_id", "_ids")):
-        q = rng.choice([f"Which {meaning} should I use?", f"Which {meaning} do you mean?", f"Which {meaning} is it?",
-                        f"Which {meaning} should I use (its ID is enough)?", f"Which {meaning} is it, by ID or name?"])
+        q = rng.choice(
+            [
+                f"Which {meaning} should I use?",
+                f"Which {meaning} do you mean?",
+                f"Which {meaning} is it?",
+                f"Which {meaning} should I use (its ID is enough)?",
+                f"Which {meaning} is it, by ID or name?",
+            ]
+        )
     elif any(m in p for m in ("amount", "price", "quantity", "limit")):
-        q = rng.choice([f"What {meaning} should I use?", f"How much for the {meaning}?", f"What should the {meaning} be?"])
+        q = rng.choice(
+            [f"What {meaning} should I use?", f"How much for the {meaning}?", f"What should the {meaning} be?"]
+        )
     elif "date" in p or p.endswith(("_at", "time", "start", "end")):
-        q = rng.choice([f"What {meaning} should I put?", f"When should that be? I need the {meaning}.", f"Which {meaning} do you want?"])
+        q = rng.choice(
+            [
+                f"What {meaning} should I put?",
+                f"When should that be? I need the {meaning}.",
+                f"Which {meaning} do you want?",
+            ]
+        )
     elif p in ("pin", "api_token") or "password" in p or "token" in p:
-        q = rng.choice([f"I'll need your {meaning} for that. What is it?", f"Could you give me your {meaning}? It's required for this."])
+        q = rng.choice(
+            [
+                f"I'll need your {meaning} for that. What is it?",
+                f"Could you give me your {meaning}? It's required for this.",
+            ]
+        )
     else:
-        q = rng.choice([f"What {meaning} should I use?", f"What should the {meaning} be?", f"Which {meaning} would you like?"])
+        q = rng.choice(
+            [f"What {meaning} should I use?", f"What should the {meaning} be?", f"Which {meaning} would you like?"]
+        )
     lead = rng.choice(["Sure. ", "Happy to. ", "I can do that. ", "", "Okay. ", "Of course. "])
     why = rng.choice(["", f"To {action}, I need one more detail. ", "", "One thing first. "])
     return f"{lead}{why}{q}".strip()
 
 
-def answer_with(tool: ToolSpec, p: str, v: Any, reference: str, rng: random.Random, entities: dict[str, dict[str, Any]]) -> str:
+def answer_with(
+    tool: ToolSpec, p: str, v: Any, reference: str, rng: random.Random, entities: dict[str, dict[str, Any]]
+) -> str:
     """The user's answer to :func:`ask_for`: the value, said naturally."""
     if p in tool.sensitive:
         return rng.choice([f"My {words(p)} is {v}.", f"It's {v}.", f"{v}. Keep it safe."])
@@ -372,8 +488,16 @@ def answer_with(tool: ToolSpec, p: str, v: Any, reference: str, rng: random.Rand
     said = say_value(p, v, reference, rng, entities)
     if isinstance(v, (int, float)) and not isinstance(v, bool) and not said.replace(".", "").replace(",", "").isdigit():
         said = str(v)
-    forms = [f"It's {said}.", f"{said[:1].upper() + said[1:]}, please.", f"Use {said}.", f"Oh, sorry: {said}.",
-             f"The {words(p)} is {said}.", f"Let's go with {said}.", f"Make it {said}.", f"{said[:1].upper() + said[1:]}."]
+    forms = [
+        f"It's {said}.",
+        f"{said[:1].upper() + said[1:]}, please.",
+        f"Use {said}.",
+        f"Oh, sorry: {said}.",
+        f"The {words(p)} is {said}.",
+        f"Let's go with {said}.",
+        f"Make it {said}.",
+        f"{said[:1].upper() + said[1:]}.",
+    ]
     if said.lower() in ("none", "null"):  # an enum value "none" is never "None, please." (it reads as a missing value)
         forms = [f for f in forms if not f.startswith(said[:1].upper() + said[1:])]
     return rng.choice(forms)

@@ -16,44 +16,182 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pipeline.core.config import LintConfig
-from pipeline.language.fields import field_values
-from pipeline.language.lexicon import PEOPLE, PREPOSITIONS, SWITCH_VERBS, Intent, article, intent_of, join_prose, plural, singular, switch_of, words
-from pipeline.language.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
 from pipeline.core.records import ToolSpec
-from pipeline.language.sqltext import say as say_sql, sql_kind
+from pipeline.language.fields import field_values
+from pipeline.language.lexicon import (
+    PEOPLE,
+    PREPOSITIONS,
+    SWITCH_VERBS,
+    Intent,
+    article,
+    intent_of,
+    join_prose,
+    plural,
+    singular,
+    switch_of,
+    words,
+)
+from pipeline.language.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
+from pipeline.language.sqltext import say as say_sql
+from pipeline.language.sqltext import sql_kind
 
-GREETINGS = ["Hi", "Hey", "Hello", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Evening", "Hiya", "Howdy",
-             "Hello again", "Hey, it's me again", "Hi, hope you're well", "Good evening", "Hi, quick one", "Hello, me again",
-             "Hey, sorry to bother you", "Hi, got a minute"]
+GREETINGS = [
+    "Hi",
+    "Hey",
+    "Hello",
+    "Morning",
+    "Good morning",
+    "Good afternoon",
+    "Hi there",
+    "Hey there",
+    "Evening",
+    "Hiya",
+    "Howdy",
+    "Hello again",
+    "Hey, it's me again",
+    "Hi, hope you're well",
+    "Good evening",
+    "Hi, quick one",
+    "Hello, me again",
+    "Hey, sorry to bother you",
+    "Hi, got a minute",
+]
 CONTEXTS = {
-    "busy_parent": ["between school runs", "before the kids get home", "while dinner's in the oven", "on my lunch break",
-                    "before pickup at three"],
-    "small_business_owner": ["for the shop's books", "before we open", "for my end-of-month numbers", "while the store is quiet",
-                             "for an invoice I'm chasing"],
-    "student": ["for my group project", "before my next class", "for the club I run", "while I'm in the library", "for my side gig"],
-    "ops_engineer": ["for the ops review", "during my on-call shift", "for a ticket I'm closing", "before the change window",
-                     "for the weekly audit"],
-    "retiree": ["when you have a moment", "for my own records", "as my daughter suggested", "at your leisure", "while I have my glasses on"],
-    "traveller": ["from the airport", "before my flight boards", "from the hotel lobby", "while I still have wifi", "from the train"],
+    "busy_parent": [
+        "between school runs",
+        "before the kids get home",
+        "while dinner's in the oven",
+        "on my lunch break",
+        "before pickup at three",
+    ],
+    "small_business_owner": [
+        "for the shop's books",
+        "before we open",
+        "for my end-of-month numbers",
+        "while the store is quiet",
+        "for an invoice I'm chasing",
+    ],
+    "student": [
+        "for my group project",
+        "before my next class",
+        "for the club I run",
+        "while I'm in the library",
+        "for my side gig",
+    ],
+    "ops_engineer": [
+        "for the ops review",
+        "during my on-call shift",
+        "for a ticket I'm closing",
+        "before the change window",
+        "for the weekly audit",
+    ],
+    "retiree": [
+        "when you have a moment",
+        "for my own records",
+        "as my daughter suggested",
+        "at your leisure",
+        "while I have my glasses on",
+    ],
+    "traveller": [
+        "from the airport",
+        "before my flight boards",
+        "from the hotel lobby",
+        "while I still have wifi",
+        "from the train",
+    ],
 }
-ASKS = ["Can you {p}?", "Could you {p}?", "Please {p}.", "I need you to {p}.", "{P}.", "{P}, please.", "Would you {p}?",
-        "I'd like you to {p}.", "Go ahead and {p}.", "Quick favour: {p}.", "Can I get you to {p}?", "I want you to {p}.",
-        "Would you be able to {p}?", "Any chance you could {p}?", "{P} for me.", "Think you could {p}?", "{P} when you can.",
-        "{P}, if that's OK.", "Could I ask you to {p}?", "{P}; that's all for now.", "Do me a favour and {p}."]
-FOLLOW_ACKS = ["Thanks.", "Great.", "OK.", "Perfect.", "Got it.", "Nice.", "Alright.", "Good.", "Cool.", "Lovely.", "Right.", "Okay, thanks.",
-               "Super.", "Thanks, that helps.", "Fine."]
-FOLLOW_LEADS = ["Now {p}.", "Next, {p}.", "Also, {p}.", "Could you also {p}?", "One more thing: {p}.", "And {p}, please.", "Then {p}.",
-                "While you're at it, {p}.", "Now could you {p}?", "Can you {p} as well?", "Next I need you to {p}.", "{P} too, please.",
-                "After that, {p}.", "Following on, {p}.", "Last bit: {p}.", "{P} as well.", "Next, could you {p}?", "Right, {p}.", "And now {p}."]
-THEN = ["then {p}", "and then {p}", "after that {p}", "and {p}", "and once that's done, {p}", "followed by: {p}", "then go on to {p}",
-        "and afterwards {p}"]
-CLOSERS = ["Thanks!", "Thank you.", "Cheers.", "Appreciate it.", "Thanks a lot.", "Much appreciated.", "Thanks in advance.", "Ta.",
-           "Many thanks.", "Thank you so much.", "Thanks, you're a star."]
+ASKS = [
+    "Can you {p}?",
+    "Could you {p}?",
+    "Please {p}.",
+    "I need you to {p}.",
+    "{P}.",
+    "{P}, please.",
+    "Would you {p}?",
+    "I'd like you to {p}.",
+    "Go ahead and {p}.",
+    "Quick favour: {p}.",
+    "Can I get you to {p}?",
+    "I want you to {p}.",
+    "Would you be able to {p}?",
+    "Any chance you could {p}?",
+    "{P} for me.",
+    "Think you could {p}?",
+    "{P} when you can.",
+    "{P}, if that's OK.",
+    "Could I ask you to {p}?",
+    "{P}; that's all for now.",
+    "Do me a favour and {p}.",
+]
+FOLLOW_ACKS = [
+    "Thanks.",
+    "Great.",
+    "OK.",
+    "Perfect.",
+    "Got it.",
+    "Nice.",
+    "Alright.",
+    "Good.",
+    "Cool.",
+    "Lovely.",
+    "Right.",
+    "Okay, thanks.",
+    "Super.",
+    "Thanks, that helps.",
+    "Fine.",
+]
+FOLLOW_LEADS = [
+    "Now {p}.",
+    "Next, {p}.",
+    "Also, {p}.",
+    "Could you also {p}?",
+    "One more thing: {p}.",
+    "And {p}, please.",
+    "Then {p}.",
+    "While you're at it, {p}.",
+    "Now could you {p}?",
+    "Can you {p} as well?",
+    "Next I need you to {p}.",
+    "{P} too, please.",
+    "After that, {p}.",
+    "Following on, {p}.",
+    "Last bit: {p}.",
+    "{P} as well.",
+    "Next, could you {p}?",
+    "Right, {p}.",
+    "And now {p}.",
+]
+THEN = [
+    "then {p}",
+    "and then {p}",
+    "after that {p}",
+    "and {p}",
+    "and once that's done, {p}",
+    "followed by: {p}",
+    "then go on to {p}",
+    "and afterwards {p}",
+]
+CLOSERS = [
+    "Thanks!",
+    "Thank you.",
+    "Cheers.",
+    "Appreciate it.",
+    "Thanks a lot.",
+    "Much appreciated.",
+    "Thanks in advance.",
+    "Ta.",
+    "Many thanks.",
+    "Thank you so much.",
+    "Thanks, you're a star.",
+]
 NAMING = ("name", "display_name", "full_name")
-PASTE_WORDS = LintConfig().description_ngram  # a run this long shared with a tool's description repeats its documentation
+PASTE_WORDS = (
+    LintConfig().description_ngram
+)  # a run this long shared with a tool's description repeats its documentation
 # parameters named by a preposition alone (``at``, ``before``): the preposition and the value are the whole phrase
 BARE_PREPOSITIONS = PREPOSITIONS | {"before", "after", "since", "until", "near"}
 # role words said as the preposition they stand for: origin_place_id "from place PLC-0003", destination_place_id "to ..."
@@ -64,12 +202,32 @@ ACTOR = re.compile(r"\b(acting|performing the action|signed-in|member (?:reading
 # flags said after "mark": "mark it as read", "as unstarred", never "mark it marked read"
 UN_FLAGS = {"read", "starred", "pinned", "flagged", "archived"}
 # a value parameter named as a verb phrase, pointed at as the thing it is: "the same end date", never "the same ends on"
-REF_NOUNS = {"ends on": "end date", "starts on": "start date", "check in": "check-in date", "check out": "check-out date",
-             "due on": "due date", "expires on": "expiry date"}
+REF_NOUNS = {
+    "ends on": "end date",
+    "starts on": "start date",
+    "check in": "check-in date",
+    "check out": "check-out date",
+    "due on": "due date",
+    "expires on": "expiry date",
+}
 # a read's filter on a state, with the word for its opposite
-READ_STATES = {"enabled": "disabled", "active": "inactive", "open": "closed", "locked": "unlocked", "muted": "unmuted", "charging": None}
+READ_STATES = {
+    "enabled": "disabled",
+    "active": "inactive",
+    "open": "closed",
+    "locked": "unlocked",
+    "muted": "unmuted",
+    "charging": None,
+}
 WHEN_WORDS = {"while", "before", "when", "during", "between", "on", "at"}
-BACK_REFS = ["that {n}", "the same {n}", "the {n} you just found", "the {n} from before", "that {n} again", "that same {n}"]
+BACK_REFS = [
+    "that {n}",
+    "the same {n}",
+    "the {n} you just found",
+    "the {n} from before",
+    "that {n} again",
+    "that same {n}",
+]
 FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
 
 
@@ -131,7 +289,9 @@ def object_first(tool: ToolSpec, params: list[str]) -> str | None:
 def described_param(tool: ToolSpec, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
     """The one unused id argument whose description names ``noun`` (``contact_id``, "Contact id of the attendee
     to remove", for the ``attendee`` of ``remove_attendee``); ``None`` where none or several do."""
-    word = re.compile(rf"\bid of (?:the |an? )?{re.escape(singular(noun))}s?\b(?!')", re.IGNORECASE)  # not "id of the thread's parent"
+    word = re.compile(
+        rf"\bid of (?:the |an? )?{re.escape(singular(noun))}s?\b(?!')", re.IGNORECASE
+    )  # not "id of the thread's parent"
     hits = [p for p in args if p not in used and p.endswith("_id") and word.search(param_doc(tool, p))]
     return hits[0] if len(hits) == 1 else None
 
@@ -173,7 +333,13 @@ def singled_out(source: Any, field: str, value: Any) -> bool:
 
 def first_of(source: Any, field: str, value: Any) -> bool:
     """Is ``value`` the ``field`` of the first record of the result's first list?"""
-    lists = [v for v in source.values() if isinstance(v, list)] if isinstance(source, dict) else [source] if isinstance(source, list) else []
+    lists = (
+        [v for v in source.values() if isinstance(v, list)]
+        if isinstance(source, dict)
+        else [source]
+        if isinstance(source, list)
+        else []
+    )
     for lst in lists:
         for rec in lst:
             if isinstance(rec, dict) and field in rec:
@@ -184,16 +350,28 @@ def first_of(source: Any, field: str, value: Any) -> bool:
 class StepWriter:
     """Phrases one chain step; ``steps`` are all steps of the chain (for back references)."""
 
-    def __init__(self, steps: list[dict[str, Any]], entities: dict[str, dict[str, Any]], reference: str, rng: random.Random,
-                 known: Callable[[str], bool] | None = None):
+    def __init__(
+        self,
+        steps: list[dict[str, Any]],
+        entities: dict[str, dict[str, Any]],
+        reference: str,
+        rng: random.Random,
+        known: Callable[[str], bool] | None = None,
+    ):
         self.steps, self.entities, self.reference, self.rng = steps, entities, reference, rng
         self.known = known or (lambda v: v in entities)
         self.shown: list[Any] = []  # results of earlier turns (what the user has seen), walked only when asked
         self.said_it = False  # the step being phrased already points at an earlier result as "it"
         self.verb = ""  # the verb of the step being phrased
-        self.taking_off = False  # it removes something from an entity its name does not name: "remove CON-0001 from event EVT-0001"
-        self.careful = False  # a second wording of a step whose first ran words together or repeated its tool's description
-        self.recent_refs: list[str] = []  # the last three back references said: never "that account again ... that account again"
+        self.taking_off = (
+            False  # it removes something from an entity its name does not name: "remove CON-0001 from event EVT-0001"
+        )
+        self.careful = (
+            False  # a second wording of a step whose first ran words together or repeated its tool's description
+        )
+        self.recent_refs: list[
+            str
+        ] = []  # the last three back references said: never "that account again ... that account again"
         self._seen: set[str] | None = None
 
     def earlier(self, noun: str, found: bool = True) -> str:
@@ -228,21 +406,30 @@ class StepWriter:
         """How the user points at a value an earlier step returned; (phrase, named the value?)."""
         src = step["sources"][p]
         v = step["args"][p]
-        noun = REF_NOUNS.get(words(p), words(p)) or "one"  # "with that check-in date again", never "with that check in again"
+        noun = (
+            REF_NOUNS.get(words(p), words(p)) or "one"
+        )  # "with that check-in date again", never "with that check in again"
         prep, rest = role(noun)
         lead = ""
         if prep:  # to_account_id: "to the account you just got"; a role keeps its word: "from that origin place"
             lead, noun = prep + " ", rest if noun.split(" ")[0] in PREPOSITIONS else noun
         data = self.steps[src]["result"].data if self.steps[src]["result"].ok else None
         field = step["source_fields"][p]
-        if self.shadowed(src, step.get("index", len(self.steps)), field, v):  # a later step returned another one: say which
-            return (self.entity(p, v, words(p) or "one", terse) if p.endswith(("_id", "_ids"))
-                    else self.arg_phrase(p, v, step["tool"].read_only, terse)), True
+        if self.shadowed(
+            src, step.get("index", len(self.steps)), field, v
+        ):  # a later step returned another one: say which
+            return (
+                self.entity(p, v, words(p) or "one", terse)
+                if p.endswith(("_id", "_ids"))
+                else self.arg_phrase(p, v, step["tool"].read_only, terse)
+            ), True
         if data is not None and singled_out(data, field, v):
             if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
                 self.said_it = True
                 return lead + "it", False
-            return lead + ("the same " + noun if terse else self.earlier(noun, self.steps[src]["tool"].read_only)), False
+            return lead + (
+                "the same " + noun if terse else self.earlier(noun, self.steps[src]["tool"].read_only)
+            ), False
         nameable = self.seen(str(v)) or self.known(str(v))
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
             return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
@@ -255,8 +442,10 @@ class StepWriter:
     def shadowed(self, src: int, now: int, field: str, v: Any) -> bool:
         """Did a step between ``src`` and ``now`` return another value of ``field`` (``create_invoice`` after the
         invoice was found): "the invoice you just found" would point at the newer one."""
-        return any(st["result"].ok and any(str(x) != str(v) for x in field_values(st["result"].data, field))
-                   for st in self.steps[src + 1:now])
+        return any(
+            st["result"].ok and any(str(x) != str(v) for x in field_values(st["result"].data, field))
+            for st in self.steps[src + 1 : now]
+        )
 
     def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:
         pw = words(p)
@@ -266,35 +455,60 @@ class StepWriter:
                 return ent
             if self.taking_off and not read:
                 return f"from {ent}"
-            said = self.rng.choice(["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]).format(e=ent)
+            said = self.rng.choice(
+                ["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]
+            ).format(e=ent)
             return f"for {ent}" if not read and pw.split(" ")[-1] in PEOPLE else said
-        if isinstance(v, bool) and read and p in READ_STATES and not terse:  # a filter: "only the disabled ones", never "and not enabled"
+        if (
+            isinstance(v, bool) and read and p in READ_STATES and not terse
+        ):  # a filter: "only the disabled ones", never "and not enabled"
             said = p if v else READ_STATES[p]
             return f"only the {said} ones" if said else f"only the ones not {p}"
         if isinstance(v, bool):  # a switch named "on": "switched on", never "on yes"
             return self._flag(p, v)
-        if bare_preposition(p, v):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am" or "at today at 9 am"
+        if bare_preposition(
+            p, v
+        ):  # a parameter named "at", "before": "at 9 am today", never "with the at at 9 am" or "at today at 9 am"
             return f"{p} {say_value(p, v, self.reference, self.rng, self.entities, time_first=True)}"
         val = say_value(p, v, self.reference, self.rng, self.entities)
-        if isinstance(v, (int, float)) and "_" in p and p.rsplit("_", 1)[1] in UNITS:  # radius_km 7: "radius 7 km", not "radius km 7 km"
+        if (
+            isinstance(v, (int, float)) and "_" in p and p.rsplit("_", 1)[1] in UNITS
+        ):  # radius_km 7: "radius 7 km", not "radius km 7 km"
             pw = words(p.rsplit("_", 1)[0])
         if p in NAMING and isinstance(v, str) and not terse:  # a plain "named X" rather than "name X" or "on name X"
-            return self.rng.choice(['named "{v}"', 'called "{v}"'] if is_text(p, v) else ["named {v}", "called {v}"]).format(v=v)
-        if p.endswith("_contains") and isinstance(v, str) and not terse:  # "with the merchant containing "draft"", never "draft as the merchant contains"
+            return self.rng.choice(
+                ['named "{v}"', 'called "{v}"'] if is_text(p, v) else ["named {v}", "called {v}"]
+            ).format(v=v)
+        if (
+            p.endswith("_contains") and isinstance(v, str) and not terse
+        ):  # "with the merchant containing "draft"", never "draft as the merchant contains"
             return f"with the {words(p[:-9])} containing " + (f'"{v}"' if is_text(p, v) else v)
         head, _, thing = pw.partition(" ")
-        if head in ("add", "remove") and thing and not terse:  # add_labels: "adding the label follow-up", never "follow-up as the add labels"
+        if (
+            head in ("add", "remove") and thing and not terse
+        ):  # add_labels: "adding the label follow-up", never "follow-up as the add labels"
             one = not isinstance(v, list) or len(v) == 1
             return f"{'adding' if head == 'add' else 'removing'} the {singular(thing) if one else plural(thing)} {val}"
         if is_text(p, v):
-            return self.rng.choice(['{w} "{v}"', 'with the {w} "{v}"', 'saying "{v}"' if p in ("text", "body", "message", "content")
-                                    else '{w} "{v}"']).format(w=pw, v=v)
-        if terse or pw.rsplit(" ", 1)[-1] in BARE_PREPOSITIONS:  # ends_on: "ends on March 9th", never "ends on set to March 9th"
+            return self.rng.choice(
+                [
+                    '{w} "{v}"',
+                    'with the {w} "{v}"',
+                    'saying "{v}"' if p in ("text", "body", "message", "content") else '{w} "{v}"',
+                ]
+            ).format(w=pw, v=v)
+        if (
+            terse or pw.rsplit(" ", 1)[-1] in BARE_PREPOSITIONS
+        ):  # ends_on: "ends on March 9th", never "ends on set to March 9th"
             return f"{pw} {val}"
         if isinstance(v, (int, float)):  # "with the temperature at 21", "amount of 25.00"
-            return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]).format(w=pw, v=val)
+            return self.rng.choice(
+                ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]
+            ).format(w=pw, v=val)
         # a word or a date: "with status in progress", never "with the status at in progress" or "reason of changed mind"
-        return self.rng.choice(["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}"]).format(w=pw, v=val)
+        return self.rng.choice(
+            ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}"]
+        ).format(w=pw, v=val)
 
     def _flag(self, p: str, v: bool) -> str:
         if p.startswith("include_"):
@@ -305,10 +519,16 @@ class StepWriter:
             rest = words(p[3:])
             return f"as {rest}" if v else (f"as un{rest}" if rest in UN_FLAGS else f"as not {rest}")
         if p.startswith(("is_", "has_")):
-            rest = words(p[p.index("_") + 1:])
-            return (f"marked {rest}" if p.startswith("is_") else f"with {rest}") if v else (f"not {rest}" if p.startswith("is_") else f"without {rest}")
+            rest = words(p[p.index("_") + 1 :])
+            return (
+                (f"marked {rest}" if p.startswith("is_") else f"with {rest}")
+                if v
+                else (f"not {rest}" if p.startswith("is_") else f"without {rest}")
+            )
         if p == "on" or p in READ_STATES:
-            return ("switched " if p == "on" else "") + ("on" if p == "on" and v else "off" if p == "on" else (p if v else f"not {p}"))
+            return ("switched " if p == "on" else "") + (
+                "on" if p == "on" and v else "off" if p == "on" else (p if v else f"not {p}")
+            )
         *rest, last = words(p).split(" ")
         if rest and last in ("on", "off"):  # climate_on: "with climate on", never "with climate on on"
             return f"with {' '.join(rest)} {'on' if v else 'off'}"
@@ -326,7 +546,9 @@ class StepWriter:
         from the same draws, carefully: names in quotes, a withheld entity as ``one of my products``."""
         state, refs = self.rng.getstate(), list(self.recent_refs)
         said = self._phrase(step, withheld, terse)
-        if stutter(said) or (ngrams(said, PASTE_WORDS) & description_grams(step["tool"].description or "", PASTE_WORDS)):
+        if stutter(said) or (
+            ngrams(said, PASTE_WORDS) & description_grams(step["tool"].description or "", PASTE_WORDS)
+        ):
             self.rng.setstate(state)
             self.recent_refs = refs
             self.careful = True
@@ -339,7 +561,9 @@ class StepWriter:
     def _phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
         tool = step["tool"]
         self.said_it = False
-        sql = next((v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None)
+        sql = next(
+            (v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None
+        )
         asked = say_sql(sql) if sql else None
         if asked:  # SQL text: what it asks for ("show me the customers in Lyon"), not the statement
             return asked
@@ -347,17 +571,25 @@ class StepWriter:
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
         args = step["args"]
         toggle = switch_of(intent, args, withheld)
-        if toggle:  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk of my vehicle and open"
+        if (
+            toggle
+        ):  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk of my vehicle and open"
             verb = SWITCH_VERBS[toggle][0 if args[toggle] else 1]
         self.verb = verb
         self.taking_off = False
         used: set[str] = {toggle} if toggle else set()
         slots: list[str] = []
         for k, (prep, noun) in enumerate(intent.nouns):
-            prep = "in" if prep == "to" and verb in ("put", "include") else prep  # "put it in the cart", never "put it to the cart"
-            noun = noun.removesuffix(f" {toggle}") if toggle else noun  # set_automation_enabled: "enable the automation"
+            prep = (
+                "in" if prep == "to" and verb in ("put", "include") else prep
+            )  # "put it in the cart", never "put it to the cart"
+            noun = (
+                noun.removesuffix(f" {toggle}") if toggle else noun
+            )  # set_automation_enabled: "enable the automation"
             p = self._param_for(tool, noun, args, used)
-            said_as = words(p) if p is not None else noun  # an id the noun's word names only in its description: "the attendee CON-0001"
+            said_as = (
+                words(p) if p is not None else noun
+            )  # an id the noun's word names only in its description: "the attendee CON-0001"
             p = p if p is not None else described_param(tool, noun, args, used)
             if p is not None:
                 used.add(p)
@@ -370,19 +602,40 @@ class StepWriter:
             else:
                 ent = ("" if terse else "the ") + noun
             slots.append(f"{prep} {ent}".strip())
-        if not intent.nouns and not terse and tool.output_schema is None:  # git_add: "add the files README.md", not "add with files ..."
-            obj = next((p for p, v in args.items() if p not in withheld and p not in step["sources"] and not isinstance(v, bool)
-                        and v not in (None, "", [], {}) and not is_text(p, v)), None)
+        if (
+            not intent.nouns and not terse and tool.output_schema is None
+        ):  # git_add: "add the files README.md", not "add with files ..."
+            obj = next(
+                (
+                    p
+                    for p, v in args.items()
+                    if p not in withheld
+                    and p not in step["sources"]
+                    and not isinstance(v, bool)
+                    and v not in (None, "", [], {})
+                    and not is_text(p, v)
+                ),
+                None,
+            )
             if obj is not None:
                 used.add(obj)
-                slots.append(f"the {words(obj)} {join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}")
+                slots.append(
+                    f"the {words(obj)} {join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}"
+                )
         if intent.nouns and intent.nouns[0][0]:  # add_to_cart: the thing added comes before "to the cart"
             # the last id left: owner ids come first (food add_to_cart(customer_id, item_id) adds the item, not the customer)
-            direct = next((p for p in reversed(args) if p not in used and p.endswith("_id") and not acts_as(tool, p)), None)
+            direct = next(
+                (p for p in reversed(args) if p not in used and p.endswith("_id") and not acts_as(tool, p)), None
+            )
             if direct is not None:
                 used.add(direct)
                 if direct in withheld:
-                    slots.insert(0, f"one of my {plural(words(direct))}" if self.careful else article(words(direct)) + " " + words(direct))
+                    slots.insert(
+                        0,
+                        f"one of my {plural(words(direct))}"
+                        if self.careful
+                        else article(words(direct)) + " " + words(direct),
+                    )
                 elif direct in step["sources"]:
                     slots.insert(0, self.back_ref(step, direct, terse)[0])
                 else:
@@ -406,17 +659,25 @@ class StepWriter:
         named = len(used) > len(actor)
         parts += acting if named else []
         extras: list[str] = []
-        tail: list[str] = [] if named else acting  # "at 9 am today": a bare preposition's phrase closes the request, never joined with "and"
+        tail: list[str] = (
+            [] if named else acting
+        )  # "at 9 am today": a bare preposition's phrase closes the request, never joined with "and"
         for p, v in args.items():
-            if p in withheld and p not in used and p.endswith("_id") and not terse:  # "the balance of my account": which one is asked for
+            if (
+                p in withheld and p not in used and p.endswith("_id") and not terse
+            ):  # "the balance of my account": which one is asked for
                 noun = words(p)
-                extras.append(f"{self.rng.choice(['for', 'of', 'on'])} {self.rng.choice(['my ', 'the ', article(noun) + ' '])}{noun}")
+                extras.append(
+                    f"{self.rng.choice(['for', 'of', 'on'])} {self.rng.choice(['my ', 'the ', article(noun) + ' '])}{noun}"
+                )
                 continue
             if p in used or p in withheld:
                 continue
             if p in step["sources"]:
                 ref, named = self.back_ref(step, p, terse)
-                if ref.split(" ")[0] in PREPOSITIONS or (named and not p.endswith(("_id", "_ids"))):  # a value said as a value
+                if ref.split(" ")[0] in PREPOSITIONS or (
+                    named and not p.endswith(("_id", "_ids"))
+                ):  # a value said as a value
                     extras.append(ref)
                 elif p.endswith(("_id", "_ids")):  # an entity: "for the account you just found"
                     extras.append(f"for {ref}")
@@ -430,7 +691,13 @@ class StepWriter:
         if not extras:
             return " ".join(parts + tail)
         # "update the event EVT-0004, status confirmed"; a phrase that opens with a preposition joins directly
-        sep = " " if not slots or extras[0].split(" ")[0] in PREPOSITIONS or extras[0].startswith(("with", "including", "only")) else ", "
+        sep = (
+            " "
+            if not slots
+            or extras[0].split(" ")[0] in PREPOSITIONS
+            or extras[0].startswith(("with", "including", "only"))
+            else ", "
+        )
         said = _join_once([" ".join(parts), join_prose(extras)], sep)
         return _join_once([said, *tail], " ") if tail else said
 
@@ -453,7 +720,9 @@ def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int
     body = phrases[0]
     for ph in phrases[1:]:
         joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(THEN).format(p=ph))
-        if stutter(joined) and not stutter(body) and not stutter(ph):  # "reconnect it; check it; check ...": not back to back
+        if (
+            stutter(joined) and not stutter(body) and not stutter(ph)
+        ):  # "reconnect it; check it; check ...": not back to back
             joined = body + (", then " if terse else ", and after that ") + ph
         body = joined
     if terse:
@@ -466,8 +735,11 @@ def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int
             forms = [f"{_cap(ctx)}: {text}", f"{text[:-1]} {ctx}{text[-1]}"]
             # after the request only a when, right after it ("... before my flight boards"): never "savings goal of 500
             # from the airport" (the goal's source?), "..., if that's OK before the kids get home" or "from before before noon"
-            trails = (_first_word(ctx) in WHEN_WORDS and _last_word(text[:-1]) != _first_word(ctx)
-                      and text[:-1].lower().endswith(body.lower()))
+            trails = (
+                _first_word(ctx) in WHEN_WORDS
+                and _last_word(text[:-1]) != _first_word(ctx)
+                and text[:-1].lower().endswith(body.lower())
+            )
             text = rng.choice(forms) if trails else forms[0]
         if rng.random() < 0.4:
             text = f"{rng.choice(GREETINGS)}{rng.choice(['! ', '. '])}" + _cap(text)
@@ -520,9 +792,17 @@ def unnamed_writes(turns_idx: list[list[int]], steps: list[dict[str, Any]], know
     return bad
 
 
-def write_turns(turns: list[list[dict[str, Any]]], steps: list[dict[str, Any]], info_level: str, persona: str, withheld: list[str],
-                entities: dict[str, dict[str, Any]], reference: str, rng: random.Random,
-                known: Callable[[str], bool] | None = None) -> list[str]:
+def write_turns(
+    turns: list[list[dict[str, Any]]],
+    steps: list[dict[str, Any]],
+    info_level: str,
+    persona: str,
+    withheld: list[str],
+    entities: dict[str, dict[str, Any]],
+    reference: str,
+    rng: random.Random,
+    known: Callable[[str], bool] | None = None,
+) -> list[str]:
     """The user's message for each turn (``withheld``: values the first step's request leaves out;
     ``known``: whether the user knows a value without seeing it in a result, e.g. their own account's id)."""
     w = StepWriter(steps, entities, reference, rng, known)

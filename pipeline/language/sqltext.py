@@ -26,8 +26,13 @@ _NAME_KEYS = ("name", "column_name", "column", "field", "Field", "COLUMN_NAME")
 _TYPE_KEYS = ("type", "data_type", "column_type", "Type", "DATA_TYPE")
 _DDL_COL = re.compile(r"^\s*\"?(\w+)\"?\s+(\w+)(.*)$")
 _TABLE_IN = re.compile(r"\b(?:FROM|INTO|UPDATE|TABLE)\s+\"?(\w+)\"?", re.I)
-TEXT_VALUES = {"name": ["Dana Novak", "Eli Brooks", "Farah Khan"], "email": ["dana@example.com", "eli@example.com"],
-               "city": ["Lisbon", "Denver", "Osaka"], "status": ["pending", "shipped"], "title": ["Spring catalogue", "Team offsite"]}
+TEXT_VALUES = {
+    "name": ["Dana Novak", "Eli Brooks", "Farah Khan"],
+    "email": ["dana@example.com", "eli@example.com"],
+    "city": ["Lisbon", "Denver", "Osaka"],
+    "status": ["pending", "shipped"],
+    "title": ["Spring catalogue", "Team offsite"],
+}
 
 
 def sql_kind(tool: Any, param: str) -> str | None:
@@ -48,7 +53,7 @@ def sql_kind(tool: Any, param: str) -> str | None:
 def columns_in(data: Any) -> list[dict[str, Any]]:
     """The columns a describing tool's (parsed) result lists: rows with a name and a type, or ``CREATE TABLE`` text."""
     if isinstance(data, str) and re.search(r"create\s+table", data, re.I) and "(" in data:
-        body = data[data.index("(") + 1: data.rindex(")")] if ")" in data else ""
+        body = data[data.index("(") + 1 : data.rindex(")")] if ")" in data else ""
         cols = []
         for part in re.split(r",(?![^(]*\))", body):
             m = _DDL_COL.match(part)
@@ -124,7 +129,11 @@ def _filterable(table: str, tables: dict[str, Any]) -> list[tuple[str, Any]]:
 def _select(table: str, tables: dict[str, Any], rng: random.Random) -> str:
     cols = tables[table].get("columns", [])
     q = f"SELECT * FROM {table}"
-    forms = ["all", "count"] + (["where"] * 2 if _filterable(table, tables) else []) + (["top"] if any(_numeric(c) and not c["pk"] for c in cols) else [])
+    forms = (
+        ["all", "count"]
+        + (["where"] * 2 if _filterable(table, tables) else [])
+        + (["top"] if any(_numeric(c) and not c["pk"] for c in cols) else [])
+    )
     form = rng.choice(forms)
     if form == "count":
         return f"SELECT COUNT(*) FROM {table}"
@@ -151,8 +160,13 @@ def _write(table: str, tables: dict[str, Any], rng: random.Random) -> str:
 
 
 def _create(tables: dict[str, Any], rng: random.Random) -> str:
-    name, cols = rng.choice([("suppliers", "name TEXT NOT NULL, city TEXT"), ("reviews", "product_id INTEGER, rating INTEGER, comment TEXT"),
-                             ("notes", "title TEXT NOT NULL, body TEXT")])
+    name, cols = rng.choice(
+        [
+            ("suppliers", "name TEXT NOT NULL, city TEXT"),
+            ("reviews", "product_id INTEGER, rating INTEGER, comment TEXT"),
+            ("notes", "title TEXT NOT NULL, body TEXT"),
+        ]
+    )
     while name in tables:
         name += "_new"
     return f"CREATE TABLE {name} (id INTEGER PRIMARY KEY, {cols})"
@@ -179,7 +193,11 @@ def say(sql: str) -> str | None:
         return f"count the {_words(m.group(1))}"
     if m := re.fullmatch(r"SELECT \* FROM (\w+) WHERE (\w+) = '((?:[^']|'')*)'", sql):
         t, c, v = _words(m.group(1)), m.group(2), m.group(3).replace("''", "'")
-        return f"show me the {t} in {v}" if c.lower() in ("city", "country", "region") else f"show me the {t} whose {_words(c)} is {v}"
+        return (
+            f"show me the {t} in {v}"
+            if c.lower() in ("city", "country", "region")
+            else f"show me the {t} whose {_words(c)} is {v}"
+        )
     if m := re.fullmatch(r"SELECT \* FROM (\w+) ORDER BY (\w+) DESC LIMIT (\d+)", sql):
         return f"show me the top {m.group(3)} {_words(m.group(1))} by {_words(m.group(2))}"
     if m := re.fullmatch(r"SELECT \* FROM (\w+)", sql):
@@ -195,11 +213,21 @@ def say(sql: str) -> str | None:
         return f"delete {singular(_words(m.group(1)))} {m.group(2)}"
     if m := re.fullmatch(r"CREATE TABLE (\w+) \(id INTEGER PRIMARY KEY, (.*)\)", sql):
         cols = [c.strip().split(" ")[0] for c in m.group(2).split(",")]
-        return f"create a {_words(m.group(1))} table with {', '.join(cols[:-1])} and {cols[-1]} columns" if len(cols) > 1 else None
+        return (
+            f"create a {_words(m.group(1))} table with {', '.join(cols[:-1])} and {cols[-1]} columns"
+            if len(cols) > 1
+            else None
+        )
     return None
 
 
-def fill_sql(tool: Any, args: dict[str, Any], tables: dict[str, Any], rng: random.Random, fixed: set[str] | frozenset[str] = frozenset()) -> None:
+def fill_sql(
+    tool: Any,
+    args: dict[str, Any],
+    tables: dict[str, Any],
+    rng: random.Random,
+    fixed: set[str] | frozenset[str] = frozenset(),
+) -> None:
     """Replace, in ``args``, each SQL parameter's value that is not already a statement of the tool's kind by a
     composed one, on the table the value names where it names one (a table name from an earlier result,
     another tool's statement). A ``fixed`` value (from an earlier result) that names no known table is left as it is."""

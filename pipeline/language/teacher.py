@@ -16,10 +16,9 @@ import random
 import re
 from typing import Any
 
-from pipeline.language.lexicon import words
-from pipeline.language.lexicon import intent_of
-from pipeline.language.phrasing import ID_TOKEN, JSONISH, PLACEHOLDER, SENTENCE, SNAKE, mentions, ngrams, say_value
 from pipeline.core.records import ToolSpec
+from pipeline.language.lexicon import intent_of, words
+from pipeline.language.phrasing import ID_TOKEN, JSONISH, PLACEHOLDER, SENTENCE, SNAKE, mentions, ngrams, say_value
 from pipeline.language.request_writer import singled_out
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
@@ -37,12 +36,18 @@ def must_say(step: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any
     out = dict(step["user_args"])
     for p, src in step.get("sources", {}).items():
         res = steps[src]["result"] if src < len(steps) else None
-        if res is not None and not (res.ok and singled_out(res.data, step["source_fields"][p], step["args"][p])) and not step["tool"].read_only:
+        if (
+            res is not None
+            and not (res.ok and singled_out(res.data, step["source_fields"][p], step["args"][p]))
+            and not step["tool"].read_only
+        ):
             out[p] = step["args"][p]
     return out
 
 
-def turn_spec(turns: list[list[dict[str, Any]]], drafts: list[str], withheld: list[str], reference: str) -> list[dict[str, Any]]:
+def turn_spec(
+    turns: list[list[dict[str, Any]]], drafts: list[str], withheld: list[str], reference: str
+) -> list[dict[str, Any]]:
     """Per user turn: the plain draft, the actions (from tool names), the values to keep (in a person's words)
     and, for a follow-up, the results the assistant reported before it."""
     spec = []
@@ -53,16 +58,24 @@ def turn_spec(turns: list[list[dict[str, Any]]], drafts: list[str], withheld: li
             for p, v in must_say(s, steps_all).items():
                 if not (ti == 0 and s is turns[0][0] and p in withheld) and v not in (None, "", [], {}):
                     keep[words(p)] = v
-        entry: dict[str, Any] = {"draft": drafts[ti], "actions": [describe_tool(s["tool"]) for s in steps], "values": keep}
+        entry: dict[str, Any] = {
+            "draft": drafts[ti],
+            "actions": [describe_tool(s["tool"]) for s in steps],
+            "values": keep,
+        }
         if ti == 0 and withheld:
             entry["leave_out"] = [words(p) for p in withheld]
         if ti > 0:
-            entry["assistant_reported"] = [s["result"].data if s["result"].ok else {"error": s["result"].error} for s in turns[ti - 1]]
+            entry["assistant_reported"] = [
+                s["result"].data if s["result"].ok else {"error": s["result"].error} for s in turns[ti - 1]
+            ]
         spec.append(entry)
     return spec
 
 
-def user_turns_prompt(server: str, persona: str, info_level: str, reference: str, touched: Any, spec: list[dict[str, Any]]) -> str:
+def user_turns_prompt(
+    server: str, persona: str, info_level: str, reference: str, touched: Any, spec: list[dict[str, Any]]
+) -> str:
     return (
         f"You write the user's messages in a conversation with an assistant that operates a {server.replace('_', ' ')} service.\n"
         f"What the user's account holds (the only entities you may refer to): {json.dumps(touched, default=str, sort_keys=True)}\n"
@@ -92,8 +105,9 @@ def text_problems(text: str, tools: list[ToolSpec], ngram: int = 6) -> list[str]
     return out
 
 
-def user_turn_problems(texts: list[str], turns: list[list[dict[str, Any]]], withheld: dict[str, Any], tools: list[ToolSpec],
-                       reference: str) -> list[str]:
+def user_turn_problems(
+    texts: list[str], turns: list[list[dict[str, Any]]], withheld: dict[str, Any], tools: list[ToolSpec], reference: str
+) -> list[str]:
     """What is wrong with the teacher's user turns: language rules, values left out, a withheld value given."""
     out = []
     steps_all = sorted((s for t in turns for s in t), key=lambda s: s["index"])
@@ -140,13 +154,15 @@ def reply_problems(reply: str, request: str, calls: list[dict[str, Any]], draft:
 
 def parse_json_answer(text: str, key: str) -> Any:
     try:
-        data = json.loads(text[text.index("{"): text.rindex("}") + 1])
+        data = json.loads(text[text.index("{") : text.rindex("}") + 1])
         return data[key]
     except (ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"LLM answer is not the JSON asked for: {text[:200]!r}") from exc
 
 
-def call_record(tool: ToolSpec, args: dict[str, Any], ok: bool, data: Any, error: str | None, reference: str) -> dict[str, Any]:
+def call_record(
+    tool: ToolSpec, args: dict[str, Any], ok: bool, data: Any, error: str | None, reference: str
+) -> dict[str, Any]:
     """A call as the reply prompt shows it (the action in words, the arguments as values)."""
     said = {words(k): say_value(k, v, reference, random.Random(0)) for k, v in args.items()}
     return {"action": describe_tool(tool), "arguments": said, **({"result": data} if ok else {"error": error})}

@@ -9,8 +9,8 @@ from datetime import date, timedelta
 from typing import Any, NamedTuple
 
 from pipeline.core.config import QueryConfig
-from pipeline.language.hints import hinted, known_fields, new_paths
 from pipeline.core.records import Snapshot, ToolSpec
+from pipeline.language.hints import hinted, known_fields, new_paths
 from pipeline.language.sqltext import fill_sql
 
 _WORDS = {
@@ -85,8 +85,12 @@ def _schema_of(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def synth_value(param: str, spec: dict[str, Any], rng: random.Random,
-                reference_date: str = QueryConfig.model_fields["reference_date"].default) -> Any:
+def synth_value(
+    param: str,
+    spec: dict[str, Any],
+    rng: random.Random,
+    reference_date: str = QueryConfig.model_fields["reference_date"].default,
+) -> Any:
     """A schema-valid value for a parameter nothing in the state names."""
     s = _schema_of(spec)
     if "enum" in s and s["enum"]:
@@ -179,16 +183,31 @@ def observed_values(snapshot: Snapshot, param: str, lookup: bool = False) -> lis
         if field.endswith("_id") and param.endswith("_" + field) and snapshot.values[field]:
             return snapshot.values[field]
         # a role suffix on an identifying field: path_a / path_b <- path, source_path <- path
-        if field in ROLE_FIELDS and (param.startswith(field + "_") or param.endswith("_" + field)) and snapshot.values[field]:
+        if (
+            field in ROLE_FIELDS
+            and (param.startswith(field + "_") or param.endswith("_" + field))
+            and snapshot.values[field]
+        ):
             return snapshot.values[field]
     if not lookup:
         return []
     for field in sorted(snapshot.values):
-        if field.endswith("_" + param) and snapshot.values[field] and all(isinstance(v, str) for v in snapshot.values[field]):
+        if (
+            field.endswith("_" + param)
+            and snapshot.values[field]
+            and all(isinstance(v, str) for v in snapshot.values[field])
+        ):
             return snapshot.values[field]
     if param in SEARCH_PARAMS:
-        words = sorted({w for f in NAME_FIELDS for v in snapshot.values.get(f, []) if isinstance(v, str)
-                        for w in re.findall(r"[A-Za-z]{4,}", v)})
+        words = sorted(
+            {
+                w
+                for f in NAME_FIELDS
+                for v in snapshot.values.get(f, [])
+                if isinstance(v, str)
+                for w in re.findall(r"[A-Za-z]{4,}", v)
+            }
+        )
         return words
     return []
 
@@ -196,8 +215,15 @@ def observed_values(snapshot: Snapshot, param: str, lookup: bool = False) -> lis
 EXAMPLE = re.compile(r"'([^'\s]{2,60})'")
 ABS_PATH = re.compile(r"^/[^\s]+$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-PAIRS = (("start", "end"), ("check_in", "check_out"), ("start_date", "end_date"), ("departure_date", "return_date"),
-         ("from_date", "to_date"), ("starts_at", "ends_at"), ("start_time", "end_time"))
+PAIRS = (
+    ("start", "end"),
+    ("check_in", "check_out"),
+    ("start_date", "end_date"),
+    ("departure_date", "return_date"),
+    ("from_date", "to_date"),
+    ("starts_at", "ends_at"),
+    ("start_time", "end_time"),
+)
 
 
 def example_shape(spec: dict[str, Any]) -> re.Pattern[str] | None:
@@ -248,8 +274,14 @@ def described_values(snapshot: Snapshot, spec: dict[str, Any]) -> list[Any]:
 def _temporal(param: str, spec: dict[str, Any]) -> bool:
     s = _schema_of(spec)
     pat = s.get("pattern") or ""
-    return (s.get("format") in ("date", "date-time", "time") or r"\d{4}-\d{2}" in pat or "date" in param or "time" in param
-            or param.endswith("_at") or param in ("month", "day", "start", "end", "check_in", "check_out", "departure", "arrival"))
+    return (
+        s.get("format") in ("date", "date-time", "time")
+        or r"\d{4}-\d{2}" in pat
+        or "date" in param
+        or "time" in param
+        or param.endswith("_at")
+        or param in ("month", "day", "start", "end", "check_in", "check_out", "departure", "arrival")
+    )
 
 
 def _fits_pattern(vals: list[Any], spec: dict[str, Any]) -> list[Any]:
@@ -317,8 +349,15 @@ def _named_fields(desc: str) -> tuple[str, ...]:
     return tuple(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", desc))
 
 
-def _linked(param: str, named: tuple[str, ...], numeric: bool, args: dict[str, Any], order: list[str], snapshot: Snapshot,
-            context: RecordIndex) -> Any:
+def _linked(
+    param: str,
+    named: tuple[str, ...],
+    numeric: bool,
+    args: dict[str, Any],
+    order: list[str],
+    snapshot: Snapshot,
+    context: RecordIndex,
+) -> Any:
     """A value the entities already named in ``args`` determine: the listing's own ``seller_id``,
     or, for a number (``numeric``), a field the description points at (``named``: an amount "at least
     the listing's min_next_bid")."""
@@ -329,7 +368,12 @@ def _linked(param: str, named: tuple[str, ...], numeric: bool, args: dict[str, A
         for rec in _records_of(v, snapshot, context):
             val = rec.get(param)
             # the record's own id is not a link (a user record's user_id is that user, not "the" user_id)
-            if isinstance(val, (str, int, float)) and not isinstance(val, bool) and param.endswith("_id") and str(val) != v:
+            if (
+                isinstance(val, (str, int, float))
+                and not isinstance(val, bool)
+                and param.endswith("_id")
+                and str(val) != v
+            ):
                 return val
             if numeric:
                 for w in named:
@@ -342,13 +386,24 @@ def _linked(param: str, named: tuple[str, ...], numeric: bool, args: dict[str, A
 IDENTIFYING = re.compile("|".join((*ROLE_FIELDS, "number", "phone", "username", "handle", "iban")))
 
 
-def _together(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], snapshot: Snapshot, rng: random.Random,
-              memo: "ValueMemo") -> None:
+def _together(
+    args: dict[str, Any],
+    chosen: list[tuple[str, _ParamPlan]],
+    snapshot: Snapshot,
+    rng: random.Random,
+    memo: ValueMemo,
+) -> None:
     """Text values drawn from the state come from one record where a record holds two or more of them: a new
     listing's title, description, category and condition are one listing's, never a golf set's title with a
     watch's description (in place)."""
-    free = tuple(p for p, plan in chosen if plan.use_vals and not p.endswith(("_id", "_ids")) and isinstance(args.get(p), str)
-                 and not IDENTIFYING.search(p))
+    free = tuple(
+        p
+        for p, plan in chosen
+        if plan.use_vals
+        and not p.endswith(("_id", "_ids"))
+        and isinstance(args.get(p), str)
+        and not IDENTIFYING.search(p)
+    )
     if len(free) < 2:
         return
     recs = memo.records_with(snapshot, free)
@@ -361,7 +416,7 @@ def _together(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], snap
             args[p] = rec[p]
 
 
-def _distinct_ids(args: dict[str, Any], chosen: list[tuple[str, "_ParamPlan"]], rng: random.Random) -> None:
+def _distinct_ids(args: dict[str, Any], chosen: list[tuple[str, _ParamPlan]], rng: random.Random) -> None:
     """An id drawn from the state that equals another id argument of the call (a route from a place to
     itself, a user following themselves) is drawn again from the other values, and a list drawn from the
     state shares no value with another list of the call (a message's cc never repeats its to) (in place)."""
@@ -469,8 +524,13 @@ def _param_plan(tool: ToolSpec, p: str, props: dict[str, Any], snapshot: Snapsho
     vals = [] if fresh_time else _fits_pattern(observed_values(snapshot, p, tool.read_only), spec)
     if not vals and not fresh_time and _schema_of(spec).get("type") in (None, "string"):
         shape = example_shape(spec)
-        vals = (shaped_values(snapshot, shape) if shape else
-                described_id_values(snapshot, spec) if p.endswith("_id") else described_values(snapshot, spec))
+        vals = (
+            shaped_values(snapshot, shape)
+            if shape
+            else described_id_values(snapshot, spec)
+            if p.endswith("_id")
+            else described_values(snapshot, spec)
+        )
     if vals and not tool.read_only and p in OWN_NAMES:
         vals = _names_of_kind(tool, p, snapshot) or vals
     use_vals = bool(vals) and "enum" not in _schema_of(spec)
@@ -479,8 +539,14 @@ def _param_plan(tool: ToolSpec, p: str, props: dict[str, Any], snapshot: Snapsho
     if tool.output_schema is None and not use_vals and not array_vals and "enum" not in _schema_of(spec):
         spec, vals, array_vals = hinted(tool, p, _schema_of(spec))
         use_vals = bool(vals)
-    return _ParamPlan(spec, vals, use_vals, array_vals,
-                      tuple(w for w in _named_fields(desc) if w != p), _schema_of(spec).get("type") in ("number", "integer"))
+    return _ParamPlan(
+        spec,
+        vals,
+        use_vals,
+        array_vals,
+        tuple(w for w in _named_fields(desc) if w != p),
+        _schema_of(spec).get("type") in ("number", "integer"),
+    )
 
 
 class _ToolFacts(NamedTuple):
@@ -517,7 +583,11 @@ class ValueMemo:
         key = (id(snapshot), fields)
         hit = self._records.get(key)
         if hit is None or hit[0] is not snapshot:
-            recs = [r for r in snapshot.entities.values() if sum(1 for f in fields if isinstance(r.get(f), str) and r[f]) >= 2]
+            recs = [
+                r
+                for r in snapshot.entities.values()
+                if sum(1 for f in fields if isinstance(r.get(f), str) and r[f]) >= 2
+            ]
             hit = self._records[key] = (snapshot, recs)
         return hit[1]
 
@@ -555,7 +625,12 @@ def fill_args(
     props, required, optional, sens = memo.facts(tool)
     wanted = list(required) + [p for p in optional if p in fixed or rng.random() < optional_rate]
     # a writer with only optional fields gets one (an update changing nothing is refused); not a third-party one with required ones
-    if not tool.read_only and optional and not any(p in wanted for p in optional) and not (required and tool.output_schema is None):
+    if (
+        not tool.read_only
+        and optional
+        and not any(p in wanted for p in optional)
+        and not (required and tool.output_schema is None)
+    ):
         wanted.append(rng.choice(optional))
     ctx = context if isinstance(context, RecordIndex) else RecordIndex(list(context or []))
     chosen: list[tuple[str, _ParamPlan]] = []
@@ -586,7 +661,9 @@ def fill_args(
     _together(args, chosen, snapshot, rng, memo)
     _distinct_ids(args, chosen, rng)
     _pair_times(args, rng)
-    if tool.output_schema is None:  # a third-party tool: SQL composed from the schema, record fields from observed values
+    if (
+        tool.output_schema is None
+    ):  # a third-party tool: SQL composed from the schema, record fields from observed values
         fill_sql(tool, args, snapshot.tables, rng, set(fixed))
         known_fields(args, snapshot.values, rng, set(fixed), tool.read_only)
         new_paths(tool, args, snapshot.values, rng, set(fixed))

@@ -23,8 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.env import Environment
-from pipeline.reward.score import (COMPONENTS, RewardConfig, RewardInputError, execute_and_hash, parse_calls, parse_reference, parse_tools,
-                             replay_state_hashes, score, score_turns)
+from pipeline.reward.score import (
+    COMPONENTS,
+    RewardConfig,
+    RewardInputError,
+    execute_and_hash,
+    parse_calls,
+    parse_reference,
+    parse_tools,
+    replay_state_hashes,
+    score,
+    score_turns,
+)
 
 
 def _decoded(rec: dict[str, Any], key: str, lineno: int) -> Any:
@@ -58,7 +68,7 @@ def _calls_turns(obj: Any, lineno: int) -> list[list[dict[str, Any]]] | None:
 def _split(flat: list[dict[str, Any]], sizes: list[int]) -> list[list[dict[str, Any]]]:
     out, i = [], 0
     for n in sizes:
-        out.append(flat[i:i + n])
+        out.append(flat[i : i + n])
         i += n
     return out
 
@@ -74,7 +84,9 @@ class _Live:
             self.env = Environment(self.server)
         return self.env
 
-    def run(self, turns: list[list[dict[str, Any]]], seed: int, want_state: bool) -> tuple[list[list[dict[str, Any]]], list[str | None]]:
+    def run(
+        self, turns: list[list[dict[str, Any]]], seed: int, want_state: bool
+    ) -> tuple[list[list[dict[str, Any]]], list[str | None]]:
         s = self.environment().session(seed)
         try:
             executed, hashes = [], []
@@ -101,10 +113,18 @@ def _score_line(rec: dict[str, Any], lineno: int, cfg: RewardConfig, live: _Live
     call_turns = _calls_turns(raw_calls, lineno)
     turn_wise = sizes is not None and call_turns is not None
     if turn_wise and len(call_turns) != len(sizes):
-        raise RewardInputError(f"line {lineno}: field 'calls': {len(call_turns)} turns of calls but the reference has {len(sizes)}")
+        raise RewardInputError(
+            f"line {lineno}: field 'calls': {len(call_turns)} turns of calls but the reference has {len(sizes)}"
+        )
     if cfg.per_turn and not turn_wise:
-        raise RewardInputError(f"line {lineno}: per-turn scoring needs 'reference' and 'calls' both as lists per user turn")
-    turns = call_turns if turn_wise else [[c for t in call_turns for c in t] if call_turns is not None else parse_calls(raw_calls, lineno)]
+        raise RewardInputError(
+            f"line {lineno}: per-turn scoring needs 'reference' and 'calls' both as lists per user turn"
+        )
+    turns = (
+        call_turns
+        if turn_wise
+        else [[c for t in call_turns for c in t] if call_turns is not None else parse_calls(raw_calls, lineno)]
+    )
     ref_turns = _split(ref, sizes) if turn_wise else [ref]
     seed = rec.get("seed", rec.get("env_seed", 0))
     if not isinstance(seed, int) or isinstance(seed, bool):
@@ -116,7 +136,9 @@ def _score_line(rec: dict[str, Any], lineno: int, cfg: RewardConfig, live: _Live
         if live.server is None:
             t, i = next((t, i) for t, calls in enumerate(turns) for i, c in enumerate(calls) if "ok" not in c)
             where = f"calls[{t}][{i}]" if turn_wise else f"calls[{i}]"
-            raise RewardInputError(f"line {lineno}: field '{where}.ok' is missing; pass --server NAME to execute the calls live")
+            raise RewardInputError(
+                f"line {lineno}: field '{where}.ok' is missing; pass --server NAME to execute the calls live"
+            )
         executed, hashes = live.run(turns, seed, want_state)
         turns = executed if need_live else turns
         if want_state:
@@ -132,7 +154,9 @@ def _score_line(rec: dict[str, Any], lineno: int, cfg: RewardConfig, live: _Live
     return row
 
 
-def score_jsonl(path: str | Path, server: str | None = None, config: RewardConfig | None = None) -> list[dict[str, Any]]:
+def score_jsonl(
+    path: str | Path, server: str | None = None, config: RewardConfig | None = None
+) -> list[dict[str, Any]]:
     """Score every line of a JSONL file (see the module docstring); an empty file is an error."""
     cfg = config or RewardConfig()
     p = Path(path)

@@ -34,7 +34,6 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -172,7 +171,9 @@ class ToolIndex:
         for i, t in enumerate(tools):
             f = t.get("function", t) if isinstance(t, Mapping) else None
             if not isinstance(f, Mapping) or not isinstance(f.get("name"), str):
-                raise RewardInputError(f"field 'tools[{i}]': expected an OpenAI function schema with a string 'function.name'")
+                raise RewardInputError(
+                    f"field 'tools[{i}]': expected an OpenAI function schema with a string 'function.name'"
+                )
             params = f.get("parameters") or f.get("input_schema") or {}
             if not isinstance(params, Mapping):
                 raise RewardInputError(f"field 'tools[{i}].function.parameters': expected a JSON schema object")
@@ -212,6 +213,7 @@ def tool_index(tools: ToolIndex | str | Sequence[Mapping[str, Any]]) -> ToolInde
 # ----------------------------------------------------------------------------------------------------------------
 # value comparison
 
+
 def json_equal(a: Any, b: Any) -> bool:
     """Equality of JSON values: 1 equals 1.0; a boolean never equals a number; strings compare exactly."""
     ta, tb = type(a), type(b)
@@ -232,6 +234,7 @@ def json_equal(a: Any, b: Any) -> bool:
 
 # ----------------------------------------------------------------------------------------------------------------
 # the score of one trajectory
+
 
 def _name(c: Mapping[str, Any]) -> str:
     n = c.get("name")
@@ -280,8 +283,18 @@ def score(
         ab = cfg.abstain_correct if n == 0 else cfg.abstain_wrong
         total = ab + (cfg.w_state * state if state is not None and cfg.w_state else 0.0)
         return RewardBreakdown.model_construct(
-            validity=validity, coverage=0.0, efficiency=0.0, name=0.0, args=0.0, state=state, abstention=ab,
-            total=total, n_calls=n, n_reference=0, matched=[], exact=n == 0,
+            validity=validity,
+            coverage=0.0,
+            efficiency=0.0,
+            name=0.0,
+            args=0.0,
+            state=state,
+            abstention=ab,
+            total=total,
+            n_calls=n,
+            n_reference=0,
+            matched=[],
+            exact=n == 0,
         )
 
     # greedy matching: g takes the earliest unmatched call with its name whose argument keys include g's keys
@@ -346,13 +359,28 @@ def score(
     budget = n_gt + math.ceil(cfg.beta * n_gt)
     efficiency = -cfg.alpha * max(0, n - budget) / budget
     name = sum(1 for nm in call_names if nm in ref_names) / n if n else 0.0
-    total = (cfg.w_validity * validity + cfg.w_coverage * coverage + cfg.w_efficiency * efficiency
-             + cfg.w_name * name + cfg.w_args * args)
+    total = (
+        cfg.w_validity * validity
+        + cfg.w_coverage * coverage
+        + cfg.w_efficiency * efficiency
+        + cfg.w_name * name
+        + cfg.w_args * args
+    )
     if state is not None and cfg.w_state:
         total += cfg.w_state * state
     return RewardBreakdown.model_construct(
-        validity=validity, coverage=coverage, efficiency=efficiency, name=name, args=args, state=state, abstention=None,
-        total=total, n_calls=n, n_reference=n_gt, matched=mu, exact=exact,
+        validity=validity,
+        coverage=coverage,
+        efficiency=efficiency,
+        name=name,
+        args=args,
+        state=state,
+        abstention=None,
+        total=total,
+        n_calls=n,
+        n_reference=n_gt,
+        matched=mu,
+        exact=exact,
     )
 
 
@@ -376,9 +404,15 @@ def score_turns(
     """
     cfg = config or _DEFAULT
     if len(calls_per_turn) != len(reference_per_turn):
-        raise RewardInputError(f"calls cover {len(calls_per_turn)} turns but the reference has {len(reference_per_turn)}")
+        raise RewardInputError(
+            f"calls cover {len(calls_per_turn)} turns but the reference has {len(reference_per_turn)}"
+        )
     idx = tool_index(tools)
-    state = None if state_per_turn is None else (sum(map(bool, state_per_turn)) / len(state_per_turn) if state_per_turn else 1.0)
+    state = (
+        None
+        if state_per_turn is None
+        else (sum(map(bool, state_per_turn)) / len(state_per_turn) if state_per_turn else 1.0)
+    )
     if not cfg.per_turn:
         flat_calls = [c for t in calls_per_turn for c in t]
         flat_ref = [g for t in reference_per_turn for g in t]
@@ -397,15 +431,24 @@ def score_turns(
     mean = lambda attr: sum(getattr(p, attr) for p in parts) / k  # noqa: E731
     abst = [p.abstention for p in parts if p.abstention is not None]
     return RewardBreakdown.model_construct(
-        validity=mean("validity"), coverage=mean("coverage"), efficiency=mean("efficiency"), name=mean("name"),
-        args=mean("args"), state=state, abstention=(sum(abst) / len(abst)) if abst else None, total=mean("total"),
-        n_calls=sum(p.n_calls for p in parts), n_reference=sum(p.n_reference for p in parts),
-        matched=[m for p in parts for m in p.matched], exact=all(p.exact for p in parts),
+        validity=mean("validity"),
+        coverage=mean("coverage"),
+        efficiency=mean("efficiency"),
+        name=mean("name"),
+        args=mean("args"),
+        state=state,
+        abstention=(sum(abst) / len(abst)) if abst else None,
+        total=mean("total"),
+        n_calls=sum(p.n_calls for p in parts),
+        n_reference=sum(p.n_reference for p in parts),
+        matched=[m for p in parts for m in p.matched],
+        exact=all(p.exact for p in parts),
     )
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # live execution and state replay
+
 
 def execute_calls(session: Session, calls: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Run the calls in order on a session; returns copies with ``ok`` (and ``error_code``) from the live outcome.
@@ -415,7 +458,9 @@ def execute_calls(session: Session, calls: Sequence[Mapping[str, Any]]) -> list[
     return execute_and_hash(session, calls, state_hash=False)[0]
 
 
-def execute_and_hash(session: Session, calls: Sequence[Mapping[str, Any]], state_hash: bool = True) -> tuple[list[dict[str, Any]], str | None]:
+def execute_and_hash(
+    session: Session, calls: Sequence[Mapping[str, Any]], state_hash: bool = True
+) -> tuple[list[dict[str, Any]], str | None]:
     """:func:`execute_calls`, and (``state_hash``) the session's state hash after them, which rides back
     with the last call's result where the server allows it (``Session.call(..., hash_after=True)``)."""
     out = []
@@ -432,7 +477,9 @@ def execute_and_hash(session: Session, calls: Sequence[Mapping[str, Any]], state
     return out, (session.state_hash() if state_hash else None)
 
 
-def replay_state_hashes(env: Environment, seed: int, reference_per_turn: Sequence[Sequence[Mapping[str, Any]]]) -> list[str | None]:
+def replay_state_hashes(
+    env: Environment, seed: int, reference_per_turn: Sequence[Sequence[Mapping[str, Any]]]
+) -> list[str | None]:
     """Replay the reference on a fresh session of ``seed``; the state hash after each turn."""
     s = env.session(seed)
     try:
@@ -444,13 +491,16 @@ def replay_state_hashes(env: Environment, seed: int, reference_per_turn: Sequenc
 # ----------------------------------------------------------------------------------------------------------------
 # JSONL
 
+
 def _where(line: int | None, field: str) -> str:
     return f"line {line}: field '{field}'" if line is not None else f"field '{field}'"
 
 
 def parse_tools(obj: Any, line: int | None = None) -> ToolIndex:
     if not isinstance(obj, list):
-        raise RewardInputError(f"{_where(line, 'tools')}: expected a list of OpenAI function schemas, got {type(obj).__name__}")
+        raise RewardInputError(
+            f"{_where(line, 'tools')}: expected a list of OpenAI function schemas, got {type(obj).__name__}"
+        )
     try:
         return ToolIndex(obj)
     except RewardInputError as exc:
@@ -459,7 +509,9 @@ def parse_tools(obj: Any, line: int | None = None) -> ToolIndex:
 
 def parse_reference(obj: Any, line: int | None = None, field: str = "reference") -> list[dict[str, Any]]:
     if not isinstance(obj, list):
-        raise RewardInputError(f"{_where(line, field)}: expected a list of {{name, arguments, depends_on}} ([] for abstention), got {type(obj).__name__}")
+        raise RewardInputError(
+            f"{_where(line, field)}: expected a list of {{name, arguments, depends_on}} ([] for abstention), got {type(obj).__name__}"
+        )
     out = []
     for i, g in enumerate(obj):
         f = f"{field}[{i}]"
@@ -484,7 +536,9 @@ def parse_reference(obj: Any, line: int | None = None, field: str = "reference")
             raise RewardInputError(f"{_where(line, f + '.depends_on')}: expected a list of integer indices")
         for j in deps:
             if not 0 <= j < len(obj) or j == i:
-                raise RewardInputError(f"{_where(line, f + '.depends_on')}: index {j} does not name another step of {len(obj)}")
+                raise RewardInputError(
+                    f"{_where(line, f + '.depends_on')}: index {j} does not name another step of {len(obj)}"
+                )
         out.append({"name": g["name"], "arguments": args, "depends_on": deps})
     return out
 
@@ -493,7 +547,9 @@ def parse_calls(obj: Any, line: int | None = None, field: str = "calls") -> list
     """Model calls. Arguments may be an object or a JSON string; unparsable arguments are kept (they score as
     a malformed call), but a call must be an object with a string name and ``ok``, when present, a boolean."""
     if not isinstance(obj, list):
-        raise RewardInputError(f"{_where(line, field)}: expected a list of {{name, arguments, ok}}, got {type(obj).__name__}")
+        raise RewardInputError(
+            f"{_where(line, field)}: expected a list of {{name, arguments, ok}}, got {type(obj).__name__}"
+        )
     out = []
     for i, c in enumerate(obj):
         f = f"{field}[{i}]"

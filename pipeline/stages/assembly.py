@@ -9,17 +9,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from servers.registry import available
-from pipeline.assembly.augment import abstention_example, apply_robustness, import_abstention_file, irrelevance_example, missing_function_variant
+from pipeline.assembly.augment import (
+    abstention_example,
+    apply_robustness,
+    import_abstention_file,
+    irrelevance_example,
+    missing_function_variant,
+)
 from pipeline.core.composition import INFO_LEVELS, Composition, KindCounts
 from pipeline.core.config import AugmentConfig, BuildConfig, DedupConfig
-from pipeline.corpus.store import write_corpus
-from pipeline.core.similarity import dedup, reference_shingles
-from pipeline.env import Environment
-from pipeline.core.speedups import heap_settled
 from pipeline.core.records import Augmentation, Conversation, Example, Rejection, Snapshot, ToolSpec, rejection
-from pipeline.stages.base import StageOutput, stage_rng
+from pipeline.core.similarity import dedup, reference_shingles
+from pipeline.core.speedups import heap_settled
 from pipeline.core.stage_names import StageName
+from pipeline.corpus.store import write_corpus
+from pipeline.env import Environment
+from pipeline.stages.base import StageOutput, stage_rng
+from servers.registry import available
 
 
 @dataclass(frozen=True)
@@ -39,8 +45,16 @@ class DedupStep:
         out = StageOutput(items=[by_id[k] for k in kept])
         for cid, (dup, j) in dropped.items():
             c = by_id[cid]
-            out.rejections.append(rejection(StageName.DEDUP, "near_duplicate", f"Jaccard {j:.2f} >= {self.dedup.threshold} with {dup}", c.server,
-                                            {"conversation_id": cid, "chain_id": c.chain_id, "duplicate_of": dup}, c))
+            out.rejections.append(
+                rejection(
+                    StageName.DEDUP,
+                    "near_duplicate",
+                    f"Jaccard {j:.2f} >= {self.dedup.threshold} with {dup}",
+                    c.server,
+                    {"conversation_id": cid, "chain_id": c.chain_id, "duplicate_of": dup},
+                    c,
+                )
+            )
         out.stats = {"input": len(convs), "kept": len(kept), "dropped": len(dropped)}
         return out
 
@@ -58,11 +72,13 @@ def _round_robin(pool: list[Conversation]) -> list[Conversation]:
     return order
 
 
-def choose_multi_turn(plan: Composition, seed: int, convs: list[Conversation], n: int) -> tuple[list[Conversation], list[Conversation]]:
+def choose_multi_turn(
+    plan: Composition, seed: int, convs: list[Conversation], n: int
+) -> tuple[list[Conversation], list[Conversation]]:
     """Pick n conversations meeting the information-level shares exactly where supply allows, spread over servers."""
     want = Counter(plan.level_plan(n, f"{seed}:select"))
     by_level: dict[str, list[Conversation]] = {lvl: [] for lvl in INFO_LEVELS}
-    for c in sorted(convs, key=lambda c: (c.conversation_id)):
+    for c in sorted(convs, key=lambda c: c.conversation_id):
         by_level.setdefault(c.info_level or "complete", []).append(c)
     chosen: list[Conversation] = []
     for lvl in INFO_LEVELS:
@@ -77,7 +93,9 @@ def choose_multi_turn(plan: Composition, seed: int, convs: list[Conversation], n
     return chosen, [c for c in convs if c.conversation_id not in ids]
 
 
-def select_multi_turn(cfg: BuildConfig, convs: list[Conversation], n: int) -> tuple[list[Conversation], list[Conversation]]:
+def select_multi_turn(
+    cfg: BuildConfig, convs: list[Conversation], n: int
+) -> tuple[list[Conversation], list[Conversation]]:
     """:func:`choose_multi_turn` with the build's composition and seed."""
     return choose_multi_turn(Composition.of(cfg), cfg.seed, convs, n)
 
@@ -133,11 +151,14 @@ class AugmentStep:
         """What to make of each kind, and the multi-turn count requested. Short supply gives a smaller
         corpus with the same composition, rather than one with the shares off."""
         want = self.composition.kind_counts(self.examples, imported)
-        feasible = self.composition.feasible_multi_turn(Counter(c.info_level or "complete" for c in unique), want.multi_turn)
+        feasible = self.composition.feasible_multi_turn(
+            Counter(c.info_level or "complete" for c in unique), want.multi_turn
+        )
         return (self.composition.scaled(want, feasible) if feasible < want.multi_turn else want), want.multi_turn
 
-    def no_call_examples(self, counts: KindCounts, snapshots: dict[str, Snapshot], pool: dict[str, list[ToolSpec]],
-                         rng: random.Random) -> list[Example]:
+    def no_call_examples(
+        self, counts: KindCounts, snapshots: dict[str, Snapshot], pool: dict[str, list[ToolSpec]], rng: random.Random
+    ) -> list[Example]:
         """Irrelevance and abstention examples, spread over the servers in turn."""
         servers = sorted(snapshots)
         out: list[Example] = []
@@ -150,7 +171,9 @@ class AugmentStep:
             s = servers[i % len(servers)]
             snap = snapshots[s]
             own = {t.name for t in snap.tools}
-            others = [t for o, ts in pool.items() if o != s for t in ts if t.name not in own]  # a same-named tool would apply
+            others = [
+                t for o, ts in pool.items() if o != s for t in ts if t.name not in own
+            ]  # a same-named tool would apply
             if not others:
                 break
             out.append(abstention_example(s, snap.tools, rng.choice(others), snap.seed, rng, snap.snapshot_id, asked))
@@ -177,12 +200,23 @@ class AugmentStep:
         apply_robustness(examples, pool, self.augment, self.seed)
         out = StageOutput(items=examples)
         if len(multi) < n_requested:
-            out.rejections.append(rejection(StageName.AUGMENT, "short_supply",
-                                            f"only {len(multi)} multi-turn conversations meet the information-level shares for {n_requested} "
-                                            f"requested ({len(unique)} unique); the other kinds were scaled down with them. Add servers or "
-                                            "richer tools.", None, {}, None))
-        out.stats = {"examples": len(examples), "kinds": dict(Counter(c.kind for c in examples)),
-                     "augmentations": dict(Counter(Augmentation.parse(x).kind for c in examples for x in c.augmentations))}
+            out.rejections.append(
+                rejection(
+                    StageName.AUGMENT,
+                    "short_supply",
+                    f"only {len(multi)} multi-turn conversations meet the information-level shares for {n_requested} "
+                    f"requested ({len(unique)} unique); the other kinds were scaled down with them. Add servers or "
+                    "richer tools.",
+                    None,
+                    {},
+                    None,
+                )
+            )
+        out.stats = {
+            "examples": len(examples),
+            "kinds": dict(Counter(c.kind for c in examples)),
+            "augmentations": dict(Counter(Augmentation.parse(x).kind for c in examples for x in c.augmentations)),
+        }
         return out
 
 

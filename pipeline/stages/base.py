@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from pipeline.core.config import BuildConfig
-from pipeline.env import Environment
 from pipeline.core.records import Rejection
+from pipeline.env import Environment
 
 Progress = Callable[[int, int], None]
 

@@ -10,19 +10,27 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.core.servers_file import usable_tools
-from pipeline.synthesis.queries import LLMBackend
-from pipeline.discovery.chains import coverage, extract_chains
-from pipeline.core.config import BuildConfig, ChainConfig, DedupConfig, GraphConfig, ProbeConfig, QueryConfig, ServerConfig
-from pipeline.env import Environment
-from pipeline.core.speedups import heap_settled
-from pipeline.discovery.graph import cached_discover, llm_pair_classifier
-from pipeline.discovery.probe import probe
+from pipeline.core.config import (
+    BuildConfig,
+    ChainConfig,
+    DedupConfig,
+    GraphConfig,
+    ProbeConfig,
+    QueryConfig,
+    ServerConfig,
+)
 from pipeline.core.records import Chain, DependencyGraph, Rejection, Snapshot, rejection
 from pipeline.core.redact import Redactor
+from pipeline.core.servers_file import usable_tools
+from pipeline.core.speedups import heap_settled
+from pipeline.core.stage_names import StageName
+from pipeline.discovery.chains import coverage, extract_chains
+from pipeline.discovery.graph import cached_discover, llm_pair_classifier
+from pipeline.discovery.probe import probe
+from pipeline.env import Environment
 from pipeline.stages.base import Markdown, Produced, Progress, StageOutput, cache_dir, server_env
 from pipeline.stages.plan import chains_wanted, n_contexts
-from pipeline.core.stage_names import StageName
+from pipeline.synthesis.queries import LLMBackend
 
 
 @dataclass(frozen=True)
@@ -49,7 +57,9 @@ class SnapshotStep:
         snap.skipped_tools.update(excluded)
         # the context is refreshed every k conversations: each refresh probes the world of the next seed
         # (new entities, balances, names); a third-party server has one world, so it keeps one context
-        snap.refreshes = [probe_world(self.seed + j) for j in range(1, self.contexts if server.kind == "builtin" else 1)]
+        snap.refreshes = [
+            probe_world(self.seed + j) for j in range(1, self.contexts if server.kind == "builtin" else 1)
+        ]
         return snap
 
 
@@ -65,8 +75,13 @@ class GraphStep:
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> GraphStep:
-        return cls(cfg.graph, cfg.seed, cache_dir(cfg.graph.cache_dir, cfg.data_path, "graphs"), cfg.query,
-                   cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"))
+        return cls(
+            cfg.graph,
+            cfg.seed,
+            cache_dir(cfg.graph.cache_dir, cfg.data_path, "graphs"),
+            cfg.query,
+            cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"),
+        )
 
     def run(self, env: Environment, snap: Snapshot) -> tuple[DependencyGraph, bool]:
         classifier = None
@@ -85,9 +100,20 @@ def assign_contexts(chains: list[Chain], snap: Snapshot, every: int) -> None:
 
 def probe_rejections(snap: Snapshot) -> list[Rejection]:
     """Probe calls on which the server crashed or hung."""
-    return [rejection(StageName.PROBE, "server_error", f"{c['name']}: {c.get('error') or 'the server failed'}", snap.server,
-                      {"snapshot_id": ctx.snapshot_id, "tool": c["name"]}, c, record_type="probe_call")
-            for ctx in snap.contexts() for c in ctx.probe_calls if c.get("error_code") == "server_error"]
+    return [
+        rejection(
+            StageName.PROBE,
+            "server_error",
+            f"{c['name']}: {c.get('error') or 'the server failed'}",
+            snap.server,
+            {"snapshot_id": ctx.snapshot_id, "tool": c["name"]},
+            c,
+            record_type="probe_call",
+        )
+        for ctx in snap.contexts()
+        for c in ctx.probe_calls
+        if c.get("error_code") == "server_error"
+    ]
 
 
 @dataclass(frozen=True)
@@ -108,12 +134,23 @@ class ChainsStep:
         chains = extract_chains(graph, snap, self.wanted, self.chains, seed=self.seed, dedup_cfg=self.dedup)
         assign_contexts(chains, snap, self.refresh_every)
         out = StageOutput(items=chains, rejections=probe_rejections(snap))
-        out.stats = {"chains": len(chains), "tool_coverage": coverage(chains, [t.name for t in snap.tools]),
-                     "length_histogram": dict(Counter(len(c.steps) for c in chains)),
-                     "unchainable": graph.unchainable}
+        out.stats = {
+            "chains": len(chains),
+            "tool_coverage": coverage(chains, [t.name for t in snap.tools]),
+            "length_histogram": dict(Counter(len(c.steps) for c in chains)),
+            "unchainable": graph.unchainable,
+        }
         if not chains:
-            out.rejections.append(rejection(StageName.CHAINS, "no_chains", f"no dependency edges were confirmed for {snap.server}", snap.server,
-                                            {"snapshot_id": snap.snapshot_id, "graph_id": graph.graph_id}, graph))
+            out.rejections.append(
+                rejection(
+                    StageName.CHAINS,
+                    "no_chains",
+                    f"no dependency edges were confirmed for {snap.server}",
+                    snap.server,
+                    {"snapshot_id": snap.snapshot_id, "graph_id": graph.graph_id},
+                    graph,
+                )
+            )
         return out
 
 
@@ -136,31 +173,56 @@ def stage_chains(cfg: BuildConfig, snap: Snapshot, graph: DependencyGraph) -> St
 
 # The registered stages' runs (pipeline.stages.registry): each asset calls one and shows its metadata.
 
+
 def run_snapshot(cfg: BuildConfig, server: str, progress: Progress | None) -> Produced:
     snap = stage_snapshot(cfg, server)
     # the data version is the tool-schema hash: re-probing an unchanged server leaves its downstream
     # partitions fresh; a server whose tools changed makes only its own partitions stale
-    return Produced(snap, {
-        "entities": len(snap.entities), "tools": len(snap.tools), "probe_calls": len(snap.probe_calls),
-        "contexts": len(snap.contexts()), "context_seeds": [c.seed for c in snap.contexts()],
-        "schema_hash": snap.schema_hash, "skipped_tools": snap.skipped_tools,
-        "sample": Redactor.for_snapshots([snap]).obj(dict(list(snap.entities.items())[:5])),
-    }, data_version=snap.schema_hash)
+    return Produced(
+        snap,
+        {
+            "entities": len(snap.entities),
+            "tools": len(snap.tools),
+            "probe_calls": len(snap.probe_calls),
+            "contexts": len(snap.contexts()),
+            "context_seeds": [c.seed for c in snap.contexts()],
+            "schema_hash": snap.schema_hash,
+            "skipped_tools": snap.skipped_tools,
+            "sample": Redactor.for_snapshots([snap]).obj(dict(list(snap.entities.items())[:5])),
+        },
+        data_version=snap.schema_hash,
+    )
 
 
 def run_graph(cfg: BuildConfig, server: str, progress: Progress | None, server_snapshots: Snapshot) -> Produced:
     graph, hit = stage_graph(cfg, server_snapshots)
     confirmed = [e for e in graph.edges if e.confirmed]
-    return Produced(graph, {
-        "edges": len(confirmed), "explicit": sum(e.kind == "explicit" for e in confirmed),
-        "implicit": sum(e.kind == "implicit" for e in confirmed), "cache_hit": hit, "unchainable": graph.unchainable,
-        "edge_list": Markdown("\n".join(f"- `{e.src}` → `{e.dst}` ({e.kind}, {e.source})" for e in confirmed[:60])),
-    })
+    return Produced(
+        graph,
+        {
+            "edges": len(confirmed),
+            "explicit": sum(e.kind == "explicit" for e in confirmed),
+            "implicit": sum(e.kind == "implicit" for e in confirmed),
+            "cache_hit": hit,
+            "unchainable": graph.unchainable,
+            "edge_list": Markdown("\n".join(f"- `{e.src}` → `{e.dst}` ({e.kind}, {e.source})" for e in confirmed[:60])),
+        },
+    )
 
 
-def run_chains(cfg: BuildConfig, server: str, progress: Progress | None, server_snapshots: Snapshot,
-               dependency_graphs: DependencyGraph) -> Produced:
+def run_chains(
+    cfg: BuildConfig,
+    server: str,
+    progress: Progress | None,
+    server_snapshots: Snapshot,
+    dependency_graphs: DependencyGraph,
+) -> Produced:
     out = stage_chains(cfg, server_snapshots, dependency_graphs)
-    return Produced(out, {"chains": len(out.items), "tool_coverage": out.stats["tool_coverage"],
-                          "length_histogram": {str(k): v for k, v in out.stats["length_histogram"].items()}})
-
+    return Produced(
+        out,
+        {
+            "chains": len(out.items),
+            "tool_coverage": out.stats["tool_coverage"],
+            "length_histogram": {str(k): v for k, v in out.stats["length_histogram"].items()},
+        },
+    )

@@ -57,7 +57,9 @@ class Registry:
             raise ValueError(f"a stage already makes the asset {stage.asset!r}")
         unknown = [i for i in stage.inputs if i not in self._stages]
         if unknown:
-            raise ValueError(f"stage {stage.asset!r} reads {unknown}, which no registered stage makes: register those first")
+            raise ValueError(
+                f"stage {stage.asset!r} reads {unknown}, which no registered stage makes: register those first"
+            )
         if stage.per_server:
             if stage.run is None:
                 raise ValueError(f"per-server stage {stage.asset!r} has no run function")
@@ -91,29 +93,77 @@ class Registry:
         return list(dict.fromkeys(s.name for s in self))
 
 
-STAGES = Registry([
-    Stage(StageName.PROBE, "server_snapshots", "Real entities sampled from the live server through its read-only tools only.",
-          run=discovery.run_snapshot, rejects=False),
-    Stage(StageName.GRAPH, "dependency_graphs",
-          "Tool dependency graph: explicit and implicit edges confirmed by live execution; cached by schema hash.",
-          ("server_snapshots",), run=discovery.run_graph, rejects=False),
-    Stage(StageName.CHAINS, "tool_chains", "Tool chains of length 2-5 sampled along the dependency graph.",
-          ("server_snapshots", "dependency_graphs"), run=discovery.run_chains),
-    Stage(StageName.QUERY, "user_queries",
-          "Grounded user requests per turn (information level, persona), from the template or LLM backend.",
-          ("server_snapshots", "tool_chains"), run=synthesis.run_queries, progress_label="queries"),
-    Stage(StageName.SIMULATE, "conversations",
-          "Conversations simulated live by the state machine (calls, results, recovery, replies).",
-          ("server_snapshots", "tool_chains", "user_queries"), run=synthesis.run_conversations, progress_label="conversations"),
-    Stage(StageName.REPLAY, "validated_conversations",
-          "Conversations that replay on a freshly reset session: error rate, sensitive provenance, determinism.",
-          ("conversations",), run=synthesis.run_validate),
-    Stage(StageName.DEDUP, "unique_conversations",
-          "Near-duplicates removed across servers (exact Jaccard >= 0.70 on tool-call sequences, prefix-filtered).",
-          ("validated_conversations",), per_server=False, group="corpus"),
-    Stage(StageName.AUGMENT, "augmented_examples",
-          "Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.",
-          ("unique_conversations", "server_snapshots"), per_server=False, group="corpus"),
-    Stage(StageName.CORPUS, "corpus", "A new immutable corpus version: Parquet train/eval splits, rejections and manifest.json.",
-          ("augmented_examples", "server_snapshots"), per_server=False, rejects=False, group="corpus"),
-])
+STAGES = Registry(
+    [
+        Stage(
+            StageName.PROBE,
+            "server_snapshots",
+            "Real entities sampled from the live server through its read-only tools only.",
+            run=discovery.run_snapshot,
+            rejects=False,
+        ),
+        Stage(
+            StageName.GRAPH,
+            "dependency_graphs",
+            "Tool dependency graph: explicit and implicit edges confirmed by live execution; cached by schema hash.",
+            ("server_snapshots",),
+            run=discovery.run_graph,
+            rejects=False,
+        ),
+        Stage(
+            StageName.CHAINS,
+            "tool_chains",
+            "Tool chains of length 2-5 sampled along the dependency graph.",
+            ("server_snapshots", "dependency_graphs"),
+            run=discovery.run_chains,
+        ),
+        Stage(
+            StageName.QUERY,
+            "user_queries",
+            "Grounded user requests per turn (information level, persona), from the template or LLM backend.",
+            ("server_snapshots", "tool_chains"),
+            run=synthesis.run_queries,
+            progress_label="queries",
+        ),
+        Stage(
+            StageName.SIMULATE,
+            "conversations",
+            "Conversations simulated live by the state machine (calls, results, recovery, replies).",
+            ("server_snapshots", "tool_chains", "user_queries"),
+            run=synthesis.run_conversations,
+            progress_label="conversations",
+        ),
+        Stage(
+            StageName.REPLAY,
+            "validated_conversations",
+            "Conversations that replay on a freshly reset session: error rate, sensitive provenance, determinism.",
+            ("conversations",),
+            run=synthesis.run_validate,
+        ),
+        Stage(
+            StageName.DEDUP,
+            "unique_conversations",
+            "Near-duplicates removed across servers (exact Jaccard >= 0.70 on tool-call sequences, prefix-filtered).",
+            ("validated_conversations",),
+            per_server=False,
+            group="corpus",
+        ),
+        Stage(
+            StageName.AUGMENT,
+            "augmented_examples",
+            "Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.",
+            ("unique_conversations", "server_snapshots"),
+            per_server=False,
+            group="corpus",
+        ),
+        Stage(
+            StageName.CORPUS,
+            "corpus",
+            "A new immutable corpus version: Parquet train/eval splits, rejections and manifest.json.",
+            ("augmented_examples", "server_snapshots"),
+            per_server=False,
+            rejects=False,
+            group="corpus",
+        ),
+    ]
+)

@@ -13,16 +13,16 @@ from typing import Any
 
 from pipeline.core.composition import Composition
 from pipeline.core.config import BuildConfig, QueryConfig, ReplayConfig, SimulateConfig
-from pipeline.env import Environment, ServerBudgetExceeded
-from pipeline.core.speedups import heap_settled
-from pipeline.synthesis.queries import LLMBackend, make_backend
 from pipeline.core.records import Chain, Conversation, Snapshot, UserQuery, rejection
+from pipeline.core.redact import Redactor
+from pipeline.core.speedups import heap_settled
+from pipeline.core.stage_names import StageName
+from pipeline.env import Environment, ServerBudgetExceeded
+from pipeline.language.values import ValueMemo
+from pipeline.stages.base import Markdown, Produced, Progress, StageOutput, cache_dir, server_env, stage_rng
+from pipeline.synthesis.queries import LLMBackend, make_backend
 from pipeline.synthesis.replay import validate
 from pipeline.synthesis.simulate import plan_query, run_conversation
-from pipeline.core.redact import Redactor
-from pipeline.stages.base import Markdown, Produced, Progress, StageOutput, cache_dir, server_env, stage_rng
-from pipeline.language.values import ValueMemo
-from pipeline.core.stage_names import StageName
 
 
 def assign_levels(chains: list[Chain], plan: list[str]) -> list[str]:
@@ -47,26 +47,50 @@ class QueryStep:
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> QueryStep:
-        return cls(cfg.simulate, cfg.query, cfg.replay.max_error_rate, Composition.of(cfg), cfg.seed,
-                   cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"))
+        return cls(
+            cfg.simulate,
+            cfg.query,
+            cfg.replay.max_error_rate,
+            Composition.of(cfg),
+            cfg.seed,
+            cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"),
+        )
 
-    def run(self, env: Environment, snap: Snapshot, chains: list[Chain], progress: Progress | None = None) -> StageOutput:
+    def run(
+        self, env: Environment, snap: Snapshot, chains: list[Chain], progress: Progress | None = None
+    ) -> StageOutput:
         out = StageOutput()
         backend = make_backend(self.query, self.llm_cache)
-        levels = assign_levels(chains, self.composition.level_plan(len(chains), f"{self.seed}:{snap.server}:levels", generation=True))
+        levels = assign_levels(
+            chains, self.composition.level_plan(len(chains), f"{self.seed}:{snap.server}:levels", generation=True)
+        )
         memo = ValueMemo()
         for i, chain in enumerate(chains):
             rng = stage_rng(self.seed, "query", chain.chain_id)
-            q, rej = plan_query(env, snap.context(chain.snapshot_id), chain, backend, self.simulate, self.query, rng, info_level=levels[i],
-                                max_error_rate=self.max_error_rate, memo=memo)
+            q, rej = plan_query(
+                env,
+                snap.context(chain.snapshot_id),
+                chain,
+                backend,
+                self.simulate,
+                self.query,
+                rng,
+                info_level=levels[i],
+                max_error_rate=self.max_error_rate,
+                memo=memo,
+            )
             if q is not None:
                 out.items.append(q)
             if rej is not None:
                 out.rejections.append(rej)
             if progress:
                 progress(i + 1, len(chains))
-        out.stats = {"queries": len(out.items), "backend": backend.name, "contexts": len({q.snapshot_id for q in out.items}),
-                     "info_levels": dict(Counter(q.info_level for q in out.items))}
+        out.stats = {
+            "queries": len(out.items),
+            "backend": backend.name,
+            "contexts": len({q.snapshot_id for q in out.items}),
+            "info_levels": dict(Counter(q.info_level for q in out.items)),
+        }
         if hasattr(backend, "cache_hits"):
             out.stats.update(llm_calls=backend.calls, llm_cache_hits=backend.cache_hits)
         return out
@@ -84,8 +108,13 @@ class ConversationStep:
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> ConversationStep:
-        return cls(cfg.simulate.recovery_rate, cfg.replay.max_error_rate, cfg.query, cfg.seed,
-                   cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"))
+        return cls(
+            cfg.simulate.recovery_rate,
+            cfg.replay.max_error_rate,
+            cfg.query,
+            cfg.seed,
+            cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"),
+        )
 
     def replier(self) -> Any | None:
         if self.query.backend != "llm":
@@ -93,27 +122,56 @@ class ConversationStep:
 
         return LLMBackend(self.query, self.llm_cache)
 
-    def run(self, env: Environment, snap: Snapshot, chains: list[Chain], queries: list[UserQuery],
-            progress: Progress | None = None) -> StageOutput:
+    def run(
+        self,
+        env: Environment,
+        snap: Snapshot,
+        chains: list[Chain],
+        queries: list[UserQuery],
+        progress: Progress | None = None,
+    ) -> StageOutput:
         by_id = {c.chain_id: c for c in chains}
         out = StageOutput()
         replier = self.replier()
         for i, q in enumerate(queries):
             rng = stage_rng(self.seed, "conv", q.query_id)
             try:
-                out.items.append(run_conversation(env, snap.context(q.snapshot_id), by_id[q.chain_id], q, rng,
-                                                  recovery_rate=self.recovery_rate, max_error_rate=self.max_error_rate,
-                                                  reference_date=self.query.reference_date, replier=replier))
+                out.items.append(
+                    run_conversation(
+                        env,
+                        snap.context(q.snapshot_id),
+                        by_id[q.chain_id],
+                        q,
+                        rng,
+                        recovery_rate=self.recovery_rate,
+                        max_error_rate=self.max_error_rate,
+                        reference_date=self.query.reference_date,
+                        replier=replier,
+                    )
+                )
             except ServerBudgetExceeded:  # the server's time is up: its partition ends here
                 raise
             except Exception as exc:  # a crashed or hung server rejects this conversation, the build goes on
-                out.rejections.append(rejection(StageName.SIMULATE, "server_failure", f"{type(exc).__name__}: {exc}", snap.server,
-                                                {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id}, q))
+                out.rejections.append(
+                    rejection(
+                        StageName.SIMULATE,
+                        "server_failure",
+                        f"{type(exc).__name__}: {exc}",
+                        snap.server,
+                        {"snapshot_id": snap.snapshot_id, "chain_id": q.chain_id, "query_id": q.query_id},
+                        q,
+                    )
+                )
             if progress:
                 progress(i + 1, len(queries))
-        out.stats = {"conversations": len(out.items), "outcomes": dict(Counter(o for c in out.items for o in c.outcomes))}
+        out.stats = {
+            "conversations": len(out.items),
+            "outcomes": dict(Counter(o for c in out.items for o in c.outcomes)),
+        }
         if replier is not None:
-            out.stats.update(reply_calls=replier.calls, reply_cache_hits=replier.cache_hits, reply_fallbacks=replier.reply_fallbacks)
+            out.stats.update(
+                reply_calls=replier.calls, reply_cache_hits=replier.cache_hits, reply_fallbacks=replier.reply_fallbacks
+            )
         return out
 
 
@@ -127,7 +185,9 @@ class ReplayStep:
     def of(cls, cfg: BuildConfig) -> ReplayStep:
         return cls(cfg.replay)
 
-    def run(self, env: Environment, convs: list[Conversation], server: str, progress: Progress | None = None) -> StageOutput:
+    def run(
+        self, env: Environment, convs: list[Conversation], server: str, progress: Progress | None = None
+    ) -> StageOutput:
         out = StageOutput()
         for i, c in enumerate(convs):
             try:
@@ -135,52 +195,91 @@ class ReplayStep:
             except ServerBudgetExceeded:  # the server's time is up: its partition ends here
                 raise
             except Exception as exc:
-                rej = rejection(StageName.REPLAY, "server_failure", f"{type(exc).__name__}: {exc}", server,
-                                {"conversation_id": c.conversation_id, "chain_id": c.chain_id}, c)
+                rej = rejection(
+                    StageName.REPLAY,
+                    "server_failure",
+                    f"{type(exc).__name__}: {exc}",
+                    server,
+                    {"conversation_id": c.conversation_id, "chain_id": c.chain_id},
+                    c,
+                )
             if rej is None:
                 out.items.append(c)
             else:
                 out.rejections.append(rej)
             if progress:
                 progress(i + 1, len(convs))
-        out.stats = {"validated": len(out.items), "rejected": len(out.rejections),
-                     "pass_rate": len(out.items) / max(1, len(convs))}
+        out.stats = {
+            "validated": len(out.items),
+            "rejected": len(out.rejections),
+            "pass_rate": len(out.items) / max(1, len(convs)),
+        }
         return out
 
 
 @heap_settled
-def stage_queries(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], env: Environment | None = None,
-                  progress: Progress | None = None) -> StageOutput:
+def stage_queries(
+    cfg: BuildConfig,
+    snap: Snapshot,
+    chains: list[Chain],
+    env: Environment | None = None,
+    progress: Progress | None = None,
+) -> StageOutput:
     with server_env(cfg, snap.server, env) as e:
         return QueryStep.of(cfg).run(e, snap, chains, progress)
 
 
 @heap_settled
-def stage_conversations(cfg: BuildConfig, snap: Snapshot, chains: list[Chain], queries: list[UserQuery],
-                        env: Environment | None = None, progress: Progress | None = None) -> StageOutput:
+def stage_conversations(
+    cfg: BuildConfig,
+    snap: Snapshot,
+    chains: list[Chain],
+    queries: list[UserQuery],
+    env: Environment | None = None,
+    progress: Progress | None = None,
+) -> StageOutput:
     with server_env(cfg, snap.server, env) as e:
         return ConversationStep.of(cfg).run(e, snap, chains, queries, progress)
 
 
 @heap_settled
-def stage_validate(cfg: BuildConfig, convs: list[Conversation], server: str, env: Environment | None = None,
-                   progress: Progress | None = None) -> StageOutput:
+def stage_validate(
+    cfg: BuildConfig,
+    convs: list[Conversation],
+    server: str,
+    env: Environment | None = None,
+    progress: Progress | None = None,
+) -> StageOutput:
     with server_env(cfg, server, env) as e:
         return ReplayStep.of(cfg).run(e, convs, server, progress)
 
 
 # The registered stages' runs (pipeline.stages.registry): each asset calls one and shows its metadata.
 
-def run_queries(cfg: BuildConfig, server: str, progress: Progress | None, server_snapshots: Snapshot,
-                tool_chains: StageOutput) -> Produced:
+
+def run_queries(
+    cfg: BuildConfig, server: str, progress: Progress | None, server_snapshots: Snapshot, tool_chains: StageOutput
+) -> Produced:
     red = Redactor.for_snapshots([server_snapshots])
     out = stage_queries(cfg, server_snapshots, tool_chains.items, progress=progress)
-    return Produced(out, {"queries": len(out.items), "info_levels": out.stats.get("info_levels", {}),
-                          "preview": Markdown("\n".join(f"- {red.text(q.turns[0])}" for q in out.items[:8]))})
+    return Produced(
+        out,
+        {
+            "queries": len(out.items),
+            "info_levels": out.stats.get("info_levels", {}),
+            "preview": Markdown("\n".join(f"- {red.text(q.turns[0])}" for q in out.items[:8])),
+        },
+    )
 
 
-def run_conversations(cfg: BuildConfig, server: str, progress: Progress | None, server_snapshots: Snapshot,
-                      tool_chains: StageOutput, user_queries: StageOutput) -> Produced:
+def run_conversations(
+    cfg: BuildConfig,
+    server: str,
+    progress: Progress | None,
+    server_snapshots: Snapshot,
+    tool_chains: StageOutput,
+    user_queries: StageOutput,
+) -> Produced:
     out = stage_conversations(cfg, server_snapshots, tool_chains.items, user_queries.items, progress=progress)
     return Produced(out, {"conversations": len(out.items), "outcomes": out.stats.get("outcomes", {})})
 
@@ -188,4 +287,3 @@ def run_conversations(cfg: BuildConfig, server: str, progress: Progress | None, 
 def run_validate(cfg: BuildConfig, server: str, progress: Progress | None, conversations: StageOutput) -> Produced:
     out = stage_validate(cfg, conversations.items, server)
     return Produced(out, {"validated": len(out.items), "pass_rate": out.stats["pass_rate"]})
-

@@ -16,18 +16,24 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import time
 from pathlib import Path
 from typing import Any, Protocol
 
 from pipeline.core.config import QueryConfig
-from pipeline.language.request_writer import write_turns
-from pipeline.core.records import Snapshot, ToolSpec, stable_hash
+from pipeline.core.records import Snapshot, stable_hash
 from pipeline.core.storage import atomic_write_text
 from pipeline.discovery.probe import narrow
 from pipeline.language.phrasing import ID_TOKEN
-from pipeline.language.teacher import parse_json_answer, reply_problems, reply_prompt, turn_spec, user_turn_problems, user_turns_prompt
+from pipeline.language.request_writer import write_turns
+from pipeline.language.teacher import (
+    parse_json_answer,
+    reply_problems,
+    reply_prompt,
+    turn_spec,
+    user_turn_problems,
+    user_turns_prompt,
+)
 
 PERSONAS = ("busy_parent", "small_business_owner", "student", "ops_engineer", "retiree", "traveller")
 
@@ -35,8 +41,16 @@ PERSONAS = ("busy_parent", "small_business_owner", "student", "ops_engineer", "r
 class QueryBackend(Protocol):
     name: str
 
-    def write(self, server: str, turns: list[list[dict[str, Any]]], info_level: str, persona: str,
-              withheld: list[str], snapshot: Snapshot, rng: random.Random) -> list[str]: ...
+    def write(
+        self,
+        server: str,
+        turns: list[list[dict[str, Any]]],
+        info_level: str,
+        persona: str,
+        withheld: list[str],
+        snapshot: Snapshot,
+        rng: random.Random,
+    ) -> list[str]: ...
 
 
 class TemplateBackend:
@@ -49,8 +63,17 @@ class TemplateBackend:
 
     def write(self, server, turns, info_level, persona, withheld, snapshot, rng):
         steps = sorted((s for t in turns for s in t), key=lambda s: s["index"])
-        return write_turns(turns, steps, info_level, persona, withheld, snapshot.entities, self.cfg.reference_date, rng,
-                           known=lambda v: is_known_id(v, snapshot))
+        return write_turns(
+            turns,
+            steps,
+            info_level,
+            persona,
+            withheld,
+            snapshot.entities,
+            self.cfg.reference_date,
+            rng,
+            known=lambda v: is_known_id(v, snapshot),
+        )
 
 
 class LLMBackend:
@@ -67,8 +90,12 @@ class LLMBackend:
             raise ValueError("the llm query backend needs query.llm_base_url and query.llm_model")
         self.cfg = cfg
         self.cache_dir = Path(cache_dir)
-        self.client = client or OpenAI(base_url=cfg.llm_base_url, api_key=os.environ.get(cfg.llm_api_key_env, "not-needed"),
-                                       timeout=cfg.llm_timeout_s, max_retries=0)
+        self.client = client or OpenAI(
+            base_url=cfg.llm_base_url,
+            api_key=os.environ.get(cfg.llm_api_key_env, "not-needed"),
+            timeout=cfg.llm_timeout_s,
+            max_retries=0,
+        )
         self.calls = 0
         self.cache_hits = 0
         self.reply_fallbacks = 0
@@ -84,13 +111,14 @@ class LLMBackend:
             try:
                 self.calls += 1
                 resp = self.client.chat.completions.create(
-                    model=self.cfg.llm_model, messages=[{"role": "user", "content": prompt}], temperature=0.7)
+                    model=self.cfg.llm_model, messages=[{"role": "user", "content": prompt}], temperature=0.7
+                )
                 text = resp.choices[0].message.content or ""
                 atomic_write_text(path, json.dumps({"prompt": prompt, "text": text}))
                 return text
             except Exception as exc:  # timeouts, 5xx, connection resets: retry with backoff
                 last = exc
-                time.sleep(min(2.0, 0.2 * 2 ** attempt))
+                time.sleep(min(2.0, 0.2 * 2**attempt))
         raise RuntimeError(f"LLM endpoint {self.cfg.llm_base_url} failed after {self.cfg.llm_retries} tries: {last}")
 
     def write(self, server, turns, info_level, persona, withheld, snapshot, rng):
@@ -107,8 +135,13 @@ class LLMBackend:
         if len(msgs) != len(turns):
             raise ValueError(f"LLM wrote {len(msgs)} user turns, expected {len(turns)}")
         first = turns[0][0]
-        problems = user_turn_problems(msgs, turns, {p: first["user_args"][p] for p in withheld if p in first["user_args"]},
-                                      snapshot.tools, self.cfg.reference_date)
+        problems = user_turn_problems(
+            msgs,
+            turns,
+            {p: first["user_args"][p] for p in withheld if p in first["user_args"]},
+            snapshot.tools,
+            self.cfg.reference_date,
+        )
         if problems:
             raise ValueError("LLM user turns fail the checks: " + "; ".join(problems[:5]))
         return msgs

@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pipeline.core.config import ReplayConfig
-from pipeline.env import Environment
-from pipeline.core.records import Conversation, Rejection, TraceCall, rejection
 from pipeline.core import rules
+from pipeline.core.config import ReplayConfig
+from pipeline.core.records import Conversation, Rejection, TraceCall, rejection
 from pipeline.core.stage_names import StageName
+from pipeline.env import Environment
 
 
 def trace_errors(conv: Conversation) -> tuple[int, int]:
@@ -41,7 +41,9 @@ def replay_trace(env: Environment, conv: Conversation) -> tuple[list[dict[str, A
         s.reset()
         out = []
         for i, t in enumerate(conv.trace):
-            r = s.call(t.name, t.arguments, hash_after=i == len(conv.trace) - 1)  # the final state's hash comes with the last call
+            r = s.call(
+                t.name, t.arguments, hash_after=i == len(conv.trace) - 1
+            )  # the final state's hash comes with the last call
             out.append({"ok": r.ok, "error_code": r.error_code, "error": r.error, "result": r.data if r.ok else None})
         return out, s.state_hash()
 
@@ -76,9 +78,13 @@ def describe_mismatch(i: int, recorded: TraceCall, replayed: dict[str, Any]) -> 
     if recorded.ok and not replayed["ok"]:
         return f"call {i} {name} succeeded when recorded but failed on replay: {replayed['error_code']}: {replayed.get('error')}"
     if not recorded.ok and replayed["ok"]:
-        return (f"call {i} {name} failed when recorded ({recorded.error_code}: {recorded.error}) "
-                f"but succeeded on replay with {_short(replayed['result'])}")
-    return f"call {i} {name} returned a different result on replay: " + _first_difference(recorded.result, replayed["result"])
+        return (
+            f"call {i} {name} failed when recorded ({recorded.error_code}: {recorded.error}) "
+            f"but succeeded on replay with {_short(replayed['result'])}"
+        )
+    return f"call {i} {name} returned a different result on replay: " + _first_difference(
+        recorded.result, replayed["result"]
+    )
 
 
 def sensitive_violations(conv: Conversation) -> list[str]:
@@ -100,18 +106,35 @@ def sensitive_violations(conv: Conversation) -> list[str]:
 
 
 def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejection | None:
-    up = {"snapshot_id": conv.snapshot_id, "chain_id": conv.chain_id, "query_id": conv.query_id, "conversation_id": conv.conversation_id}
+    up = {
+        "snapshot_id": conv.snapshot_id,
+        "chain_id": conv.chain_id,
+        "query_id": conv.query_id,
+        "conversation_id": conv.conversation_id,
+    }
     calls, fails = trace_errors(conv)
     if rules.over_budget(calls, fails, cfg.max_error_rate):
         rate = rules.error_rate(calls, fails)
         failing = [f"{t.name}: {t.error_code}: {t.error}" for t in conv.trace if not t.ok]
-        return rejection(StageName.REPLAY, "error_rate", f"{rate:.0%} of calls failed (max {cfg.max_error_rate:.0%}); failing calls: {failing}",
-                         conv.server, up, conv)
+        return rejection(
+            StageName.REPLAY,
+            "error_rate",
+            f"{rate:.0%} of calls failed (max {cfg.max_error_rate:.0%}); failing calls: {failing}",
+            conv.server,
+            up,
+            conv,
+        )
     if cfg.check_sensitive:
         bad = sensitive_violations(conv)
         if bad:
-            return rejection(StageName.REPLAY, "sensitive_provenance", f"sensitive arguments not given by the user or a tool output: {bad}",
-                             conv.server, up, conv)
+            return rejection(
+                StageName.REPLAY,
+                "sensitive_provenance",
+                f"sensitive arguments not given by the user or a tool output: {bad}",
+                conv.server,
+                up,
+                conv,
+            )
     hashes = []
     # the recorded simulation is one execution already when its final state hash was recorded
     runs = max(1, cfg.determinism_runs - (1 if conv.final_state_hash else 0))
@@ -122,6 +145,12 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
                 return rejection(StageName.REPLAY, "replay_mismatch", describe_mismatch(i, t, r), conv.server, up, conv)
         hashes.append(h)
     if len(set(hashes)) > 1 or (conv.final_state_hash and hashes and hashes[0] != conv.final_state_hash):
-        return rejection(StageName.REPLAY, "nondeterministic", f"final state hashes differ across replays: {sorted(set(hashes))}",
-                         conv.server, up, conv)
+        return rejection(
+            StageName.REPLAY,
+            "nondeterministic",
+            f"final state hashes differ across replays: {sorted(set(hashes))}",
+            conv.server,
+            up,
+            conv,
+        )
     return None

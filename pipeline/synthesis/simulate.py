@@ -17,25 +17,40 @@ from typing import Any
 
 from pipeline.core.composition import INFO_LEVELS, level_weights
 from pipeline.core.config import QueryConfig, ReplayConfig, SimulateConfig
+from pipeline.core.records import (
+    Chain,
+    ChainStep,
+    Conversation,
+    Message,
+    RefCall,
+    Rejection,
+    Snapshot,
+    ToolSpec,
+    TraceCall,
+    UserQuery,
+    messages_json,
+    rejection,
+    stable_hash,
+)
+from pipeline.core.rules import error_rate, over_budget, recovery_room
+from pipeline.core.stage_names import StageName
 from pipeline.env import Environment
-from pipeline.synthesis.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
+from pipeline.language.fields import field_values, find_field
 from pipeline.language.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
 from pipeline.language.request_writer import result_values, unnamed_writes
 from pipeline.language.teacher import call_record
-from pipeline.core.records import (Chain, ChainStep, Conversation, Message, RefCall, Rejection, Snapshot, ToolSpec, TraceCall, UserQuery,
-                              messages_json, rejection, stable_hash)
-from pipeline.core.rules import error_rate, over_budget, recovery_room
-from pipeline.language.fields import field_values, find_field
 from pipeline.language.values import RecordIndex, ValueMemo, fill_args
-from pipeline.core.stage_names import StageName
+from pipeline.synthesis.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
 
 RESOLVE_ATTEMPTS = 5
 
 
 def system_prompt(server: str) -> str:
-    return (f"You are an assistant operating the {server.replace('_', ' ')} service through tools. "
-            "Call tools to act for the user; ask when a required value is missing; "
-            "report only what the tools return.")
+    return (
+        f"You are an assistant operating the {server.replace('_', ' ')} service through tools. "
+        "Call tools to act for the user; ask when a required value is missing; "
+        "report only what the tools return."
+    )
 
 
 def split_turns(n_steps: int, rng: random.Random, cfg: SimulateConfig) -> list[list[int]]:
@@ -49,8 +64,15 @@ def pick_info_level(rng: random.Random, cfg: SimulateConfig) -> str:
     return rng.choices(INFO_LEVELS, weights=level_weights(cfg), k=1)[0]
 
 
-def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Random, qcfg: QueryConfig,
-                  by_name: dict[str, ToolSpec] | None = None, memo: ValueMemo | None = None) -> tuple[list[dict[str, Any]], str | None]:
+def resolve_chain(
+    env: Environment,
+    snap: Snapshot,
+    chain: Chain,
+    rng: random.Random,
+    qcfg: QueryConfig,
+    by_name: dict[str, ToolSpec] | None = None,
+    memo: ValueMemo | None = None,
+) -> tuple[list[dict[str, Any]], str | None]:
     """Dry-run the chain on a scratch session to fix every argument (user values, earlier outputs,
     the user's own secrets). Returns per-step {tool, args, user_args, from_steps, result}.
     ``by_name``: the snapshot's tools by name, when the caller has them; ``memo``: see :func:`fill_args`."""
@@ -68,18 +90,32 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
             source_fields: dict[str, str] = {}
             for p, src in st.args.items():
                 if src.kind == "user" and src.value is not None:
-                    pick.setdefault(p, src.value)  # the value a live call accepted where the probe saw none (graph discovery)
+                    pick.setdefault(
+                        p, src.value
+                    )  # the value a live call accepted where the probe saw none (graph discovery)
                 if src.kind == "step":
                     sources[p], source_fields[p] = src.step, src.field
                     prev = steps[src.step]["result"]
                     val = find_field(prev.data, src.field) if prev.ok else None
                     if val is None:
-                        return steps, f"step {k} ({st.name}) needs {src.field} from step {src.step} ({steps[src.step]['tool'].name}), which returned none"
+                        return (
+                            steps,
+                            f"step {k} ({st.name}) needs {src.field} from step {src.step} ({steps[src.step]['tool'].name}), which returned none",
+                        )
                     fixed[p] = val
                     from_steps.append(p)
             _distinct_ids(fixed, st, steps)
-            args = fill_args(tool, snap, rng, fixed=fixed, optional_rate=0.25, reference_date=qcfg.reference_date, pick=pick,
-                             context=earlier, memo=memo)
+            args = fill_args(
+                tool,
+                snap,
+                rng,
+                fixed=fixed,
+                optional_rate=0.25,
+                reference_date=qcfg.reference_date,
+                pick=pick,
+                context=earlier,
+                memo=memo,
+            )
             sensitive = memo.facts(tool).sensitive
             for p, v in args.items():
                 if p not in fixed and p not in sensitive:
@@ -88,8 +124,18 @@ def resolve_chain(env: Environment, snap: Snapshot, chain: Chain, rng: random.Ra
             if res.ok:
                 earlier.add(res.data)
             user_args = {p: v for p, v in args.items() if p not in fixed}
-            steps.append({"tool": tool, "args": args, "user_args": user_args, "from_steps": from_steps, "result": res, "index": k,
-                          "sources": sources, "source_fields": source_fields})
+            steps.append(
+                {
+                    "tool": tool,
+                    "args": args,
+                    "user_args": user_args,
+                    "from_steps": from_steps,
+                    "result": res,
+                    "index": k,
+                    "sources": sources,
+                    "source_fields": source_fields,
+                }
+            )
     return steps, None
 
 
@@ -145,15 +191,33 @@ def live_calls(chain: Chain, step_ok: list[bool]) -> tuple[int, int]:
 def _with_dry_run(chain: Chain, steps: list[dict[str, Any]]) -> dict[str, Any]:
     """A rejected chain with the calls of its (last kept) dry run, for lineage."""
     body = chain.model_dump(mode="json")
-    body["dry_run"] = [{"name": st["tool"].name, "arguments": st["args"], "ok": st["result"].ok, "error_code": st["result"].error_code,
-                        "error": st["result"].error, "result": st["result"].data if st["result"].ok else None} for st in steps]
+    body["dry_run"] = [
+        {
+            "name": st["tool"].name,
+            "arguments": st["args"],
+            "ok": st["result"].ok,
+            "error_code": st["result"].error_code,
+            "error": st["result"].error,
+            "result": st["result"].data if st["result"].ok else None,
+        }
+        for st in steps
+    ]
     return body
 
 
-def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBackend, cfg: SimulateConfig, qcfg: QueryConfig,
-               rng: random.Random, info_level: str | None = None, persona: str | None = None,
-               max_error_rate: float = ReplayConfig.model_fields["max_error_rate"].default,
-               memo: ValueMemo | None = None) -> tuple[UserQuery | None, Rejection | None]:
+def plan_query(
+    env: Environment,
+    snap: Snapshot,
+    chain: Chain,
+    backend: QueryBackend,
+    cfg: SimulateConfig,
+    qcfg: QueryConfig,
+    rng: random.Random,
+    info_level: str | None = None,
+    persona: str | None = None,
+    max_error_rate: float = ReplayConfig.model_fields["max_error_rate"].default,
+    memo: ValueMemo | None = None,
+) -> tuple[UserQuery | None, Rejection | None]:
     """Resolve the chain's arguments on a scratch session and write the user's request per turn.
 
     Resolution tries up to ``RESOLVE_ATTEMPTS`` sets of values and keeps the first whose dry run
@@ -179,33 +243,68 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
         if not over_budget(calls, errors, max_error_rate):
             break
     if best is None:
-        return None, rejection(StageName.QUERY, "unresolvable_dependency", f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)", snap.server, up,
-                               _with_dry_run(chain, steps), record_type="chain")
+        return None, rejection(
+            StageName.QUERY,
+            "unresolvable_dependency",
+            f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)",
+            snap.server,
+            up,
+            _with_dry_run(chain, steps),
+            record_type="chain",
+        )
     _rate, steps, calls, errors = best
     if over_budget(calls, errors, max_error_rate):
         failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
-        return None, rejection(StageName.QUERY, "error_rate", f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
-                               f"calls in the dry run; fewest failing: {failing}", snap.server, up, _with_dry_run(chain, steps), record_type="chain")
+        return None, rejection(
+            StageName.QUERY,
+            "error_rate",
+            f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
+            f"calls in the dry run; fewest failing: {failing}",
+            snap.server,
+            up,
+            _with_dry_run(chain, steps),
+            record_type="chain",
+        )
+
     def known(v: str) -> bool:
         return is_known_id(v, snap)
 
-    for _split in range(8):  # a write on a value a list returned needs the list shown in an earlier turn, or a value the user knows
+    for _split in range(
+        8
+    ):  # a write on a value a list returned needs the list shown in an earlier turn, or a value the user knows
         turns_idx = split_turns(len(steps), rng, cfg)
         unnamed = unnamed_writes(turns_idx, steps, known)
         if not unnamed:
             break
     if unnamed:
-        return None, rejection(StageName.QUERY, "unnamed_entity", f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
-                               "result of the same turn did not single out, and no turn split lets the user name it", snap.server, up,
-                               _with_dry_run(chain, steps), record_type="chain")
+        return None, rejection(
+            StageName.QUERY,
+            "unnamed_entity",
+            f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
+            "result of the same turn did not single out, and no turn split lets the user name it",
+            snap.server,
+            up,
+            _with_dry_run(chain, steps),
+            record_type="chain",
+        )
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld: dict[str, Any] = {}
     if info_level == "missing":
         # a yes/no flag is no value a person forgets to give: only values are withheld
-        cands = [p for p in turns[0][0]["tool"].required if p in turns[0][0]["user_args"] and not isinstance(turns[0][0]["user_args"][p], bool)]
+        cands = [
+            p
+            for p in turns[0][0]["tool"].required
+            if p in turns[0][0]["user_args"] and not isinstance(turns[0][0]["user_args"][p], bool)
+        ]
         if not cands:
-            return None, rejection(StageName.QUERY, "nothing_to_withhold", f"{turns[0][0]['tool'].name} takes no user value the user could omit",
-                                   snap.server, up, chain)
+            return None, rejection(
+                StageName.QUERY,
+                "nothing_to_withhold",
+                f"{turns[0][0]['tool'].name} takes no user value the user could omit",
+                snap.server,
+                up,
+                chain,
+            )
         p = rng.choice(cands)
         withheld[p] = turns[0][0]["user_args"][p]
     try:
@@ -213,18 +312,38 @@ def plan_query(env: Environment, snap: Snapshot, chain: Chain, backend: QueryBac
     except Exception as exc:  # an LLM that answers garbage or times out rejects this query only
         return None, rejection(StageName.QUERY, "query_backend_error", str(exc), snap.server, up, chain)
     qid = "q-" + stable_hash([chain.chain_id, texts, info_level], 12)
-    query = UserQuery(query_id=qid, chain_id=chain.chain_id, server=snap.server, info_level=info_level, persona=persona,  # type: ignore[arg-type]
-                      turns=texts, turn_steps=turns_idx, withheld=withheld, backend=backend.name, snapshot_id=snap.snapshot_id,
-                      seed=chain.seed, step_args=[st["args"] for st in steps], step_ok=[st["result"].ok for st in steps])
+    query = UserQuery(
+        query_id=qid,
+        chain_id=chain.chain_id,
+        server=snap.server,
+        info_level=info_level,
+        persona=persona,  # type: ignore[arg-type]
+        turns=texts,
+        turn_steps=turns_idx,
+        withheld=withheld,
+        backend=backend.name,
+        snapshot_id=snap.snapshot_id,
+        seed=chain.seed,
+        step_args=[st["args"] for st in steps],
+        step_ok=[st["result"].ok for st in steps],
+    )
     up["query_id"] = qid
-    synth_ok = {str(v) for st in steps for v in st["user_args"].values()} | {str(v) for st in steps for v in st["args"].values()}
+    synth_ok = {str(v) for st in steps for v in st["user_args"].values()} | {
+        str(v) for st in steps for v in st["args"].values()
+    }
     bad = grounding_errors(texts, snap, extra_ok=synth_ok if backend.name == "template" else None)
     if bad and backend.name == "template":  # the template writer may also name what the dry run's results showed
         shown = {v for st in steps if st["result"].ok for v in result_values(st["result"].data)}
         bad = [b for b in bad if b not in shown]
     if bad:
-        return None, rejection(StageName.QUERY, "ungrounded_query", f"request names entities absent from the snapshot: {sorted(set(bad))}",
-                               snap.server, up, query)
+        return None, rejection(
+            StageName.QUERY,
+            "ungrounded_query",
+            f"request names entities absent from the snapshot: {sorted(set(bad))}",
+            snap.server,
+            up,
+            query,
+        )
     return query, None
 
 
@@ -237,10 +356,18 @@ def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) ->
     return recovery_room(calls, fails, max_error_rate)
 
 
-def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: UserQuery, rng: random.Random, *,
-                     recovery_rate: float, max_error_rate: float = ReplayConfig.model_fields["max_error_rate"].default,
-                     reference_date: str = QueryConfig.model_fields["reference_date"].default,
-                     replier: Any | None = None) -> Conversation:
+def run_conversation(
+    env: Environment,
+    snap: Snapshot,
+    chain: Chain,
+    query: UserQuery,
+    rng: random.Random,
+    *,
+    recovery_rate: float,
+    max_error_rate: float = ReplayConfig.model_fields["max_error_rate"].default,
+    reference_date: str = QueryConfig.model_fields["reference_date"].default,
+    replier: Any | None = None,
+) -> Conversation:
     """Play the conversation live on a fresh session of the chain's seed.
 
     Some calls are preceded by a plausible wrong attempt that the assistant then corrects (a
@@ -248,7 +375,9 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
     (:meth:`pipeline.synthesis.queries.LLMBackend.reply`) that rewrites each turn's final reply from its calls, or None."""
     by_name = {t.name: t for t in snap.tools}
     texts, withheld = query.turns, query.withheld
-    say = random.Random(f"words:{query.query_id}")  # the assistant's wording; ``rng`` keeps deciding the recovery attempts
+    say = random.Random(
+        f"words:{query.query_id}"
+    )  # the assistant's wording; ``rng`` keeps deciding the recovery attempts
     messages: list[Message] = [Message(role="system", content=system_prompt(snap.server))]
     reference: list[list[RefCall]] = []
     trace: list[TraceCall] = []
@@ -266,7 +395,9 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
             if ti == 0 and withheld:
                 p, v = next(iter(withheld.items()))
                 messages.append(Message(role="assistant", content=ask_for(first_tool, p, say)))
-                messages.append(Message(role="user", content=answer_with(first_tool, p, v, reference_date, say, snap.entities)))
+                messages.append(
+                    Message(role="user", content=answer_with(first_tool, p, v, reference_date, say, snap.entities))
+                )
             turn_ref: list[RefCall] = []
             ok_count = 0
             attempted = 0
@@ -290,17 +421,41 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                         res = s.call(tool.name, bad_args)
                         messages.append(Message.calling(cid, tool.name, bad_args))
                         messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
-                        trace.append(TraceCall(turn=ti, name=tool.name, arguments=bad_args, ok=res.ok, error_code=res.error_code,
-                                               reference=False, result=res.data if res.ok else None, error=res.error))
+                        trace.append(
+                            TraceCall(
+                                turn=ti,
+                                name=tool.name,
+                                arguments=bad_args,
+                                ok=res.ok,
+                                error_code=res.error_code,
+                                reference=False,
+                                result=res.data if res.ok else None,
+                                error=res.error,
+                            )
+                        )
                 call_no += 1
                 cid = f"call_{call_no}"
-                res = s.call(tool.name, args, hash_after=ti == len(query.turn_steps) - 1 and k == idx[-1])  # the final hash comes with it
+                res = s.call(
+                    tool.name, args, hash_after=ti == len(query.turn_steps) - 1 and k == idx[-1]
+                )  # the final hash comes with it
                 attempted += 1
                 messages.append(Message.calling(cid, tool.name, args))
                 messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
-                trace.append(TraceCall(turn=ti, name=tool.name, arguments=args, ok=res.ok, error_code=res.error_code,
-                                       reference=True, result=res.data if res.ok else None, error=res.error))
-                turn_ref.append(RefCall(name=tool.name, arguments=args, depends_on=[flat_index[d] for d in deps if d in flat_index]))
+                trace.append(
+                    TraceCall(
+                        turn=ti,
+                        name=tool.name,
+                        arguments=args,
+                        ok=res.ok,
+                        error_code=res.error_code,
+                        reference=True,
+                        result=res.data if res.ok else None,
+                        error=res.error,
+                    )
+                )
+                turn_ref.append(
+                    RefCall(name=tool.name, arguments=args, depends_on=[flat_index[d] for d in deps if d in flat_index])
+                )
                 flat_index[k] = n_ref
                 n_ref += 1
                 if res.ok:
@@ -310,18 +465,35 @@ def run_conversation(env: Environment, snap: Snapshot, chain: Chain, query: User
                 final_lines.append(step_reply(tool, args, res, say))
             reply = turn_reply(final_lines)
             if replier is not None:
-                calls = [call_record(by_name[t.name], t.arguments, t.ok, t.result, t.error, reference_date)
-                         for t in trace if t.turn == ti and t.reference]
+                calls = [
+                    call_record(by_name[t.name], t.arguments, t.ok, t.result, t.error, reference_date)
+                    for t in trace
+                    if t.turn == ti and t.reference
+                ]
                 reply = replier.reply(snap.server, texts[ti], calls, reply)
             messages.append(Message(role="assistant", content=reply))
             reference.append(turn_ref)
-            outcomes.append("SUCCESS" if attempted and ok_count == attempted else ("PARTIAL" if ok_count else "FAILURE"))
+            outcomes.append(
+                "SUCCESS" if attempted and ok_count == attempted else ("PARTIAL" if ok_count else "FAILURE")
+            )
         final_hash = s.state_hash()
     conv_id = "conv-" + stable_hash([chain.chain_id, query.query_id, messages_json(messages)], 14)
     return Conversation(
-        conversation_id=conv_id, server=snap.server, servers=[snap.server], seed=chain.seed, snapshot_id=snap.snapshot_id,
-        chain_id=chain.chain_id, query_id=query.query_id, info_level=query.info_level, persona=query.persona, messages=messages,
-        tools=snap.tools, reference=reference, trace=trace, outcomes=outcomes, final_state_hash=final_hash,
+        conversation_id=conv_id,
+        server=snap.server,
+        servers=[snap.server],
+        seed=chain.seed,
+        snapshot_id=snap.snapshot_id,
+        chain_id=chain.chain_id,
+        query_id=query.query_id,
+        info_level=query.info_level,
+        persona=query.persona,
+        messages=messages,
+        tools=snap.tools,
+        reference=reference,
+        trace=trace,
+        outcomes=outcomes,
+        final_state_hash=final_hash,
         kind="clarification" if query.info_level == "missing" else "multi_turn",
         setup=[c.model_dump(mode="json") for c in env.config.setup],
     )

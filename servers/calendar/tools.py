@@ -8,11 +8,49 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from servers.calendar.world import (
-    DATE_PATTERN, DT_PATTERN, HHMM, TOOLS, Access, Attendee, Calendar, CalendarId, CalendarList, CalendarWorld,
-    Color, ContactList, End, Event, EventDetail, EventId, EventList, InviteResult, Now, Occurrence, OccurrenceList,
-    RemoveResult, ResponseResult, RoomList, Slot, SlotList, Start, _busy_for, _check_capacity, _check_future,
-    _check_range, _conflict, _contact, _detail, _dt, _editable, _event, _fmt, _raise_conflict, _recurrence, _room,
-    _writable, occurrences,
+    DATE_PATTERN,
+    DT_PATTERN,
+    HHMM,
+    TOOLS,
+    Access,
+    Attendee,
+    Calendar,
+    CalendarId,
+    CalendarList,
+    CalendarWorld,
+    Color,
+    ContactList,
+    End,
+    Event,
+    EventDetail,
+    EventId,
+    EventList,
+    InviteResult,
+    Now,
+    Occurrence,
+    OccurrenceList,
+    RemoveResult,
+    ResponseResult,
+    RoomList,
+    Slot,
+    SlotList,
+    Start,
+    _busy_for,
+    _check_capacity,
+    _check_future,
+    _check_range,
+    _conflict,
+    _contact,
+    _detail,
+    _dt,
+    _editable,
+    _event,
+    _fmt,
+    _raise_conflict,
+    _recurrence,
+    _room,
+    _writable,
+    occurrences,
 )
 from servers.kit import InvalidArgument, StateConflict, not_found
 
@@ -42,20 +80,32 @@ def list_contacts(
 ) -> ContactList:
     """List people who can be invited to events, optionally filtered by name or department."""
     q = (name_contains or "").lower()
-    out = [c for c in w.contacts.values()
-           if (not q or q in c.name.lower() or q in c.email.lower())
-           and (department is None or c.department.lower() == department.lower())]
+    out = [
+        c
+        for c in w.contacts.values()
+        if (not q or q in c.name.lower() or q in c.email.lower())
+        and (department is None or c.department.lower() == department.lower())
+    ]
     return ContactList(contacts=out, total=len(out))
 
 
 @TOOLS.tool(read_only=True)
 def list_rooms(
     w: CalendarWorld,
-    min_capacity: Annotated[int | None, Field(description="Only rooms holding at least this many people", ge=1, le=100)] = None,
+    min_capacity: Annotated[
+        int | None, Field(description="Only rooms holding at least this many people", ge=1, le=100)
+    ] = None,
     building: Annotated[Literal["HQ", "Annex"] | None, Field(description="Only rooms in this building")] = None,
-    has_video: Annotated[bool | None, Field(description="Only rooms with (true) or without (false) video equipment")] = None,
-    start: Annotated[str | None, Field(description="With end: only rooms free from this time (YYYY-MM-DDTHH:MM)", pattern=DT_PATTERN)] = None,
-    end: Annotated[str | None, Field(description="With start: only rooms free until this time (YYYY-MM-DDTHH:MM)", pattern=DT_PATTERN)] = None,
+    has_video: Annotated[
+        bool | None, Field(description="Only rooms with (true) or without (false) video equipment")
+    ] = None,
+    start: Annotated[
+        str | None, Field(description="With end: only rooms free from this time (YYYY-MM-DDTHH:MM)", pattern=DT_PATTERN)
+    ] = None,
+    end: Annotated[
+        str | None,
+        Field(description="With start: only rooms free until this time (YYYY-MM-DDTHH:MM)", pattern=DT_PATTERN),
+    ] = None,
 ) -> RoomList:
     """List meeting rooms by capacity, building and equipment; with start and end, only rooms free in that window."""
     if (start is None) != (end is None):
@@ -63,22 +113,37 @@ def list_rooms(
     probe = None
     if start is not None and end is not None:
         _check_range(start, end)
-        probe = Event(event_id="", calendar_id="", title="", start=start, end=end, organizer_id="", created_at="", updated_at="")
-    out = [r for r in w.rooms.values()
-           if (min_capacity is None or r.capacity >= min_capacity)
-           and (building is None or r.building == building)
-           and (has_video is None or r.has_video == has_video)
-           and (probe is None or _conflict(w, probe, None, r.room_id, None) is None)]
+        probe = Event(
+            event_id="", calendar_id="", title="", start=start, end=end, organizer_id="", created_at="", updated_at=""
+        )
+    out = [
+        r
+        for r in w.rooms.values()
+        if (min_capacity is None or r.capacity >= min_capacity)
+        and (building is None or r.building == building)
+        and (has_video is None or r.has_video == has_video)
+        and (probe is None or _conflict(w, probe, None, r.room_id, None) is None)
+    ]
     return RoomList(rooms=out, total=len(out))
 
 
 @TOOLS.tool(read_only=True)
 def list_events(
     w: CalendarWorld,
-    date_from: Annotated[str | None, Field(description="First day to include, YYYY-MM-DD (default: today)", pattern=DATE_PATTERN)] = None,
-    date_to: Annotated[str | None, Field(description="Last day to include, YYYY-MM-DD (default: 7 days after date_from); at most 92 days after date_from", pattern=DATE_PATTERN)] = None,
+    date_from: Annotated[
+        str | None, Field(description="First day to include, YYYY-MM-DD (default: today)", pattern=DATE_PATTERN)
+    ] = None,
+    date_to: Annotated[
+        str | None,
+        Field(
+            description="Last day to include, YYYY-MM-DD (default: 7 days after date_from); at most 92 days after date_from",
+            pattern=DATE_PATTERN,
+        ),
+    ] = None,
     calendar_id: Annotated[str | None, Field(description="Only events of this calendar id")] = None,
-    attendee_id: Annotated[str | None, Field(description="Only events this contact id organizes or is invited to")] = None,
+    attendee_id: Annotated[
+        str | None, Field(description="Only events this contact id organizes or is invited to")
+    ] = None,
     include_cancelled: Annotated[bool, Field(description="Also list cancelled events")] = False,
 ) -> OccurrenceList:
     """List event occurrences in a date range (recurring events are expanded), filtered by calendar or attendee, in time order."""
@@ -104,9 +169,21 @@ def list_events(
             continue
         mine = next((a.response for a in ev.attendees if a.contact_id == w.me_id), None)
         for s, e in occurrences(ev, lo, hi):
-            out.append(Occurrence(event_id=ev.event_id, title=ev.title, start=_fmt(s), end=_fmt(e), calendar_id=ev.calendar_id,
-                                  organizer_id=ev.organizer_id, room_id=ev.room_id, location=ev.location, status=ev.status,
-                                  is_recurring=ev.recurrence is not None, my_response=mine))
+            out.append(
+                Occurrence(
+                    event_id=ev.event_id,
+                    title=ev.title,
+                    start=_fmt(s),
+                    end=_fmt(e),
+                    calendar_id=ev.calendar_id,
+                    organizer_id=ev.organizer_id,
+                    room_id=ev.room_id,
+                    location=ev.location,
+                    status=ev.status,
+                    is_recurring=ev.recurrence is not None,
+                    my_response=mine,
+                )
+            )
     out.sort(key=lambda o: (o.start, o.event_id))
     return OccurrenceList(events=out, total=len(out), date_from=d0.isoformat(), date_to=d1.isoformat())
 
@@ -114,7 +191,10 @@ def list_events(
 @TOOLS.tool(read_only=True)
 def search_events(
     w: CalendarWorld,
-    query: Annotated[str, Field(description="Words to look for in the title, description or location (case-insensitive)", min_length=1)],
+    query: Annotated[
+        str,
+        Field(description="Words to look for in the title, description or location (case-insensitive)", min_length=1),
+    ],
     include_cancelled: Annotated[bool, Field(description="Also return cancelled events")] = False,
     limit: Annotated[int, Field(description="At most this many events", ge=1, le=100)] = 20,
 ) -> EventList:
@@ -142,7 +222,9 @@ def find_free_slots(
     w: CalendarWorld,
     date: Annotated[str, Field(description="The day to search, YYYY-MM-DD", pattern=DATE_PATTERN)],
     duration_minutes: Annotated[int, Field(description="Length of the meeting in minutes", ge=15, le=480)],
-    attendee_ids: Annotated[list[str] | None, Field(description="Contact ids who must all be free (default: only you)")] = None,
+    attendee_ids: Annotated[
+        list[str] | None, Field(description="Contact ids who must all be free (default: only you)")
+    ] = None,
     room_id: Annotated[str | None, Field(description="Room id that must also be free")] = None,
     day_start: Annotated[str, Field(description="Earliest start, HH:MM", pattern=HHMM)] = "09:00",
     day_end: Annotated[str, Field(description="Latest end, HH:MM", pattern=HHMM)] = "18:00",
@@ -170,11 +252,20 @@ def find_free_slots(
     slots, cur = [], lo
     for s, e in busy + [(hi, hi)]:
         if s > cur and (min(s, hi) - cur) >= timedelta(minutes=duration_minutes):
-            slots.append(Slot(start=_fmt(cur), end=_fmt(min(s, hi)), minutes=int((min(s, hi) - cur).total_seconds() // 60)))
+            slots.append(
+                Slot(start=_fmt(cur), end=_fmt(min(s, hi)), minutes=int((min(s, hi) - cur).total_seconds() // 60))
+            )
         cur = max(cur, e)
         if cur >= hi:
             break
-    return SlotList(date=date, duration_minutes=duration_minutes, attendee_ids=people, room_id=room_id, slots=slots, total=len(slots))
+    return SlotList(
+        date=date,
+        duration_minutes=duration_minutes,
+        attendee_ids=people,
+        room_id=room_id,
+        slots=slots,
+        total=len(slots),
+    )
 
 
 @TOOLS.tool()
@@ -188,10 +279,17 @@ def create_event(
     room_id: Annotated[str | None, Field(description="Room id to book (from list_rooms)")] = None,
     location: Annotated[str | None, Field(description="Free-text location when no room is booked")] = None,
     description: Annotated[str, Field(description="Agenda or notes", max_length=2000)] = "",
-    frequency: Annotated[Literal["none", "daily", "weekly", "monthly"], Field(description="Recurrence frequency")] = "none",
+    frequency: Annotated[
+        Literal["none", "daily", "weekly", "monthly"], Field(description="Recurrence frequency")
+    ] = "none",
     interval: Annotated[int, Field(description="Repeat every N days/weeks/months", ge=1, le=4)] = 1,
-    count: Annotated[int | None, Field(description="Number of occurrences (recurring events only)", ge=1, le=365)] = None,
-    until: Annotated[str | None, Field(description="Last date of the series, YYYY-MM-DD (recurring events only)", pattern=DATE_PATTERN)] = None,
+    count: Annotated[
+        int | None, Field(description="Number of occurrences (recurring events only)", ge=1, le=365)
+    ] = None,
+    until: Annotated[
+        str | None,
+        Field(description="Last date of the series, YYYY-MM-DD (recurring events only)", pattern=DATE_PATTERN),
+    ] = None,
 ) -> EventDetail:
     """Create an event you organize in a calendar you can write to; fails on double booking of you or the room."""
     if calendar_id not in w.calendars:
@@ -207,9 +305,21 @@ def create_event(
     if room_id is not None:
         _room(w, room_id)
     rec = _recurrence(frequency, interval, count, until, start)
-    ev = Event(event_id="", calendar_id=calendar_id, title=title, description=description, start=start, end=end,
-               organizer_id=w.me_id, attendees=[Attendee(contact_id=a) for a in invited], room_id=room_id, location=location,
-               recurrence=rec, created_at=w.now, updated_at=w.now)
+    ev = Event(
+        event_id="",
+        calendar_id=calendar_id,
+        title=title,
+        description=description,
+        start=start,
+        end=end,
+        organizer_id=w.me_id,
+        attendees=[Attendee(contact_id=a) for a in invited],
+        room_id=room_id,
+        location=location,
+        recurrence=rec,
+        created_at=w.now,
+        updated_at=w.now,
+    )
     _check_capacity(w, ev)
     _raise_conflict(w, ev, None)
     ev.event_id = w.new_id("EVT")
@@ -222,16 +332,23 @@ def update_event(
     w: CalendarWorld,
     event_id: EventId,
     title: Annotated[str | None, Field(description="New title", min_length=1, max_length=120)] = None,
-    start: Annotated[str | None, Field(description="New start, YYYY-MM-DDTHH:MM (without end, the duration is kept)", pattern=DT_PATTERN)] = None,
+    start: Annotated[
+        str | None,
+        Field(description="New start, YYYY-MM-DDTHH:MM (without end, the duration is kept)", pattern=DT_PATTERN),
+    ] = None,
     end: Annotated[str | None, Field(description="New end, YYYY-MM-DDTHH:MM", pattern=DT_PATTERN)] = None,
     description: Annotated[str | None, Field(description="New agenda or notes", max_length=2000)] = None,
     location: Annotated[str | None, Field(description="New free-text location")] = None,
-    status: Annotated[Literal["confirmed", "tentative"] | None, Field(description="Mark the event confirmed or tentative")] = None,
+    status: Annotated[
+        Literal["confirmed", "tentative"] | None, Field(description="Mark the event confirmed or tentative")
+    ] = None,
 ) -> EventDetail:
     """Change an event's title, times, description, location or status (a recurring event changes as a whole series)."""
     ev = _editable(w, event_id)
     if all(v is None for v in (title, start, end, description, location, status)):
-        raise InvalidArgument("nothing to change: give at least one of title, start, end, description, location, status")
+        raise InvalidArgument(
+            "nothing to change: give at least one of title, start, end, description, location, status"
+        )
     new = ev.model_copy(deep=True)
     if start is not None or end is not None:
         dur = _dt(ev.end) - _dt(ev.start)
@@ -319,7 +436,9 @@ def remove_attendee(
 def respond_to_event(
     w: CalendarWorld,
     event_id: EventId,
-    response: Annotated[Literal["accepted", "declined", "tentative"], Field(description="Your answer to the invitation")],
+    response: Annotated[
+        Literal["accepted", "declined", "tentative"], Field(description="Your answer to the invitation")
+    ],
 ) -> ResponseResult:
     """Answer an invitation you received (accept, decline or tentatively accept); declined events no longer block your time."""
     ev = _event(w, event_id)
@@ -329,7 +448,9 @@ def respond_to_event(
         raise StateConflict(f"you organize event {event_id}; only invitees respond")
     me = next((a for a in ev.attendees if a.contact_id == w.me_id), None)
     if me is None:
-        raise StateConflict(f"you ({w.me_id}) are not invited to event {event_id}; list_events with attendee_id={w.me_id} shows your invitations")
+        raise StateConflict(
+            f"you ({w.me_id}) are not invited to event {event_id}; list_events with attendee_id={w.me_id} shows your invitations"
+        )
     me.response = response
     return ResponseResult(event_id=event_id, contact_id=w.me_id, response=response)
 
@@ -349,8 +470,10 @@ def book_room(
     hit = _conflict(w, new, None, room_id, event_id)
     if hit:
         other, when, _ = hit
-        raise StateConflict(f"double booking: room {room_id} is already booked by event {other.event_id} ({other.title!r}) at {_fmt(when)}; "
-                            "list_rooms with start and end shows free rooms")
+        raise StateConflict(
+            f"double booking: room {room_id} is already booked by event {other.event_id} ({other.title!r}) at {_fmt(when)}; "
+            "list_rooms with start and end shows free rooms"
+        )
     ev.room_id = room_id
     ev.updated_at = w.now
     return _detail(w, ev)
@@ -360,7 +483,10 @@ def book_room(
 def set_recurrence(
     w: CalendarWorld,
     event_id: EventId,
-    frequency: Annotated[Literal["none", "daily", "weekly", "monthly"], Field(description="How often the event repeats; 'none' makes it a single event")],
+    frequency: Annotated[
+        Literal["none", "daily", "weekly", "monthly"],
+        Field(description="How often the event repeats; 'none' makes it a single event"),
+    ],
     interval: Annotated[int, Field(description="Repeat every N days/weeks/months", ge=1, le=4)] = 1,
     count: Annotated[int | None, Field(description="Number of occurrences", ge=1, le=365)] = None,
     until: Annotated[str | None, Field(description="Last date of the series, YYYY-MM-DD", pattern=DATE_PATTERN)] = None,
@@ -374,8 +500,10 @@ def set_recurrence(
         if hit:
             other, when, why = hit
             who = f"room {new.room_id}" if why == "room" else f"organizer {w.me_id}"
-            raise StateConflict(f"double booking: with this rule {who} would be busy with event {other.event_id} "
-                                f"({other.title!r}) at {_fmt(when)}; try another count, until or interval")
+            raise StateConflict(
+                f"double booking: with this rule {who} would be busy with event {other.event_id} "
+                f"({other.title!r}) at {_fmt(when)}; try another count, until or interval"
+            )
     new.updated_at = w.now
     w.events[event_id] = new
     return _detail(w, new)

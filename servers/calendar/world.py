@@ -138,13 +138,33 @@ def occurrences(ev: Event, lo: datetime | None = None, hi: datetime | None = Non
 
 # --------------------------------------------------------------------------- seeding
 TITLES_1ON1 = "1:1 with {name}"
-TEAM_TITLES = ["Sprint planning", "Design review", "Architecture sync", "Roadmap review", "Customer call",
-               "Quarterly business review", "Hiring debrief", "Incident postmortem", "Budget review",
-               "Demo day rehearsal", "Onboarding session", "Marketing sync", "Security training", "Retro"]
-PERSONAL = [("Dentist appointment", "City Dental Clinic", None), ("Gym session", "Riverside Gym", None),
-            ("Lunch with {name}", "Green Bowl", 12), ("Parent-teacher meeting", "Oakwood Primary School", 16),
-            ("Car service", "Main St Garage", 8), ("Yoga class", "Lotus Studio", 18), ("Haircut", "Studio 9 Barbers", None),
-            ("Coffee with {name}", "Cafe Lumen", 10), ("Book club", "Central Library", 19)]
+TEAM_TITLES = [
+    "Sprint planning",
+    "Design review",
+    "Architecture sync",
+    "Roadmap review",
+    "Customer call",
+    "Quarterly business review",
+    "Hiring debrief",
+    "Incident postmortem",
+    "Budget review",
+    "Demo day rehearsal",
+    "Onboarding session",
+    "Marketing sync",
+    "Security training",
+    "Retro",
+]
+PERSONAL = [
+    ("Dentist appointment", "City Dental Clinic", None),
+    ("Gym session", "Riverside Gym", None),
+    ("Lunch with {name}", "Green Bowl", 12),
+    ("Parent-teacher meeting", "Oakwood Primary School", 16),
+    ("Car service", "Main St Garage", 8),
+    ("Yoga class", "Lotus Studio", 18),
+    ("Haircut", "Studio 9 Barbers", None),
+    ("Coffee with {name}", "Cafe Lumen", 10),
+    ("Book club", "Central Library", 19),
+]
 ROOM_NAMES = ["Aurora", "Baobab", "Cedar", "Delta", "Echo", "Fjord", "Granite", "Harbor", "Juniper"]
 
 
@@ -159,7 +179,9 @@ def _busy_for(ev: Event, contact_id: str) -> bool:
     return any(a.contact_id == contact_id and a.response != "declined" for a in ev.attendees)
 
 
-def _conflict(w: CalendarWorld, ev: Event, contact_id: str | None, room_id: str | None, exclude: str | None) -> tuple[Event, datetime, str] | None:
+def _conflict(
+    w: CalendarWorld, ev: Event, contact_id: str | None, room_id: str | None, exclude: str | None
+) -> tuple[Event, datetime, str] | None:
     """The first existing event that overlaps ``ev`` for the contact or the room."""
     mine = occurrences(ev)
     if not mine or (contact_id is None and room_id is None):
@@ -194,8 +216,10 @@ def _raise_conflict(w: CalendarWorld, ev: Event, exclude: str | None) -> None:
     if hit:
         other, when, why = hit
         who = f"room {ev.room_id}" if why == "room" else f"organizer {w.me_id}"
-        raise StateConflict(f"double booking: {who} is already busy with event {other.event_id} ({other.title!r}) at {_fmt(when)}; "
-                            "find_free_slots shows open times, or pick another room with list_rooms")
+        raise StateConflict(
+            f"double booking: {who} is already busy with event {other.event_id} ({other.title!r}) at {_fmt(when)}; "
+            "find_free_slots shows open times, or pick another room with list_rooms"
+        )
 
 
 def _event(w: CalendarWorld, event_id: str) -> Event:
@@ -208,8 +232,10 @@ def _event(w: CalendarWorld, event_id: str) -> Event:
 def _writable(w: CalendarWorld, ev_or_cal_id: str) -> Calendar:
     cal = w.calendars[ev_or_cal_id]
     if cal.access == "reader":
-        raise PermissionDenied(f"calendar {cal.calendar_id} ({cal.name!r}) is read-only for you; "
-                               "use a calendar with owner or writer access (list_calendars)")
+        raise PermissionDenied(
+            f"calendar {cal.calendar_id} ({cal.name!r}) is read-only for you; "
+            "use a calendar with owner or writer access (list_calendars)"
+        )
     return cal
 
 
@@ -256,8 +282,10 @@ def _check_capacity(w: CalendarWorld, ev: Event) -> None:
         r = w.rooms[ev.room_id]
         n = len(ev.attendees) + 1
         if r.capacity < n:
-            raise StateConflict(f"room {r.room_id} ({r.name}) holds {r.capacity} people but the event has {n} (organizer + attendees); "
-                                "list_rooms with min_capacity finds a larger room")
+            raise StateConflict(
+                f"room {r.room_id} ({r.name}) holds {r.capacity} people but the event has {n} (organizer + attendees); "
+                "list_rooms with min_capacity finds a larger room"
+            )
 
 
 def _recurrence(frequency: str, interval: int, count: int | None, until: str | None, start: str) -> Recurrence | None:
@@ -282,7 +310,9 @@ DT_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$"
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 EventId = Annotated[str, Field(description="Event id, e.g. 'EVT-0004' (from list_events or search_events)")]
 CalendarId = Annotated[str, Field(description="Calendar id, e.g. 'CAL-0001' (from list_calendars)")]
-Start = Annotated[str, Field(description="Start time, local, YYYY-MM-DDTHH:MM (e.g. 2026-03-05T14:00)", pattern=DT_PATTERN)]
+Start = Annotated[
+    str, Field(description="Start time, local, YYYY-MM-DDTHH:MM (e.g. 2026-03-05T14:00)", pattern=DT_PATTERN)
+]
 End = Annotated[str, Field(description="End time, local, YYYY-MM-DDTHH:MM; must be after start", pattern=DT_PATTERN)]
 OptDate = Annotated[str | None, Field(description="Date YYYY-MM-DD", pattern=DATE_PATTERN)]
 HHMM = r"^([01]\d|2[0-3]):[0-5]\d$"

@@ -6,8 +6,20 @@ import datetime as dt
 import random
 
 from servers.crm.world import (
-    ACTIVITY_SUBJECTS, COMPANY_PREFIXES, COMPANY_SUFFIXES, PROBABILITY, PRODUCTS, REGIONS, TITLES, Activity,
-    Company, Contact, CrmWorld, Deal, Lead, Owner,
+    ACTIVITY_SUBJECTS,
+    COMPANY_PREFIXES,
+    COMPANY_SUFFIXES,
+    PROBABILITY,
+    PRODUCTS,
+    REGIONS,
+    TITLES,
+    Activity,
+    Company,
+    Contact,
+    CrmWorld,
+    Deal,
+    Lead,
+    Owner,
 )
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
 
@@ -35,8 +47,13 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
     for i in range(8):
         oid = w.new_id("OWN")
         first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-        w.owners[oid] = Owner(owner_id=oid, name=f"{first} {last}", email=f"{first.lower()}.{last.lower()}@salesco.example",
-                              region=rng.choice(REGIONS), status="inactive" if i in (5,) else "active")
+        w.owners[oid] = Owner(
+            owner_id=oid,
+            name=f"{first} {last}",
+            email=f"{first.lower()}.{last.lower()}@salesco.example",
+            region=rng.choice(REGIONS),
+            status="inactive" if i in (5,) else "active",
+        )
         owners.append(oid)
     active = [o for o in owners if w.owners[o].status == "active"]
 
@@ -49,18 +66,28 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
         name = f"{prefix} {rng.choice(COMPANY_SUFFIXES[industry])}"
         domain = f"{prefix.lower()}.example.com"
         w.companies[cid] = Company(
-            company_id=cid, name=name, industry=industry, city=rng.choice(CITIES),  # type: ignore[arg-type]
-            employees=rng.choice([12, 25, 40, 80, 150, 300, 600, 1200, 5000]), website=f"https://{domain}",
-            owner_id=rng.choice(owners), created_on=_date(rng, "2023-01-01", "2025-12-31"),
+            company_id=cid,
+            name=name,
+            industry=industry,
+            city=rng.choice(CITIES),  # type: ignore[arg-type]
+            employees=rng.choice([12, 25, 40, 80, 150, 300, 600, 1200, 5000]),
+            website=f"https://{domain}",
+            owner_id=rng.choice(owners),
+            created_on=_date(rng, "2023-01-01", "2025-12-31"),
         )
         companies.append(cid)
         for title in rng.sample(TITLES, k=rng.randint(1, 4)):
             kid = w.new_id("CON")
             first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
             w.contacts[kid] = Contact(
-                contact_id=kid, company_id=cid, first_name=first, last_name=last,
-                email=_unique_email(taken_emails, f"{first.lower()}.{last.lower()}", domain), phone=_phone(rng),
-                title=title, created_on=_date(rng, w.companies[cid].created_on, "2026-02-27"),
+                contact_id=kid,
+                company_id=cid,
+                first_name=first,
+                last_name=last,
+                email=_unique_email(taken_emails, f"{first.lower()}.{last.lower()}", domain),
+                phone=_phone(rng),
+                title=title,
+                created_on=_date(rng, w.companies[cid].created_on, "2026-02-27"),
             )
 
     # leads: some for companies already known, most for new prospects
@@ -80,15 +107,31 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
             company_name = f"{pre} {rng.choice(COMPANY_SUFFIXES[industry])}"
             domain = f"{pre.lower()}.example.com"
         email = _unique_email(taken_emails, f"{first.lower()}.{last.lower()}", domain)
-        lead = Lead(lead_id=lid, first_name=first, last_name=last, email=email, company_name=company_name,
-                    source=rng.choice(["web", "referral", "event", "cold_call", "partner"]),  # type: ignore[arg-type]
-                    status=status, owner_id=rng.choice(owners), created_on=_date(rng, "2025-10-01", "2026-02-28"))  # type: ignore[arg-type]
+        lead = Lead(
+            lead_id=lid,
+            first_name=first,
+            last_name=last,
+            email=email,
+            company_name=company_name,
+            source=rng.choice(["web", "referral", "event", "cold_call", "partner"]),  # type: ignore[arg-type]
+            status=status,
+            owner_id=rng.choice(owners),
+            created_on=_date(rng, "2025-10-01", "2026-02-28"),
+        )  # type: ignore[arg-type]
         if status == "converted":
             # converted earlier: a contact was created under an existing company
             com = rng.choice(companies)
             kid = w.new_id("CON")
-            w.contacts[kid] = Contact(contact_id=kid, company_id=com, first_name=first, last_name=last,
-                                      email=email, phone=_phone(rng), title=None, created_on=lead.created_on)
+            w.contacts[kid] = Contact(
+                contact_id=kid,
+                company_id=com,
+                first_name=first,
+                last_name=last,
+                email=email,
+                phone=_phone(rng),
+                title=None,
+                created_on=lead.created_on,
+            )
             lead.company_name = w.companies[com].name
             lead.contact_id, lead.company_id, lead.converted_on = kid, com, lead.created_on
         w.leads[lid] = lead
@@ -99,8 +142,14 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
         lead.first_name, lead.last_name, lead.email = c.first_name, c.last_name, c.email
         lead.company_name = w.companies[c.company_id].name if c.company_id else lead.company_name
 
-    stages = (["prospecting"] * 6 + ["qualification"] * 6 + ["proposal"] * 6 + ["negotiation"] * 5
-              + ["closed_won"] * 5 + ["closed_lost"] * 4)
+    stages = (
+        ["prospecting"] * 6
+        + ["qualification"] * 6
+        + ["proposal"] * 6
+        + ["negotiation"] * 5
+        + ["closed_won"] * 5
+        + ["closed_lost"] * 4
+    )
     rng.shuffle(stages)
     for stage in stages:
         did = w.new_id("DEA")
@@ -109,12 +158,18 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
         created = _date(rng, "2025-06-01", "2026-02-20")
         closed = stage in ("closed_won", "closed_lost")
         d = Deal(
-            deal_id=did, name=f"{w.companies[com].name} - {rng.choice(PRODUCTS)}", company_id=com,
-            contact_id=rng.choice(people) if people else None, owner_id=rng.choice(active),
+            deal_id=did,
+            name=f"{w.companies[com].name} - {rng.choice(PRODUCTS)}",
+            company_id=com,
+            contact_id=rng.choice(people) if people else None,
+            owner_id=rng.choice(active),
             amount=float(rng.choice([1500, 4800, 9900, 12000, 18500, 25000, 42000, 60000, 95000, 150000])),
             currency=rng.choice(["USD", "USD", "USD", "EUR", "GBP"]),  # type: ignore[arg-type]
-            stage=stage, probability=PROBABILITY[stage],  # type: ignore[arg-type]
-            expected_close_date=_date(rng, "2026-03-05", "2026-09-30") if not closed else _date(rng, created, "2026-02-28"),
+            stage=stage,
+            probability=PROBABILITY[stage],  # type: ignore[arg-type]
+            expected_close_date=_date(rng, "2026-03-05", "2026-09-30")
+            if not closed
+            else _date(rng, created, "2026-02-28"),
             created_on=created,
         )
         if closed:
@@ -127,8 +182,13 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
     for _ in range(45):
         aid = w.new_id("ACT")
         kind = rng.choice(["call", "email", "meeting", "note"])
-        a = Activity(activity_id=aid, kind=kind, subject=rng.choice(ACTIVITY_SUBJECTS[kind]),  # type: ignore[arg-type]
-                     date=_date(rng, "2025-11-01", "2026-03-01"), owner_id=rng.choice(active))
+        a = Activity(
+            activity_id=aid,
+            kind=kind,
+            subject=rng.choice(ACTIVITY_SUBJECTS[kind]),  # type: ignore[arg-type]
+            date=_date(rng, "2025-11-01", "2026-03-01"),
+            owner_id=rng.choice(active),
+        )
         r = rng.random()
         if r < 0.55:
             d = w.deals[rng.choice(deal_ids)]

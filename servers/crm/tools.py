@@ -7,10 +7,46 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from servers.crm.world import (
-    DATE_PATTERN, DAY0, OPEN_STAGES, PROBABILITY, TOOLS, TRANSITIONS, Activity, ActivityKind, ActivityList, Company,
-    CompanyDetail, CompanyId, CompanyList, Contact, ContactId, ContactList, ConvertResult, CrmWorld, Deal,
-    DealDetail, DealId, DealList, Email, Industry, Lead, LeadId, LeadList, LeadSource, LeadStatus, OwnerId,
-    OwnerList, Stage, StageChange, _company, _contact, _deal, _email_owner, _lead, _owner, _valid_date,
+    DATE_PATTERN,
+    DAY0,
+    OPEN_STAGES,
+    PROBABILITY,
+    TOOLS,
+    TRANSITIONS,
+    Activity,
+    ActivityKind,
+    ActivityList,
+    Company,
+    CompanyDetail,
+    CompanyId,
+    CompanyList,
+    Contact,
+    ContactId,
+    ContactList,
+    ConvertResult,
+    CrmWorld,
+    Deal,
+    DealDetail,
+    DealId,
+    DealList,
+    Email,
+    Industry,
+    Lead,
+    LeadId,
+    LeadList,
+    LeadSource,
+    LeadStatus,
+    OwnerId,
+    OwnerList,
+    Stage,
+    StageChange,
+    _company,
+    _contact,
+    _deal,
+    _email_owner,
+    _lead,
+    _owner,
+    _valid_date,
 )
 from servers.kit import InvalidArgument, StateConflict
 
@@ -22,8 +58,11 @@ def list_owners(
     region: Annotated[str | None, Field(description="Only owners in this sales region, e.g. 'EMEA'")] = None,
 ) -> OwnerList:
     """List the sales owners (reps) who can own companies, leads and deals. Inactive owners cannot take new records."""
-    out = [o for o in w.owners.values()
-           if (status is None or o.status == status) and (region is None or o.region.lower() == region.lower())]
+    out = [
+        o
+        for o in w.owners.values()
+        if (status is None or o.status == status) and (region is None or o.region.lower() == region.lower())
+    ]
     return OwnerList(owners=out, total=len(out))
 
 
@@ -36,11 +75,14 @@ def list_companies(
     city: Annotated[str | None, Field(description="Only companies in this city")] = None,
 ) -> CompanyList:
     """List companies (accounts), filtered by industry, owner, city or part of the name."""
-    out = [c for c in w.companies.values()
-           if (industry is None or c.industry == industry)
-           and (owner_id is None or c.owner_id == owner_id)
-           and (name_contains is None or name_contains.lower() in c.name.lower())
-           and (city is None or c.city.lower() == city.lower())]
+    out = [
+        c
+        for c in w.companies.values()
+        if (industry is None or c.industry == industry)
+        and (owner_id is None or c.owner_id == owner_id)
+        and (name_contains is None or name_contains.lower() in c.name.lower())
+        and (city is None or c.city.lower() == city.lower())
+    ]
     return CompanyList(companies=out, total=len(out))
 
 
@@ -62,7 +104,9 @@ def create_company(
     owner_id: OwnerId,
     city: Annotated[str, Field(description="Headquarters city", min_length=2)] = "Boston",
     employees: Annotated[int, Field(description="Approximate headcount", ge=1, le=1_000_000)] = 10,
-    website: Annotated[str | None, Field(description="Website URL, e.g. 'https://acme.example.com'", pattern=r"^https?://\S+$")] = None,
+    website: Annotated[
+        str | None, Field(description="Website URL, e.g. 'https://acme.example.com'", pattern=r"^https?://\S+$")
+    ] = None,
 ) -> Company:
     """Create a company (account) owned by an active sales owner."""
     _owner(w, owner_id)
@@ -71,8 +115,16 @@ def create_company(
         raise StateConflict(f"a company named {clash.name!r} already exists ({clash.company_id})")
     cid = w.new_id("COM")
     slug = "".join(ch for ch in name.lower() if ch.isalnum())[:20] or "company"
-    c = Company(company_id=cid, name=name.strip(), industry=industry, city=city, employees=employees,
-                website=website or f"https://{slug}.example.com", owner_id=owner_id, created_on=DAY0)
+    c = Company(
+        company_id=cid,
+        name=name.strip(),
+        industry=industry,
+        city=city,
+        employees=employees,
+        website=website or f"https://{slug}.example.com",
+        owner_id=owner_id,
+        created_on=DAY0,
+    )
     w.companies[cid] = c
     return c
 
@@ -87,10 +139,13 @@ def list_contacts(
     """List contacts (people), filtered by company, part of the name, or exact email."""
     if company_id is not None:
         _company(w, company_id)
-    out = [c for c in w.contacts.values()
-           if (company_id is None or c.company_id == company_id)
-           and (name_contains is None or name_contains.lower() in f"{c.first_name} {c.last_name}".lower())
-           and (email is None or c.email.lower() == email.lower())]
+    out = [
+        c
+        for c in w.contacts.values()
+        if (company_id is None or c.company_id == company_id)
+        and (name_contains is None or name_contains.lower() in f"{c.first_name} {c.last_name}".lower())
+        and (email is None or c.email.lower() == email.lower())
+    ]
     return ContactList(contacts=out, total=len(out))
 
 
@@ -100,8 +155,12 @@ def create_contact(
     first_name: Annotated[str, Field(description="First name", min_length=1)],
     last_name: Annotated[str, Field(description="Last name", min_length=1)],
     email: Email,
-    company_id: Annotated[str | None, Field(description="Company id the contact works for (from list_companies)")] = None,
-    phone: Annotated[str | None, Field(description="Phone number, e.g. '+1-415-555-0100'", pattern=r"^\+?[\d\- ()]{7,20}$")] = None,
+    company_id: Annotated[
+        str | None, Field(description="Company id the contact works for (from list_companies)")
+    ] = None,
+    phone: Annotated[
+        str | None, Field(description="Phone number, e.g. '+1-415-555-0100'", pattern=r"^\+?[\d\- ()]{7,20}$")
+    ] = None,
     title: Annotated[str | None, Field(description="Job title")] = None,
 ) -> Contact:
     """Create a contact. Emails are unique: a second contact with the same email is rejected."""
@@ -109,11 +168,21 @@ def create_contact(
         _company(w, company_id)
     dup = _email_owner(w, email)
     if dup is not None:
-        raise StateConflict(f"email {email!r} already belongs to contact {dup.contact_id} "
-                            f"({dup.first_name} {dup.last_name}); use update_contact on it instead")
+        raise StateConflict(
+            f"email {email!r} already belongs to contact {dup.contact_id} "
+            f"({dup.first_name} {dup.last_name}); use update_contact on it instead"
+        )
     kid = w.new_id("CON")
-    c = Contact(contact_id=kid, company_id=company_id, first_name=first_name, last_name=last_name, email=email,
-                phone=phone or "", title=title, created_on=DAY0)
+    c = Contact(
+        contact_id=kid,
+        company_id=company_id,
+        first_name=first_name,
+        last_name=last_name,
+        email=email,
+        phone=phone or "",
+        title=title,
+        created_on=DAY0,
+    )
     w.contacts[kid] = c
     return c
 
@@ -122,8 +191,12 @@ def create_contact(
 def update_contact(
     w: CrmWorld,
     contact_id: ContactId,
-    email: Annotated[str | None, Field(description="New email address; must not belong to another contact",
-                                       pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")] = None,
+    email: Annotated[
+        str | None,
+        Field(
+            description="New email address; must not belong to another contact", pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+        ),
+    ] = None,
     phone: Annotated[str | None, Field(description="New phone number", pattern=r"^\+?[\d\- ()]{7,20}$")] = None,
     title: Annotated[str | None, Field(description="New job title")] = None,
     company_id: Annotated[str | None, Field(description="Move the contact to this company id")] = None,
@@ -135,7 +208,9 @@ def update_contact(
     if email is not None:
         dup = _email_owner(w, email, exclude=contact_id)
         if dup is not None:
-            raise StateConflict(f"email {email!r} already belongs to contact {dup.contact_id} ({dup.first_name} {dup.last_name})")
+            raise StateConflict(
+                f"email {email!r} already belongs to contact {dup.contact_id} ({dup.first_name} {dup.last_name})"
+            )
     if company_id is not None:
         _company(w, company_id)
         c.company_id = company_id
@@ -156,9 +231,13 @@ def list_leads(
     source: Annotated[LeadSource | None, Field(description="Only leads from this source")] = None,
 ) -> LeadList:
     """List leads (unqualified prospects), filtered by status, owner or source. Converted leads show the contact, company and deal they became."""
-    out = [l for l in w.leads.values()
-           if (status is None or l.status == status) and (owner_id is None or l.owner_id == owner_id)
-           and (source is None or l.source == source)]
+    out = [
+        l
+        for l in w.leads.values()
+        if (status is None or l.status == status)
+        and (owner_id is None or l.owner_id == owner_id)
+        and (source is None or l.source == source)
+    ]
     return LeadList(leads=out, total=len(out))
 
 
@@ -179,8 +258,17 @@ def create_lead(
     if dup is not None:
         raise StateConflict(f"an open lead with email {email!r} already exists ({dup.lead_id})")
     lid = w.new_id("LEA")
-    lead = Lead(lead_id=lid, first_name=first_name, last_name=last_name, email=email, company_name=company_name,
-                source=source, status="new", owner_id=owner_id, created_on=DAY0)
+    lead = Lead(
+        lead_id=lid,
+        first_name=first_name,
+        last_name=last_name,
+        email=email,
+        company_name=company_name,
+        source=source,
+        status="new",
+        owner_id=owner_id,
+        created_on=DAY0,
+    )
     w.leads[lid] = lead
     return lead
 
@@ -189,8 +277,12 @@ def create_lead(
 def convert_lead(
     w: CrmWorld,
     lead_id: LeadId,
-    deal_name: Annotated[str | None, Field(description="If given, also open a deal with this name in the prospecting stage")] = None,
-    deal_amount: Annotated[float, Field(description="Amount of the opened deal (0 or more); used only with deal_name", ge=0)] = 0.0,
+    deal_name: Annotated[
+        str | None, Field(description="If given, also open a deal with this name in the prospecting stage")
+    ] = None,
+    deal_amount: Annotated[
+        float, Field(description="Amount of the opened deal (0 or more); used only with deal_name", ge=0)
+    ] = 0.0,
 ) -> ConvertResult:
     """Convert a lead into a contact, attached to the company of the same name (created if missing), optionally opening a deal.
 
@@ -198,14 +290,20 @@ def convert_lead(
     """
     lead = _lead(w, lead_id)
     if lead.status == "converted":
-        raise StateConflict(f"lead {lead_id} was already converted on {lead.converted_on} into contact {lead.contact_id} "
-                            f"at company {lead.company_id}")
+        raise StateConflict(
+            f"lead {lead_id} was already converted on {lead.converted_on} into contact {lead.contact_id} "
+            f"at company {lead.company_id}"
+        )
     if lead.status == "unqualified":
-        raise StateConflict(f"lead {lead_id} is unqualified and cannot be converted; only new, contacted or qualified leads can")
+        raise StateConflict(
+            f"lead {lead_id} is unqualified and cannot be converted; only new, contacted or qualified leads can"
+        )
     dup = _email_owner(w, lead.email)
     if dup is not None:
-        raise StateConflict(f"converting lead {lead_id} would duplicate contact {dup.contact_id}, which already has email "
-                            f"{lead.email!r}; contact emails must be unique")
+        raise StateConflict(
+            f"converting lead {lead_id} would duplicate contact {dup.contact_id}, which already has email "
+            f"{lead.email!r}; contact emails must be unique"
+        )
     if deal_amount < 0:
         raise InvalidArgument(f"deal_amount must be 0 or more, got {deal_amount}")
     owner = w.owners[lead.owner_id]
@@ -216,21 +314,57 @@ def convert_lead(
     if company is None:
         cid = w.new_id("COM")
         slug = "".join(ch for ch in lead.company_name.lower() if ch.isalnum())[:20] or "company"
-        company = Company(company_id=cid, name=lead.company_name, industry="software", city="Boston", employees=10,
-                          website=f"https://{slug}.example.com", owner_id=lead.owner_id, created_on=DAY0)
+        company = Company(
+            company_id=cid,
+            name=lead.company_name,
+            industry="software",
+            city="Boston",
+            employees=10,
+            website=f"https://{slug}.example.com",
+            owner_id=lead.owner_id,
+            created_on=DAY0,
+        )
         w.companies[cid] = company
     kid = w.new_id("CON")
-    w.contacts[kid] = Contact(contact_id=kid, company_id=company.company_id, first_name=lead.first_name,
-                              last_name=lead.last_name, email=lead.email, phone="", created_on=DAY0)
+    w.contacts[kid] = Contact(
+        contact_id=kid,
+        company_id=company.company_id,
+        first_name=lead.first_name,
+        last_name=lead.last_name,
+        email=lead.email,
+        phone="",
+        created_on=DAY0,
+    )
     deal_id = None
     if deal_name is not None:
         deal_id = w.new_id("DEA")
-        w.deals[deal_id] = Deal(deal_id=deal_id, name=deal_name, company_id=company.company_id, contact_id=kid,
-                                owner_id=lead.owner_id, amount=round(deal_amount, 2), stage="prospecting",
-                                probability=PROBABILITY["prospecting"], expected_close_date="2026-06-30", created_on=DAY0)
-    lead.status, lead.contact_id, lead.company_id, lead.deal_id, lead.converted_on = "converted", kid, company.company_id, deal_id, DAY0
-    return ConvertResult(lead_id=lead_id, status="converted", contact_id=kid, company_id=company.company_id,
-                         company_created=created, deal_id=deal_id)
+        w.deals[deal_id] = Deal(
+            deal_id=deal_id,
+            name=deal_name,
+            company_id=company.company_id,
+            contact_id=kid,
+            owner_id=lead.owner_id,
+            amount=round(deal_amount, 2),
+            stage="prospecting",
+            probability=PROBABILITY["prospecting"],
+            expected_close_date="2026-06-30",
+            created_on=DAY0,
+        )
+    lead.status, lead.contact_id, lead.company_id, lead.deal_id, lead.converted_on = (
+        "converted",
+        kid,
+        company.company_id,
+        deal_id,
+        DAY0,
+    )
+    return ConvertResult(
+        lead_id=lead_id,
+        status="converted",
+        contact_id=kid,
+        company_id=company.company_id,
+        company_created=created,
+        deal_id=deal_id,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -243,11 +377,15 @@ def list_deals(
     open_only: Annotated[bool, Field(description="Only deals that are not closed (won or lost)")] = False,
 ) -> DealList:
     """List deals in the pipeline, filtered by stage, owner, company or minimum amount, with their total amount."""
-    out = [d for d in w.deals.values()
-           if (stage is None or d.stage == stage) and (owner_id is None or d.owner_id == owner_id)
-           and (company_id is None or d.company_id == company_id)
-           and (min_amount is None or d.amount >= min_amount)
-           and (not open_only or d.stage in OPEN_STAGES)]
+    out = [
+        d
+        for d in w.deals.values()
+        if (stage is None or d.stage == stage)
+        and (owner_id is None or d.owner_id == owner_id)
+        and (company_id is None or d.company_id == company_id)
+        and (min_amount is None or d.amount >= min_amount)
+        and (not open_only or d.stage in OPEN_STAGES)
+    ]
     return DealList(deals=out, total=len(out), total_amount=round(sum(d.amount for d in out), 2))
 
 
@@ -266,8 +404,12 @@ def create_deal(
     company_id: CompanyId,
     owner_id: OwnerId,
     amount: Annotated[float, Field(description="Deal value; 0 or more", ge=0)],
-    expected_close_date: Annotated[str, Field(description="Expected close date YYYY-MM-DD, not in the past", pattern=DATE_PATTERN)],
-    contact_id: Annotated[str | None, Field(description="Primary contact id; must work at the company (from list_contacts)")] = None,
+    expected_close_date: Annotated[
+        str, Field(description="Expected close date YYYY-MM-DD, not in the past", pattern=DATE_PATTERN)
+    ],
+    contact_id: Annotated[
+        str | None, Field(description="Primary contact id; must work at the company (from list_contacts)")
+    ] = None,
     currency: Annotated[Literal["USD", "EUR", "GBP"], Field(description="Deal currency")] = "USD",
     stage: Annotated[Literal["prospecting", "qualification"], Field(description="Starting stage")] = "prospecting",
 ) -> Deal:
@@ -284,9 +426,19 @@ def create_deal(
         if k.company_id != company_id:
             raise InvalidArgument(f"contact {contact_id} works at {k.company_id}, not at company {company_id}")
     did = w.new_id("DEA")
-    d = Deal(deal_id=did, name=name, company_id=company_id, contact_id=contact_id, owner_id=owner_id,
-             amount=round(amount, 2), currency=currency, stage=stage, probability=PROBABILITY[stage],
-             expected_close_date=expected_close_date, created_on=DAY0)
+    d = Deal(
+        deal_id=did,
+        name=name,
+        company_id=company_id,
+        contact_id=contact_id,
+        owner_id=owner_id,
+        amount=round(amount, 2),
+        currency=currency,
+        stage=stage,
+        probability=PROBABILITY[stage],
+        expected_close_date=expected_close_date,
+        created_on=DAY0,
+    )
     w.deals[did] = d
     return d
 
@@ -295,8 +447,12 @@ def create_deal(
 def update_deal_stage(
     w: CrmWorld,
     deal_id: DealId,
-    stage: Annotated[Stage, Field(description="Target stage; must be one of the deal's allowed next stages (see get_deal)")],
-    lost_reason: Annotated[str | None, Field(description="Why the deal was lost; required when stage is closed_lost")] = None,
+    stage: Annotated[
+        Stage, Field(description="Target stage; must be one of the deal's allowed next stages (see get_deal)")
+    ],
+    lost_reason: Annotated[
+        str | None, Field(description="Why the deal was lost; required when stage is closed_lost")
+    ] = None,
 ) -> StageChange:
     """Move a deal along the pipeline: one step forward, one step back, or to closed_lost; closed_won only from negotiation.
 
@@ -306,8 +462,12 @@ def update_deal_stage(
     allowed = TRANSITIONS[d.stage]
     if stage not in allowed:
         if not allowed:
-            raise StateConflict(f"deal {deal_id} is {d.stage} (closed on {d.closed_on}); closed deals cannot be reopened or moved")
-        raise StateConflict(f"deal {deal_id} cannot move from {d.stage} to {stage}; allowed next stages: {', '.join(allowed)}")
+            raise StateConflict(
+                f"deal {deal_id} is {d.stage} (closed on {d.closed_on}); closed deals cannot be reopened or moved"
+            )
+        raise StateConflict(
+            f"deal {deal_id} cannot move from {d.stage} to {stage}; allowed next stages: {', '.join(allowed)}"
+        )
     if stage == "closed_lost" and not lost_reason:
         raise InvalidArgument("lost_reason is required when stage is closed_lost")
     prev = d.stage
@@ -315,8 +475,14 @@ def update_deal_stage(
     if stage in ("closed_won", "closed_lost"):
         d.closed_on = DAY0
         d.lost_reason = lost_reason if stage == "closed_lost" else None
-    return StageChange(deal_id=deal_id, previous_stage=prev, stage=stage, probability=d.probability,  # type: ignore[arg-type]
-                       closed_on=d.closed_on, allowed_next_stages=list(TRANSITIONS[stage]))  # type: ignore[arg-type]
+    return StageChange(
+        deal_id=deal_id,
+        previous_stage=prev,
+        stage=stage,
+        probability=d.probability,  # type: ignore[arg-type]
+        closed_on=d.closed_on,
+        allowed_next_stages=list(TRANSITIONS[stage]),
+    )  # type: ignore[arg-type]
 
 
 @TOOLS.tool()
@@ -329,7 +495,9 @@ def log_activity(
     deal_id: Annotated[str | None, Field(description="Deal the activity concerns (from list_deals)")] = None,
     lead_id: Annotated[str | None, Field(description="Lead the activity concerns (from list_leads)")] = None,
     notes: Annotated[str | None, Field(description="Free-text notes")] = None,
-    date: Annotated[str, Field(description="Date of the activity YYYY-MM-DD, not in the future", pattern=DATE_PATTERN)] = DAY0,
+    date: Annotated[
+        str, Field(description="Date of the activity YYYY-MM-DD, not in the future", pattern=DATE_PATTERN)
+    ] = DAY0,
 ) -> Activity:
     """Log a call, email, meeting or note against a contact, deal and/or lead. A call, email or meeting on a new lead marks it contacted."""
     _owner(w, owner_id, must_be_active=False)
@@ -344,8 +512,17 @@ def log_activity(
     if date > DAY0:
         raise InvalidArgument(f"date {date} is in the future; today is {DAY0}")
     aid = w.new_id("ACT")
-    a = Activity(activity_id=aid, kind=kind, subject=subject, notes=notes, date=date, owner_id=owner_id,
-                 contact_id=contact_id, deal_id=deal_id, lead_id=lead_id)
+    a = Activity(
+        activity_id=aid,
+        kind=kind,
+        subject=subject,
+        notes=notes,
+        date=date,
+        owner_id=owner_id,
+        contact_id=contact_id,
+        deal_id=deal_id,
+        lead_id=lead_id,
+    )
     w.activities[aid] = a
     if lead is not None and lead.status == "new" and kind != "note":
         lead.status = "contacted"
@@ -363,10 +540,15 @@ def list_activities(
     limit: Annotated[int, Field(description="Most recent N activities", ge=1, le=100)] = 20,
 ) -> ActivityList:
     """List logged activities, most recent first, filtered by contact, deal, lead, owner or kind."""
-    out = [a for a in w.activities.values()
-           if (contact_id is None or a.contact_id == contact_id) and (deal_id is None or a.deal_id == deal_id)
-           and (lead_id is None or a.lead_id == lead_id) and (owner_id is None or a.owner_id == owner_id)
-           and (kind is None or a.kind == kind)]
+    out = [
+        a
+        for a in w.activities.values()
+        if (contact_id is None or a.contact_id == contact_id)
+        and (deal_id is None or a.deal_id == deal_id)
+        and (lead_id is None or a.lead_id == lead_id)
+        and (owner_id is None or a.owner_id == owner_id)
+        and (kind is None or a.kind == kind)
+    ]
     out.sort(key=lambda a: (a.date, a.activity_id), reverse=True)
     out = out[:limit]
     return ActivityList(activities=out, total=len(out))

@@ -27,11 +27,36 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
     "closed_won": (),
     "closed_lost": (),
 }
-PROBABILITY = {"prospecting": 10, "qualification": 25, "proposal": 50, "negotiation": 75, "closed_won": 100, "closed_lost": 0}
+PROBABILITY = {
+    "prospecting": 10,
+    "qualification": 25,
+    "proposal": 50,
+    "negotiation": 75,
+    "closed_won": 100,
+    "closed_lost": 0,
+}
 
 COMPANY_PREFIXES = [
-    "Northwind", "Bluepeak", "Ironleaf", "Suncrest", "Redwood", "Clearwater", "Silverline", "Brightpath", "Stonebridge",
-    "Harbor", "Evergreen", "Quantum", "Granite", "Skyline", "Cobalt", "Maple", "Vertex", "Lumen", "Summit", "Orchid",
+    "Northwind",
+    "Bluepeak",
+    "Ironleaf",
+    "Suncrest",
+    "Redwood",
+    "Clearwater",
+    "Silverline",
+    "Brightpath",
+    "Stonebridge",
+    "Harbor",
+    "Evergreen",
+    "Quantum",
+    "Granite",
+    "Skyline",
+    "Cobalt",
+    "Maple",
+    "Vertex",
+    "Lumen",
+    "Summit",
+    "Orchid",
 ]
 COMPANY_SUFFIXES = {
     "software": ["Software", "Labs", "Analytics", "Systems"],
@@ -43,10 +68,30 @@ COMPANY_SUFFIXES = {
     "education": ["Academy", "Learning", "Institute", "Education"],
     "energy": ["Energy", "Power", "Solar", "Utilities"],
 }
-TITLES = ["CEO", "CTO", "VP Sales", "Head of Operations", "Procurement Manager", "IT Director", "CFO",
-          "Marketing Lead", "Office Manager", "Product Manager"]
-PRODUCTS = ["Platform license", "Annual support", "Onboarding package", "Data migration", "Analytics add-on",
-            "Enterprise upgrade", "Pilot project", "Seat expansion", "Security audit", "Training bundle"]
+TITLES = [
+    "CEO",
+    "CTO",
+    "VP Sales",
+    "Head of Operations",
+    "Procurement Manager",
+    "IT Director",
+    "CFO",
+    "Marketing Lead",
+    "Office Manager",
+    "Product Manager",
+]
+PRODUCTS = [
+    "Platform license",
+    "Annual support",
+    "Onboarding package",
+    "Data migration",
+    "Analytics add-on",
+    "Enterprise upgrade",
+    "Pilot project",
+    "Seat expansion",
+    "Security audit",
+    "Training bundle",
+]
 REGIONS = ["North America", "EMEA", "APAC", "LATAM"]
 ACTIVITY_SUBJECTS = {
     "call": ["Discovery call", "Follow-up call", "Pricing discussion", "Check-in call"],

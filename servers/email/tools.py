@@ -7,9 +7,37 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from servers.email.world import (
-    DATE_PATTERN, NOW, TOOLS, Body, ContactList, Deleted, LabelInfo, LabelList, ListFolder, MailWorld, Message,
-    MessageId, MessageList, OptAddresses, Subject, Thread, ThreadId, ThreadList, ThreadSummary, _addresses, _draft,
-    _in_folder, _labels, _message, _not_draft, _quote, _send, _stamp, _summary, _t, _when,
+    DATE_PATTERN,
+    NOW,
+    TOOLS,
+    Body,
+    ContactList,
+    Deleted,
+    LabelInfo,
+    LabelList,
+    ListFolder,
+    MailWorld,
+    Message,
+    MessageId,
+    MessageList,
+    OptAddresses,
+    Subject,
+    Thread,
+    ThreadId,
+    ThreadList,
+    ThreadSummary,
+    _addresses,
+    _draft,
+    _in_folder,
+    _labels,
+    _message,
+    _not_draft,
+    _quote,
+    _send,
+    _stamp,
+    _summary,
+    _t,
+    _when,
 )
 from servers.kit import InvalidArgument, StateConflict, not_found
 
@@ -17,7 +45,9 @@ from servers.kit import InvalidArgument, StateConflict, not_found
 @TOOLS.tool(read_only=True)
 def list_messages(
     w: MailWorld,
-    folder: Annotated[ListFolder, Field(description="Folder to list; 'all' is every folder except spam and trash")] = "inbox",
+    folder: Annotated[
+        ListFolder, Field(description="Folder to list; 'all' is every folder except spam and trash")
+    ] = "inbox",
     label: Annotated[str | None, Field(description="Only messages carrying this label (from list_labels)")] = None,
     unread_only: Annotated[bool, Field(description="Only unread messages")] = False,
     starred_only: Annotated[bool, Field(description="Only starred messages")] = False,
@@ -27,9 +57,15 @@ def list_messages(
     """List messages in a folder, newest first, filtered by label, unread/starred state or sender."""
     if label is not None:
         _labels(w, [label], "label")
-    out = [m for m in w.messages.values() if _in_folder(m, folder)
-           and (label is None or label in m.labels) and (not unread_only or not m.is_read)
-           and (not starred_only or m.is_starred) and (from_address is None or m.from_address.lower() == from_address.lower())]
+    out = [
+        m
+        for m in w.messages.values()
+        if _in_folder(m, folder)
+        and (label is None or label in m.labels)
+        and (not unread_only or not m.is_read)
+        and (not starred_only or m.is_starred)
+        and (from_address is None or m.from_address.lower() == from_address.lower())
+    ]
     out.sort(key=lambda m: (_when(m), m.message_id), reverse=True)
     return MessageList(messages=[_summary(m) for m in out[:limit]], total=len(out[:limit]))
 
@@ -37,11 +73,25 @@ def list_messages(
 @TOOLS.tool(read_only=True)
 def search_messages(
     w: MailWorld,
-    query: Annotated[str, Field(description="Words that must all appear in the subject, body, sender, recipients or attachment names", min_length=1)],
-    folder: Annotated[ListFolder, Field(description="Folder to search; 'all' is every folder except spam and trash")] = "all",
-    after: Annotated[str | None, Field(description="Only messages on or after this date, YYYY-MM-DD", pattern=DATE_PATTERN)] = None,
-    before: Annotated[str | None, Field(description="Only messages before this date, YYYY-MM-DD", pattern=DATE_PATTERN)] = None,
-    has_attachment: Annotated[bool | None, Field(description="Only messages with (true) or without (false) attachments")] = None,
+    query: Annotated[
+        str,
+        Field(
+            description="Words that must all appear in the subject, body, sender, recipients or attachment names",
+            min_length=1,
+        ),
+    ],
+    folder: Annotated[
+        ListFolder, Field(description="Folder to search; 'all' is every folder except spam and trash")
+    ] = "all",
+    after: Annotated[
+        str | None, Field(description="Only messages on or after this date, YYYY-MM-DD", pattern=DATE_PATTERN)
+    ] = None,
+    before: Annotated[
+        str | None, Field(description="Only messages before this date, YYYY-MM-DD", pattern=DATE_PATTERN)
+    ] = None,
+    has_attachment: Annotated[
+        bool | None, Field(description="Only messages with (true) or without (false) attachments")
+    ] = None,
     limit: Annotated[int, Field(description="At most this many messages, newest first", ge=1, le=200)] = 25,
 ) -> MessageList:
     """Search messages by words (case-insensitive), optionally within a folder, a date range or by attachments."""
@@ -73,10 +123,14 @@ def get_message(w: MailWorld, message_id: MessageId) -> Message:
 @TOOLS.tool(read_only=True)
 def list_threads(
     w: MailWorld,
-    folder: Annotated[ListFolder, Field(description="Only threads with a message in this folder; 'all' excludes spam and trash")] = "inbox",
+    folder: Annotated[
+        ListFolder, Field(description="Only threads with a message in this folder; 'all' excludes spam and trash")
+    ] = "inbox",
     label: Annotated[str | None, Field(description="Only threads with a message carrying this label")] = None,
     unread_only: Annotated[bool, Field(description="Only threads with unread messages")] = False,
-    limit: Annotated[int, Field(description="At most this many threads, most recent activity first", ge=1, le=200)] = 25,
+    limit: Annotated[
+        int, Field(description="At most this many threads, most recent activity first", ge=1, le=200)
+    ] = 25,
 ) -> ThreadList:
     """List conversations (threads) with their participants, message and unread counts, most recent first."""
     if label is not None:
@@ -99,9 +153,19 @@ def list_threads(
             for a in [m.from_address, *m.to, *m.cc]:
                 if a not in people:
                     people.append(a)
-        out.append(ThreadSummary(thread_id=tid, subject=ms[0].subject, participants=people, message_count=len(ms), unread_count=unread,
-                                 last_message_at=_when(ms[-1]), folders=sorted({m.folder for m in ms}),
-                                 labels=sorted({lb for m in ms for lb in m.labels}), has_draft=any(m.folder == "drafts" for m in ms)))
+        out.append(
+            ThreadSummary(
+                thread_id=tid,
+                subject=ms[0].subject,
+                participants=people,
+                message_count=len(ms),
+                unread_count=unread,
+                last_message_at=_when(ms[-1]),
+                folders=sorted({m.folder for m in ms}),
+                labels=sorted({lb for m in ms for lb in m.labels}),
+                has_draft=any(m.folder == "drafts" for m in ms),
+            )
+        )
     out.sort(key=lambda t: (t.last_message_at, t.thread_id), reverse=True)
     return ThreadList(threads=out[:limit], total=len(out[:limit]))
 
@@ -121,20 +185,30 @@ def list_labels(w: MailWorld) -> LabelList:
     out = []
     for lb in w.labels.values():
         ms = [m for m in w.messages.values() if lb.label in m.labels]
-        out.append(LabelInfo(**lb.model_dump(), message_count=len(ms), unread_count=sum(1 for m in ms if not m.is_read)))
+        out.append(
+            LabelInfo(**lb.model_dump(), message_count=len(ms), unread_count=sum(1 for m in ms if not m.is_read))
+        )
     return LabelList(labels=out, total=len(out))
 
 
 @TOOLS.tool(read_only=True)
 def list_contacts(
     w: MailWorld,
-    name_contains: Annotated[str | None, Field(description="Case-insensitive part of the name or email address")] = None,
-    organization: Annotated[str | None, Field(description="Only contacts from this organization, e.g. 'Northwind'")] = None,
+    name_contains: Annotated[
+        str | None, Field(description="Case-insensitive part of the name or email address")
+    ] = None,
+    organization: Annotated[
+        str | None, Field(description="Only contacts from this organization, e.g. 'Northwind'")
+    ] = None,
 ) -> ContactList:
     """List address-book contacts (name, email, organization) to find recipients' addresses."""
     q = (name_contains or "").lower()
-    out = [c for c in w.contacts.values() if (not q or q in c.name.lower() or q in c.email.lower())
-           and (organization is None or c.organization.lower() == organization.lower())]
+    out = [
+        c
+        for c in w.contacts.values()
+        if (not q or q in c.name.lower() or q in c.email.lower())
+        and (organization is None or c.organization.lower() == organization.lower())
+    ]
     return ContactList(contacts=out, total=len(out))
 
 
@@ -149,8 +223,17 @@ def create_draft(
     """Start a new draft (recipients may be added later with update_draft); send it with send_draft."""
     to_, cc_ = _addresses(to, "to"), _addresses(cc, "cc")
     mid = w.new_id("MSG")
-    m = Message(message_id=mid, thread_id=w.new_id("THR"), folder="drafts", from_address=w.me_address, to=to_, cc=cc_,
-                subject=subject, body=body, updated_at=_stamp(w))
+    m = Message(
+        message_id=mid,
+        thread_id=w.new_id("THR"),
+        folder="drafts",
+        from_address=w.me_address,
+        to=to_,
+        cc=cc_,
+        subject=subject,
+        body=body,
+        updated_at=_stamp(w),
+    )
     w.messages[mid] = m
     return m
 
@@ -162,7 +245,9 @@ def update_draft(
     to: OptAddresses = None,
     cc: OptAddresses = None,
     subject: Annotated[str | None, Field(description="New subject line", max_length=200)] = None,
-    body: Annotated[str | None, Field(description="New plain-text body (replaces the old one)", max_length=20_000)] = None,
+    body: Annotated[
+        str | None, Field(description="New plain-text body (replaces the old one)", max_length=20_000)
+    ] = None,
 ) -> Message:
     """Edit a draft's recipients, subject or body; fields left out stay as they are. Sent messages cannot be edited."""
     m = _draft(w, message_id)
@@ -197,7 +282,10 @@ def send_draft(w: MailWorld, message_id: MessageId) -> Message:
 @TOOLS.tool()
 def send_message(
     w: MailWorld,
-    to: Annotated[list[str], Field(description="Recipient email addresses, plain form like 'ana.silva@northwind.example'", min_length=1)],
+    to: Annotated[
+        list[str],
+        Field(description="Recipient email addresses, plain form like 'ana.silva@northwind.example'", min_length=1),
+    ],
     subject: Annotated[str, Field(description="Subject line", min_length=1, max_length=200)],
     body: Body,
     cc: OptAddresses = None,
@@ -205,8 +293,17 @@ def send_message(
     """Compose and send a new message in a new thread."""
     to_, cc_ = _addresses(to, "to"), _addresses(cc, "cc")
     mid = w.new_id("MSG")
-    m = Message(message_id=mid, thread_id=w.new_id("THR"), folder="drafts", from_address=w.me_address, to=to_, cc=cc_,
-                subject=subject, body=body, updated_at=_t(NOW))
+    m = Message(
+        message_id=mid,
+        thread_id=w.new_id("THR"),
+        folder="drafts",
+        from_address=w.me_address,
+        to=to_,
+        cc=cc_,
+        subject=subject,
+        body=body,
+        updated_at=_t(NOW),
+    )
     w.messages[mid] = m
     return _send(w, m)
 
@@ -215,7 +312,9 @@ def send_message(
 def reply_to_message(
     w: MailWorld,
     message_id: MessageId,
-    body: Annotated[str, Field(description="Your reply; the original is quoted below it", min_length=1, max_length=20_000)],
+    body: Annotated[
+        str, Field(description="Your reply; the original is quoted below it", min_length=1, max_length=20_000)
+    ],
     reply_all: Annotated[bool, Field(description="Also send to everyone else on the original To and Cc lines")] = False,
 ) -> Message:
     """Reply to a received or sent message in the same thread (to its sender; with reply_all, to all recipients)."""
@@ -230,9 +329,19 @@ def reply_to_message(
                 cc.append(a)
     subject = orig.subject if orig.subject.lower().startswith("re:") else f"Re: {orig.subject}"
     mid = w.new_id("MSG")
-    m = Message(message_id=mid, thread_id=orig.thread_id, folder="drafts", from_address=w.me_address, to=to, cc=cc,
-                subject=subject, body=body + _quote(orig), updated_at=_t(NOW), labels=[lb for lb in orig.labels if lb != "follow-up"],
-                in_reply_to=orig.message_id)
+    m = Message(
+        message_id=mid,
+        thread_id=orig.thread_id,
+        folder="drafts",
+        from_address=w.me_address,
+        to=to,
+        cc=cc,
+        subject=subject,
+        body=body + _quote(orig),
+        updated_at=_t(NOW),
+        labels=[lb for lb in orig.labels if lb != "follow-up"],
+        in_reply_to=orig.message_id,
+    )
     w.messages[mid] = m
     return _send(w, m)
 
@@ -241,7 +350,10 @@ def reply_to_message(
 def forward_message(
     w: MailWorld,
     message_id: MessageId,
-    to: Annotated[list[str], Field(description="Addresses to forward to, plain form like 'ana.silva@northwind.example'", min_length=1)],
+    to: Annotated[
+        list[str],
+        Field(description="Addresses to forward to, plain form like 'ana.silva@northwind.example'", min_length=1),
+    ],
     note: Annotated[str, Field(description="Optional text above the forwarded message", max_length=5000)] = "",
 ) -> Message:
     """Forward a received or sent message (with its attachments) to new recipients, as a new thread."""
@@ -249,11 +361,22 @@ def forward_message(
     _not_draft(orig, "forwarded")
     to_ = _addresses(to, "to")
     subject = orig.subject if orig.subject.lower().startswith("fwd:") else f"Fwd: {orig.subject}"
-    body = (f"{note}\n\n" if note else "") + (f"---------- Forwarded message ----------\nFrom: {orig.from_address}\n"
-                                              f"Date: {orig.sent_at}\nSubject: {orig.subject}\nTo: {', '.join(orig.to)}\n\n{orig.body}")
+    body = (f"{note}\n\n" if note else "") + (
+        f"---------- Forwarded message ----------\nFrom: {orig.from_address}\n"
+        f"Date: {orig.sent_at}\nSubject: {orig.subject}\nTo: {', '.join(orig.to)}\n\n{orig.body}"
+    )
     mid = w.new_id("MSG")
-    m = Message(message_id=mid, thread_id=w.new_id("THR"), folder="drafts", from_address=w.me_address, to=to_, subject=subject,
-                body=body, updated_at=_t(NOW), attachments=list(orig.attachments))
+    m = Message(
+        message_id=mid,
+        thread_id=w.new_id("THR"),
+        folder="drafts",
+        from_address=w.me_address,
+        to=to_,
+        subject=subject,
+        body=body,
+        updated_at=_t(NOW),
+        attachments=list(orig.attachments),
+    )
     w.messages[mid] = m
     return _send(w, m)
 
@@ -306,11 +429,15 @@ def move_message(
     """Move a message to another folder (archive, trash, spam, back to inbox; messages you sent can return to sent)."""
     m = _message(w, message_id)
     if m.folder == "drafts":
-        raise StateConflict(f"message {message_id} is a draft; drafts stay in drafts until sent (delete_draft removes one)")
+        raise StateConflict(
+            f"message {message_id} is a draft; drafts stay in drafts until sent (delete_draft removes one)"
+        )
     mine = m.from_address.lower() == w.me_address.lower()
     if folder == "sent" and not mine:
-        raise InvalidArgument(f"message {message_id} was sent by {m.from_address}, not by you; it cannot go to 'sent' "
-                              "(valid: inbox, archive, spam, trash)")
+        raise InvalidArgument(
+            f"message {message_id} was sent by {m.from_address}, not by you; it cannot go to 'sent' "
+            "(valid: inbox, archive, spam, trash)"
+        )
     if folder in ("inbox", "spam") and mine:
         raise InvalidArgument(f"message {message_id} was sent by you; it can go to 'sent', 'archive' or 'trash'")
     m.folder = folder

@@ -7,20 +7,63 @@ from typing import Annotated
 from pydantic import Field
 
 from servers.filesystem.world import (
-    TOOLS, Content, Copied, DirArg, Emptied, Entry, FsWorld, LinkInfo, Moved, Node, PathArg, PathList, Removed,
-    ReplaceResult, Restored, TagArg, TagCount, TagList, Tags, TrashItem, TrashList, WriteResult, _abs,
-    _check_tree_removable, _child, _delete_tree, _descendants, _destination, _entry, _is_ancestor, _join, _need,
-    _need_dir_write, _new_node, _norm, _parent, _path_of, _protect, _quota, _resolve, _show, _size, _stamp, _text,
+    TOOLS,
+    Content,
+    Copied,
+    DirArg,
+    Emptied,
+    Entry,
+    FsWorld,
+    LinkInfo,
+    Moved,
+    Node,
+    PathArg,
+    PathList,
+    Removed,
+    ReplaceResult,
+    Restored,
+    TagArg,
+    TagCount,
+    TagList,
+    Tags,
+    TrashItem,
+    TrashList,
+    WriteResult,
+    _abs,
+    _check_tree_removable,
+    _child,
+    _delete_tree,
+    _descendants,
+    _destination,
+    _entry,
+    _is_ancestor,
+    _join,
+    _need,
+    _need_dir_write,
+    _new_node,
+    _norm,
+    _parent,
+    _path_of,
+    _protect,
+    _quota,
+    _resolve,
+    _show,
+    _size,
+    _stamp,
+    _text,
     _walk,
 )
 from servers.kit import InvalidArgument, NotFound, PermissionDenied, StateConflict, not_found
+
 
 # ------------------------------------------------------------------ creating and writing
 @TOOLS.tool()
 def mkdir(
     w: FsWorld,
     path: PathArg,
-    parents: Annotated[bool, Field(description="Also create missing parent directories; no error if the directory exists")] = False,
+    parents: Annotated[
+        bool, Field(description="Also create missing parent directories; no error if the directory exists")
+    ] = False,
 ) -> Entry:
     """Create a directory (with parents=true, also its missing parents, like mkdir -p)."""
     comps = _abs(w, path)
@@ -29,10 +72,10 @@ def mkdir(
     if parents:
         node = w.nodes[w.root_id]
         for i, name in enumerate(comps):
-            here = _show(comps[:i + 1])
+            here = _show(comps[: i + 1])
             c = _child(w, node, name)
             if c is not None and c.kind == "symlink":
-                c = _walk(w, comps[:i + 1], True, here)
+                c = _walk(w, comps[: i + 1], True, here)
             if c is None:
                 _need_dir_write(w, node, here, "create")
                 c = _new_node(w, node, name, "directory")
@@ -69,7 +112,9 @@ def write_file(
     w: FsWorld,
     path: PathArg,
     content: Content,
-    overwrite: Annotated[bool, Field(description="Replace the content if the file already exists (otherwise that is an error)")] = False,
+    overwrite: Annotated[
+        bool, Field(description="Replace the content if the file already exists (otherwise that is an error)")
+    ] = False,
 ) -> WriteResult:
     """Write text to a file, creating it; replacing an existing file's content needs overwrite=true."""
     parent, name, shown = _parent(w, path)
@@ -84,7 +129,9 @@ def write_file(
     if c.kind == "directory":
         raise InvalidArgument(f"'{shown}' is a directory; give a file path")
     if not overwrite:
-        raise StateConflict(f"file exists: '{shown}' ({_size(w, c)} bytes); pass overwrite=true to replace it or append_file to add to it")
+        raise StateConflict(
+            f"file exists: '{shown}' ({_size(w, c)} bytes); pass overwrite=true to replace it or append_file to add to it"
+        )
     _need(w, c, "w", shown, "write")
     _quota(w, len(content.encode()) - _size(w, c) if c.owner == w.user else 0)
     c.content, c.binary_size, c.modified_at = content, None, _stamp(w)
@@ -92,8 +139,16 @@ def write_file(
 
 
 @TOOLS.tool()
-def append_file(w: FsWorld, path: PathArg, content: Annotated[str, Field(description="Text to add at the end (include a trailing newline yourself)",
-                                                             min_length=1, max_length=100_000)]) -> WriteResult:
+def append_file(
+    w: FsWorld,
+    path: PathArg,
+    content: Annotated[
+        str,
+        Field(
+            description="Text to add at the end (include a trailing newline yourself)", min_length=1, max_length=100_000
+        ),
+    ],
+) -> WriteResult:
     """Append text to the end of a file, creating the file if it does not exist."""
     parent, name, shown = _parent(w, path)
     c = _child(w, parent, name)
@@ -125,14 +180,18 @@ def replace_in_file(
     text = _text(w, node, shown)
     n = text.count(old_text)
     if n == 0:
-        raise InvalidArgument(f"old_text {old_text[:60]!r} does not occur in '{shown}'; read_file or grep shows its content")
+        raise InvalidArgument(
+            f"old_text {old_text[:60]!r} does not occur in '{shown}'; read_file or grep shows its content"
+        )
     _need(w, node, "w", shown, "write")
     done = n if count == 0 else min(n, count)
     grow = done * (len(new_text.encode()) - len(old_text.encode()))  # the size change, known before allocating anything
     _quota(w, grow if node.owner == w.user else 0)
     if len(text.encode()) + grow > w.quota_bytes:  # another user's file: no quota of yours, still a bounded size
-        raise InvalidArgument(f"replacing {done} occurrences would make '{shown}' {len(text.encode()) + grow} bytes, over the "
-                              f"largest file this filesystem holds ({w.quota_bytes} bytes); replace fewer (count) or shorter text")
+        raise InvalidArgument(
+            f"replacing {done} occurrences would make '{shown}' {len(text.encode()) + grow} bytes, over the "
+            f"largest file this filesystem holds ({w.quota_bytes} bytes); replace fewer (count) or shorter text"
+        )
     node.content, node.modified_at = text.replace(old_text, new_text, done), _stamp(w)
     return ReplaceResult(path=shown, replacements=done, size=_size(w, node))
 
@@ -140,7 +199,13 @@ def replace_in_file(
 @TOOLS.tool()
 def ln(
     w: FsWorld,
-    target: Annotated[str, Field(description="What the link points to (absolute, or relative to the link's directory); it need not exist", min_length=1)],
+    target: Annotated[
+        str,
+        Field(
+            description="What the link points to (absolute, or relative to the link's directory); it need not exist",
+            min_length=1,
+        ),
+    ],
     link_path: Annotated[str, Field(description="Where to create the symbolic link", min_length=1)],
 ) -> Entry:
     """Create a symbolic link at link_path pointing to target (like ln -s)."""
@@ -196,8 +261,12 @@ def mv(
 def rename(
     w: FsWorld,
     path: PathArg,
-    new_name: Annotated[str, Field(description="New name in the same directory (no '/')", min_length=1, max_length=255,
-                                   pattern=r"^[^/\x00]+$")],
+    new_name: Annotated[
+        str,
+        Field(
+            description="New name in the same directory (no '/')", min_length=1, max_length=255, pattern=r"^[^/\x00]+$"
+        ),
+    ],
 ) -> Moved:
     """Rename a file, directory or link within its directory."""
     if new_name in (".", ".."):
@@ -239,7 +308,9 @@ def _copy_tree(w: FsWorld, src: Node, into: Node, as_name: str) -> int:
 def cp(
     w: FsWorld,
     source: Annotated[str, Field(description="Path of the file or directory to copy", min_length=1)],
-    destination: Annotated[str, Field(description="Path of the copy, or an existing directory to copy into", min_length=1)],
+    destination: Annotated[
+        str, Field(description="Path of the copy, or an existing directory to copy into", min_length=1)
+    ],
     recursive: Annotated[bool, Field(description="Required to copy a directory and everything in it")] = False,
     overwrite: Annotated[bool, Field(description="Replace an existing destination file's content")] = False,
 ) -> Copied:
@@ -249,7 +320,7 @@ def cp(
         raise InvalidArgument(f"'{s_shown}' is a directory; pass recursive=true to copy it")
     tree_nodes = _descendants(w, src)
     for n in tree_nodes:
-        p = s_shown + _path_of(w, n)[len(_path_of(w, src)):]
+        p = s_shown + _path_of(w, n)[len(_path_of(w, src)) :]
         if n.kind != "symlink":
             _need(w, n, "r", p, "read")
         if n.kind == "directory":
@@ -281,6 +352,7 @@ def cp(
     files = _copy_tree(w, src, parent, name)
     return Copied(source=s_shown, path=shown, kind=src.kind, files_copied=files, bytes_copied=nbytes)
 
+
 # ------------------------------------------------------------------ removing, trash
 @TOOLS.tool(destructive=True, idempotent=True)
 def rmdir(w: FsWorld, path: DirArg) -> Removed:
@@ -290,8 +362,10 @@ def rmdir(w: FsWorld, path: DirArg) -> Removed:
         raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}; use rm for files and links")
     _protect(w, node, shown, "remove")
     if node.children:
-        raise StateConflict(f"directory not empty: '{shown}' holds {len(node.children)} entries ({', '.join(sorted(node.children)[:5])}); "
-                            "remove them first or use rm with recursive=true")
+        raise StateConflict(
+            f"directory not empty: '{shown}' holds {len(node.children)} entries ({', '.join(sorted(node.children)[:5])}); "
+            "remove them first or use rm with recursive=true"
+        )
     parent = w.nodes[node.parent_id]  # type: ignore[index]
     _need_dir_write(w, parent, shown, "remove")
     parent.children.pop(node.name)
@@ -335,8 +409,15 @@ def trash(w: FsWorld, path: PathArg) -> TrashItem:
     parent.modified_at = t
     node.parent_id = None
     tid = w.new_id("TRS")
-    item = TrashItem(trash_id=tid, original_path=shown, name=node.name, kind=node.kind, size=_size(w, node),
-                     trashed_at=t, node_id=node.node_id)
+    item = TrashItem(
+        trash_id=tid,
+        original_path=shown,
+        name=node.name,
+        kind=node.kind,
+        size=_size(w, node),
+        trashed_at=t,
+        node_id=node.node_id,
+    )
     w.trash[tid] = item
     return item
 
@@ -373,7 +454,9 @@ def restore(
 @TOOLS.tool(destructive=True)
 def empty_trash(
     w: FsWorld,
-    trash_id: Annotated[str | None, Field(description="Delete only this trash item (default: everything in the trash)")] = None,
+    trash_id: Annotated[
+        str | None, Field(description="Delete only this trash item (default: everything in the trash)")
+    ] = None,
 ) -> Emptied:
     """Permanently delete everything in the trash (or one item), freeing its space."""
     if trash_id is not None and trash_id not in w.trash:
@@ -388,12 +471,16 @@ def empty_trash(
             count += _delete_tree(w, node)
     return Emptied(removed_count=count, freed_bytes=freed)
 
+
 # ------------------------------------------------------------------ ownership and permissions
 @TOOLS.tool(idempotent=True)
 def chmod(
     w: FsWorld,
     path: PathArg,
-    mode: Annotated[str, Field(description="Octal permission bits for owner, group, others, e.g. '644' or '755'", pattern=r"^[0-7]{3}$")],
+    mode: Annotated[
+        str,
+        Field(description="Octal permission bits for owner, group, others, e.g. '644' or '755'", pattern=r"^[0-7]{3}$"),
+    ],
 ) -> Entry:
     """Change a file's or directory's permission bits; only its owner may do this."""
     node, shown = _resolve(w, path)
@@ -409,7 +496,9 @@ def chown(
     w: FsWorld,
     path: PathArg,
     owner: Annotated[str, Field(description="New owner's username (from list_users)", min_length=1)],
-    group: Annotated[str | None, Field(description="New group name (from list_users); default: keep the current group")] = None,
+    group: Annotated[
+        str | None, Field(description="New group name (from list_users); default: keep the current group")
+    ] = None,
 ) -> Entry:
     """Give a file or directory you own to another user and/or group (you lose owner rights over it)."""
     node, shown = _resolve(w, path)
@@ -427,6 +516,7 @@ def chown(
         node.group = group
     node.modified_at = _stamp(w)
     return _entry(w, node, shown)
+
 
 # ------------------------------------------------------------------ tags
 @TOOLS.tool(idempotent=True)

@@ -12,10 +12,43 @@ import re2
 from pydantic import Field
 
 from servers.filesystem.world import (
-    DATE_PATTERN, TOOLS, Cwd, DiffResult, DirArg, DiskUsage, DuEntry, FileContent, FileInfo, FsUsage, FsWorld,
-    GrepMatch, GrepResult, Kind, Lines, Listing, Node, PathArg, PathList, Tree, TreeEntry, UserList, WhoAmI,
-    WordCount, _bits, _cwd_comps, _entry, _human, _iter_tree, _join, _need, _owned_bytes, _path_of, _resolve, _show,
-    _size, _text,
+    DATE_PATTERN,
+    TOOLS,
+    Cwd,
+    DiffResult,
+    DirArg,
+    DiskUsage,
+    DuEntry,
+    FileContent,
+    FileInfo,
+    FsUsage,
+    FsWorld,
+    GrepMatch,
+    GrepResult,
+    Kind,
+    Lines,
+    Listing,
+    Node,
+    PathArg,
+    PathList,
+    Tree,
+    TreeEntry,
+    UserList,
+    WhoAmI,
+    WordCount,
+    _bits,
+    _cwd_comps,
+    _entry,
+    _human,
+    _iter_tree,
+    _join,
+    _need,
+    _owned_bytes,
+    _path_of,
+    _resolve,
+    _show,
+    _size,
+    _text,
 )
 from servers.kit import InvalidArgument
 
@@ -50,20 +83,27 @@ def list_users(w: FsWorld) -> UserList:
     groups = sorted({g for u in w.users.values() for g in u.groups})
     return UserList(users=list(w.users.values()), groups=groups, total=len(w.users))
 
+
 # ------------------------------------------------------------------ reading the tree
 @TOOLS.tool(read_only=True)
 def ls(
     w: FsWorld,
     path: DirArg = ".",
     all: Annotated[bool, Field(description="Include hidden entries (names starting with '.')")] = False,
-    sort_by: Annotated[Literal["name", "size", "modified"], Field(description="Sort order (size and modified: largest/newest first)")] = "name",
+    sort_by: Annotated[
+        Literal["name", "size", "modified"], Field(description="Sort order (size and modified: largest/newest first)")
+    ] = "name",
 ) -> Listing:
     """List a directory's entries with size, owner, permissions and modification time (a file lists itself)."""
     node, shown = _resolve(w, path)
     if node.kind != "directory":
         return Listing(path=shown, entries=[_entry(w, node, shown)], total=1)
     _need(w, node, "r", shown, "list directory")
-    out = [_entry(w, w.nodes[cid], _join(shown, name)) for name, cid in node.children.items() if all or not name.startswith(".")]
+    out = [
+        _entry(w, w.nodes[cid], _join(shown, name))
+        for name, cid in node.children.items()
+        if all or not name.startswith(".")
+    ]
     if sort_by == "name":
         out.sort(key=lambda e: e.name)
     elif sort_by == "size":
@@ -120,8 +160,15 @@ def stat(
     node, shown = _resolve(w, path, follow_symlinks)
     e = _entry(w, node, shown)
     b = _bits(w, node) if node.kind != "symlink" else 7
-    return FileInfo(**e.model_dump(), created_at=node.created_at, inode=node.node_id, binary=node.binary_size is not None,
-                    readable=bool(b & 4), writable=bool(b & 2), entries=len(node.children) if node.kind == "directory" else None)
+    return FileInfo(
+        **e.model_dump(),
+        created_at=node.created_at,
+        inode=node.node_id,
+        binary=node.binary_size is not None,
+        readable=bool(b & 4),
+        writable=bool(b & 2),
+        entries=len(node.children) if node.kind == "directory" else None,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -135,13 +182,21 @@ def read_file(
     node, shown = _resolve(w, path)
     text = _text(w, node, shown)
     lines = text.splitlines(keepends=True)
-    chunk = lines[offset - 1: offset - 1 + limit]
-    return FileContent(path=shown, content="".join(chunk), start_line=offset, end_line=offset - 1 + len(chunk),
-                       total_lines=len(lines), size=_size(w, node))
+    chunk = lines[offset - 1 : offset - 1 + limit]
+    return FileContent(
+        path=shown,
+        content="".join(chunk),
+        start_line=offset,
+        end_line=offset - 1 + len(chunk),
+        total_lines=len(lines),
+        size=_size(w, node),
+    )
 
 
 @TOOLS.tool(read_only=True)
-def head(w: FsWorld, path: PathArg, count: Annotated[int, Field(description="Number of lines", ge=1, le=1000)] = 10) -> Lines:
+def head(
+    w: FsWorld, path: PathArg, count: Annotated[int, Field(description="Number of lines", ge=1, le=1000)] = 10
+) -> Lines:
     """Show the first lines of a text file."""
     node, shown = _resolve(w, path)
     lines = _text(w, node, shown).splitlines()
@@ -149,7 +204,9 @@ def head(w: FsWorld, path: PathArg, count: Annotated[int, Field(description="Num
 
 
 @TOOLS.tool(read_only=True)
-def tail(w: FsWorld, path: PathArg, count: Annotated[int, Field(description="Number of lines", ge=1, le=1000)] = 10) -> Lines:
+def tail(
+    w: FsWorld, path: PathArg, count: Annotated[int, Field(description="Number of lines", ge=1, le=1000)] = 10
+) -> Lines:
     """Show the last lines of a text file (e.g. the newest log entries)."""
     node, shown = _resolve(w, path)
     lines = _text(w, node, shown).splitlines()
@@ -162,7 +219,9 @@ def wc(w: FsWorld, path: PathArg) -> WordCount:
     """Count lines, words, bytes and characters of a text file."""
     node, shown = _resolve(w, path)
     text = _text(w, node, shown)
-    return WordCount(path=shown, lines=text.count("\n"), words=len(text.split()), bytes=len(text.encode()), characters=len(text))
+    return WordCount(
+        path=shown, lines=text.count("\n"), words=len(text.split()), bytes=len(text.encode()), characters=len(text)
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -181,6 +240,7 @@ def diff(
     removed = sum(1 for ln_ in lines if ln_.startswith("-") and not ln_.startswith("---"))
     return DiffResult(path_a=sa, path_b=sb, identical=ta == tb, added=added, removed=removed, diff="\n".join(lines))
 
+
 # ------------------------------------------------------------------ searching
 @TOOLS.tool(read_only=True)
 def find(
@@ -190,7 +250,9 @@ def find(
     kind: Annotated[Kind | None, Field(description="Only entries of this kind")] = None,
     min_size: Annotated[int | None, Field(description="Only files of at least this many bytes", ge=0)] = None,
     max_size: Annotated[int | None, Field(description="Only files of at most this many bytes", ge=0)] = None,
-    modified_after: Annotated[str | None, Field(description="Only entries modified on or after this date, YYYY-MM-DD", pattern=DATE_PATTERN)] = None,
+    modified_after: Annotated[
+        str | None, Field(description="Only entries modified on or after this date, YYYY-MM-DD", pattern=DATE_PATTERN)
+    ] = None,
     max_depth: Annotated[int, Field(description="How many levels to descend", ge=1, le=20)] = 10,
     limit: Annotated[int, Field(description="Maximum number of results", ge=1, le=500)] = 100,
 ) -> PathList:
@@ -219,7 +281,12 @@ def find(
 @TOOLS.tool(read_only=True)
 def search_by_extension(
     w: FsWorld,
-    extension: Annotated[str, Field(description="File extension with or without the dot, e.g. 'md' or '.py'", pattern=r"^\.?[A-Za-z0-9]{1,10}$")],
+    extension: Annotated[
+        str,
+        Field(
+            description="File extension with or without the dot, e.g. 'md' or '.py'", pattern=r"^\.?[A-Za-z0-9]{1,10}$"
+        ),
+    ],
     path: DirArg = "~",
     limit: Annotated[int, Field(description="Maximum number of results", ge=1, le=500)] = 100,
 ) -> PathList:
@@ -229,7 +296,11 @@ def search_by_extension(
         raise InvalidArgument(f"not a directory: '{shown}' is a {node.kind}")
     ext = "." + extension.lstrip(".").lower()
     skipped: list[str] = []
-    out = [_entry(w, n, p) for n, p, _ in _iter_tree(w, node, shown, 20, skipped) if n.kind == "file" and n.name.lower().endswith(ext)]
+    out = [
+        _entry(w, n, p)
+        for n, p, _ in _iter_tree(w, node, shown, 20, skipped)
+        if n.kind == "file" and n.name.lower().endswith(ext)
+    ]
     return PathList(entries=out[:limit], total=len(out[:limit]), skipped=skipped)
 
 
@@ -253,9 +324,11 @@ def _linear_regex(pattern: str, ignore_case: bool) -> Any:
         return re2.compile(_re2_syntax(pattern), options)
     except re2.error as exc:
         why = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        raise InvalidArgument(f"pattern {pattern!r} cannot be searched in linear time ({why}); grep does not support "
-                              "backreferences, lookahead/lookbehind, possessive quantifiers, atomic groups or repetition "
-                              "counts over 1000: rewrite the pattern without them") from None
+        raise InvalidArgument(
+            f"pattern {pattern!r} cannot be searched in linear time ({why}); grep does not support "
+            "backreferences, lookahead/lookbehind, possessive quantifiers, atomic groups or repetition "
+            "counts over 1000: rewrite the pattern without them"
+        ) from None
 
 
 def _re2_syntax(pattern: str) -> str:
@@ -263,7 +336,7 @@ def _re2_syntax(pattern: str) -> str:
     out, i = [], 0
     while i < len(pattern):
         if pattern[i] == "\\" and i + 1 < len(pattern):
-            out.append("\\z" if pattern[i + 1] == "Z" else pattern[i:i + 2])
+            out.append("\\z" if pattern[i + 1] == "Z" else pattern[i : i + 2])
             i += 2
         else:
             out.append(pattern[i])
@@ -274,11 +347,17 @@ def _re2_syntax(pattern: str) -> str:
 @TOOLS.tool(read_only=True)
 def grep(
     w: FsWorld,
-    pattern: Annotated[str, Field(description="Regular expression (Python syntax) to search for", min_length=1, max_length=500)],
+    pattern: Annotated[
+        str, Field(description="Regular expression (Python syntax) to search for", min_length=1, max_length=500)
+    ],
     path: PathArg = ".",
-    recursive: Annotated[bool, Field(description="Search every file below a directory (required when path is a directory)")] = True,
+    recursive: Annotated[
+        bool, Field(description="Search every file below a directory (required when path is a directory)")
+    ] = True,
     ignore_case: Annotated[bool, Field(description="Case-insensitive matching")] = False,
-    include: Annotated[str | None, Field(description="Only search files whose name matches this glob, e.g. '*.py'")] = None,
+    include: Annotated[
+        str | None, Field(description="Only search files whose name matches this glob, e.g. '*.py'")
+    ] = None,
     max_results: Annotated[int, Field(description="Stop after this many matching lines", ge=1, le=1000)] = 100,
 ) -> GrepResult:
     """Search text files for lines matching a regular expression; returns path, line number and line for each match."""
@@ -356,8 +435,21 @@ def get_disk_usage(w: FsWorld) -> FsUsage:
     root = w.nodes[w.root_id]
     used = sum(_size(w, n) for n in w.nodes.values() if n.kind == "file")
     trash = sum(_size(w, w.nodes[t.node_id]) for t in w.trash.values() if t.node_id in w.nodes)
-    by_dir = sorted((DuEntry(path="/" + name, kind=w.nodes[cid].kind, size=_size(w, w.nodes[cid])) for name, cid in root.children.items()),
-                    key=lambda d: (-d.size, d.path))
-    return FsUsage(capacity_bytes=w.capacity_bytes, used_bytes=used, free_bytes=w.capacity_bytes - used,
-                   used_percent=round(100 * used / w.capacity_bytes, 2), username=w.user, quota_bytes=w.quota_bytes,
-                   quota_used_bytes=_owned_bytes(w, w.user), trash_bytes=trash, by_directory=by_dir)
+    by_dir = sorted(
+        (
+            DuEntry(path="/" + name, kind=w.nodes[cid].kind, size=_size(w, w.nodes[cid]))
+            for name, cid in root.children.items()
+        ),
+        key=lambda d: (-d.size, d.path),
+    )
+    return FsUsage(
+        capacity_bytes=w.capacity_bytes,
+        used_bytes=used,
+        free_bytes=w.capacity_bytes - used,
+        used_percent=round(100 * used / w.capacity_bytes, 2),
+        username=w.user,
+        quota_bytes=w.quota_bytes,
+        quota_used_bytes=_owned_bytes(w, w.user),
+        trash_bytes=trash,
+        by_directory=by_dir,
+    )

@@ -68,18 +68,36 @@ class FsWorld(World):
 
 
 # --------------------------------------------------------------------------- seeding
-PROJECTS = [("weather-cli", "Command-line weather forecasts from public APIs"),
-            ("budget-tracker", "Track monthly spending from bank CSV exports"),
-            ("photo-sorter", "Sort photos into folders by EXIF date"),
-            ("inventory-api", "REST API for a small warehouse inventory"),
-            ("habit-tracker", "Daily habit streaks with reminders"),
-            ("recipe-box", "Store and search family recipes")]
+PROJECTS = [
+    ("weather-cli", "Command-line weather forecasts from public APIs"),
+    ("budget-tracker", "Track monthly spending from bank CSV exports"),
+    ("photo-sorter", "Sort photos into folders by EXIF date"),
+    ("inventory-api", "REST API for a small warehouse inventory"),
+    ("habit-tracker", "Daily habit streaks with reminders"),
+    ("recipe-box", "Store and search family recipes"),
+]
 LOG_COMPONENTS = ["scheduler", "db", "http", "auth", "cache", "worker", "mailer"]
 LOG_MESSAGES = {
-    "INFO": ["request completed in {n}ms", "job {n} finished", "cache warmed ({n} keys)", "user login ok", "config reloaded"],
-    "WARN": ["slow query took {n}ms", "retrying connection (attempt {k})", "disk usage at {p}%", "deprecated setting 'timeout' used"],
-    "ERROR": ["connection refused by db:5432", "job {n} failed: timeout after 30s", "invalid token for user id {n}",
-              "upstream returned 502", "failed to write /var/tmp/cache-{n}.bin: no space left"],
+    "INFO": [
+        "request completed in {n}ms",
+        "job {n} finished",
+        "cache warmed ({n} keys)",
+        "user login ok",
+        "config reloaded",
+    ],
+    "WARN": [
+        "slow query took {n}ms",
+        "retrying connection (attempt {k})",
+        "disk usage at {p}%",
+        "deprecated setting 'timeout' used",
+    ],
+    "ERROR": [
+        "connection refused by db:5432",
+        "job {n} failed: timeout after 30s",
+        "invalid token for user id {n}",
+        "upstream returned 502",
+        "failed to write /var/tmp/cache-{n}.bin: no space left",
+    ],
 }
 
 
@@ -154,8 +172,10 @@ def _perm_string(node: Node) -> str:
 
 
 def _deny(w: FsWorld, node: Node, path: str, action: str) -> PermissionDenied:
-    return PermissionDenied(f"permission denied: cannot {action} '{path}' ({_perm_string(node)} {node.owner}:{node.group}; "
-                            f"you are {w.user}, groups {','.join(w.users[w.user].groups)})")
+    return PermissionDenied(
+        f"permission denied: cannot {action} '{path}' ({_perm_string(node)} {node.owner}:{node.group}; "
+        f"you are {w.user}, groups {','.join(w.users[w.user].groups)})"
+    )
 
 
 def _need(w: FsWorld, node: Node, bit: str, path: str, action: str) -> None:
@@ -174,7 +194,9 @@ def _walk(w: FsWorld, comps: list[str], follow: bool, shown: str, depth: int = 0
         _need(w, node, "x", here, "enter directory")
         cid = node.children.get(name)
         if cid is None:
-            raise NotFound(f"no such file or directory: '{shown}' ('{_show(comps[:i + 1])}' does not exist; ls '{here}' shows what is there)")
+            raise NotFound(
+                f"no such file or directory: '{shown}' ('{_show(comps[: i + 1])}' does not exist; ls '{here}' shows what is there)"
+            )
         node = w.nodes[cid]
         if node.kind == "symlink" and (i < len(comps) - 1 or follow):
             if depth >= MAX_LINK_DEPTH:
@@ -210,9 +232,11 @@ def _child(w: FsWorld, parent: Node, name: str) -> Node | None:
 
 def _need_dir_write(w: FsWorld, parent: Node, path: str, action: str) -> None:
     if _bits(w, parent) & 3 != 3:
-        raise PermissionDenied(f"permission denied: cannot {action} '{path}': no write access to directory '{_path_of(w, parent)}' "
-                               f"({_perm_string(parent)} {parent.owner}:{parent.group}; you are {w.user}, "
-                               f"groups {','.join(w.users[w.user].groups)})")
+        raise PermissionDenied(
+            f"permission denied: cannot {action} '{path}': no write access to directory '{_path_of(w, parent)}' "
+            f"({_perm_string(parent)} {parent.owner}:{parent.group}; you are {w.user}, "
+            f"groups {','.join(w.users[w.user].groups)})"
+        )
 
 
 def _size(w: FsWorld, node: Node) -> int:
@@ -247,8 +271,10 @@ def _protect(w: FsWorld, node: Node, path: str, action: str) -> None:
     if node.node_id == w.root_id:
         raise PermissionDenied(f"cannot {action} the root directory '/'")
     if _is_ancestor(w, node, w.nodes.get(w.cwd_id)):
-        raise StateConflict(f"cannot {action} '{path}': it is or contains the current working directory "
-                            f"({_path_of(w, w.nodes[w.cwd_id])}); cd elsewhere first")
+        raise StateConflict(
+            f"cannot {action} '{path}': it is or contains the current working directory "
+            f"({_path_of(w, w.nodes[w.cwd_id])}); cd elsewhere first"
+        )
     if node.kind == "directory" and _path_of(w, node) in {u.home for u in w.users.values()}:
         raise PermissionDenied(f"cannot {action} '{path}': it is a user's home directory")
 
@@ -262,8 +288,10 @@ def _quota(w: FsWorld, extra: int) -> None:
         return
     used = _owned_bytes(w, w.user)
     if used + extra > w.quota_bytes:
-        raise StateConflict(f"disk quota exceeded: user {w.user} uses {used} of {w.quota_bytes} bytes and this needs {extra} more; "
-                            "rm files or empty_trash to free space (get_disk_usage shows usage)")
+        raise StateConflict(
+            f"disk quota exceeded: user {w.user} uses {used} of {w.quota_bytes} bytes and this needs {extra} more; "
+            "rm files or empty_trash to free space (get_disk_usage shows usage)"
+        )
 
 
 def _text(w: FsWorld, node: Node, path: str) -> str:
@@ -271,16 +299,37 @@ def _text(w: FsWorld, node: Node, path: str) -> str:
         raise InvalidArgument(f"'{path}' is a directory, not a file; ls lists its entries")
     _need(w, node, "r", path, "read")
     if node.binary_size is not None:
-        raise StateConflict(f"'{path}' is a binary file ({node.binary_size} bytes) and has no text content; stat shows its metadata")
+        raise StateConflict(
+            f"'{path}' is a binary file ({node.binary_size} bytes) and has no text content; stat shows its metadata"
+        )
     return node.content
 
 
-def _new_node(w: FsWorld, parent: Node, name: str, kind: Kind, content: str = "", target: str | None = None, mode: str | None = None) -> Node:
+def _new_node(
+    w: FsWorld,
+    parent: Node,
+    name: str,
+    kind: Kind,
+    content: str = "",
+    target: str | None = None,
+    mode: str | None = None,
+) -> Node:
     t = _stamp(w)
     u = w.users[w.user]
     nid = w.new_id("INO", 5)
-    n = Node(node_id=nid, name=name, kind=kind, parent_id=parent.node_id, content=content, target=target, owner=w.user, group=u.groups[0],
-             mode=mode or {"file": "644", "directory": "755", "symlink": "777"}[kind], created_at=t, modified_at=t)
+    n = Node(
+        node_id=nid,
+        name=name,
+        kind=kind,
+        parent_id=parent.node_id,
+        content=content,
+        target=target,
+        owner=w.user,
+        group=u.groups[0],
+        mode=mode or {"file": "644", "directory": "755", "symlink": "777"}[kind],
+        created_at=t,
+        modified_at=t,
+    )
     w.nodes[nid] = n
     parent.children[name] = nid
     parent.modified_at = t
@@ -296,12 +345,14 @@ def _delete_tree(w: FsWorld, node: Node) -> int:
 
 def _check_tree_removable(w: FsWorld, node: Node, path: str, force: bool, action: str) -> None:
     for n in _descendants(w, node):
-        p = path + _path_of(w, n)[len(_path_of(w, node)):]
+        p = path + _path_of(w, n)[len(_path_of(w, node)) :]
         if n.kind == "directory" and (n is not node or n.children):
             _need(w, n, "r", p, f"{action} '{path}': cannot list")
             _need(w, n, "w", p, f"{action} '{path}': cannot remove the entries of")
         if n.kind == "file" and not force and not _bits(w, n) & 2:
-            raise PermissionDenied(f"'{p}' is write-protected ({_perm_string(n)} {n.owner}:{n.group}); pass force=true to remove it anyway")
+            raise PermissionDenied(
+                f"'{p}' is write-protected ({_perm_string(n)} {n.owner}:{n.group}); pass force=true to remove it anyway"
+            )
 
 
 # --------------------------------------------------------------------------- results
@@ -527,15 +578,28 @@ def _human(n: int) -> str:
 
 def _entry(w: FsWorld, node: Node, path: str) -> Entry:
     size = DIR_SIZE if node.kind == "directory" else _size(w, node)
-    return Entry(path=path, name=node.name or "/", kind=node.kind, size=size, owner=node.owner, group=node.group, mode=node.mode,
-                 permissions=_perm_string(node), modified_at=node.modified_at, target=node.target, tags=list(node.tags))
+    return Entry(
+        path=path,
+        name=node.name or "/",
+        kind=node.kind,
+        size=size,
+        owner=node.owner,
+        group=node.group,
+        mode=node.mode,
+        permissions=_perm_string(node),
+        modified_at=node.modified_at,
+        target=node.target,
+        tags=list(node.tags),
+    )
 
 
 def _join(base: str, name: str) -> str:
     return base.rstrip("/") + "/" + name
 
 
-def _iter_tree(w: FsWorld, node: Node, path: str, max_depth: int, skipped: list[str], depth: int = 0) -> Iterator[tuple[Node, str, int]]:
+def _iter_tree(
+    w: FsWorld, node: Node, path: str, max_depth: int, skipped: list[str], depth: int = 0
+) -> Iterator[tuple[Node, str, int]]:
     """Yield (node, path, depth) below ``node`` without following symlinks; unreadable directories are skipped."""
 
     def enter(n: Node, p: str, d: int) -> Iterator[tuple[Node, str, int]] | None:
@@ -560,13 +624,33 @@ def _iter_tree(w: FsWorld, node: Node, path: str, max_depth: int, skipped: list[
 
 
 # --------------------------------------------------------------------------- parameter types
-PathArg = Annotated[str, Field(description="File or directory path, absolute ('/etc/hosts'), relative to the current directory "
-                                           "('docs/todo.txt') or under your home ('~/notes')", min_length=1, max_length=1024)]
-DirArg = Annotated[str, Field(description="Directory path, absolute or relative to the current directory ('.' is the current one)",
-                              min_length=1, max_length=1024)]
+PathArg = Annotated[
+    str,
+    Field(
+        description="File or directory path, absolute ('/etc/hosts'), relative to the current directory "
+        "('docs/todo.txt') or under your home ('~/notes')",
+        min_length=1,
+        max_length=1024,
+    ),
+]
+DirArg = Annotated[
+    str,
+    Field(
+        description="Directory path, absolute or relative to the current directory ('.' is the current one)",
+        min_length=1,
+        max_length=1024,
+    ),
+]
 Content = Annotated[str, Field(description="Text content", max_length=100_000)]
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
-TagArg = Annotated[str, Field(description="Tag name: lowercase letters, digits and dashes, e.g. 'important'", pattern=r"^[a-z0-9][a-z0-9-]{0,23}$")]
+TagArg = Annotated[
+    str,
+    Field(
+        description="Tag name: lowercase letters, digits and dashes, e.g. 'important'",
+        pattern=r"^[a-z0-9][a-z0-9-]{0,23}$",
+    ),
+]
+
 
 # ------------------------------------------------------------------ moving and copying
 def _destination(w: FsWorld, src: Node, destination: str) -> tuple[Node, str, str]:

@@ -5,8 +5,28 @@ from __future__ import annotations
 import random
 
 from servers.food_delivery.world import (
-    COURIERS, DAYS, DISHES, EXTRAS, NOW, RESTAURANT_NAMES, STREETS, ZONES, Address, Cart, CartItem, Customer,
-    FoodWorld, ItemOption, MenuItem, OpeningHours, Order, OrderRating, Promo, Restaurant, StatusChange, _money,
+    COURIERS,
+    DAYS,
+    DISHES,
+    EXTRAS,
+    NOW,
+    RESTAURANT_NAMES,
+    STREETS,
+    ZONES,
+    Address,
+    Cart,
+    CartItem,
+    Customer,
+    FoodWorld,
+    ItemOption,
+    MenuItem,
+    OpeningHours,
+    Order,
+    OrderRating,
+    Promo,
+    Restaurant,
+    StatusChange,
+    _money,
     _plus,
 )
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
@@ -32,7 +52,9 @@ def _hours(kind: str) -> list[OpeningHours]:
 
 
 def _describe(name: str, tags: tuple[str, ...], rng: random.Random) -> str:
-    adj = rng.choice(["House favourite", "Freshly made", "Classic", "Chef's recipe", "Made to order", "Customer favourite"])
+    adj = rng.choice(
+        ["House favourite", "Freshly made", "Classic", "Chef's recipe", "Made to order", "Customer favourite"]
+    )
     extra = f"; {', '.join(t.replace('_', '-') for t in tags)}" if tags else ""
     return f"{adj}: {name.lower()}{extra}"
 
@@ -49,12 +71,20 @@ def _seed_restaurants(w: FoodWorld, rng: random.Random) -> None:
             if rng.random() < 0.15:
                 zones.append("Hillcrest")
             r = Restaurant(
-                restaurant_id=rid, name=name, cuisine=cuisine, rating=round(rng.uniform(3.3, 4.9), 1),  # type: ignore[arg-type]
-                rating_count=rng.randint(12, 2400), price_level=rng.choice(["$", "$$", "$$", "$$$"]),  # type: ignore[arg-type]
-                zone=home, address=f"{rng.randint(1, 250)} {rng.choice(STREETS)}, {w.city}",  # type: ignore[arg-type]
-                delivery_zones=sorted(zones, key=ZONES.index), delivery_fee=rng.choice([0.0, 1.49, 1.99, 2.49, 2.99, 3.99]),  # type: ignore[arg-type]
-                min_order=rng.choice([10.0, 12.0, 15.0, 15.0, 20.0, 25.0]), prep_time_min=rng.choice([10, 15, 20, 25, 30]),
-                accepts_cash=rng.random() < 0.6, temporarily_closed=rng.random() < 0.06,
+                restaurant_id=rid,
+                name=name,
+                cuisine=cuisine,
+                rating=round(rng.uniform(3.3, 4.9), 1),  # type: ignore[arg-type]
+                rating_count=rng.randint(12, 2400),
+                price_level=rng.choice(["$", "$$", "$$", "$$$"]),  # type: ignore[arg-type]
+                zone=home,
+                address=f"{rng.randint(1, 250)} {rng.choice(STREETS)}, {w.city}",  # type: ignore[arg-type]
+                delivery_zones=sorted(zones, key=ZONES.index),
+                delivery_fee=rng.choice([0.0, 1.49, 1.99, 2.49, 2.99, 3.99]),  # type: ignore[arg-type]
+                min_order=rng.choice([10.0, 12.0, 15.0, 15.0, 20.0, 25.0]),
+                prep_time_min=rng.choice([10, 15, 20, 25, 30]),
+                accepts_cash=rng.random() < 0.6,
+                temporarily_closed=rng.random() < 0.06,
                 opening_hours=_hours(rng.choice(hour_kinds)),
             )
             w.restaurants[rid] = r
@@ -64,9 +94,19 @@ def _seed_restaurants(w: FoodWorld, rng: random.Random) -> None:
                 dname, cat, base, tags = dishes[i]
                 iid = w.new_id("ITM")
                 opts: list[ItemOption] = []
-                if cat == "mains" and any(k in dname for k in ("Pizza", "Ramen", "Curry", "Burrito", "Biryani", "Pad Thai", "Platter", "Chow Mein")):
+                if cat == "mains" and any(
+                    k in dname
+                    for k in ("Pizza", "Ramen", "Curry", "Burrito", "Biryani", "Pad Thai", "Platter", "Chow Mein")
+                ):
                     opts.append(ItemOption(option_id=w.new_id("OPT"), group="size", name="Regular", price_delta=0.0))
-                    opts.append(ItemOption(option_id=w.new_id("OPT"), group="size", name="Large", price_delta=rng.choice([2.5, 3.0, 4.0])))
+                    opts.append(
+                        ItemOption(
+                            option_id=w.new_id("OPT"),
+                            group="size",
+                            name="Large",
+                            price_delta=rng.choice([2.5, 3.0, 4.0]),
+                        )
+                    )
                 if cat == "drinks":
                     opts.append(ItemOption(option_id=w.new_id("OPT"), group="size", name="Regular", price_delta=0.0))
                     opts.append(ItemOption(option_id=w.new_id("OPT"), group="size", name="Large", price_delta=1.0))
@@ -75,11 +115,19 @@ def _seed_restaurants(w: FoodWorld, rng: random.Random) -> None:
                         opts.append(ItemOption(option_id=w.new_id("OPT"), group="spice", name=lvl, price_delta=0.0))
                 if cat == "mains":
                     for ename, eprice in rng.sample(EXTRAS[cuisine], k=min(2, len(EXTRAS[cuisine]))):
-                        opts.append(ItemOption(option_id=w.new_id("OPT"), group="extras", name=ename, price_delta=eprice))
+                        opts.append(
+                            ItemOption(option_id=w.new_id("OPT"), group="extras", name=ename, price_delta=eprice)
+                        )
                 w.items[iid] = MenuItem(
-                    item_id=iid, restaurant_id=rid, name=dname, category=cat, description=_describe(dname, tags, rng),  # type: ignore[arg-type]
+                    item_id=iid,
+                    restaurant_id=rid,
+                    name=dname,
+                    category=cat,
+                    description=_describe(dname, tags, rng),  # type: ignore[arg-type]
                     price=_money(round(base * rng.uniform(0.9, 1.15) * 2, 0) / 2 - 0.01 if base > 5 else base),
-                    available=rng.random() > 0.1, dietary=list(tags), options=opts,  # type: ignore[arg-type]
+                    available=rng.random() > 0.1,
+                    dietary=list(tags),
+                    options=opts,  # type: ignore[arg-type]
                 )
 
 
@@ -94,16 +142,28 @@ def seed_world(rng: random.Random, seed: int) -> FoodWorld:
             first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
         used_names.add(f"{first} {last}")
         cid = w.new_id("CUS")
-        w.customers[cid] = Customer(customer_id=cid, name=f"{first} {last}", email=f"{first.lower()}.{last.lower()}@example.com",
-                                    phone=f"+1-555-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}",
-                                    wallet_balance=rng.choice([0.0, 0.0, 5.0, 12.5, 25.0, 60.0]))
+        w.customers[cid] = Customer(
+            customer_id=cid,
+            name=f"{first} {last}",
+            email=f"{first.lower()}.{last.lower()}@example.com",
+            phone=f"+1-555-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}",
+            wallet_balance=rng.choice([0.0, 0.0, 5.0, 12.5, 25.0, 60.0]),
+        )
         w.carts[cid] = Cart(customer_id=cid)
         for label in ["home"] + rng.sample(["work", "other"], k=rng.randint(0, 2)):
             aid = w.new_id("ADR")
             zone = rng.choice(ZONES) if label != "home" or rng.random() > 0.1 else "Hillcrest"
-            w.addresses[aid] = Address(address_id=aid, customer_id=cid, label=label, street=f"{rng.randint(1, 300)} {rng.choice(STREETS)}",  # type: ignore[arg-type]
-                                       postcode=f"{10000 + ZONES.index(zone) * 100 + rng.randint(0, 99)}", zone=zone,  # type: ignore[arg-type]
-                                       instructions=rng.choice([None, None, "Ring twice", "Leave at the door", "Call on arrival", "Buzzer 4B"]))
+            w.addresses[aid] = Address(
+                address_id=aid,
+                customer_id=cid,
+                label=label,
+                street=f"{rng.randint(1, 300)} {rng.choice(STREETS)}",  # type: ignore[arg-type]
+                postcode=f"{10000 + ZONES.index(zone) * 100 + rng.randint(0, 99)}",
+                zone=zone,  # type: ignore[arg-type]
+                instructions=rng.choice(
+                    [None, None, "Ring twice", "Leave at the door", "Call on arrival", "Buzzer 4B"]
+                ),
+            )
     # promo codes
     rids = list(w.restaurants)
     promo_specs = [
@@ -115,21 +175,49 @@ def seed_world(rng: random.Random, seed: int) -> FoodWorld:
         ("NEWYEAR8", "8 off your first order of the year", "flat", 8.0, 25.0, None, "2026-01-31", True),
     ]
     for code, desc, kind, val, mins, rid, until, single in promo_specs:
-        w.promos[code] = Promo(promo_code=code, description=desc, discount_type=kind, value=val, min_subtotal=mins,  # type: ignore[arg-type]
-                               restaurant_id=rid, valid_until=until, single_use=single)
+        w.promos[code] = Promo(
+            promo_code=code,
+            description=desc,
+            discount_type=kind,
+            value=val,
+            min_subtotal=mins,  # type: ignore[arg-type]
+            restaurant_id=rid,
+            valid_until=until,
+            single_use=single,
+        )
     for rid in rng.sample(rids, k=4):
         r = w.restaurants[rid]
         code = "".join(ch for ch in r.name.upper() if ch.isalpha())[:6] + str(rng.choice([3, 4, 5]))
         val = float(code[-1])
-        w.promos[code] = Promo(promo_code=code, description=f"{val:g} off at {r.name}", discount_type="flat", value=val,
-                               min_subtotal=rng.choice([15.0, 20.0]), restaurant_id=rid,
-                               valid_until=rng.choice(["2026-03-15", "2026-05-31", "2026-02-20"]), single_use=False)
+        w.promos[code] = Promo(
+            promo_code=code,
+            description=f"{val:g} off at {r.name}",
+            discount_type="flat",
+            value=val,
+            min_subtotal=rng.choice([15.0, 20.0]),
+            restaurant_id=rid,
+            valid_until=rng.choice(["2026-03-15", "2026-05-31", "2026-02-20"]),
+            single_use=False,
+        )
     cids = list(w.customers)
     w.promos["WELCOME10"].redeemed_by = rng.sample(cids, k=4)
     w.promos["NEWYEAR8"].redeemed_by = rng.sample(cids, k=2)
     # order history and in-flight orders
-    plan = ["delivered"] * 12 + ["cancelled"] * 2 + ["placed", "placed", "accepted", "accepted", "preparing", "preparing",
-                                                     "ready_for_pickup", "picked_up", "picked_up"]
+    plan = (
+        ["delivered"] * 12
+        + ["cancelled"] * 2
+        + [
+            "placed",
+            "placed",
+            "accepted",
+            "accepted",
+            "preparing",
+            "preparing",
+            "ready_for_pickup",
+            "picked_up",
+            "picked_up",
+        ]
+    )
     flow = ["placed", "accepted", "preparing", "ready_for_pickup", "picked_up", "delivered"]
     for k, status in enumerate(plan):
         cid = rng.choice(cids)
@@ -140,8 +228,18 @@ def seed_world(rng: random.Random, seed: int) -> FoodWorld:
         lines = []
         for it in rng.sample(menu, k=rng.randint(1, 3)):
             q = rng.randint(1, 3)
-            lines.append(CartItem(cart_item_id=w.new_id("CI"), item_id=it.item_id, name=it.name, quantity=q, option_ids=[],
-                                  option_names=[], unit_price=it.price, line_total=_money(it.price * q)))
+            lines.append(
+                CartItem(
+                    cart_item_id=w.new_id("CI"),
+                    item_id=it.item_id,
+                    name=it.name,
+                    quantity=q,
+                    option_ids=[],
+                    option_names=[],
+                    unit_price=it.price,
+                    line_total=_money(it.price * q),
+                )
+            )
         sub = _money(sum(x.line_total for x in lines))
         tip = rng.choice([0.0, 1.0, 2.0, 3.0])
         steps = flow[: flow.index(status) + 1] if status != "cancelled" else ["placed", "cancelled"]
@@ -154,22 +252,53 @@ def seed_world(rng: random.Random, seed: int) -> FoodWorld:
         for s in steps:
             hist.append(StatusChange(status=s, at=t))  # type: ignore[arg-type]
             t = _plus(t, rng.randint(3, 12))
-        o = Order(order_id=oid, customer_id=cid, restaurant_id=rid, restaurant_name=r.name, address_id=addrs[0].address_id, items=lines,
-                  subtotal=sub, delivery_fee=r.delivery_fee, discount=0.0, tip=tip, total=_money(sub + r.delivery_fee + tip),
-                  payment_method=rng.choice(["card", "card", "wallet"]), status=status, placed_at=placed,  # type: ignore[arg-type]
-                  estimated_delivery_at=_plus(placed, r.prep_time_min + 25), status_history=hist,
-                  courier_name=rng.choice(COURIERS) if status in ("picked_up", "delivered") else None)
+        o = Order(
+            order_id=oid,
+            customer_id=cid,
+            restaurant_id=rid,
+            restaurant_name=r.name,
+            address_id=addrs[0].address_id,
+            items=lines,
+            subtotal=sub,
+            delivery_fee=r.delivery_fee,
+            discount=0.0,
+            tip=tip,
+            total=_money(sub + r.delivery_fee + tip),
+            payment_method=rng.choice(["card", "card", "wallet"]),
+            status=status,
+            placed_at=placed,  # type: ignore[arg-type]
+            estimated_delivery_at=_plus(placed, r.prep_time_min + 25),
+            status_history=hist,
+            courier_name=rng.choice(COURIERS) if status in ("picked_up", "delivered") else None,
+        )
         if status == "cancelled":
             o.refund_amount, o.cancel_reason = o.total, rng.choice(["ordered by mistake", "took too long"])
         if status == "delivered" and rng.random() < 0.5:
-            o.rating = OrderRating(food_rating=rng.randint(2, 5), delivery_rating=rng.randint(3, 5), rated_at=_plus(t, 30),
-                                   comment=rng.choice([None, "Great food!", "Arrived a bit cold", "Fast delivery", "Portion was small"]))
+            o.rating = OrderRating(
+                food_rating=rng.randint(2, 5),
+                delivery_rating=rng.randint(3, 5),
+                rated_at=_plus(t, 30),
+                comment=rng.choice([None, "Great food!", "Arrived a bit cold", "Fast delivery", "Portion was small"]),
+            )
         w.orders[oid] = o
     # a couple of customers start with something in their cart
     for cid in rng.sample(cids, k=3):
         rid = rng.choice(rids)
         it = rng.choice([i for i in w.items.values() if i.restaurant_id == rid and i.available])
-        w.carts[cid] = Cart(customer_id=cid, restaurant_id=rid,
-                            items=[CartItem(cart_item_id=w.new_id("CI"), item_id=it.item_id, name=it.name, quantity=1, option_ids=[],
-                                            option_names=[], unit_price=it.price, line_total=it.price)])
+        w.carts[cid] = Cart(
+            customer_id=cid,
+            restaurant_id=rid,
+            items=[
+                CartItem(
+                    cart_item_id=w.new_id("CI"),
+                    item_id=it.item_id,
+                    name=it.name,
+                    quantity=1,
+                    option_ids=[],
+                    option_names=[],
+                    unit_price=it.price,
+                    line_total=it.price,
+                )
+            ],
+        )
     return w

@@ -16,76 +16,129 @@ DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Day = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 Cuisine = Literal["italian", "japanese", "mexican", "indian", "thai", "american", "mediterranean", "chinese"]
 Zone = Literal["Downtown", "Riverside", "Old Town", "Harbor", "University", "Northgate", "Westfield", "Hillcrest"]
-ZONES: tuple[str, ...] = ("Downtown", "Riverside", "Old Town", "Harbor", "University", "Northgate", "Westfield", "Hillcrest")
+ZONES: tuple[str, ...] = (
+    "Downtown",
+    "Riverside",
+    "Old Town",
+    "Harbor",
+    "University",
+    "Northgate",
+    "Westfield",
+    "Hillcrest",
+)
 MenuCategory = Literal["starters", "mains", "sides", "desserts", "drinks"]
 Dietary = Literal["vegetarian", "vegan", "gluten_free", "spicy"]
 OrderStatus = Literal["placed", "accepted", "preparing", "ready_for_pickup", "picked_up", "delivered", "cancelled"]
 PaymentMethod = Literal["card", "cash", "wallet"]
 DiscountType = Literal["percent", "flat", "free_delivery"]
 NEXT_STATUS: dict[str, tuple[str, ...]] = {
-    "placed": ("accepted",), "accepted": ("preparing",), "preparing": ("ready_for_pickup",),
-    "ready_for_pickup": ("picked_up",), "picked_up": ("delivered",), "delivered": (), "cancelled": (),
+    "placed": ("accepted",),
+    "accepted": ("preparing",),
+    "preparing": ("ready_for_pickup",),
+    "ready_for_pickup": ("picked_up",),
+    "picked_up": ("delivered",),
+    "delivered": (),
+    "cancelled": (),
 }
 EXCLUSIVE_GROUPS = ("size", "spice")
 
 # dish name, category, base price, dietary tags
 DISHES: dict[str, list[tuple[str, str, float, tuple[str, ...]]]] = {
     "italian": [
-        ("Margherita Pizza", "mains", 11.5, ("vegetarian",)), ("Pepperoni Pizza", "mains", 13.0, ()),
-        ("Quattro Formaggi Pizza", "mains", 14.0, ("vegetarian",)), ("Spaghetti Carbonara", "mains", 13.5, ()),
-        ("Penne Arrabbiata", "mains", 11.0, ("vegan", "vegetarian", "spicy")), ("Lasagna al Forno", "mains", 14.5, ()),
-        ("Caprese Salad", "starters", 8.5, ("vegetarian", "gluten_free")), ("Garlic Bread", "sides", 4.5, ("vegetarian",)),
-        ("Tiramisu", "desserts", 6.5, ("vegetarian",)), ("Panna Cotta", "desserts", 6.0, ("vegetarian", "gluten_free")),
+        ("Margherita Pizza", "mains", 11.5, ("vegetarian",)),
+        ("Pepperoni Pizza", "mains", 13.0, ()),
+        ("Quattro Formaggi Pizza", "mains", 14.0, ("vegetarian",)),
+        ("Spaghetti Carbonara", "mains", 13.5, ()),
+        ("Penne Arrabbiata", "mains", 11.0, ("vegan", "vegetarian", "spicy")),
+        ("Lasagna al Forno", "mains", 14.5, ()),
+        ("Caprese Salad", "starters", 8.5, ("vegetarian", "gluten_free")),
+        ("Garlic Bread", "sides", 4.5, ("vegetarian",)),
+        ("Tiramisu", "desserts", 6.5, ("vegetarian",)),
+        ("Panna Cotta", "desserts", 6.0, ("vegetarian", "gluten_free")),
         ("San Pellegrino", "drinks", 2.8, ("vegan", "vegetarian", "gluten_free")),
     ],
     "japanese": [
-        ("Salmon Nigiri (6 pcs)", "mains", 9.5, ("gluten_free",)), ("California Roll", "mains", 8.5, ()),
-        ("Spicy Tuna Roll", "mains", 9.5, ("spicy",)), ("Chicken Katsu Curry", "mains", 13.5, ()),
-        ("Tonkotsu Ramen", "mains", 14.0, ()), ("Vegetable Gyoza", "starters", 6.5, ("vegetarian",)),
-        ("Edamame", "starters", 4.5, ("vegan", "vegetarian", "gluten_free")), ("Miso Soup", "sides", 3.5, ("vegetarian",)),
-        ("Mochi Ice Cream", "desserts", 5.5, ("vegetarian",)), ("Iced Green Tea", "drinks", 2.5, ("vegan", "vegetarian", "gluten_free")),
+        ("Salmon Nigiri (6 pcs)", "mains", 9.5, ("gluten_free",)),
+        ("California Roll", "mains", 8.5, ()),
+        ("Spicy Tuna Roll", "mains", 9.5, ("spicy",)),
+        ("Chicken Katsu Curry", "mains", 13.5, ()),
+        ("Tonkotsu Ramen", "mains", 14.0, ()),
+        ("Vegetable Gyoza", "starters", 6.5, ("vegetarian",)),
+        ("Edamame", "starters", 4.5, ("vegan", "vegetarian", "gluten_free")),
+        ("Miso Soup", "sides", 3.5, ("vegetarian",)),
+        ("Mochi Ice Cream", "desserts", 5.5, ("vegetarian",)),
+        ("Iced Green Tea", "drinks", 2.5, ("vegan", "vegetarian", "gluten_free")),
     ],
     "mexican": [
-        ("Carne Asada Tacos", "mains", 11.0, ("gluten_free",)), ("Al Pastor Tacos", "mains", 10.5, ("gluten_free", "spicy")),
-        ("Chicken Burrito", "mains", 12.0, ()), ("Veggie Burrito", "mains", 10.5, ("vegetarian",)),
-        ("Beef Quesadilla", "mains", 10.0, ()), ("Nachos Supreme", "starters", 9.0, ("vegetarian",)),
-        ("Guacamole & Chips", "starters", 6.5, ("vegan", "vegetarian", "gluten_free")), ("Elote", "sides", 4.5, ("vegetarian", "gluten_free")),
-        ("Churros", "desserts", 5.5, ("vegetarian",)), ("Horchata", "drinks", 3.5, ("vegetarian", "gluten_free")),
+        ("Carne Asada Tacos", "mains", 11.0, ("gluten_free",)),
+        ("Al Pastor Tacos", "mains", 10.5, ("gluten_free", "spicy")),
+        ("Chicken Burrito", "mains", 12.0, ()),
+        ("Veggie Burrito", "mains", 10.5, ("vegetarian",)),
+        ("Beef Quesadilla", "mains", 10.0, ()),
+        ("Nachos Supreme", "starters", 9.0, ("vegetarian",)),
+        ("Guacamole & Chips", "starters", 6.5, ("vegan", "vegetarian", "gluten_free")),
+        ("Elote", "sides", 4.5, ("vegetarian", "gluten_free")),
+        ("Churros", "desserts", 5.5, ("vegetarian",)),
+        ("Horchata", "drinks", 3.5, ("vegetarian", "gluten_free")),
     ],
     "indian": [
-        ("Chicken Tikka Masala", "mains", 14.0, ("gluten_free",)), ("Lamb Rogan Josh", "mains", 15.5, ("gluten_free", "spicy")),
-        ("Palak Paneer", "mains", 12.0, ("vegetarian", "gluten_free")), ("Chana Masala", "mains", 11.0, ("vegan", "vegetarian", "gluten_free")),
-        ("Chicken Biryani", "mains", 14.5, ("gluten_free",)), ("Vegetable Samosas", "starters", 5.5, ("vegetarian",)),
-        ("Garlic Naan", "sides", 3.5, ("vegetarian",)), ("Basmati Rice", "sides", 3.0, ("vegan", "vegetarian", "gluten_free")),
-        ("Gulab Jamun", "desserts", 5.0, ("vegetarian",)), ("Mango Lassi", "drinks", 4.0, ("vegetarian", "gluten_free")),
+        ("Chicken Tikka Masala", "mains", 14.0, ("gluten_free",)),
+        ("Lamb Rogan Josh", "mains", 15.5, ("gluten_free", "spicy")),
+        ("Palak Paneer", "mains", 12.0, ("vegetarian", "gluten_free")),
+        ("Chana Masala", "mains", 11.0, ("vegan", "vegetarian", "gluten_free")),
+        ("Chicken Biryani", "mains", 14.5, ("gluten_free",)),
+        ("Vegetable Samosas", "starters", 5.5, ("vegetarian",)),
+        ("Garlic Naan", "sides", 3.5, ("vegetarian",)),
+        ("Basmati Rice", "sides", 3.0, ("vegan", "vegetarian", "gluten_free")),
+        ("Gulab Jamun", "desserts", 5.0, ("vegetarian",)),
+        ("Mango Lassi", "drinks", 4.0, ("vegetarian", "gluten_free")),
     ],
     "thai": [
-        ("Pad Thai", "mains", 12.5, ()), ("Green Curry", "mains", 13.0, ("gluten_free", "spicy")),
-        ("Massaman Curry", "mains", 13.5, ("gluten_free",)), ("Basil Chicken", "mains", 12.5, ("spicy",)),
-        ("Tom Yum Soup", "starters", 7.5, ("gluten_free", "spicy")), ("Papaya Salad", "starters", 8.0, ("vegan", "vegetarian", "gluten_free", "spicy")),
-        ("Spring Rolls", "starters", 6.0, ("vegan", "vegetarian")), ("Jasmine Rice", "sides", 2.5, ("vegan", "vegetarian", "gluten_free")),
-        ("Mango Sticky Rice", "desserts", 6.5, ("vegan", "vegetarian", "gluten_free")), ("Thai Iced Tea", "drinks", 3.5, ("vegetarian",)),
+        ("Pad Thai", "mains", 12.5, ()),
+        ("Green Curry", "mains", 13.0, ("gluten_free", "spicy")),
+        ("Massaman Curry", "mains", 13.5, ("gluten_free",)),
+        ("Basil Chicken", "mains", 12.5, ("spicy",)),
+        ("Tom Yum Soup", "starters", 7.5, ("gluten_free", "spicy")),
+        ("Papaya Salad", "starters", 8.0, ("vegan", "vegetarian", "gluten_free", "spicy")),
+        ("Spring Rolls", "starters", 6.0, ("vegan", "vegetarian")),
+        ("Jasmine Rice", "sides", 2.5, ("vegan", "vegetarian", "gluten_free")),
+        ("Mango Sticky Rice", "desserts", 6.5, ("vegan", "vegetarian", "gluten_free")),
+        ("Thai Iced Tea", "drinks", 3.5, ("vegetarian",)),
     ],
     "american": [
-        ("Classic Cheeseburger", "mains", 11.5, ()), ("Bacon BBQ Burger", "mains", 13.5, ()),
-        ("Plant Burger", "mains", 13.0, ("vegan", "vegetarian")), ("Crispy Chicken Sandwich", "mains", 12.0, ()),
-        ("Buffalo Wings", "starters", 10.0, ("gluten_free", "spicy")), ("Caesar Salad", "starters", 9.0, ()),
-        ("Fries", "sides", 4.0, ("vegan", "vegetarian")), ("Onion Rings", "sides", 4.5, ("vegetarian",)),
-        ("Chocolate Milkshake", "desserts", 5.5, ("vegetarian",)), ("Cola", "drinks", 2.5, ("vegan", "vegetarian", "gluten_free")),
+        ("Classic Cheeseburger", "mains", 11.5, ()),
+        ("Bacon BBQ Burger", "mains", 13.5, ()),
+        ("Plant Burger", "mains", 13.0, ("vegan", "vegetarian")),
+        ("Crispy Chicken Sandwich", "mains", 12.0, ()),
+        ("Buffalo Wings", "starters", 10.0, ("gluten_free", "spicy")),
+        ("Caesar Salad", "starters", 9.0, ()),
+        ("Fries", "sides", 4.0, ("vegan", "vegetarian")),
+        ("Onion Rings", "sides", 4.5, ("vegetarian",)),
+        ("Chocolate Milkshake", "desserts", 5.5, ("vegetarian",)),
+        ("Cola", "drinks", 2.5, ("vegan", "vegetarian", "gluten_free")),
     ],
     "mediterranean": [
-        ("Chicken Shawarma Wrap", "mains", 10.5, ()), ("Falafel Plate", "mains", 11.0, ("vegan", "vegetarian")),
-        ("Lamb Kofta", "mains", 14.0, ("gluten_free",)), ("Mixed Grill Platter", "mains", 18.5, ("gluten_free",)),
-        ("Hummus & Pita", "starters", 6.0, ("vegan", "vegetarian")), ("Greek Salad", "starters", 8.5, ("vegetarian", "gluten_free")),
-        ("Halloumi Fries", "sides", 7.0, ("vegetarian",)), ("Baklava", "desserts", 5.0, ("vegetarian",)),
+        ("Chicken Shawarma Wrap", "mains", 10.5, ()),
+        ("Falafel Plate", "mains", 11.0, ("vegan", "vegetarian")),
+        ("Lamb Kofta", "mains", 14.0, ("gluten_free",)),
+        ("Mixed Grill Platter", "mains", 18.5, ("gluten_free",)),
+        ("Hummus & Pita", "starters", 6.0, ("vegan", "vegetarian")),
+        ("Greek Salad", "starters", 8.5, ("vegetarian", "gluten_free")),
+        ("Halloumi Fries", "sides", 7.0, ("vegetarian",)),
+        ("Baklava", "desserts", 5.0, ("vegetarian",)),
         ("Mint Lemonade", "drinks", 3.5, ("vegan", "vegetarian", "gluten_free")),
     ],
     "chinese": [
-        ("Kung Pao Chicken", "mains", 12.5, ("spicy",)), ("Sweet and Sour Pork", "mains", 12.0, ()),
-        ("Mapo Tofu", "mains", 11.0, ("vegan", "vegetarian", "spicy")), ("Beef Chow Mein", "mains", 12.5, ()),
-        ("Pork Dumplings", "starters", 7.5, ()), ("Hot and Sour Soup", "starters", 5.5, ("spicy",)),
-        ("Spring Onion Pancake", "sides", 5.0, ("vegan", "vegetarian")), ("Egg Fried Rice", "sides", 6.0, ("vegetarian",)),
-        ("Sesame Balls", "desserts", 4.5, ("vegan", "vegetarian")), ("Jasmine Tea", "drinks", 2.5, ("vegan", "vegetarian", "gluten_free")),
+        ("Kung Pao Chicken", "mains", 12.5, ("spicy",)),
+        ("Sweet and Sour Pork", "mains", 12.0, ()),
+        ("Mapo Tofu", "mains", 11.0, ("vegan", "vegetarian", "spicy")),
+        ("Beef Chow Mein", "mains", 12.5, ()),
+        ("Pork Dumplings", "starters", 7.5, ()),
+        ("Hot and Sour Soup", "starters", 5.5, ("spicy",)),
+        ("Spring Onion Pancake", "sides", 5.0, ("vegan", "vegetarian")),
+        ("Egg Fried Rice", "sides", 6.0, ("vegetarian",)),
+        ("Sesame Balls", "desserts", 4.5, ("vegan", "vegetarian")),
+        ("Jasmine Tea", "drinks", 2.5, ("vegan", "vegetarian", "gluten_free")),
     ],
 }
 RESTAURANT_NAMES: dict[str, list[str]] = {
@@ -108,7 +161,18 @@ EXTRAS: dict[str, list[tuple[str, float]]] = {
     "mediterranean": [("Extra hummus", 1.5), ("Add halloumi", 2.5)],
     "chinese": [("Add egg", 1.0), ("Extra chili oil", 0.5)],
 }
-STREETS = ["Maple Ave", "Harbor Rd", "Elm St", "Station Rd", "Market St", "College Ave", "Mill Lane", "Bridge St", "Canal Walk", "Kings Rd"]
+STREETS = [
+    "Maple Ave",
+    "Harbor Rd",
+    "Elm St",
+    "Station Rd",
+    "Market St",
+    "College Ave",
+    "Mill Lane",
+    "Bridge St",
+    "Canal Walk",
+    "Kings Rd",
+]
 COURIERS = ["Marco P.", "Aisha K.", "Tom B.", "Lucia R.", "Dev S.", "Nina W.", "Kofi A.", "Sven L."]
 
 
@@ -339,16 +403,24 @@ def _promo_discount(p: Promo, subtotal: float, delivery_fee: float) -> tuple[flo
 
 def _check_promo(w: FoodWorld, p: Promo, cart: Cart, subtotal: float) -> None:
     if p.valid_until < w.clock[:10]:
-        raise StateConflict(f"promo_code {p.promo_code!r} expired on {p.valid_until}; list_promotions shows active codes")
+        raise StateConflict(
+            f"promo_code {p.promo_code!r} expired on {p.valid_until}; list_promotions shows active codes"
+        )
     if p.restaurant_id is not None and p.restaurant_id != cart.restaurant_id:
         r = w.restaurants[p.restaurant_id]
-        raise StateConflict(f"promo_code {p.promo_code!r} is only valid at {r.name} ({p.restaurant_id}), "
-                            f"but the cart is from {cart.restaurant_id}")
+        raise StateConflict(
+            f"promo_code {p.promo_code!r} is only valid at {r.name} ({p.restaurant_id}), "
+            f"but the cart is from {cart.restaurant_id}"
+        )
     if subtotal < p.min_subtotal:
-        raise StateConflict(f"promo_code {p.promo_code!r} needs a subtotal of at least {p.min_subtotal:.2f}; "
-                            f"the cart subtotal is {subtotal:.2f}")
+        raise StateConflict(
+            f"promo_code {p.promo_code!r} needs a subtotal of at least {p.min_subtotal:.2f}; "
+            f"the cart subtotal is {subtotal:.2f}"
+        )
     if p.single_use and cart.customer_id in p.redeemed_by:
-        raise StateConflict(f"promo_code {p.promo_code!r} is single-use and customer {cart.customer_id} has already redeemed it")
+        raise StateConflict(
+            f"promo_code {p.promo_code!r} is single-use and customer {cart.customer_id} has already redeemed it"
+        )
 
 
 # --------------------------------------------------------------------------- parameter and result types
@@ -455,16 +527,37 @@ def _view(w: FoodWorld, cart: Cart) -> CartView:
     disc = 0.0
     if cart.promo_code and cart.promo_code in w.promos and cart.items:
         disc, fee = _promo_discount(w.promos[cart.promo_code], sub, fee)
-    return CartView(customer_id=cart.customer_id, restaurant_id=cart.restaurant_id, restaurant_name=r.name if r else None,
-                    items=cart.items, item_count=sum(i.quantity for i in cart.items), subtotal=sub, delivery_fee=fee, discount=disc,
-                    total=_money(sub - disc + fee), promo_code=cart.promo_code, min_order=r.min_order if r else None,
-                    meets_minimum=bool(r and cart.items and sub >= r.min_order))
+    return CartView(
+        customer_id=cart.customer_id,
+        restaurant_id=cart.restaurant_id,
+        restaurant_name=r.name if r else None,
+        items=cart.items,
+        item_count=sum(i.quantity for i in cart.items),
+        subtotal=sub,
+        delivery_fee=fee,
+        discount=disc,
+        total=_money(sub - disc + fee),
+        promo_code=cart.promo_code,
+        min_order=r.min_order if r else None,
+        meets_minimum=bool(r and cart.items and sub >= r.min_order),
+    )
 
 
 def _summary(w: FoodWorld, r: Restaurant) -> RestaurantSummary:
-    return RestaurantSummary(restaurant_id=r.restaurant_id, name=r.name, cuisine=r.cuisine, rating=r.rating, rating_count=r.rating_count,
-                             price_level=r.price_level, zone=r.zone, delivery_zones=r.delivery_zones, delivery_fee=r.delivery_fee,
-                             min_order=r.min_order, prep_time_min=r.prep_time_min, open_now=_open_at(r, w.clock))
+    return RestaurantSummary(
+        restaurant_id=r.restaurant_id,
+        name=r.name,
+        cuisine=r.cuisine,
+        rating=r.rating,
+        rating_count=r.rating_count,
+        price_level=r.price_level,
+        zone=r.zone,
+        delivery_zones=r.delivery_zones,
+        delivery_fee=r.delivery_fee,
+        min_order=r.min_order,
+        prep_time_min=r.prep_time_min,
+        open_now=_open_at(r, w.clock),
+    )
 
 
 # the server's tools, in tools/list order: the tools_*.py modules add theirs, imported in order by __init__

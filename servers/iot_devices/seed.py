@@ -6,8 +6,20 @@ import random
 
 from servers.clock import REFERENCE_DAY
 from servers.iot_devices.world import (
-    COLORS, MAKERS, ROOM_NAMES, SENSOR_TYPES, STREETS, Automation, Device, Group, Home, IotWorld, Room, Scene,
-    SceneAction, _event,
+    COLORS,
+    MAKERS,
+    ROOM_NAMES,
+    SENSOR_TYPES,
+    STREETS,
+    Automation,
+    Device,
+    Group,
+    Home,
+    IotWorld,
+    Room,
+    Scene,
+    SceneAction,
+    _event,
 )
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
 
@@ -35,8 +47,14 @@ def _add_device(w: IotWorld, rng: random.Random, home_id: str, room: Room, devic
     color = device_type == "light" and ("Color" in model or "Spectrum" in model)
     battery = device_type in SENSOR_TYPES or device_type == "lock"
     d = Device(
-        device_id=did, home_id=home_id, room_id=room.room_id, name=name, device_type=device_type,  # type: ignore[arg-type]
-        manufacturer=maker, model=model, firmware=f"{rng.randint(1, 4)}.{rng.randint(0, 9)}.{rng.randint(0, 20)}",
+        device_id=did,
+        home_id=home_id,
+        room_id=room.room_id,
+        name=name,
+        device_type=device_type,  # type: ignore[arg-type]
+        manufacturer=maker,
+        model=model,
+        firmware=f"{rng.randint(1, 4)}.{rng.randint(0, 9)}.{rng.randint(0, 20)}",
         capabilities=_caps(device_type, color),
         battery_pct=(rng.choice([rng.randint(5, 15), rng.randint(40, 100), rng.randint(60, 100)]) if battery else None),
     )
@@ -83,12 +101,16 @@ def _add_device(w: IotWorld, rng: random.Random, home_id: str, room: Room, devic
             d.offline_reason, d.battery_pct = "battery_depleted", 0
         else:
             d.offline_reason = rng.choice(["wifi_dropout", "hub_unreachable"])  # type: ignore[assignment]
-        d.last_seen = f"2026-0{rng.randint(1, 2)}-{rng.randint(10, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00"
+        d.last_seen = (
+            f"2026-0{rng.randint(1, 2)}-{rng.randint(10, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00"
+        )
     w.devices[did] = d
     return d
 
 
-def _seed_scenes_and_rules(w: IotWorld, rng: random.Random, hid: str, rooms: dict[str, Room], devs: list[Device]) -> None:
+def _seed_scenes_and_rules(
+    w: IotWorld, rng: random.Random, hid: str, rooms: dict[str, Room], devs: list[Device]
+) -> None:
     """A home's scenes, the automations that run them, and its device groups."""
     # scenes
     lights = [d for d in devs if d.device_type == "light"]
@@ -99,10 +121,18 @@ def _seed_scenes_and_rules(w: IotWorld, rng: random.Random, hid: str, rooms: dic
     night = [SceneAction(device_id=d.device_id, command="turn_off") for d in lights]
     night += [SceneAction(device_id=d.device_id, command="lock") for d in locks]
     night += [SceneAction(device_id=d.device_id, command="set_position", value=0) for d in blinds]
-    night += [SceneAction(device_id=d.device_id, command="set_setpoint", value=18.0) for d in stats if d.thermostat_mode != "off"]
+    night += [
+        SceneAction(device_id=d.device_id, command="set_setpoint", value=18.0)
+        for d in stats
+        if d.thermostat_mode != "off"
+    ]
     morning = [SceneAction(device_id=d.device_id, command="set_position", value=100) for d in blinds]
     morning += [SceneAction(device_id=d.device_id, command="set_brightness", value=70) for d in lights[:3]]
-    morning += [SceneAction(device_id=d.device_id, command="set_setpoint", value=21.0) for d in stats if d.thermostat_mode != "off"]
+    morning += [
+        SceneAction(device_id=d.device_id, command="set_setpoint", value=21.0)
+        for d in stats
+        if d.thermostat_mode != "off"
+    ]
     away = [SceneAction(device_id=d.device_id, command="turn_off") for d in lights]
     away += [SceneAction(device_id=d.device_id, command="lock") for d in locks]
     away += [SceneAction(device_id=d.device_id, command="set_thermostat_mode", value="eco") for d in stats]
@@ -110,35 +140,73 @@ def _seed_scenes_and_rules(w: IotWorld, rng: random.Random, hid: str, rooms: dic
     living = [d for d in lights if d.room_id == rooms["Living Room"].room_id]
     movie = [SceneAction(device_id=d.device_id, command="set_brightness", value=15) for d in living]
     movie += [SceneAction(device_id=d.device_id, command="set_color", value="#B197FC") for d in colored[:1]]
-    movie += [SceneAction(device_id=d.device_id, command="set_position", value=0) for d in blinds if d.room_id == rooms["Living Room"].room_id]
+    movie += [
+        SceneAction(device_id=d.device_id, command="set_position", value=0)
+        for d in blinds
+        if d.room_id == rooms["Living Room"].room_id
+    ]
     scene_ids: dict[str, str] = {}
     for sname, acts in (("Good Night", night), ("Good Morning", morning), ("Away", away), ("Movie Time", movie)):
         if not acts or (sname == "Movie Time" and rng.random() < 0.4):
             continue
         sid = w.new_id("SCN")
-        w.scenes[sid] = Scene(scene_id=sid, home_id=hid, name=sname, actions=acts,
-                              last_activated=f"2026-03-01T{rng.randint(6, 23):02d}:{rng.randint(0, 59):02d}:00" if rng.random() < 0.6 else None)
+        w.scenes[sid] = Scene(
+            scene_id=sid,
+            home_id=hid,
+            name=sname,
+            actions=acts,
+            last_activated=f"2026-03-01T{rng.randint(6, 23):02d}:{rng.randint(0, 59):02d}:00"
+            if rng.random() < 0.6
+            else None,
+        )
         scene_ids[sname] = sid
     # automations
     motion = [d for d in devs if d.device_type == "motion_sensor"]
     temps = [d for d in devs if "temperature" in d.capabilities and d.device_type != "thermostat"]
     if "Good Night" in scene_ids:
         aid = w.new_id("AUT")
-        w.automations[aid] = Automation(automation_id=aid, home_id=hid, name="Bedtime", trigger_type="time",
-                                        trigger_time=rng.choice(["22:30", "23:00", "23:15"]), scene_id=scene_ids["Good Night"])
+        w.automations[aid] = Automation(
+            automation_id=aid,
+            home_id=hid,
+            name="Bedtime",
+            trigger_type="time",
+            trigger_time=rng.choice(["22:30", "23:00", "23:15"]),
+            scene_id=scene_ids["Good Night"],
+        )
     if "Good Morning" in scene_ids:
         aid = w.new_id("AUT")
-        w.automations[aid] = Automation(automation_id=aid, home_id=hid, name="Wake up", trigger_type="time",
-                                        trigger_time=rng.choice(["06:30", "07:00", "07:15"]), scene_id=scene_ids["Good Morning"],
-                                        enabled=rng.random() < 0.7)
+        w.automations[aid] = Automation(
+            automation_id=aid,
+            home_id=hid,
+            name="Wake up",
+            trigger_type="time",
+            trigger_time=rng.choice(["06:30", "07:00", "07:15"]),
+            scene_id=scene_ids["Good Morning"],
+            enabled=rng.random() < 0.7,
+        )
     if motion and "Good Morning" in scene_ids and rng.random() < 0.7:
         aid = w.new_id("AUT")
-        w.automations[aid] = Automation(automation_id=aid, home_id=hid, name="Hallway motion lights", trigger_type="motion",
-                                        trigger_device_id=motion[0].device_id, scene_id=scene_ids["Good Morning"], enabled=rng.random() < 0.5)
+        w.automations[aid] = Automation(
+            automation_id=aid,
+            home_id=hid,
+            name="Hallway motion lights",
+            trigger_type="motion",
+            trigger_device_id=motion[0].device_id,
+            scene_id=scene_ids["Good Morning"],
+            enabled=rng.random() < 0.5,
+        )
     if temps and "Away" in scene_ids and rng.random() < 0.6:
         aid = w.new_id("AUT")
-        w.automations[aid] = Automation(automation_id=aid, home_id=hid, name="Too warm while away", trigger_type="temperature_above",
-                                        trigger_device_id=temps[0].device_id, threshold_c=26.0, scene_id=scene_ids["Away"], enabled=False)
+        w.automations[aid] = Automation(
+            automation_id=aid,
+            home_id=hid,
+            name="Too warm while away",
+            trigger_type="temperature_above",
+            trigger_device_id=temps[0].device_id,
+            threshold_c=26.0,
+            scene_id=scene_ids["Away"],
+            enabled=False,
+        )
     # groups
     gid = w.new_id("GRP")
     w.groups[gid] = Group(group_id=gid, home_id=hid, name="All Lights", device_ids=[d.device_id for d in lights])
@@ -189,7 +257,11 @@ def _seed_devices(w: IotWorld, rng: random.Random, hid: str, rooms: dict[str, Ro
         if rname in ("Living Room", "Master Bedroom", "Guest Bedroom", "Kids Room", "Office", "Dining Room"):
             add(rname, "blind", f"{rname} Blind")
         if rname in ("Living Room", "Office", "Kitchen") and rng.random() < 0.8:
-            add(rname, "plug", f"{rname} {rng.choice(['TV Plug', 'Coffee Maker Plug', 'Heater Plug', 'Fan Plug', 'Lamp Plug'])}")
+            add(
+                rname,
+                "plug",
+                f"{rname} {rng.choice(['TV Plug', 'Coffee Maker Plug', 'Heater Plug', 'Fan Plug', 'Lamp Plug'])}",
+            )
         if rname in ("Master Bedroom", "Kids Room", "Basement", "Office") and rng.random() < 0.6:
             add(rname, "temperature_sensor", f"{rname} Temperature Sensor")
     return devs
@@ -197,16 +269,33 @@ def _seed_devices(w: IotWorld, rng: random.Random, hid: str, rooms: dict[str, Ro
 
 def seed_world(rng: random.Random, seed: int) -> IotWorld:
     w = IotWorld(seed=seed)
-    zones = {"Lisbon": "Europe/Lisbon", "Denver": "America/Denver", "Austin": "America/Chicago", "Leeds": "Europe/London",
-             "Lyon": "Europe/Paris", "Porto": "Europe/Lisbon", "Boston": "America/New_York", "Dublin": "Europe/Dublin",
-             "Seattle": "America/Los_Angeles", "Madrid": "Europe/Madrid", "Oslo": "Europe/Oslo", "Toronto": "America/Toronto"}
+    zones = {
+        "Lisbon": "Europe/Lisbon",
+        "Denver": "America/Denver",
+        "Austin": "America/Chicago",
+        "Leeds": "Europe/London",
+        "Lyon": "Europe/Paris",
+        "Porto": "Europe/Lisbon",
+        "Boston": "America/New_York",
+        "Dublin": "Europe/Dublin",
+        "Seattle": "America/Los_Angeles",
+        "Madrid": "Europe/Madrid",
+        "Oslo": "Europe/Oslo",
+        "Toronto": "America/Toronto",
+    }
     kinds = ["Residence", "Cottage", "Apartment", "Lake House", "Townhouse"]
     for _ in range(4):
         hid = w.new_id("HOME")
         first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
         city = rng.choice(CITIES)
-        home = Home(home_id=hid, name=f"{last} {rng.choice(kinds)}", owner_name=f"{first} {last}",
-                    address=f"{rng.randint(2, 480)} {rng.choice(STREETS)}", city=city, timezone=zones[city])
+        home = Home(
+            home_id=hid,
+            name=f"{last} {rng.choice(kinds)}",
+            owner_name=f"{first} {last}",
+            address=f"{rng.randint(2, 480)} {rng.choice(STREETS)}",
+            city=city,
+            timezone=zones[city],
+        )
         w.homes[hid] = home
         fixed = ["Living Room", "Kitchen", "Hallway", "Master Bedroom"]
         extra = rng.sample([n for n, _ in ROOM_NAMES if n not in fixed + ["Porch"]], k=rng.randint(2, 4))
@@ -221,9 +310,14 @@ def seed_world(rng: random.Random, seed: int) -> IotWorld:
         # a few historic events
         for d in rng.sample(devs, k=min(6, len(devs))):
             at = f"2026-03-0{rng.randint(1, 2)}T0{rng.randint(0, 8)}:{rng.randint(0, 59):02d}:00"
-            kind = {"motion_sensor": ("motion_detected", "motion detected"), "contact_sensor": ("door_opened", "contact opened"),
-                    "lock": ("unlocked", "unlocked with access code"), "smoke_detector": ("smoke_alarm_test", "monthly self-test passed"),
-                    "light": ("power_on", "turned on"), "camera": ("motion_detected", "motion in view")}.get(d.device_type, ("power_on", "reported state"))
+            kind = {
+                "motion_sensor": ("motion_detected", "motion detected"),
+                "contact_sensor": ("door_opened", "contact opened"),
+                "lock": ("unlocked", "unlocked with access code"),
+                "smoke_detector": ("smoke_alarm_test", "monthly self-test passed"),
+                "light": ("power_on", "turned on"),
+                "camera": ("motion_detected", "motion in view"),
+            }.get(d.device_type, ("power_on", "reported state"))
             _event(w, hid, d.device_id, kind[0], kind[1], at)
         for d in devs:
             if not d.online:

@@ -7,10 +7,47 @@ from typing import Annotated
 from pydantic import Field
 
 from servers.iot_devices.world import (
-    NOW, TOOLS, AccessCode, Automation, AutomationId, AutomationList, Command, DeletedScene, Device, DeviceId,
-    DeviceList, DeviceType, EventList, EventType, Group, GroupId, GroupList, GroupRun, HomeDetail, HomeId, HomeList,
-    HomeSummary, IotWorld, RoomDetail, Scene, SceneAction, SceneId, SceneList, SceneRun, SensorReading,
-    ThermostatMode, TriggerType, _apply, _check, _device, _event, _home, _label, _online, _require, _run_actions,
+    NOW,
+    TOOLS,
+    AccessCode,
+    Automation,
+    AutomationId,
+    AutomationList,
+    Command,
+    DeletedScene,
+    Device,
+    DeviceId,
+    DeviceList,
+    DeviceType,
+    EventList,
+    EventType,
+    Group,
+    GroupId,
+    GroupList,
+    GroupRun,
+    HomeDetail,
+    HomeId,
+    HomeList,
+    HomeSummary,
+    IotWorld,
+    RoomDetail,
+    Scene,
+    SceneAction,
+    SceneId,
+    SceneList,
+    SceneRun,
+    SensorReading,
+    ThermostatMode,
+    TriggerType,
+    _apply,
+    _check,
+    _device,
+    _event,
+    _home,
+    _label,
+    _online,
+    _require,
+    _run_actions,
 )
 from servers.kit import InvalidArgument, PermissionDenied, StateConflict, not_found
 
@@ -26,8 +63,14 @@ def list_homes(
         if city is not None and h.city.lower() != city.lower():
             continue
         devs = [d for d in w.devices.values() if d.home_id == h.home_id]
-        out.append(HomeSummary(**h.model_dump(), room_count=sum(r.home_id == h.home_id for r in w.rooms.values()),
-                               device_count=len(devs), offline_count=sum(not d.online for d in devs)))
+        out.append(
+            HomeSummary(
+                **h.model_dump(),
+                room_count=sum(r.home_id == h.home_id for r in w.rooms.values()),
+                device_count=len(devs),
+                offline_count=sum(not d.online for d in devs),
+            )
+        )
     return HomeList(homes=out, total=len(out))
 
 
@@ -36,11 +79,18 @@ def get_home(w: IotWorld, home_id: HomeId) -> HomeDetail:
     """Get a home with its rooms (and the device ids in each), offline devices and low-battery devices."""
     h = _home(w, home_id)
     devs = [d for d in w.devices.values() if d.home_id == home_id]
-    rooms = [RoomDetail(**r.model_dump(), device_ids=[d.device_id for d in devs if d.room_id == r.room_id])
-             for r in w.rooms.values() if r.home_id == home_id]
-    return HomeDetail(**h.model_dump(), rooms=rooms, device_count=len(devs),
-                      offline_device_ids=[d.device_id for d in devs if not d.online],
-                      low_battery_device_ids=[d.device_id for d in devs if d.battery_pct is not None and d.battery_pct <= 15])
+    rooms = [
+        RoomDetail(**r.model_dump(), device_ids=[d.device_id for d in devs if d.room_id == r.room_id])
+        for r in w.rooms.values()
+        if r.home_id == home_id
+    ]
+    return HomeDetail(
+        **h.model_dump(),
+        rooms=rooms,
+        device_count=len(devs),
+        offline_device_ids=[d.device_id for d in devs if not d.online],
+        low_battery_device_ids=[d.device_id for d in devs if d.battery_pct is not None and d.battery_pct <= 15],
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -57,10 +107,15 @@ def list_devices(
         _home(w, home_id)
     if room_id is not None and room_id not in w.rooms:
         raise not_found("room", room_id, "get_home lists the rooms of a home")
-    out = [d for d in w.devices.values()
-           if (home_id is None or d.home_id == home_id) and (room_id is None or d.room_id == room_id)
-           and (device_type is None or d.device_type == device_type) and (online is None or d.online == online)
-           and (name_contains is None or name_contains.lower() in d.name.lower())]
+    out = [
+        d
+        for d in w.devices.values()
+        if (home_id is None or d.home_id == home_id)
+        and (room_id is None or d.room_id == room_id)
+        and (device_type is None or d.device_type == device_type)
+        and (online is None or d.online == online)
+        and (name_contains is None or name_contains.lower() in d.name.lower())
+    ]
     return DeviceList(devices=out, total=len(out))
 
 
@@ -77,12 +132,23 @@ def get_sensor_reading(w: IotWorld, device_id: DeviceId) -> SensorReading:
     Works for sensors, thermostats (room temperature) and cameras (motion). Fails if the device is offline."""
     d = _device(w, device_id)
     if not {"temperature", "humidity", "motion", "contact", "smoke"} & set(d.capabilities):
-        raise InvalidArgument(f"{_label(d)} has no sensor readings; sensor readings need a sensor, thermostat or camera "
-                              "(list_devices with device_type='temperature_sensor', 'motion_sensor', ...)")
+        raise InvalidArgument(
+            f"{_label(d)} has no sensor readings; sensor readings need a sensor, thermostat or camera "
+            "(list_devices with device_type='temperature_sensor', 'motion_sensor', ...)"
+        )
     _online(d)
-    return SensorReading(device_id=d.device_id, device_type=d.device_type, name=d.name, read_at=NOW, battery_pct=d.battery_pct,
-                         temperature_c=d.temperature_c, humidity_pct=d.humidity_pct, motion_detected=d.motion_detected,
-                         contact_open=d.contact_open, smoke_detected=d.smoke_detected)
+    return SensorReading(
+        device_id=d.device_id,
+        device_type=d.device_type,
+        name=d.name,
+        read_at=NOW,
+        battery_pct=d.battery_pct,
+        temperature_c=d.temperature_c,
+        humidity_pct=d.humidity_pct,
+        motion_detected=d.motion_detected,
+        contact_open=d.contact_open,
+        smoke_detected=d.smoke_detected,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -98,8 +164,13 @@ def list_device_events(
         _home(w, home_id)
     if device_id is not None:
         _device(w, device_id)
-    out = [e for e in w.events.values() if (home_id is None or e.home_id == home_id)
-           and (device_id is None or e.device_id == device_id) and (event_type is None or e.event_type == event_type)]
+    out = [
+        e
+        for e in w.events.values()
+        if (home_id is None or e.home_id == home_id)
+        and (device_id is None or e.device_id == device_id)
+        and (event_type is None or e.event_type == event_type)
+    ]
     out.sort(key=lambda e: (e.at, e.event_id), reverse=True)
     out = out[:limit]
     return EventList(events=out, total=len(out))
@@ -117,9 +188,12 @@ def reconnect_device(w: IotWorld, device_id: DeviceId) -> Device:
     _event(w, d.home_id, d.device_id, "reconnected", "reconnected to hub")
     return d
 
+
 # ---------------------------------------------------------------- actuators
 @TOOLS.tool(idempotent=True)
-def set_power(w: IotWorld, device_id: DeviceId, on: Annotated[bool, Field(description="true to switch on, false to switch off")]) -> Device:
+def set_power(
+    w: IotWorld, device_id: DeviceId, on: Annotated[bool, Field(description="true to switch on, false to switch off")]
+) -> Device:
     """Switch a light, smart plug or camera on or off."""
     d = _device(w, device_id)
     _apply(w, d, "turn_on" if on else "turn_off", None)
@@ -154,9 +228,18 @@ def set_light_color(
 def set_thermostat(
     w: IotWorld,
     device_id: DeviceId,
-    mode: Annotated[ThermostatMode | None, Field(description="New operating mode; omit to keep the current one")] = None,
-    setpoint_c: Annotated[float | None, Field(description="Target temperature in Celsius, 5-35 and within the thermostat's "
-                                                          "min_setpoint_c..max_setpoint_c; omit to keep it", ge=5, le=35)] = None,
+    mode: Annotated[
+        ThermostatMode | None, Field(description="New operating mode; omit to keep the current one")
+    ] = None,
+    setpoint_c: Annotated[
+        float | None,
+        Field(
+            description="Target temperature in Celsius, 5-35 and within the thermostat's "
+            "min_setpoint_c..max_setpoint_c; omit to keep it",
+            ge=5,
+            le=35,
+        ),
+    ] = None,
 ) -> Device:
     """Change a thermostat's mode and/or target temperature. A setpoint cannot be set while the mode is 'off'."""
     d = _device(w, device_id)
@@ -166,7 +249,9 @@ def set_thermostat(
     if setpoint_c is not None:
         _check(d, "set_setpoint", setpoint_c)
         if (mode or d.thermostat_mode) == "off":
-            raise StateConflict(f"{_label(d)} would be in mode 'off'; choose mode heat, cool, auto or eco to use a setpoint")
+            raise StateConflict(
+                f"{_label(d)} would be in mode 'off'; choose mode heat, cool, auto or eco to use a setpoint"
+            )
     if mode is not None:
         _apply(w, d, "set_thermostat_mode", mode)
     if setpoint_c is not None:
@@ -193,7 +278,13 @@ def unlock_device(w: IotWorld, device_id: DeviceId, access_code: AccessCode) -> 
     if d.lock_state != "unlocked":
         was = d.lock_state
         d.lock_state = "unlocked"
-        _event(w, d.home_id, d.device_id, "unlocked", "unlocked with access code" + (", jam cleared" if was == "jammed" else ""))
+        _event(
+            w,
+            d.home_id,
+            d.device_id,
+            "unlocked",
+            "unlocked with access code" + (", jam cleared" if was == "jammed" else ""),
+        )
     return d
 
 
@@ -220,9 +311,12 @@ def set_camera_recording(
     _apply(w, d, "start_recording" if recording else "stop_recording", None)
     return d
 
+
 # ---------------------------------------------------------------- scenes
 @TOOLS.tool(read_only=True)
-def list_scenes(w: IotWorld, home_id: Annotated[str | None, Field(description="Only scenes of this home id")] = None) -> SceneList:
+def list_scenes(
+    w: IotWorld, home_id: Annotated[str | None, Field(description="Only scenes of this home id")] = None
+) -> SceneList:
     """List scenes (named sets of device actions), optionally for one home."""
     if home_id is not None:
         _home(w, home_id)
@@ -235,7 +329,9 @@ def create_scene(
     w: IotWorld,
     home_id: HomeId,
     name: Annotated[str, Field(description="Scene name, unique within the home", min_length=2, max_length=60)],
-    actions: Annotated[list[SceneAction], Field(description="Device actions to run, in order", min_length=1, max_length=50)],
+    actions: Annotated[
+        list[SceneAction], Field(description="Device actions to run, in order", min_length=1, max_length=50)
+    ],
 ) -> Scene:
     """Create a scene: a named list of device actions in one home that activate_scene runs together."""
     _home(w, home_id)
@@ -268,8 +364,10 @@ def activate_scene(w: IotWorld, scene_id: SceneId) -> SceneRun:
     outcomes = _run_actions(w, [(a.device_id, a.command, a.value) for a in s.actions], f"scene '{s.name}'")
     ok = sum(o.ok for o in outcomes)
     if ok == 0:
-        raise StateConflict(f"no action of scene {scene_id} ('{s.name}') could be applied: "
-                            + "; ".join(o.error or "" for o in outcomes))
+        raise StateConflict(
+            f"no action of scene {scene_id} ('{s.name}') could be applied: "
+            + "; ".join(o.error or "" for o in outcomes)
+        )
     s.last_activated = NOW
     _event(w, s.home_id, None, "scene_activated", f"scene '{s.name}' activated ({ok}/{len(outcomes)} actions applied)")
     return SceneRun(scene_id=scene_id, home_id=s.home_id, applied=ok, failed=len(outcomes) - ok, outcomes=outcomes)
@@ -289,6 +387,7 @@ def delete_scene(w: IotWorld, scene_id: SceneId) -> DeletedScene:
             disabled.append(a.automation_id)
     return DeletedScene(scene_id=scene_id, deleted=True, disabled_automation_ids=disabled)
 
+
 # ---------------------------------------------------------------- automations
 @TOOLS.tool(read_only=True)
 def list_automations(
@@ -299,8 +398,11 @@ def list_automations(
     """List automations: triggers (time of day or a sensor condition) that run a scene."""
     if home_id is not None:
         _home(w, home_id)
-    out = [a for a in w.automations.values()
-           if (home_id is None or a.home_id == home_id) and (enabled is None or a.enabled == enabled)]
+    out = [
+        a
+        for a in w.automations.values()
+        if (home_id is None or a.home_id == home_id) and (enabled is None or a.enabled == enabled)
+    ]
     return AutomationList(automations=out, total=len(out))
 
 
@@ -311,11 +413,16 @@ def create_automation(
     name: Annotated[str, Field(description="Automation name", min_length=2, max_length=60)],
     trigger_type: Annotated[TriggerType, Field(description="What starts it: a time of day or a sensor condition")],
     scene_id: Annotated[str, Field(description="Scene id to run when triggered (from list_scenes, same home)")],
-    trigger_time: Annotated[str | None, Field(description="For trigger_type 'time': time of day 'HH:MM' (24 h)",
-                                              pattern=r"^([01]\d|2[0-3]):[0-5]\d$")] = None,
-    trigger_device_id: Annotated[str | None, Field(description="For sensor triggers: the device id whose reading triggers it")] = None,
-    threshold_c: Annotated[float | None, Field(description="For temperature_below/temperature_above: threshold in Celsius",
-                                               ge=-30, le=60)] = None,
+    trigger_time: Annotated[
+        str | None,
+        Field(description="For trigger_type 'time': time of day 'HH:MM' (24 h)", pattern=r"^([01]\d|2[0-3]):[0-5]\d$"),
+    ] = None,
+    trigger_device_id: Annotated[
+        str | None, Field(description="For sensor triggers: the device id whose reading triggers it")
+    ] = None,
+    threshold_c: Annotated[
+        float | None, Field(description="For temperature_below/temperature_above: threshold in Celsius", ge=-30, le=60)
+    ] = None,
 ) -> Automation:
     """Create an automation that runs a scene at a time of day or when a sensor reports motion, an open contact, smoke or a temperature threshold."""
     _home(w, home_id)
@@ -328,7 +435,9 @@ def create_automation(
         if trigger_time is None:
             raise InvalidArgument("trigger_time 'HH:MM' is required when trigger_type is 'time'")
         if trigger_device_id is not None or threshold_c is not None:
-            raise InvalidArgument("trigger_device_id and threshold_c are only for sensor triggers, not trigger_type 'time'")
+            raise InvalidArgument(
+                "trigger_device_id and threshold_c are only for sensor triggers, not trigger_type 'time'"
+            )
     else:
         if trigger_device_id is None:
             raise InvalidArgument(f"trigger_device_id is required when trigger_type is {trigger_type!r}")
@@ -337,16 +446,29 @@ def create_automation(
         d = _device(w, trigger_device_id)
         if d.home_id != home_id:
             raise InvalidArgument(f"trigger_device_id {trigger_device_id} belongs to home {d.home_id}, not {home_id}")
-        cap = {"motion": "motion", "contact_open": "contact", "smoke": "smoke",
-               "temperature_below": "temperature", "temperature_above": "temperature"}[trigger_type]
+        cap = {
+            "motion": "motion",
+            "contact_open": "contact",
+            "smoke": "smoke",
+            "temperature_below": "temperature",
+            "temperature_above": "temperature",
+        }[trigger_type]
         _require(d, cap)
         if cap == "temperature" and threshold_c is None:
             raise InvalidArgument(f"threshold_c is required when trigger_type is {trigger_type!r}")
         if cap != "temperature" and threshold_c is not None:
             raise InvalidArgument("threshold_c is only for temperature_below / temperature_above triggers")
     aid = w.new_id("AUT")
-    a = Automation(automation_id=aid, home_id=home_id, name=name, trigger_type=trigger_type, trigger_time=trigger_time,
-                   trigger_device_id=trigger_device_id, threshold_c=threshold_c, scene_id=scene_id)
+    a = Automation(
+        automation_id=aid,
+        home_id=home_id,
+        name=name,
+        trigger_type=trigger_type,
+        trigger_time=trigger_time,
+        trigger_device_id=trigger_device_id,
+        threshold_c=threshold_c,
+        scene_id=scene_id,
+    )
     w.automations[aid] = a
     return a
 
@@ -362,13 +484,18 @@ def set_automation_enabled(
     if a is None:
         raise not_found("automation", automation_id, "list_automations shows valid ids")
     if enabled and a.scene_id not in w.scenes:
-        raise StateConflict(f"automation {automation_id} runs scene {a.scene_id}, which was deleted; create a new automation instead")
+        raise StateConflict(
+            f"automation {automation_id} runs scene {a.scene_id}, which was deleted; create a new automation instead"
+        )
     a.enabled = enabled
     return a
 
+
 # ---------------------------------------------------------------- groups
 @TOOLS.tool(read_only=True)
-def list_groups(w: IotWorld, home_id: Annotated[str | None, Field(description="Only groups of this home id")] = None) -> GroupList:
+def list_groups(
+    w: IotWorld, home_id: Annotated[str | None, Field(description="Only groups of this home id")] = None
+) -> GroupList:
     """List device groups (devices controlled together), optionally for one home."""
     if home_id is not None:
         _home(w, home_id)
@@ -381,7 +508,10 @@ def create_group(
     w: IotWorld,
     home_id: HomeId,
     name: Annotated[str, Field(description="Group name, unique within the home", min_length=2, max_length=60)],
-    device_ids: Annotated[list[str], Field(description="Device ids of the members (same home, from list_devices)", min_length=2, max_length=50)],
+    device_ids: Annotated[
+        list[str],
+        Field(description="Device ids of the members (same home, from list_devices)", min_length=2, max_length=50),
+    ],
 ) -> Group:
     """Create a group of devices in one home so control_group can command them together."""
     _home(w, home_id)
@@ -404,8 +534,13 @@ def control_group(
     w: IotWorld,
     group_id: GroupId,
     command: Annotated[Command, Field(description="Command sent to every member of the group")],
-    value: Annotated[float | str | None, Field(description="Argument of the command: brightness/position 0-100, color '#RRGGBB', "
-                                                          "setpoint 5-35 C or thermostat mode; omit for on/off/lock/recording")] = None,
+    value: Annotated[
+        float | str | None,
+        Field(
+            description="Argument of the command: brightness/position 0-100, color '#RRGGBB', "
+            "setpoint 5-35 C or thermostat mode; omit for on/off/lock/recording"
+        ),
+    ] = None,
 ) -> GroupRun:
     """Send one command to every device of a group. Members that are offline or lack the capability are reported as failed."""
     g = w.groups.get(group_id)
@@ -414,6 +549,8 @@ def control_group(
     outcomes = _run_actions(w, [(did, command, value) for did in g.device_ids], f"group '{g.name}'")
     ok = sum(o.ok for o in outcomes)
     if ok == 0:
-        raise StateConflict(f"command {command!r} could not be applied to any member of group {group_id} ('{g.name}'): "
-                            + "; ".join(o.error or "" for o in outcomes))
+        raise StateConflict(
+            f"command {command!r} could not be applied to any member of group {group_id} ('{g.name}'): "
+            + "; ".join(o.error or "" for o in outcomes)
+        )
     return GroupRun(group_id=group_id, command=command, applied=ok, failed=len(outcomes) - ok, outcomes=outcomes)

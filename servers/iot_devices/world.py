@@ -12,41 +12,100 @@ from servers.kit import InvalidArgument, StateConflict, ToolFailure, ToolSet, Wo
 NOW = f"{REFERENCE_DAY}T09:00:00"
 
 DeviceType = Literal[
-    "temperature_sensor", "humidity_sensor", "motion_sensor", "contact_sensor", "smoke_detector",
-    "light", "thermostat", "lock", "blind", "plug", "camera",
+    "temperature_sensor",
+    "humidity_sensor",
+    "motion_sensor",
+    "contact_sensor",
+    "smoke_detector",
+    "light",
+    "thermostat",
+    "lock",
+    "blind",
+    "plug",
+    "camera",
 ]
 SENSOR_TYPES = ("temperature_sensor", "humidity_sensor", "motion_sensor", "contact_sensor", "smoke_detector")
 ThermostatMode = Literal["off", "heat", "cool", "auto", "eco"]
 LockState = Literal["locked", "unlocked", "jammed"]
 OfflineReason = Literal["wifi_dropout", "battery_depleted", "hub_unreachable"]
 Command = Literal[
-    "turn_on", "turn_off", "set_brightness", "set_color", "set_thermostat_mode", "set_setpoint",
-    "lock", "set_position", "start_recording", "stop_recording",
+    "turn_on",
+    "turn_off",
+    "set_brightness",
+    "set_color",
+    "set_thermostat_mode",
+    "set_setpoint",
+    "lock",
+    "set_position",
+    "start_recording",
+    "stop_recording",
 ]
 TriggerType = Literal["time", "motion", "contact_open", "temperature_below", "temperature_above", "smoke"]
 EventType = Literal[
-    "motion_detected", "door_opened", "door_closed", "locked", "unlocked", "lock_jammed", "power_on", "power_off",
-    "brightness_changed", "color_changed", "setpoint_changed", "mode_changed", "position_changed",
-    "recording_started", "recording_stopped", "went_offline", "reconnected", "smoke_alarm_test", "low_battery",
-    "scene_activated", "renamed",
+    "motion_detected",
+    "door_opened",
+    "door_closed",
+    "locked",
+    "unlocked",
+    "lock_jammed",
+    "power_on",
+    "power_off",
+    "brightness_changed",
+    "color_changed",
+    "setpoint_changed",
+    "mode_changed",
+    "position_changed",
+    "recording_started",
+    "recording_stopped",
+    "went_offline",
+    "reconnected",
+    "smoke_alarm_test",
+    "low_battery",
+    "scene_activated",
+    "renamed",
 ]
 
 # capability needed by each command, and the device types that offer each capability
 COMMAND_CAP: dict[str, str] = {
-    "turn_on": "power", "turn_off": "power", "set_brightness": "brightness", "set_color": "color",
-    "set_thermostat_mode": "thermostat", "set_setpoint": "thermostat", "lock": "lock", "set_position": "position",
-    "start_recording": "recording", "stop_recording": "recording",
+    "turn_on": "power",
+    "turn_off": "power",
+    "set_brightness": "brightness",
+    "set_color": "color",
+    "set_thermostat_mode": "thermostat",
+    "set_setpoint": "thermostat",
+    "lock": "lock",
+    "set_position": "position",
+    "start_recording": "recording",
+    "stop_recording": "recording",
 }
 CAP_TYPES: dict[str, str] = {
-    "power": "light, plug or camera", "brightness": "light", "color": "color-capable light (supports_color=true)",
-    "thermostat": "thermostat", "lock": "lock", "position": "blind", "recording": "camera",
-    "temperature": "temperature_sensor, humidity_sensor or thermostat", "humidity": "humidity_sensor",
-    "motion": "motion_sensor or camera", "contact": "contact_sensor", "smoke": "smoke_detector",
+    "power": "light, plug or camera",
+    "brightness": "light",
+    "color": "color-capable light (supports_color=true)",
+    "thermostat": "thermostat",
+    "lock": "lock",
+    "position": "blind",
+    "recording": "camera",
+    "temperature": "temperature_sensor, humidity_sensor or thermostat",
+    "humidity": "humidity_sensor",
+    "motion": "motion_sensor or camera",
+    "contact": "contact_sensor",
+    "smoke": "smoke_detector",
 }
 
 ROOM_NAMES = [
-    ("Living Room", 0), ("Kitchen", 0), ("Dining Room", 0), ("Hallway", 0), ("Garage", 0), ("Porch", 0),
-    ("Master Bedroom", 1), ("Guest Bedroom", 1), ("Kids Room", 1), ("Office", 1), ("Bathroom", 1), ("Basement", -1),
+    ("Living Room", 0),
+    ("Kitchen", 0),
+    ("Dining Room", 0),
+    ("Hallway", 0),
+    ("Garage", 0),
+    ("Porch", 0),
+    ("Master Bedroom", 1),
+    ("Guest Bedroom", 1),
+    ("Kids Room", 1),
+    ("Office", 1),
+    ("Bathroom", 1),
+    ("Basement", -1),
 ]
 MAKERS: dict[str, list[tuple[str, str]]] = {
     "temperature_sensor": [("Aqualis", "TS-20"), ("Nordvik", "Thermo Mini")],
@@ -126,7 +185,7 @@ class SceneAction(BaseModel):
     value: float | str | None = Field(
         default=None,
         description="Argument of the command: brightness 0-100, color '#RRGGBB', setpoint 5-35 C, "
-                    "thermostat mode (off/heat/cool/auto/eco), blind position 0-100; omit for on/off/lock/recording",
+        "thermostat mode (off/heat/cool/auto/eco), blind position 0-100; omit for on/off/lock/recording",
     )
 
 
@@ -207,8 +266,11 @@ def _label(d: Device) -> str:
 
 def _online(d: Device) -> None:
     if not d.online:
-        hint = ("its battery is depleted; replace the batteries, then reconnect_device" if d.offline_reason == "battery_depleted"
-                else "reconnect_device may bring it back")
+        hint = (
+            "its battery is depleted; replace the batteries, then reconnect_device"
+            if d.offline_reason == "battery_depleted"
+            else "reconnect_device may bring it back"
+        )
         raise StateConflict(f"{_label(d)} is offline since {d.last_seen} ({d.offline_reason}); {hint}")
 
 
@@ -216,7 +278,8 @@ def _require(d: Device, cap: str) -> None:
     if cap not in d.capabilities:
         raise InvalidArgument(
             f"{_label(d)} does not support '{cap}' (its capabilities: {', '.join(d.capabilities)}); "
-            f"'{cap}' needs a {CAP_TYPES.get(cap, cap)}")
+            f"'{cap}' needs a {CAP_TYPES.get(cap, cap)}"
+        )
 
 
 def _number(value: float | str | None, what: str) -> float:
@@ -282,13 +345,17 @@ def _apply(w: IotWorld, d: Device, command: str, value: float | str | None, sour
         _event(w, d.home_id, d.device_id, "mode_changed", f"mode set to {v}{tag}")
     elif command == "set_setpoint":
         if d.thermostat_mode == "off":
-            raise StateConflict(f"{_label(d)} is in mode 'off'; set a mode (heat, cool, auto or eco) with set_thermostat first")
+            raise StateConflict(
+                f"{_label(d)} is in mode 'off'; set a mode (heat, cool, auto or eco) with set_thermostat first"
+            )
         d.setpoint_c = float(v)  # type: ignore[arg-type]
         _event(w, d.home_id, d.device_id, "setpoint_changed", f"setpoint set to {d.setpoint_c:g} C{tag}")
     elif command == "lock":
         if d.lock_state == "jammed":
-            raise StateConflict(f"{_label(d)} is jammed: the bolt cannot extend; check the door is fully closed and call "
-                                "unlock_device with the access code to retract the bolt and clear the jam")
+            raise StateConflict(
+                f"{_label(d)} is jammed: the bolt cannot extend; check the door is fully closed and call "
+                "unlock_device with the access code to retract the bolt and clear the jam"
+            )
         if d.lock_state != "locked":
             d.lock_state = "locked"
             _event(w, d.home_id, d.device_id, "locked", f"locked{tag}")
@@ -301,8 +368,13 @@ def _apply(w: IotWorld, d: Device, command: str, value: float | str | None, sour
             raise StateConflict(f"{_label(d)} is switched off; turn it on with set_power before recording")
         if d.recording != rec:
             d.recording = rec
-            _event(w, d.home_id, d.device_id, "recording_started" if rec else "recording_stopped",
-                   f"recording {'started' if rec else 'stopped'}{tag}")
+            _event(
+                w,
+                d.home_id,
+                d.device_id,
+                "recording_started" if rec else "recording_stopped",
+                f"recording {'started' if rec else 'stopped'}{tag}",
+            )
 
 
 # --------------------------------------------------------------------------- parameter and result types

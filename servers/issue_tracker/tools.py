@@ -7,10 +7,46 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from servers.issue_tracker.world import (
-    DATE_PATTERN, DAY0, LABEL_PATTERN, TOOLS, WORKFLOW, Comment, CommentList, Issue, IssueDetail, IssueId,
-    IssueList, IssueType, Labels, Link, LinkType, Membership, Priority, ProjectDetail, ProjectId, ProjectList, Role,
-    Sprint, SprintClosed, SprintId, SprintList, SprintState, Status, TrackerWorld, Transition, Unlinked, UserId,
-    UserList, _active_project, _issue, _member, _open_blockers, _project, _real_date, _sprint, _user,
+    DATE_PATTERN,
+    DAY0,
+    LABEL_PATTERN,
+    TOOLS,
+    WORKFLOW,
+    Comment,
+    CommentList,
+    Issue,
+    IssueDetail,
+    IssueId,
+    IssueList,
+    IssueType,
+    Labels,
+    Link,
+    LinkType,
+    Membership,
+    Priority,
+    ProjectDetail,
+    ProjectId,
+    ProjectList,
+    Role,
+    Sprint,
+    SprintClosed,
+    SprintId,
+    SprintList,
+    SprintState,
+    Status,
+    TrackerWorld,
+    Transition,
+    Unlinked,
+    UserId,
+    UserList,
+    _active_project,
+    _issue,
+    _member,
+    _open_blockers,
+    _project,
+    _real_date,
+    _sprint,
+    _user,
 )
 from servers.kit import InvalidArgument, StateConflict, not_found
 
@@ -22,8 +58,11 @@ def list_projects(
     member_id: Annotated[str | None, Field(description="Only projects this user id is a member of")] = None,
 ) -> ProjectList:
     """List projects with their key, lead and member ids."""
-    out = [p for p in w.projects.values()
-           if (status is None or p.status == status) and (member_id is None or member_id in p.member_ids)]
+    out = [
+        p
+        for p in w.projects.values()
+        if (status is None or p.status == status) and (member_id is None or member_id in p.member_ids)
+    ]
     return ProjectList(projects=out, total=len(out))
 
 
@@ -35,9 +74,17 @@ def get_project(w: TrackerWorld, project_id: ProjectId) -> ProjectDetail:
     for i in w.issues.values():
         if i.project_id == project_id:
             counts[i.status] += 1
-    return ProjectDetail(project_id=p.project_id, key=p.key, name=p.name, description=p.description, status=p.status,
-                         lead_id=p.lead_id, members=[w.users[u] for u in p.member_ids],
-                         sprints=[s for s in w.sprints.values() if s.project_id == project_id], issue_counts=counts)
+    return ProjectDetail(
+        project_id=p.project_id,
+        key=p.key,
+        name=p.name,
+        description=p.description,
+        status=p.status,
+        lead_id=p.lead_id,
+        members=[w.users[u] for u in p.member_ids],
+        sprints=[s for s in w.sprints.values() if s.project_id == project_id],
+        issue_counts=counts,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -49,9 +96,13 @@ def list_users(
 ) -> UserList:
     """List users of the tracker, optionally only the members of one project."""
     members = set(_project(w, project_id).member_ids) if project_id is not None else None
-    out = [u for u in w.users.values()
-           if (members is None or u.user_id in members) and (role is None or u.role == role)
-           and (name_contains is None or name_contains.lower() in f"{u.name} {u.username}".lower())]
+    out = [
+        u
+        for u in w.users.values()
+        if (members is None or u.user_id in members)
+        and (role is None or u.role == role)
+        and (name_contains is None or name_contains.lower() in f"{u.name} {u.username}".lower())
+    ]
     return UserList(users=out, total=len(out))
 
 
@@ -85,12 +136,19 @@ def list_issues(
     if project_id is not None:
         _project(w, project_id)
     t = text.lower() if text else None
-    out = [i for i in w.issues.values()
-           if (project_id is None or i.project_id == project_id) and (status is None or i.status == status)
-           and (issue_type is None or i.issue_type == issue_type) and (priority is None or i.priority == priority)
-           and (assignee_id is None or i.assignee_id == assignee_id) and (sprint_id is None or i.sprint_id == sprint_id)
-           and (not backlog_only or i.sprint_id is None) and (label is None or label in i.labels)
-           and (t is None or t in i.title.lower() or t in (i.description or "").lower())]
+    out = [
+        i
+        for i in w.issues.values()
+        if (project_id is None or i.project_id == project_id)
+        and (status is None or i.status == status)
+        and (issue_type is None or i.issue_type == issue_type)
+        and (priority is None or i.priority == priority)
+        and (assignee_id is None or i.assignee_id == assignee_id)
+        and (sprint_id is None or i.sprint_id == sprint_id)
+        and (not backlog_only or i.sprint_id is None)
+        and (label is None or label in i.labels)
+        and (t is None or t in i.title.lower() or t in (i.description or "").lower())
+    ]
     return IssueList(issues=out[:limit], total=len(out))
 
 
@@ -100,8 +158,14 @@ def get_issue(w: TrackerWorld, issue_id: IssueId) -> IssueDetail:
     i = _issue(w, issue_id)
     links = [l for l in w.links.values() if issue_id in (l.issue_id, l.target_issue_id)]
     n = sum(1 for c in w.comments.values() if c.issue_id == issue_id)
-    return IssueDetail(issue=i, issue_id=issue_id, allowed_transitions=list(WORKFLOW[i.status]),  # type: ignore[arg-type]
-                       blocked_by=_open_blockers(w, issue_id), links=links, comment_count=n)
+    return IssueDetail(
+        issue=i,
+        issue_id=issue_id,
+        allowed_transitions=list(WORKFLOW[i.status]),  # type: ignore[arg-type]
+        blocked_by=_open_blockers(w, issue_id),
+        links=links,
+        comment_count=n,
+    )
 
 
 @TOOLS.tool()
@@ -124,9 +188,21 @@ def create_issue(
     if assignee_id is not None:
         _member(w, p, assignee_id, "be assigned its issues")
     iid = w.new_id(p.key)
-    i = Issue(issue_id=iid, project_id=project_id, title=title, description=description, issue_type=issue_type,
-              priority=priority, labels=sorted(set(labels)), status="open", assignee_id=assignee_id,
-              reporter_id=reporter_id, story_points=story_points, created_on=DAY0, updated_on=DAY0)
+    i = Issue(
+        issue_id=iid,
+        project_id=project_id,
+        title=title,
+        description=description,
+        issue_type=issue_type,
+        priority=priority,
+        labels=sorted(set(labels)),
+        status="open",
+        assignee_id=assignee_id,
+        reporter_id=reporter_id,
+        story_points=story_points,
+        created_on=DAY0,
+        updated_on=DAY0,
+    )
     w.issues[iid] = i
     return i
 
@@ -138,15 +214,19 @@ def update_issue(
     title: Annotated[str | None, Field(description="New title", min_length=3, max_length=200)] = None,
     description: Annotated[str | None, Field(description="New description")] = None,
     priority: Annotated[Priority | None, Field(description="New priority")] = None,
-    labels: Annotated[list[Annotated[str, Field(pattern=LABEL_PATTERN)]] | None,
-                      Field(description="Replace the labels with this list, e.g. ['backend']", max_length=8)] = None,
+    labels: Annotated[
+        list[Annotated[str, Field(pattern=LABEL_PATTERN)]] | None,
+        Field(description="Replace the labels with this list, e.g. ['backend']", max_length=8),
+    ] = None,
     story_points: Annotated[int | None, Field(description="New estimate in story points", ge=0, le=100)] = None,
 ) -> Issue:
     """Edit an issue's title, description, priority, labels or estimate. Only the given fields change."""
     i = _issue(w, issue_id)
     _active_project(_project(w, i.project_id))
     if all(v is None for v in (title, description, priority, labels, story_points)):
-        raise InvalidArgument("nothing to update: give at least one of title, description, priority, labels, story_points")
+        raise InvalidArgument(
+            "nothing to update: give at least one of title, description, priority, labels, story_points"
+        )
     if title is not None:
         i.title = title
     if description is not None:
@@ -165,7 +245,9 @@ def update_issue(
 def assign_issue(
     w: TrackerWorld,
     issue_id: IssueId,
-    user_id: Annotated[str | None, Field(description="user_id of the new assignee (a project member); null to unassign")],
+    user_id: Annotated[
+        str | None, Field(description="user_id of the new assignee (a project member); null to unassign")
+    ],
 ) -> Issue:
     """Assign an issue to a member of its project, or unassign it."""
     i = _issue(w, issue_id)
@@ -182,7 +264,9 @@ def assign_issue(
 def transition_issue(
     w: TrackerWorld,
     issue_id: IssueId,
-    status: Annotated[Status, Field(description="Target workflow status; must be allowed from the current one (see get_issue)")],
+    status: Annotated[
+        Status, Field(description="Target workflow status; must be allowed from the current one (see get_issue)")
+    ],
 ) -> Transition:
     """Move an issue through the workflow: open -> in_progress -> in_review -> done (in_progress/in_review can step back; done can be reopened).
 
@@ -192,18 +276,27 @@ def transition_issue(
     _active_project(_project(w, i.project_id))
     allowed = WORKFLOW[i.status]
     if status not in allowed:
-        raise StateConflict(f"issue {issue_id} cannot move from {i.status} to {status}; allowed next states: {', '.join(allowed)}")
+        raise StateConflict(
+            f"issue {issue_id} cannot move from {i.status} to {status}; allowed next states: {', '.join(allowed)}"
+        )
     if status == "done":
         blockers = _open_blockers(w, issue_id)
         if blockers:
             desc = ", ".join(f"{b} ({w.issues[b].status})" for b in blockers)
-            raise StateConflict(f"issue {issue_id} is blocked by open issue(s) {desc}; finish them or unlink_issues first")
+            raise StateConflict(
+                f"issue {issue_id} is blocked by open issue(s) {desc}; finish them or unlink_issues first"
+            )
     prev = i.status
     i.status = status
     i.updated_on = DAY0
     i.resolved_on = DAY0 if status == "done" else None
-    return Transition(issue_id=issue_id, previous_status=prev, status=status,  # type: ignore[arg-type]
-                      allowed_transitions=list(WORKFLOW[status]), resolved_on=i.resolved_on)  # type: ignore[arg-type]
+    return Transition(
+        issue_id=issue_id,
+        previous_status=prev,
+        status=status,  # type: ignore[arg-type]
+        allowed_transitions=list(WORKFLOW[status]),
+        resolved_on=i.resolved_on,
+    )  # type: ignore[arg-type]
 
 
 @TOOLS.tool()
@@ -236,7 +329,12 @@ def list_comments(w: TrackerWorld, issue_id: IssueId) -> CommentList:
 def link_issues(
     w: TrackerWorld,
     issue_id: Annotated[str, Field(description="Source issue id (e.g. the one that blocks)")],
-    link_type: Annotated[LinkType, Field(description="'blocks': issue_id must be done before target_issue_id can be done; 'relates': informational")],
+    link_type: Annotated[
+        LinkType,
+        Field(
+            description="'blocks': issue_id must be done before target_issue_id can be done; 'relates': informational"
+        ),
+    ],
     target_issue_id: Annotated[str, Field(description="Target issue id (e.g. the one that is blocked)")],
 ) -> Link:
     """Link two issues: issue_id blocks target_issue_id, or the two relate to each other."""
@@ -247,8 +345,12 @@ def link_issues(
     for l in w.links.values():
         if l.link_type == link_type and {l.issue_id, l.target_issue_id} == {issue_id, target_issue_id}:
             if link_type == "relates" or l.issue_id == issue_id:
-                raise StateConflict(f"{issue_id} and {target_issue_id} are already linked with {link_type} ({l.link_id})")
-            raise StateConflict(f"{target_issue_id} already blocks {issue_id} ({l.link_id}); two issues cannot block each other")
+                raise StateConflict(
+                    f"{issue_id} and {target_issue_id} are already linked with {link_type} ({l.link_id})"
+                )
+            raise StateConflict(
+                f"{target_issue_id} already blocks {issue_id} ({l.link_id}); two issues cannot block each other"
+            )
     lid = w.new_id("LNK")
     link = Link(link_id=lid, issue_id=issue_id, link_type=link_type, target_issue_id=target_issue_id)
     w.links[lid] = link
@@ -256,7 +358,9 @@ def link_issues(
 
 
 @TOOLS.tool(destructive=True, idempotent=True)
-def unlink_issues(w: TrackerWorld, link_id: Annotated[str, Field(description="Link id, e.g. 'LNK-0002' (from get_issue's links)")]) -> Unlinked:
+def unlink_issues(
+    w: TrackerWorld, link_id: Annotated[str, Field(description="Link id, e.g. 'LNK-0002' (from get_issue's links)")]
+) -> Unlinked:
     """Remove a link between two issues."""
     if link_id not in w.links:
         raise not_found("link", link_id, "get_issue lists an issue's links")
@@ -273,8 +377,11 @@ def list_sprints(
     """List sprints (planned, active or closed), optionally for one project."""
     if project_id is not None:
         _project(w, project_id)
-    out = [s for s in w.sprints.values()
-           if (project_id is None or s.project_id == project_id) and (state is None or s.state == state)]
+    out = [
+        s
+        for s in w.sprints.values()
+        if (project_id is None or s.project_id == project_id) and (state is None or s.state == state)
+    ]
     return SprintList(sprints=out, total=len(out))
 
 
@@ -297,7 +404,15 @@ def create_sprint(
     if any(s.project_id == project_id and s.name.lower() == name.lower() for s in w.sprints.values()):
         raise StateConflict(f"project {project_id} already has a sprint named {name!r}")
     sid = w.new_id("SPR")
-    s = Sprint(sprint_id=sid, project_id=project_id, name=name, state="planned", start_date=start_date, end_date=end_date, goal=goal)
+    s = Sprint(
+        sprint_id=sid,
+        project_id=project_id,
+        name=name,
+        state="planned",
+        start_date=start_date,
+        end_date=end_date,
+        goal=goal,
+    )
     w.sprints[sid] = s
     return s
 
@@ -311,7 +426,9 @@ def start_sprint(w: TrackerWorld, sprint_id: SprintId) -> Sprint:
         raise StateConflict(f"sprint {sprint_id} is {s.state}; only planned sprints can be started")
     act = next((x for x in w.sprints.values() if x.project_id == s.project_id and x.state == "active"), None)
     if act is not None:
-        raise StateConflict(f"project {s.project_id} already has an active sprint {act.sprint_id} ({act.name}); close it first")
+        raise StateConflict(
+            f"project {s.project_id} already has an active sprint {act.sprint_id} ({act.name}); close it first"
+        )
     s.state = "active"
     return s
 
@@ -320,7 +437,12 @@ def start_sprint(w: TrackerWorld, sprint_id: SprintId) -> Sprint:
 def close_sprint(
     w: TrackerWorld,
     sprint_id: SprintId,
-    target_sprint_id: Annotated[str | None, Field(description="Planned or active sprint id of the same project to move unfinished issues to; null moves them to the backlog")] = None,
+    target_sprint_id: Annotated[
+        str | None,
+        Field(
+            description="Planned or active sprint id of the same project to move unfinished issues to; null moves them to the backlog"
+        ),
+    ] = None,
 ) -> SprintClosed:
     """Close an active sprint. Unfinished issues move to another sprint of the project or to the backlog. Closed sprints are final."""
     s = _sprint(w, sprint_id)
@@ -332,7 +454,9 @@ def close_sprint(
         if target_sprint_id == sprint_id:
             raise InvalidArgument("target_sprint_id must differ from sprint_id")
         if t.project_id != s.project_id:
-            raise InvalidArgument(f"target sprint {target_sprint_id} belongs to project {t.project_id}, not {s.project_id}")
+            raise InvalidArgument(
+                f"target sprint {target_sprint_id} belongs to project {t.project_id}, not {s.project_id}"
+            )
         if t.state == "closed":
             raise StateConflict(f"target sprint {target_sprint_id} is closed; choose a planned sprint or the backlog")
     done, moved = [], []
@@ -346,8 +470,13 @@ def close_sprint(
                 moved.append(i.issue_id)
     s.state = "closed"
     s.end_date = min(s.end_date, DAY0) if s.start_date <= DAY0 else s.end_date
-    return SprintClosed(sprint_id=sprint_id, state="closed", completed_issue_ids=done, moved_issue_ids=moved,
-                        target_sprint_id=target_sprint_id)
+    return SprintClosed(
+        sprint_id=sprint_id,
+        state="closed",
+        completed_issue_ids=done,
+        moved_issue_ids=moved,
+        target_sprint_id=target_sprint_id,
+    )
 
 
 @TOOLS.tool(idempotent=True)
@@ -357,11 +486,15 @@ def add_issue_to_sprint(w: TrackerWorld, issue_id: IssueId, sprint_id: SprintId)
     s = _sprint(w, sprint_id)
     _active_project(_project(w, i.project_id))
     if s.project_id != i.project_id:
-        raise InvalidArgument(f"sprint {sprint_id} belongs to project {s.project_id} but issue {issue_id} to {i.project_id}")
+        raise InvalidArgument(
+            f"sprint {sprint_id} belongs to project {s.project_id} but issue {issue_id} to {i.project_id}"
+        )
     if s.state == "closed":
         options = [x.sprint_id for x in w.sprints.values() if x.project_id == i.project_id and x.state != "closed"]
-        raise StateConflict(f"sprint {sprint_id} ({s.name}) is closed; issues can only be added to planned or active sprints: "
-                            f"{', '.join(options) or 'none, create_sprint first'}")
+        raise StateConflict(
+            f"sprint {sprint_id} ({s.name}) is closed; issues can only be added to planned or active sprints: "
+            f"{', '.join(options) or 'none, create_sprint first'}"
+        )
     i.sprint_id = sprint_id
     i.updated_on = DAY0
     return i

@@ -35,18 +35,62 @@ PROJECTS = [
     ("OPS", "Infrastructure", "CI, deployment and observability"),
     ("LEG", "Legacy Billing", "Old billing system, read-only since the migration"),
 ]
-LABELS = ["frontend", "backend", "ux", "performance", "security", "tech-debt", "regression", "customer", "infra", "docs", "accessibility"]
-SCREENS = ["checkout page", "login screen", "search results", "order history", "settings panel", "cart", "dashboard", "invoice view"]
-ACTIONS = ["saving changes", "applying a coupon", "switching language", "uploading an avatar", "paging results", "logging out"]
+LABELS = [
+    "frontend",
+    "backend",
+    "ux",
+    "performance",
+    "security",
+    "tech-debt",
+    "regression",
+    "customer",
+    "infra",
+    "docs",
+    "accessibility",
+]
+SCREENS = [
+    "checkout page",
+    "login screen",
+    "search results",
+    "order history",
+    "settings panel",
+    "cart",
+    "dashboard",
+    "invoice view",
+]
+ACTIONS = [
+    "saving changes",
+    "applying a coupon",
+    "switching language",
+    "uploading an avatar",
+    "paging results",
+    "logging out",
+]
 THINGS = ["total price", "timestamp", "currency symbol", "avatar", "page title", "item count"]
 DEPS = ["React", "Django", "PostgreSQL", "Kafka client", "OpenSSL", "Terraform provider", "Node runtime"]
 SERVICES = ["payments service", "search indexer", "auth gateway", "email worker", "nightly ETL", "image resizer"]
-CAPABILITIES = ["save items for later", "reset my password by SMS", "export my orders as CSV", "filter by price range",
-                "see delivery estimates", "pay with a gift card", "enable dark mode", "share a wishlist"]
-COMMENTS = ["Reproduced on staging.", "I think this is caused by the last deploy.", "Can we get a screenshot?",
-            "Picking this up today.", "PR is up for review.", "Blocked until the API change lands.",
-            "Added a unit test for the edge case.", "Customer reported this again this morning.",
-            "Moving to next sprint, not enough capacity.", "Verified the fix on production."]
+CAPABILITIES = [
+    "save items for later",
+    "reset my password by SMS",
+    "export my orders as CSV",
+    "filter by price range",
+    "see delivery estimates",
+    "pay with a gift card",
+    "enable dark mode",
+    "share a wishlist",
+]
+COMMENTS = [
+    "Reproduced on staging.",
+    "I think this is caused by the last deploy.",
+    "Can we get a screenshot?",
+    "Picking this up today.",
+    "PR is up for review.",
+    "Blocked until the API change lands.",
+    "Added a unit test for the edge case.",
+    "Customer reported this again this morning.",
+    "Moving to next sprint, not enough capacity.",
+    "Verified the fix on production.",
+]
 
 
 class User(BaseModel):
@@ -155,15 +199,22 @@ def _sprint(w: TrackerWorld, sprint_id: str) -> Sprint:
 def _member(w: TrackerWorld, p: Project, user_id: str, what: str) -> User:
     u = _user(w, user_id)
     if user_id not in p.member_ids:
-        raise PermissionDenied(f"user {user_id} ({u.name}) is not a member of project {p.project_id} ({p.key}) and cannot {what}; "
-                               f"members: {', '.join(p.member_ids)}; add_project_member adds them")
+        raise PermissionDenied(
+            f"user {user_id} ({u.name}) is not a member of project {p.project_id} ({p.key}) and cannot {what}; "
+            f"members: {', '.join(p.member_ids)}; add_project_member adds them"
+        )
     return u
 
 
 def _open_blockers(w: TrackerWorld, issue_id: str) -> list[str]:
-    return [l.issue_id for l in w.links.values()
-            if l.link_type == "blocks" and l.target_issue_id == issue_id
-            and l.issue_id in w.issues and w.issues[l.issue_id].status != "done"]
+    return [
+        l.issue_id
+        for l in w.links.values()
+        if l.link_type == "blocks"
+        and l.target_issue_id == issue_id
+        and l.issue_id in w.issues
+        and w.issues[l.issue_id].status != "done"
+    ]
 
 
 def _real_date(value: str, arg: str) -> str:
@@ -178,8 +229,10 @@ ProjectId = Annotated[str, Field(description="Project id, e.g. 'PRJ-0001' (from 
 IssueId = Annotated[str, Field(description="Issue id, e.g. 'WEB-0003' (from list_issues)")]
 SprintId = Annotated[str, Field(description="Sprint id, e.g. 'SPR-0003' (from list_sprints)")]
 UserId = Annotated[str, Field(description="User id, e.g. 'USR-0004' (from list_users)")]
-Labels = Annotated[list[Annotated[str, Field(pattern=LABEL_PATTERN)]],
-                   Field(description="Labels: lowercase words with dashes, e.g. ['backend', 'tech-debt']", max_length=8)]
+Labels = Annotated[
+    list[Annotated[str, Field(pattern=LABEL_PATTERN)]],
+    Field(description="Labels: lowercase words with dashes, e.g. ['backend', 'tech-debt']", max_length=8),
+]
 
 
 class ProjectList(BaseModel):

@@ -29,7 +29,15 @@ belongs to), :mod:`~servers.kit.toolset`, :mod:`~servers.kit.server` (:class:`En
 :mod:`~servers.kit.fast_server` (the measured fast paths) and :mod:`~servers.kit.hooks` (where benchmarks attach).
 """
 
-from servers.kit.errors import InternalError, InvalidArgument, NotFound, PermissionDenied, StateConflict, ToolFailure, not_found
+from servers.kit.errors import (
+    InternalError,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    StateConflict,
+    ToolFailure,
+    not_found,
+)
 from servers.kit.fast_server import DirectCalls, FastPaths, direct_calls_wanted, telemetry_wanted, tracing_installed
 from servers.kit.hooks import HOOKS, Hooks, WorkTimer
 from servers.kit.keys import (
@@ -52,10 +60,42 @@ from servers.kit.toolset import ToolDef, ToolSet
 from servers.kit.world import SessionStore, World, seeded_world
 
 __all__ = [
-    "ADMIN_PREFIX", "CLOSE_META_KEY", "DEFAULT_SESSION", "DIRECT_CALLS_ENV", "HIDDEN_META_KEY", "RESET_META_KEY",
-    "SEED_META_KEY", "SENSITIVE_KEY", "SESSION_META_KEY", "STATE_HASH_META_KEY", "TELEMETRY_ENV",
-    "HOOKS", "Closed", "DirectCalls", "EnvServer", "FastPaths", "Hooks", "InternalError", "InvalidArgument", "NotFound",
-    "PermissionDenied", "SessionBookkeeping", "SessionInfo", "SessionState", "SessionStore", "StateConflict",
-    "ToolDef", "ToolFailure", "ToolSet", "World", "direct_calls_wanted", "not_found", "seeded_world", "sensitive",
-    "session_and_seed", "telemetry_wanted", "tracing_installed", "WorkTimer",
+    "ADMIN_PREFIX",
+    "CLOSE_META_KEY",
+    "DEFAULT_SESSION",
+    "DIRECT_CALLS_ENV",
+    "HIDDEN_META_KEY",
+    "RESET_META_KEY",
+    "SEED_META_KEY",
+    "SENSITIVE_KEY",
+    "SESSION_META_KEY",
+    "STATE_HASH_META_KEY",
+    "TELEMETRY_ENV",
+    "HOOKS",
+    "Closed",
+    "DirectCalls",
+    "EnvServer",
+    "FastPaths",
+    "Hooks",
+    "InternalError",
+    "InvalidArgument",
+    "NotFound",
+    "PermissionDenied",
+    "SessionBookkeeping",
+    "SessionInfo",
+    "SessionState",
+    "SessionStore",
+    "StateConflict",
+    "ToolDef",
+    "ToolFailure",
+    "ToolSet",
+    "World",
+    "direct_calls_wanted",
+    "not_found",
+    "seeded_world",
+    "sensitive",
+    "session_and_seed",
+    "telemetry_wanted",
+    "tracing_installed",
+    "WorkTimer",
 ]

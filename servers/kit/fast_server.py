@@ -98,8 +98,14 @@ def drop_request_spans(middleware: list[Any]) -> None:
 def server_info_stamp(server: MCPServer) -> dict[str, Any]:
     """The ``serverInfo`` stamp mcp puts in a response's ``_meta`` (the wire dump of the server's identity),
     from ``MCPServer``'s public identity properties."""
-    info = Implementation(name=server.name, version=server.version, title=server.title, description=server.description,
-                          website_url=server.website_url, icons=server.icons)
+    info = Implementation(
+        name=server.name,
+        version=server.version,
+        title=server.title,
+        description=server.description,
+        website_url=server.website_url,
+        icons=server.icons,
+    )
     return info.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
@@ -153,8 +159,14 @@ class DirectCalls:
         if tool is None:
             return
         md = tool.fn_metadata
-        if tool.is_async and tool.context_kwarg is None and not tool.resolved_params and md.output_model is not None \
-                and md.output_schema is not None and not md.wrap_output:
+        if (
+            tool.is_async
+            and tool.context_kwarg is None
+            and not tool.resolved_params
+            and md.output_model is not None
+            and md.output_schema is not None
+            and not md.wrap_output
+        ):
             self.tools[tool.name] = tool
         else:
             self.tools.pop(tool.name, None)
@@ -183,8 +195,13 @@ class DirectCalls:
         try:
             returned = await tool.fn(**validated)
             if type(returned) is tool.fn_metadata.output_model:  # what kit tools return
-                result = {"content": [{"type": "text", "text": pydantic_core.to_json(returned, fallback=str, indent=2).decode()}],
-                          "structuredContent": returned.model_dump(mode="json", by_alias=True), "isError": False}
+                result = {
+                    "content": [
+                        {"type": "text", "text": pydantic_core.to_json(returned, fallback=str, indent=2).decode()}
+                    ],
+                    "structuredContent": returned.model_dump(mode="json", by_alias=True),
+                    "isError": False,
+                }
             else:  # mcp's own conversion (a subclass, a dict)
                 converted = tool.fn_metadata.convert_result(returned)
                 if not isinstance(converted, CallToolResult):

@@ -34,11 +34,20 @@ def redacted(exc: ValidationError, sensitive: Iterable[str]) -> ValidationError:
     if not any(e["loc"] and e["loc"][0] in secret for e in errors):
         return exc
     try:
-        lines = [{"type": e["type"], "loc": e["loc"], "input": None, **({"ctx": e["ctx"]} if "ctx" in e else {})} for e in errors]
+        lines = [
+            {"type": e["type"], "loc": e["loc"], "input": None, **({"ctx": e["ctx"]} if "ctx" in e else {})}
+            for e in errors
+        ]
         return ValidationError.from_exception_data(exc.title, lines, hide_input=True)  # type: ignore[arg-type]
     except Exception:  # an error type pydantic cannot rebuild from its parts: keep its wording as a custom error
-        lines = [{"type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}")), "loc": e["loc"], "input": None}
-                 for e in errors]
+        lines = [
+            {
+                "type": PydanticCustomError(e["type"], e["msg"].replace("{", "{{").replace("}", "}}")),
+                "loc": e["loc"],
+                "input": None,
+            }
+            for e in errors
+        ]
         return ValidationError.from_exception_data(exc.title, lines, hide_input=True)  # type: ignore[arg-type]
 
 
@@ -52,6 +61,9 @@ def redacting_model(model: type[BaseModel], sensitive: set[str]) -> type[BaseMod
         except ValidationError as exc:
             raise redacted(exc, sensitive) from None
 
-    sub = type(model.__name__, (model,), {"__module__": model.__module__, "__doc__": model.__doc__,
-                                          "model_validate": classmethod(model_validate)})
+    sub = type(
+        model.__name__,
+        (model,),
+        {"__module__": model.__module__, "__doc__": model.__doc__, "model_validate": classmethod(model_validate)},
+    )
     return sub

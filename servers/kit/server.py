@@ -33,11 +33,13 @@ class SessionInfo(BaseModel):
     seed: int
     state_hash: str | None = None
 
+
 class SessionState(BaseModel):
     session: str
     seed: int
     state_hash: str
     state: dict[str, Any]
+
 
 class Closed(BaseModel):
     session: str
@@ -129,15 +131,26 @@ _TEMPLATE_STORE: "SessionStore[Any]" = SessionStore("template", seeder=lambda rn
 @functools.cache
 def _admin_templates() -> dict[str, Tool]:
     hidden = {HIDDEN_META_KEY: True}
-    return {fn.__name__: Tool.from_function(fn, name=fn.__name__, meta=hidden,
-                                            annotations=ToolAnnotations(read_only_hint=fn.__name__ != "prove_admin_reset"))
-            for fn in admin_tools(_TEMPLATE_STORE, 0)}
+    return {
+        fn.__name__: Tool.from_function(
+            fn,
+            name=fn.__name__,
+            meta=hidden,
+            annotations=ToolAnnotations(read_only_hint=fn.__name__ != "prove_admin_reset"),
+        )
+        for fn in admin_tools(_TEMPLATE_STORE, 0)
+    }
 
 
 @functools.cache
 def _template(tool: ToolDef) -> Tool:
-    registered = Tool.from_function(world_tool(tool, _TEMPLATE_STORE, 0), name=tool.name, title=tool.title,
-                                    description=tool.description, annotations=tool.annotations)
+    registered = Tool.from_function(
+        world_tool(tool, _TEMPLATE_STORE, 0),
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        annotations=tool.annotations,
+    )
     secret = sensitive_parameters(registered.parameters)
     if secret:
         registered.fn_metadata.arg_model = redacting_model(registered.fn_metadata.arg_model, secret)
@@ -177,18 +190,28 @@ class EnvServer(MCPServer, Generic[W]):
         # closes and resets riding on a request apply before mcp validates it (see SessionBookkeeping);
         # user middleware runs innermost, inside mcp's own
         bookkeeping = SessionBookkeeping(self.store, default_seed)
-        super().__init__(name, description=description, instructions=description, tools=registered,
-                         middleware=[*kw.pop("middleware", ()), bookkeeping], **kw)
+        super().__init__(
+            name,
+            description=description,
+            instructions=description,
+            tools=registered,
+            middleware=[*kw.pop("middleware", ()), bookkeeping],
+            **kw,
+        )
         if not self.fast_paths.telemetry:
             drop_request_spans(self.middleware)
         self.middleware[0:0] = HOOKS.outer_middleware  # a benchmark's outermost middleware, if any
         self.direct_calls: DirectCalls | None = None
         if self.fast_paths.direct_calls:  # plain calls of kit tools answered by the kit's own path, innermost
-            self.direct_calls = DirectCalls(server_info_stamp(self), call_cache_hinted="tools/call" in (kw.get("cache_hints") or {}))
+            self.direct_calls = DirectCalls(
+                server_info_stamp(self), call_cache_hinted="tools/call" in (kw.get("cache_hints") or {})
+            )
             for t in registered:
                 self.direct_calls.add(t)
             bookkeeping.direct = self.direct_calls
-        self.tool_specs: dict[str, dict[str, Any]] = {t.name: {"read_only": t.read_only, "destructive": t.destructive} for t in tools or ()}
+        self.tool_specs: dict[str, dict[str, Any]] = {
+            t.name: {"read_only": t.read_only, "destructive": t.destructive} for t in tools or ()
+        }
 
     # -- listing hides admin tools
     async def list_tools(self):  # type: ignore[override]

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from servers.kit.errors import InvalidArgument
 from servers.kit.hooks import HandlerWork
-from servers.kit.keys import CLOSE_META_KEY, DEFAULT_SESSION, RESET_META_KEY, SEED_META_KEY, SESSION_META_KEY, STATE_HASH_META_KEY
+from servers.kit.keys import (
+    CLOSE_META_KEY,
+    DEFAULT_SESSION,
+    RESET_META_KEY,
+    SEED_META_KEY,
+    SESSION_META_KEY,
+    STATE_HASH_META_KEY,
+)
 from servers.kit.world import SessionStore
 
 if TYPE_CHECKING:

@@ -34,15 +34,25 @@ class ToolDef:
 
     @property
     def annotations(self) -> ToolAnnotations:
-        return ToolAnnotations(title=self.title, read_only_hint=self.read_only, destructive_hint=self.destructive,
-                               idempotent_hint=self.idempotent, open_world_hint=self.open_world)
+        return ToolAnnotations(
+            title=self.title,
+            read_only_hint=self.read_only,
+            destructive_hint=self.destructive,
+            idempotent_hint=self.idempotent,
+            open_world_hint=self.open_world,
+        )
 
     def public_signature(self) -> inspect.Signature:
         """The tool's signature as a caller sees it: without its first parameter, the session's world."""
         sig = inspect.signature(self.fn, eval_str=True)
         params = list(sig.parameters.values())
-        if not params or params[0].kind not in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            raise TypeError(f"tool {self.name!r}: its first parameter must be the session's world (e.g. 'w: BankWorld')")
+        if not params or params[0].kind not in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            raise TypeError(
+                f"tool {self.name!r}: its first parameter must be the session's world (e.g. 'w: BankWorld')"
+            )
         return sig.replace(parameters=params[1:])
 
 
@@ -77,8 +87,15 @@ class ToolSet(Generic[W]):
             tool_name = name or fn.__name__
             if tool_name in self._tools:
                 raise ValueError(f"tool {tool_name!r} is defined twice")
-            self._tools[tool_name] = ToolDef(fn=fn, name=tool_name, title=title, read_only=read_only, destructive=destructive,
-                                             idempotent=read_only if idempotent is None else idempotent, open_world=open_world)
+            self._tools[tool_name] = ToolDef(
+                fn=fn,
+                name=tool_name,
+                title=title,
+                read_only=read_only,
+                destructive=destructive,
+                idempotent=read_only if idempotent is None else idempotent,
+                open_world=open_world,
+            )
             return fn
 
         return decorator

@@ -13,7 +13,10 @@ __all__ = ["TOOLS", "MapsWorld", "build", "seed_world"]
 def build(seed: int = 0) -> EnvServer[MapsWorld]:
     """A fresh maps server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "maps", seeder=seed_world, category="travel",
+        "maps",
+        seeder=seed_world,
+        category="travel",
         description=f"Maps: geocoding, reverse geocoding, routes by driving/walking/cycling/transit, points of interest near a place, opening hours, reviews and saved places. Now is {NOW} (Monday).",
-        tools=TOOLS, default_seed=seed,
+        tools=TOOLS,
+        default_seed=seed,
     )

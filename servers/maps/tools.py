@@ -9,9 +9,37 @@ from pydantic import Field
 
 from servers.kit import InvalidArgument, NotFound, StateConflict, not_found
 from servers.maps.world import (
-    CATEGORIES, CITIES, NOW, TOOLS, Arrival, CategoryList, CityInfo, CityList, DateTimeStr, ListName, MapsWorld,
-    Mode, ModeOption, OpeningHours, PlaceDetails, PlaceId, PlaceList, RemovedPlace, ReverseGeocode, ReviewList,
-    Route, RouteComparison, SavedPlace, SavedPlaceList, _category, _km, _open_at, _place, _route, _summary, _when,
+    CATEGORIES,
+    CITIES,
+    NOW,
+    TOOLS,
+    Arrival,
+    CategoryList,
+    CityInfo,
+    CityList,
+    DateTimeStr,
+    ListName,
+    MapsWorld,
+    Mode,
+    ModeOption,
+    OpeningHours,
+    PlaceDetails,
+    PlaceId,
+    PlaceList,
+    RemovedPlace,
+    ReverseGeocode,
+    ReviewList,
+    Route,
+    RouteComparison,
+    SavedPlace,
+    SavedPlaceList,
+    _category,
+    _km,
+    _open_at,
+    _place,
+    _route,
+    _summary,
+    _when,
 )
 
 
@@ -21,8 +49,16 @@ def list_cities(w: MapsWorld) -> CityList:
     out = []
     for city, country, lat, lon, _zone, _streets in CITIES:
         ps = [p for p in w.places.values() if p.city == city]
-        out.append(CityInfo(city=city, country=country, lat=lat, lon=lon, poi_count=sum(p.kind == "poi" for p in ps),
-                            address_count=sum(p.kind == "address" for p in ps)))
+        out.append(
+            CityInfo(
+                city=city,
+                country=country,
+                lat=lat,
+                lon=lon,
+                poi_count=sum(p.kind == "poi" for p in ps),
+                address_count=sum(p.kind == "address" for p in ps),
+            )
+        )
     return CityList(cities=out, total=len(out))
 
 
@@ -36,7 +72,9 @@ def list_categories(w: MapsWorld) -> CategoryList:
 @TOOLS.tool(read_only=True)
 def geocode(
     w: MapsWorld,
-    address: Annotated[str, Field(description="Street address or place name, e.g. '12 Rua Augusta, Lisbon'", min_length=3)],
+    address: Annotated[
+        str, Field(description="Street address or place name, e.g. '12 Rua Augusta, Lisbon'", min_length=3)
+    ],
 ) -> PlaceList:
     """Turn an address or place name into matching places with coordinates and place ids."""
     q = " ".join(address.lower().replace(",", " ").split())
@@ -47,7 +85,11 @@ def geocode(
         if q in hay or all(t in hay for t in tokens):
             out.append(_summary(p))
     if not out:
-        raise not_found("address", address, "use a street address with number and city, e.g. '12 Rua Augusta, Lisbon'; list_cities shows covered cities")
+        raise not_found(
+            "address",
+            address,
+            "use a street address with number and city, e.g. '12 Rua Augusta, Lisbon'; list_cities shows covered cities",
+        )
     return PlaceList(places=out[:10], total=len(out[:10]))
 
 
@@ -67,14 +109,23 @@ def reverse_geocode(
             best, dist = p, d
     if best is None or dist > 1.0:
         raise not_found("address near", f"{lat},{lon}", "no known address within 1 km; list_cities shows covered areas")
-    return ReverseGeocode(place_id=best.place_id, formatted_address=best.formatted_address, city=best.city, country=best.country,
-                          lat=best.lat, lon=best.lon, distance_m=int(dist * 1000))
+    return ReverseGeocode(
+        place_id=best.place_id,
+        formatted_address=best.formatted_address,
+        city=best.city,
+        country=best.country,
+        lat=best.lat,
+        lon=best.lon,
+        distance_m=int(dist * 1000),
+    )
 
 
 @TOOLS.tool(read_only=True)
 def search_places(
     w: MapsWorld,
-    query: Annotated[str, Field(description="Words in the place's name, e.g. 'museum' or 'Copper Grill'", min_length=2)],
+    query: Annotated[
+        str, Field(description="Words in the place's name, e.g. 'museum' or 'Copper Grill'", min_length=2)
+    ],
     city: Annotated[str | None, Field(description="Only places in this city (from list_cities)")] = None,
     category: Annotated[str | None, Field(description="Only places of this category (from list_categories)")] = None,
 ) -> PlaceList:
@@ -83,9 +134,14 @@ def search_places(
         raise not_found("city", city, f"covered cities: {', '.join(c[0] for c in CITIES)}")
     cat = _category(category) if category is not None else None
     tokens = query.lower().split()
-    out = [_summary(p) for p in w.places.values() if p.kind == "poi"
-           and all(t in f"{p.name} {p.category}".lower() for t in tokens)
-           and (city is None or p.city.lower() == city.lower()) and (cat is None or p.category == cat)]
+    out = [
+        _summary(p)
+        for p in w.places.values()
+        if p.kind == "poi"
+        and all(t in f"{p.name} {p.category}".lower() for t in tokens)
+        and (city is None or p.city.lower() == city.lower())
+        and (cat is None or p.category == cat)
+    ]
     return PlaceList(places=out, total=len(out))
 
 
@@ -106,7 +162,11 @@ def search_nearby(
         if p.kind != "poi" or p.category != cat or p.place_id == place_id or p.permanently_closed:
             continue
         s = _summary(p, origin)
-        if (s.distance_km or 0) > radius_km or (open_now and not s.open_now) or (min_rating is not None and (p.rating or 0) < min_rating):
+        if (
+            (s.distance_km or 0) > radius_km
+            or (open_now and not s.open_now)
+            or (min_rating is not None and (p.rating or 0) < min_rating)
+        ):
             continue
         out.append(s)
     out.sort(key=lambda s: s.distance_km or 0)
@@ -118,12 +178,25 @@ def get_place_details(w: MapsWorld, place_id: PlaceId) -> PlaceDetails:
     """Get a place's details: address, coordinates, category, phone, website, rating, price level and whether it is open now."""
     p = _place(w, place_id)
     saved = w.saved.get(place_id)
-    return PlaceDetails(place_id=p.place_id, kind=p.kind, name=p.name, formatted_address=p.formatted_address, city=p.city,
-                        country=p.country, lat=p.lat, lon=p.lon, category=p.category, phone=p.phone, website=p.website,
-                        rating=p.rating, review_count=sum(r.place_id == place_id for r in w.reviews.values()),
-                        price_level=p.price_level, permanently_closed=p.permanently_closed,
-                        open_now=None if p.kind != "poi" else _open_at(p, datetime.fromisoformat(NOW)),
-                        saved_in=saved.list_name if saved else None)
+    return PlaceDetails(
+        place_id=p.place_id,
+        kind=p.kind,
+        name=p.name,
+        formatted_address=p.formatted_address,
+        city=p.city,
+        country=p.country,
+        lat=p.lat,
+        lon=p.lon,
+        category=p.category,
+        phone=p.phone,
+        website=p.website,
+        rating=p.rating,
+        review_count=sum(r.place_id == place_id for r in w.reviews.values()),
+        price_level=p.price_level,
+        permanently_closed=p.permanently_closed,
+        open_now=None if p.kind != "poi" else _open_at(p, datetime.fromisoformat(NOW)),
+        saved_in=saved.list_name if saved else None,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -142,8 +215,15 @@ def get_opening_hours(w: MapsWorld, place_id: PlaceId, at: DateTimeStr = None) -
             if _open_at(p, t) != is_open:
                 nxt = t.strftime("%Y-%m-%dT%H:%M")
                 break
-    return OpeningHours(place_id=p.place_id, name=p.name, hours=p.opening_hours, permanently_closed=p.permanently_closed,
-                        at=when.strftime("%Y-%m-%dT%H:%M"), open_at=is_open, next_change=nxt)
+    return OpeningHours(
+        place_id=p.place_id,
+        name=p.name,
+        hours=p.opening_hours,
+        permanently_closed=p.permanently_closed,
+        at=when.strftime("%Y-%m-%dT%H:%M"),
+        open_at=is_open,
+        next_change=nxt,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -165,8 +245,15 @@ def get_route(
     else:
         steps.append(f"{verb} {km:.1f} km through {a.city}")
     steps.append(f"Arrive at {b.name}, {b.formatted_address}")
-    return Route(origin_place_id=a.place_id, destination_place_id=b.place_id, mode=mode, distance_km=km, duration_minutes=minutes,
-                 summary=f"{verb} {km:.1f} km, about {minutes} min", steps=steps)
+    return Route(
+        origin_place_id=a.place_id,
+        destination_place_id=b.place_id,
+        mode=mode,
+        distance_km=km,
+        duration_minutes=minutes,
+        summary=f"{verb} {km:.1f} km, about {minutes} min",
+        steps=steps,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -185,8 +272,12 @@ def compare_routes(
         except NotFound as exc:  # the mode has no route
             opts.append(ModeOption(mode=mode, available=False, reason=exc.message))  # type: ignore[arg-type]
     ok = [o for o in opts if o.available]
-    return RouteComparison(origin_place_id=a.place_id, destination_place_id=b.place_id, options=opts,
-                           fastest_mode=min(ok, key=lambda o: o.duration_minutes or 0).mode if ok else None)
+    return RouteComparison(
+        origin_place_id=a.place_id,
+        destination_place_id=b.place_id,
+        options=opts,
+        fastest_mode=min(ok, key=lambda o: o.duration_minutes or 0).mode if ok else None,
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -202,16 +293,24 @@ def estimate_arrival(
     dep = _when(departure_time, "departure_time")
     _km_, minutes = _route(a, b, mode)
     arr = dep + timedelta(minutes=minutes)
-    return Arrival(origin_place_id=a.place_id, destination_place_id=b.place_id, mode=mode,
-                   departure_time=dep.strftime("%Y-%m-%dT%H:%M"), arrival_time=arr.strftime("%Y-%m-%dT%H:%M"),
-                   duration_minutes=minutes, open_on_arrival=None if b.kind != "poi" else _open_at(b, arr))
+    return Arrival(
+        origin_place_id=a.place_id,
+        destination_place_id=b.place_id,
+        mode=mode,
+        departure_time=dep.strftime("%Y-%m-%dT%H:%M"),
+        arrival_time=arr.strftime("%Y-%m-%dT%H:%M"),
+        duration_minutes=minutes,
+        open_on_arrival=None if b.kind != "poi" else _open_at(b, arr),
+    )
 
 
 @TOOLS.tool(read_only=True)
 def list_place_reviews(
     w: MapsWorld,
     place_id: PlaceId,
-    min_rating: Annotated[int | None, Field(description="Only reviews with at least this many stars", ge=1, le=5)] = None,
+    min_rating: Annotated[
+        int | None, Field(description="Only reviews with at least this many stars", ge=1, le=5)
+    ] = None,
 ) -> ReviewList:
     """List the reviews of a point of interest, newest first, with the average rating."""
     p = _place(w, place_id)
@@ -241,11 +340,15 @@ def save_place(
     """Save a place to one of your lists; 'home' and 'work' hold a single place each."""
     p = _place(w, place_id)
     if place_id in w.saved:
-        raise StateConflict(f"place {place_id} ({p.name}) is already saved in '{w.saved[place_id].list_name}'; update_saved_place moves it")
+        raise StateConflict(
+            f"place {place_id} ({p.name}) is already saved in '{w.saved[place_id].list_name}'; update_saved_place moves it"
+        )
     if list_name in ("home", "work"):
         taken = next((s for s in w.saved.values() if s.list_name == list_name), None)
         if taken is not None:
-            raise StateConflict(f"'{list_name}' is already set to {taken.place_id} ({taken.name}); remove_saved_place it first")
+            raise StateConflict(
+                f"'{list_name}' is already set to {taken.place_id} ({taken.name}); remove_saved_place it first"
+            )
     s = SavedPlace(place_id=place_id, name=p.name, list_name=list_name, note=note, saved_on=NOW[:10])
     w.saved[place_id] = s
     return s
@@ -267,7 +370,9 @@ def update_saved_place(
     if list_name in ("home", "work") and s.list_name != list_name:
         taken = next((x for x in w.saved.values() if x.list_name == list_name), None)
         if taken is not None:
-            raise StateConflict(f"'{list_name}' is already set to {taken.place_id} ({taken.name}); remove_saved_place it first")
+            raise StateConflict(
+                f"'{list_name}' is already set to {taken.place_id} ({taken.name}); remove_saved_place it first"
+            )
     if list_name is not None:
         s.list_name = list_name
     if note is not None:
@@ -276,7 +381,9 @@ def update_saved_place(
 
 
 @TOOLS.tool(destructive=True, idempotent=True)
-def remove_saved_place(w: MapsWorld, place_id: Annotated[str, Field(description="Place id of a saved place (from list_saved_places)")]) -> RemovedPlace:
+def remove_saved_place(
+    w: MapsWorld, place_id: Annotated[str, Field(description="Place id of a saved place (from list_saved_places)")]
+) -> RemovedPlace:
     """Remove a place from your saved places."""
     if place_id not in w.saved:
         raise not_found("saved place", place_id, "list_saved_places shows saved place ids")

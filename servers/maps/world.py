@@ -20,26 +20,110 @@ WEEKDAYS: tuple[str, ...] = ("monday", "tuesday", "wednesday", "thursday", "frid
 
 # city, country, centre lat/lon, zone (routes exist only within a zone or across a listed link), streets
 CITIES: list[tuple[str, str, float, float, str, list[str]]] = [
-    ("Lisbon", "Portugal", 38.7223, -9.1393, "iberia", ["Rua Augusta", "Avenida da Liberdade", "Rua do Ouro", "Rua da Prata", "Calcada do Combro", "Rua Garrett"]),
-    ("Almada", "Portugal", 38.6790, -9.1569, "tagus_south", ["Rua Capitao Leitao", "Avenida Dom Nuno Alvares Pereira", "Rua Candido dos Reis"]),
-    ("Porto", "Portugal", 41.1579, -8.6291, "iberia", ["Rua de Santa Catarina", "Avenida dos Aliados", "Rua das Flores", "Rua de Cedofeita"]),
-    ("Madrid", "Spain", 40.4168, -3.7038, "iberia", ["Calle Mayor", "Gran Via", "Calle de Alcala", "Calle de Atocha", "Paseo del Prado"]),
-    ("Lyon", "France", 45.7640, 4.8357, "iberia", ["Rue de la Republique", "Quai Saint-Antoine", "Rue Merciere", "Cours Lafayette"]),
-    ("Dublin", "Ireland", 53.3498, -6.2603, "ireland", ["Grafton Street", "O'Connell Street", "Dame Street", "Camden Street"]),
-    ("Leeds", "United Kingdom", 53.8008, -1.5491, "britain", ["Briggate", "Boar Lane", "Park Row", "Kirkgate", "The Headrow"]),
-    ("Boston", "United States", 42.3601, -71.0589, "north_america", ["Boylston Street", "Newbury Street", "Tremont Street", "Hanover Street", "Beacon Street"]),
-    ("Toronto", "Canada", 43.6532, -79.3832, "north_america", ["Queen Street West", "King Street East", "Yonge Street", "Spadina Avenue"]),
-    ("Seattle", "United States", 47.6062, -122.3321, "north_america", ["Pike Street", "Pine Street", "1st Avenue", "Westlake Avenue"]),
+    (
+        "Lisbon",
+        "Portugal",
+        38.7223,
+        -9.1393,
+        "iberia",
+        ["Rua Augusta", "Avenida da Liberdade", "Rua do Ouro", "Rua da Prata", "Calcada do Combro", "Rua Garrett"],
+    ),
+    (
+        "Almada",
+        "Portugal",
+        38.6790,
+        -9.1569,
+        "tagus_south",
+        ["Rua Capitao Leitao", "Avenida Dom Nuno Alvares Pereira", "Rua Candido dos Reis"],
+    ),
+    (
+        "Porto",
+        "Portugal",
+        41.1579,
+        -8.6291,
+        "iberia",
+        ["Rua de Santa Catarina", "Avenida dos Aliados", "Rua das Flores", "Rua de Cedofeita"],
+    ),
+    (
+        "Madrid",
+        "Spain",
+        40.4168,
+        -3.7038,
+        "iberia",
+        ["Calle Mayor", "Gran Via", "Calle de Alcala", "Calle de Atocha", "Paseo del Prado"],
+    ),
+    (
+        "Lyon",
+        "France",
+        45.7640,
+        4.8357,
+        "iberia",
+        ["Rue de la Republique", "Quai Saint-Antoine", "Rue Merciere", "Cours Lafayette"],
+    ),
+    (
+        "Dublin",
+        "Ireland",
+        53.3498,
+        -6.2603,
+        "ireland",
+        ["Grafton Street", "O'Connell Street", "Dame Street", "Camden Street"],
+    ),
+    (
+        "Leeds",
+        "United Kingdom",
+        53.8008,
+        -1.5491,
+        "britain",
+        ["Briggate", "Boar Lane", "Park Row", "Kirkgate", "The Headrow"],
+    ),
+    (
+        "Boston",
+        "United States",
+        42.3601,
+        -71.0589,
+        "north_america",
+        ["Boylston Street", "Newbury Street", "Tremont Street", "Hanover Street", "Beacon Street"],
+    ),
+    (
+        "Toronto",
+        "Canada",
+        43.6532,
+        -79.3832,
+        "north_america",
+        ["Queen Street West", "King Street East", "Yonge Street", "Spadina Avenue"],
+    ),
+    (
+        "Seattle",
+        "United States",
+        47.6062,
+        -122.3321,
+        "north_america",
+        ["Pike Street", "Pine Street", "1st Avenue", "Westlake Avenue"],
+    ),
 ]
 # modes that can cross between two different zones (a bridge for cars, a ferry for transit)
 ZONE_LINKS: dict[frozenset[str], set[str]] = {frozenset({"iberia", "tagus_south"}): {"driving", "transit"}}
-DIAL = {"Portugal": 351, "Spain": 34, "France": 33, "Ireland": 353, "United Kingdom": 44, "United States": 1, "Canada": 1}
+DIAL = {
+    "Portugal": 351,
+    "Spain": 34,
+    "France": 33,
+    "Ireland": 353,
+    "United Kingdom": 44,
+    "United States": 1,
+    "Canada": 1,
+}
 DETOUR = {"driving": 1.3, "walking": 1.2, "cycling": 1.25, "transit": 1.4}
 MAX_KM = {"walking": 60.0, "cycling": 250.0, "transit": 1500.0, "driving": 5000.0}
 
 CATEGORIES: dict[str, tuple[list[str], list[str]]] = {
-    "restaurant": (["Tasca", "Bistro", "Kitchen", "Grill", "Trattoria", "Table"], ["Olive", "Harbor", "Copper", "Saffron", "Lantern", "Fig"]),
-    "cafe": (["Cafe", "Coffee House", "Roasters", "Espresso Bar"], ["Morning", "Blue Door", "Velvet", "Corner", "Little Bean"]),
+    "restaurant": (
+        ["Tasca", "Bistro", "Kitchen", "Grill", "Trattoria", "Table"],
+        ["Olive", "Harbor", "Copper", "Saffron", "Lantern", "Fig"],
+    ),
+    "cafe": (
+        ["Cafe", "Coffee House", "Roasters", "Espresso Bar"],
+        ["Morning", "Blue Door", "Velvet", "Corner", "Little Bean"],
+    ),
     "bar": (["Bar", "Tavern", "Pub", "Wine Bar"], ["Crown", "Anchor", "Fox", "Cellar", "Moonlight"]),
     "museum": (["Museum", "Gallery", "Art Centre"], ["City", "Modern Art", "Maritime", "Design", "Natural History"]),
     "park": (["Park", "Gardens", "Green"], ["Riverside", "Botanical", "Central", "Hilltop", "Memorial"]),
@@ -170,7 +254,13 @@ def _when(value: str | None, arg: str) -> datetime:
 
 
 PlaceId = Annotated[str, Field(description="Place id, e.g. 'PLC-0012' (from geocode, search_places or search_nearby)")]
-DateTimeStr = Annotated[str | None, Field(description=f"Local date-time YYYY-MM-DDTHH:MM; defaults to now ({NOW}, a Monday)", pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")]
+DateTimeStr = Annotated[
+    str | None,
+    Field(
+        description=f"Local date-time YYYY-MM-DDTHH:MM; defaults to now ({NOW}, a Monday)",
+        pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$",
+    ),
+]
 
 
 class CityInfo(BaseModel):
@@ -304,10 +394,19 @@ class RemovedPlace(BaseModel):
 
 
 def _summary(p: Place, origin: Place | None = None, when: datetime | None = None) -> PlaceSummary:
-    return PlaceSummary(place_id=p.place_id, kind=p.kind, name=p.name, formatted_address=p.formatted_address, city=p.city,
-                        lat=p.lat, lon=p.lon, category=p.category, rating=p.rating,
-                        distance_km=None if origin is None else round(_km(origin.lat, origin.lon, p.lat, p.lon), 2),
-                        open_now=None if p.kind != "poi" else _open_at(p, when or datetime.fromisoformat(NOW)))
+    return PlaceSummary(
+        place_id=p.place_id,
+        kind=p.kind,
+        name=p.name,
+        formatted_address=p.formatted_address,
+        city=p.city,
+        lat=p.lat,
+        lon=p.lon,
+        category=p.category,
+        rating=p.rating,
+        distance_km=None if origin is None else round(_km(origin.lat, origin.lon, p.lat, p.lon), 2),
+        open_now=None if p.kind != "poi" else _open_at(p, when or datetime.fromisoformat(NOW)),
+    )
 
 
 def _route(a: Place, b: Place, mode: str) -> tuple[float, int]:
@@ -317,19 +416,27 @@ def _route(a: Place, b: Place, mode: str) -> tuple[float, int]:
     if a.zone != b.zone and mode not in ZONE_LINKS.get(frozenset({a.zone, b.zone}), set()):
         allowed = sorted(ZONE_LINKS.get(frozenset({a.zone, b.zone}), set()))
         hint = f"; try mode {' or '.join(repr(m) for m in allowed)}" if allowed else "; no travel mode connects them"
-        raise NotFound(f"no {mode} route from {a.place_id} ({a.name}, {a.city}) to {b.place_id} ({b.name}, {b.city}): "
-                       f"they are separated by water{hint}")
+        raise NotFound(
+            f"no {mode} route from {a.place_id} ({a.name}, {a.city}) to {b.place_id} ({b.name}, {b.city}): "
+            f"they are separated by water{hint}"
+        )
     km = _km(a.lat, a.lon, b.lat, b.lon) * DETOUR[mode]
     if km > MAX_KM[mode]:
-        raise NotFound(f"no {mode} route from {a.place_id} ({a.city}) to {b.place_id} ({b.city}): {km:.0f} km is beyond "
-                       f"the {MAX_KM[mode]:.0f} km limit for {mode}; try mode 'driving' or 'transit'")
+        raise NotFound(
+            f"no {mode} route from {a.place_id} ({a.city}) to {b.place_id} ({b.city}): {km:.0f} km is beyond "
+            f"the {MAX_KM[mode]:.0f} km limit for {mode}; try mode 'driving' or 'transit'"
+        )
     if a.zone != b.zone:
         km += 2.0  # the bridge or ferry crossing
     if mode == "driving":
         speed = 28 if km < 25 else 85
     else:
         speed = {"walking": 4.8, "cycling": 15.0, "transit": 22.0 if km < 30 else 95.0}[mode]
-    minutes = int(math.ceil(km / speed * 60)) + (6 if mode == "transit" else 0) + (10 if a.zone != b.zone and mode == "transit" else 0)
+    minutes = (
+        int(math.ceil(km / speed * 60))
+        + (6 if mode == "transit" else 0)
+        + (10 if a.zone != b.zone and mode == "transit" else 0)
+    )
     return round(km, 2), max(1, minutes)
 
 

@@ -13,7 +13,10 @@ __all__ = ["TOOLS", "ShopWorld", "build", "seed_world"]
 def build(seed: int = 0) -> EnvServer[ShopWorld]:
     """A fresh shopping server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "shopping", seeder=seed_world, category="commerce",
+        "shopping",
+        seeder=seed_world,
+        category="commerce",
         description="Online store for one signed-in shopper: catalog search, cart, coupons, checkout, orders, returns, addresses and wishlist.",
-        tools=TOOLS, default_seed=seed,
+        tools=TOOLS,
+        default_seed=seed,
     )

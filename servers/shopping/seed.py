@@ -7,16 +7,34 @@ from datetime import date
 
 from servers.names import CITIES, FIRST_NAMES, LAST_NAMES
 from servers.shopping.world import (
-    BRANDS, CATALOG, FREE_SHIPPING_OVER, SHIPPING_FEE, STREETS, TAX_RATE, TODAY, Address, Category, Coupon, Order,
-    OrderItem, Product, Shopper, ShopWorld, _days, _money,
+    BRANDS,
+    CATALOG,
+    FREE_SHIPPING_OVER,
+    SHIPPING_FEE,
+    STREETS,
+    TAX_RATE,
+    TODAY,
+    Address,
+    Category,
+    Coupon,
+    Order,
+    OrderItem,
+    Product,
+    Shopper,
+    ShopWorld,
+    _days,
+    _money,
 )
 
 
 def seed_world(rng: random.Random, seed: int) -> ShopWorld:
     w = ShopWorld(seed=seed)
     first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
-    w.shopper = Shopper(name=f"{first} {last}", email=f"{first.lower()}.{last.lower()}@example.com",
-                        gift_card_balance=_money(rng.choice([0, 15, 25, 40, 75])))
+    w.shopper = Shopper(
+        name=f"{first} {last}",
+        email=f"{first.lower()}.{last.lower()}@example.com",
+        gift_card_balance=_money(rng.choice([0, 15, 25, 40, 75])),
+    )
     for cname, (adjs, nouns) in CATALOG.items():
         cat_id = w.new_id("CAT", 2)
         w.categories[cat_id] = Category(category_id=cat_id, name=cname)
@@ -26,9 +44,14 @@ def seed_world(rng: random.Random, seed: int) -> ShopWorld:
                 brand = rng.choice(BRANDS)
                 stock = 0 if rng.random() < 0.15 else rng.choice([1, 2, 3, rng.randint(4, 40), rng.randint(20, 200)])
                 w.products[pid] = Product(
-                    product_id=pid, name=f"{brand} {adj} {noun}", brand=brand, category_id=cat_id,
+                    product_id=pid,
+                    name=f"{brand} {adj} {noun}",
+                    brand=brand,
+                    category_id=cat_id,
                     price=_money(round(base * rng.uniform(0.8, 1.3)) - 0.01),
-                    stock=stock, rating=round(rng.uniform(2.8, 5.0), 1), review_count=rng.randint(0, 2500),
+                    stock=stock,
+                    rating=round(rng.uniform(2.8, 5.0), 1),
+                    review_count=rng.randint(0, 2500),
                     description=f"{adj} {noun.lower()} by {brand}, {cname.lower()} range.",
                 )
                 w.categories[cat_id].product_count += 1
@@ -48,21 +71,32 @@ def seed_world(rng: random.Random, seed: int) -> ShopWorld:
     for code, desc, kind, val, mn, exp, cat in coupon_specs:
         if rng.random() < 0.2 and exp > TODAY:
             exp = _days(TODAY, -rng.randint(1, 20))  # some seeds expire more coupons
-        w.coupons[code] = Coupon(code=code, description=desc, discount_type=kind, value=val, min_spend=mn, expires_on=exp, category_id=cat)  # type: ignore[arg-type]
+        w.coupons[code] = Coupon(
+            code=code, description=desc, discount_type=kind, value=val, min_spend=mn, expires_on=exp, category_id=cat
+        )  # type: ignore[arg-type]
     labels = ["Home", "Work", "Parents", "Cabin"]
     for i, label in enumerate(labels[: rng.randint(2, 4)]):
         aid = w.new_id("ADR")
         city = rng.choice(CITIES)
         recipient = w.shopper.name if label != "Parents" else f"{rng.choice(FIRST_NAMES)} {last}"
-        w.addresses[aid] = Address(address_id=aid, label=label, recipient=recipient,
-                                   street=f"{rng.randint(1, 400)} {rng.choice(STREETS)}", city=city,
-                                   postal_code=f"{rng.randint(10000, 99999)}", country="US", is_default=i == 0)
+        w.addresses[aid] = Address(
+            address_id=aid,
+            label=label,
+            recipient=recipient,
+            street=f"{rng.randint(1, 400)} {rng.choice(STREETS)}",
+            city=city,
+            postal_code=f"{rng.randint(10000, 99999)}",
+            country="US",
+            is_default=i == 0,
+        )
     addr_ids = list(w.addresses)
     in_stock = [p for p in w.products.values() if p.stock > 0]
     for _ in range(14):
         oid = w.new_id("ORD", 5)
-        items = [OrderItem(product_id=p.product_id, name=p.name, unit_price=p.price, quantity=rng.randint(1, 2))
-                 for p in rng.sample(in_stock, k=rng.randint(1, 3))]
+        items = [
+            OrderItem(product_id=p.product_id, name=p.name, unit_price=p.price, quantity=rng.randint(1, 2))
+            for p in rng.sample(in_stock, k=rng.randint(1, 3))
+        ]
         sub = _money(sum(i.unit_price * i.quantity for i in items))
         ship = 0.0 if sub >= FREE_SHIPPING_OVER else SHIPPING_FEE
         tax = _money(sub * TAX_RATE)
@@ -74,9 +108,19 @@ def seed_world(rng: random.Random, seed: int) -> ShopWorld:
             status = rng.choice(["processing", "shipped"])
         else:
             status = rng.choices(["delivered", "shipped", "cancelled", "returned"], weights=[7, 1, 1, 1])[0]
-        o = Order(order_id=oid, status=status, items=items, subtotal=sub, discount=0.0, shipping=ship, tax=tax,  # type: ignore[arg-type]
-                  total=_money(sub + ship + tax), address_id=rng.choice(addr_ids),
-                  payment_method=rng.choice(["credit_card", "credit_card", "paypal"]), placed_on=placed)  # type: ignore[arg-type]
+        o = Order(
+            order_id=oid,
+            status=status,
+            items=items,
+            subtotal=sub,
+            discount=0.0,
+            shipping=ship,
+            tax=tax,  # type: ignore[arg-type]
+            total=_money(sub + ship + tax),
+            address_id=rng.choice(addr_ids),
+            payment_method=rng.choice(["credit_card", "credit_card", "paypal"]),
+            placed_on=placed,
+        )  # type: ignore[arg-type]
         if status in ("shipped", "delivered", "returned"):
             o.shipped_on = _days(placed, 1)
             o.tracking_number = f"1Z{rng.randint(10**9, 10**10 - 1)}"

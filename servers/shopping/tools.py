@@ -8,10 +8,41 @@ from pydantic import Field
 
 from servers.kit import StateConflict, not_found
 from servers.shopping.world import (
-    DATE, RETURN_WINDOW_DAYS, TODAY, TOOLS, Address, AddressList, Cart, CategoryList, CouponCode, CouponList,
-    CouponView, Order, OrderId, OrderItem, OrderList, OrderStatus, OrderSummary, PaymentMethod, Product, ProductId,
-    ProductList, Quantity, RemovedAddress, ReturnReason, ShopWorld, SortBy, Wishlist, WishlistItem, _address,
-    _cart_view, _coupon_problem, _days, _money, _order, _product,
+    DATE,
+    RETURN_WINDOW_DAYS,
+    TODAY,
+    TOOLS,
+    Address,
+    AddressList,
+    Cart,
+    CategoryList,
+    CouponCode,
+    CouponList,
+    CouponView,
+    Order,
+    OrderId,
+    OrderItem,
+    OrderList,
+    OrderStatus,
+    OrderSummary,
+    PaymentMethod,
+    Product,
+    ProductId,
+    ProductList,
+    Quantity,
+    RemovedAddress,
+    ReturnReason,
+    ShopWorld,
+    SortBy,
+    Wishlist,
+    WishlistItem,
+    _address,
+    _cart_view,
+    _coupon_problem,
+    _days,
+    _money,
+    _order,
+    _product,
 )
 
 
@@ -25,8 +56,12 @@ def list_categories(w: ShopWorld) -> CategoryList:
 @TOOLS.tool(read_only=True)
 def search_products(
     w: ShopWorld,
-    query: Annotated[str | None, Field(description="Words to look for in the product name, brand or description")] = None,
-    category_id: Annotated[str | None, Field(description="Only products in this category id, e.g. 'CAT-01' (from list_categories)")] = None,
+    query: Annotated[
+        str | None, Field(description="Words to look for in the product name, brand or description")
+    ] = None,
+    category_id: Annotated[
+        str | None, Field(description="Only products in this category id, e.g. 'CAT-01' (from list_categories)")
+    ] = None,
     min_price: Annotated[float | None, Field(description="Lowest price", ge=0)] = None,
     max_price: Annotated[float | None, Field(description="Highest price", ge=0)] = None,
     in_stock_only: Annotated[bool, Field(description="Hide products that are out of stock")] = False,
@@ -64,6 +99,7 @@ def search_products(
 def get_product(w: ShopWorld, product_id: ProductId) -> Product:
     """Get a product's details: price, stock left, rating and description."""
     return _product(w, product_id)
+
 
 # ------------------------------------------------------------------ cart
 @TOOLS.tool(read_only=True)
@@ -117,6 +153,7 @@ def clear_cart(w: ShopWorld) -> Cart:
     w.cart_coupon = None
     return _cart_view(w)
 
+
 # ------------------------------------------------------------------ coupons
 @TOOLS.tool(read_only=True)
 def list_coupons(
@@ -124,8 +161,11 @@ def list_coupons(
     include_expired: Annotated[bool, Field(description="Also list coupons that have already expired")] = False,
 ) -> CouponList:
     """List the coupon codes available to the shopper with discount, minimum spend and expiry date."""
-    out = [CouponView(**c.model_dump(), expired=c.expires_on < TODAY) for c in w.coupons.values()
-           if include_expired or c.expires_on >= TODAY]
+    out = [
+        CouponView(**c.model_dump(), expired=c.expires_on < TODAY)
+        for c in w.coupons.values()
+        if include_expired or c.expires_on >= TODAY
+    ]
     return CouponList(coupons=out, total=len(out))
 
 
@@ -152,12 +192,15 @@ def remove_coupon(w: ShopWorld) -> Cart:
     w.cart_coupon = None
     return _cart_view(w)
 
+
 # ------------------------------------------------------------------ checkout and orders
 @TOOLS.tool()
 def checkout(
     w: ShopWorld,
     address_id: Annotated[str, Field(description="Shipping address id, e.g. 'ADR-0001' (from list_addresses)")],
-    payment_method: Annotated[PaymentMethod, Field(description="How to pay; 'gift_card' needs enough gift card balance")],
+    payment_method: Annotated[
+        PaymentMethod, Field(description="How to pay; 'gift_card' needs enough gift card balance")
+    ],
 ) -> Order:
     """Place an order for everything in the cart, shipping to a saved address. Empties the cart and reserves stock."""
     addr = _address(w, address_id)
@@ -166,17 +209,34 @@ def checkout(
     for pid, q in w.cart.items():
         p = w.products[pid]
         if p.stock < q:
-            raise StateConflict(f"product {pid} ({p.name}) is out of stock: {p.stock} left, the cart holds {q}; update_cart_item or remove_from_cart")
+            raise StateConflict(
+                f"product {pid} ({p.name}) is out of stock: {p.stock} left, the cart holds {q}; update_cart_item or remove_from_cart"
+            )
     cart = _cart_view(w)
     if cart.coupon_code is not None and cart.coupon_note is not None:
         raise StateConflict(f"{cart.coupon_note}; remove_coupon or change the cart before checkout")
     if payment_method == "gift_card" and w.shopper.gift_card_balance < cart.total:
-        raise StateConflict(f"gift card balance {w.shopper.gift_card_balance:.2f} does not cover the total {cart.total:.2f}; choose another payment_method")
+        raise StateConflict(
+            f"gift card balance {w.shopper.gift_card_balance:.2f} does not cover the total {cart.total:.2f}; choose another payment_method"
+        )
     oid = w.new_id("ORD", 5)
-    order = Order(order_id=oid, status="processing",
-                  items=[OrderItem(product_id=i.product_id, name=i.name, unit_price=i.unit_price, quantity=i.quantity) for i in cart.items],
-                  subtotal=cart.subtotal, discount=cart.discount, shipping=cart.shipping, tax=cart.tax, total=cart.total,
-                  coupon_code=cart.coupon_code, address_id=addr.address_id, payment_method=payment_method, placed_on=TODAY)
+    order = Order(
+        order_id=oid,
+        status="processing",
+        items=[
+            OrderItem(product_id=i.product_id, name=i.name, unit_price=i.unit_price, quantity=i.quantity)
+            for i in cart.items
+        ],
+        subtotal=cart.subtotal,
+        discount=cart.discount,
+        shipping=cart.shipping,
+        tax=cart.tax,
+        total=cart.total,
+        coupon_code=cart.coupon_code,
+        address_id=addr.address_id,
+        payment_method=payment_method,
+        placed_on=TODAY,
+    )
     for pid, q in w.cart.items():
         w.products[pid].stock -= q
     if payment_method == "gift_card":
@@ -191,13 +251,23 @@ def checkout(
 def list_orders(
     w: ShopWorld,
     status: Annotated[OrderStatus | None, Field(description="Only orders in this status")] = None,
-    placed_after: Annotated[str | None, Field(description="Only orders placed on or after this date (YYYY-MM-DD)", pattern=DATE)] = None,
+    placed_after: Annotated[
+        str | None, Field(description="Only orders placed on or after this date (YYYY-MM-DD)", pattern=DATE)
+    ] = None,
 ) -> OrderList:
     """List the shopper's orders, newest first, optionally by status or date."""
-    out = [OrderSummary(order_id=o.order_id, status=o.status, item_count=sum(i.quantity for i in o.items), total=o.total,
-                        placed_on=o.placed_on, delivered_on=o.delivered_on)
-           for o in w.orders.values()
-           if (status is None or o.status == status) and (placed_after is None or o.placed_on >= placed_after)]
+    out = [
+        OrderSummary(
+            order_id=o.order_id,
+            status=o.status,
+            item_count=sum(i.quantity for i in o.items),
+            total=o.total,
+            placed_on=o.placed_on,
+            delivered_on=o.delivered_on,
+        )
+        for o in w.orders.values()
+        if (status is None or o.status == status) and (placed_after is None or o.placed_on >= placed_after)
+    ]
     out.sort(key=lambda o: (o.placed_on, o.order_id), reverse=True)
     return OrderList(orders=out, total=len(out))
 
@@ -214,7 +284,9 @@ def cancel_order(w: ShopWorld, order_id: OrderId) -> Order:
     o = _order(w, order_id)
     if o.status != "processing":
         hint = " (use return_order once it is delivered)" if o.status in ("shipped", "delivered") else ""
-        raise StateConflict(f"order {order_id} is {o.status} and can no longer be cancelled; only processing orders can be{hint}")
+        raise StateConflict(
+            f"order {order_id} is {o.status} and can no longer be cancelled; only processing orders can be{hint}"
+        )
     for i in o.items:
         if i.product_id in w.products:
             w.products[i.product_id].stock += i.quantity
@@ -236,13 +308,16 @@ def return_order(
         raise StateConflict(f"order {order_id} is {o.status}; only delivered orders can be returned")
     last_day = _days(o.delivered_on or o.placed_on, RETURN_WINDOW_DAYS)
     if last_day < TODAY:
-        raise StateConflict(f"order {order_id} was delivered on {o.delivered_on}; the 30-day return window closed on {last_day}")
+        raise StateConflict(
+            f"order {order_id} was delivered on {o.delivered_on}; the 30-day return window closed on {last_day}"
+        )
     o.status, o.return_id = "returned", w.new_id("RET")
     o.refund_amount = _money(o.total - o.shipping)
     for i in o.items:
         if reason != "damaged" and i.product_id in w.products:
             w.products[i.product_id].stock += i.quantity
     return o
+
 
 # ------------------------------------------------------------------ addresses
 @TOOLS.tool(read_only=True)
@@ -260,7 +335,9 @@ def add_address(
     street: Annotated[str, Field(description="Street and number", min_length=3)],
     city: Annotated[str, Field(description="City", min_length=2)],
     postal_code: Annotated[str, Field(description="5-digit postal code", pattern=r"^\d{5}$")],
-    country: Annotated[Literal["US", "CA", "GB", "IE", "PT", "ES", "FR", "DE", "NO"], Field(description="ISO country code")] = "US",
+    country: Annotated[
+        Literal["US", "CA", "GB", "IE", "PT", "ES", "FR", "DE", "NO"], Field(description="ISO country code")
+    ] = "US",
     make_default: Annotated[bool, Field(description="Make this the default shipping address")] = False,
 ) -> Address:
     """Save a new shipping address."""
@@ -270,14 +347,24 @@ def add_address(
     if make_default or not w.addresses:
         for a in w.addresses.values():
             a.is_default = False
-    addr = Address(address_id=aid, label=label, recipient=recipient, street=street, city=city, postal_code=postal_code,
-                   country=country, is_default=make_default or not w.addresses)
+    addr = Address(
+        address_id=aid,
+        label=label,
+        recipient=recipient,
+        street=street,
+        city=city,
+        postal_code=postal_code,
+        country=country,
+        is_default=make_default or not w.addresses,
+    )
     w.addresses[aid] = addr
     return addr
 
 
 @TOOLS.tool(idempotent=True)
-def set_default_address(w: ShopWorld, address_id: Annotated[str, Field(description="Address id to make the default (from list_addresses)")]) -> Address:
+def set_default_address(
+    w: ShopWorld, address_id: Annotated[str, Field(description="Address id to make the default (from list_addresses)")]
+) -> Address:
     """Make a saved address the default shipping address."""
     addr = _address(w, address_id)
     for a in w.addresses.values():
@@ -286,7 +373,9 @@ def set_default_address(w: ShopWorld, address_id: Annotated[str, Field(descripti
 
 
 @TOOLS.tool(destructive=True)
-def delete_address(w: ShopWorld, address_id: Annotated[str, Field(description="Address id to delete (from list_addresses)")]) -> RemovedAddress:
+def delete_address(
+    w: ShopWorld, address_id: Annotated[str, Field(description="Address id to delete (from list_addresses)")]
+) -> RemovedAddress:
     """Delete a saved address. The default address cannot be deleted while other addresses exist."""
     addr = _address(w, address_id)
     if any(o.address_id == address_id and o.status in ("processing", "shipped") for o in w.orders.values()):
@@ -296,12 +385,21 @@ def delete_address(w: ShopWorld, address_id: Annotated[str, Field(description="A
     del w.addresses[address_id]
     return RemovedAddress(address_id=address_id, removed=True)
 
+
 # ------------------------------------------------------------------ wishlist
 @TOOLS.tool(read_only=True)
 def view_wishlist(w: ShopWorld) -> Wishlist:
     """Show the wishlist with current prices and whether each product is in stock."""
-    out = [WishlistItem(product_id=pid, name=w.products[pid].name, price=w.products[pid].price,
-                        in_stock=w.products[pid].stock > 0, added_on=d) for pid, d in w.wishlist.items()]
+    out = [
+        WishlistItem(
+            product_id=pid,
+            name=w.products[pid].name,
+            price=w.products[pid].price,
+            in_stock=w.products[pid].stock > 0,
+            added_on=d,
+        )
+        for pid, d in w.wishlist.items()
+    ]
     return Wishlist(items=out, total=len(out))
 
 

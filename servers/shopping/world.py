@@ -23,22 +23,71 @@ DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 # category name -> (adjectives, nouns with base price)
 CATALOG = {
-    "Electronics": (["Wireless", "Compact", "Pro", "Smart", "Ultra"],
-                    [("Earbuds", 79), ("Bluetooth Speaker", 59), ("USB-C Charger", 25), ("Smartwatch", 199), ("Webcam", 69), ("E-Reader", 129)]),
-    "Home & Kitchen": (["Stainless", "Ceramic", "Nonstick", "Classic", "Modern"],
-                       [("Chef Knife", 45), ("Dutch Oven", 89), ("Coffee Grinder", 39), ("Frying Pan", 34), ("Kettle", 29), ("Blender", 99)]),
-    "Books": (["Illustrated", "Collected", "Annotated", "Pocket", "Complete"],
-              [("Cookbook", 28), ("Atlas of Birds", 35), ("Mystery Novel", 15), ("Poetry Anthology", 19), ("History of Sail", 32)]),
-    "Sports & Outdoors": (["Trail", "Lightweight", "Insulated", "Waterproof", "Pro"],
-                          [("Running Shoes", 119), ("Yoga Mat", 32), ("Water Bottle", 22), ("Daypack", 64), ("Tent", 249), ("Headlamp", 29)]),
-    "Toys & Games": (["Deluxe", "Junior", "Classic", "Family", "Mini"],
-                     [("Puzzle 1000pc", 24), ("Board Game", 39), ("Building Blocks Set", 49), ("Plush Fox", 18), ("Kite", 27)]),
-    "Beauty": (["Organic", "Hydrating", "Gentle", "Daily", "Botanical"],
-               [("Face Serum", 36), ("Shampoo", 14), ("Sunscreen SPF50", 19), ("Lip Balm Set", 12), ("Body Lotion", 17)]),
-    "Pet Supplies": (["Durable", "Cozy", "Orthopedic", "Natural", "Travel"],
-                     [("Dog Bed", 59), ("Cat Tree", 89), ("Chew Toy", 11), ("Pet Carrier", 45), ("Grain-Free Kibble 5kg", 38)]),
-    "Office": (["Ergonomic", "Recycled", "Premium", "Slim", "Adjustable"],
-               [("Desk Lamp", 42), ("Notebook 3-pack", 16), ("Monitor Stand", 54), ("Gel Pens 12-pack", 13), ("Desk Chair", 229)]),
+    "Electronics": (
+        ["Wireless", "Compact", "Pro", "Smart", "Ultra"],
+        [
+            ("Earbuds", 79),
+            ("Bluetooth Speaker", 59),
+            ("USB-C Charger", 25),
+            ("Smartwatch", 199),
+            ("Webcam", 69),
+            ("E-Reader", 129),
+        ],
+    ),
+    "Home & Kitchen": (
+        ["Stainless", "Ceramic", "Nonstick", "Classic", "Modern"],
+        [
+            ("Chef Knife", 45),
+            ("Dutch Oven", 89),
+            ("Coffee Grinder", 39),
+            ("Frying Pan", 34),
+            ("Kettle", 29),
+            ("Blender", 99),
+        ],
+    ),
+    "Books": (
+        ["Illustrated", "Collected", "Annotated", "Pocket", "Complete"],
+        [
+            ("Cookbook", 28),
+            ("Atlas of Birds", 35),
+            ("Mystery Novel", 15),
+            ("Poetry Anthology", 19),
+            ("History of Sail", 32),
+        ],
+    ),
+    "Sports & Outdoors": (
+        ["Trail", "Lightweight", "Insulated", "Waterproof", "Pro"],
+        [
+            ("Running Shoes", 119),
+            ("Yoga Mat", 32),
+            ("Water Bottle", 22),
+            ("Daypack", 64),
+            ("Tent", 249),
+            ("Headlamp", 29),
+        ],
+    ),
+    "Toys & Games": (
+        ["Deluxe", "Junior", "Classic", "Family", "Mini"],
+        [("Puzzle 1000pc", 24), ("Board Game", 39), ("Building Blocks Set", 49), ("Plush Fox", 18), ("Kite", 27)],
+    ),
+    "Beauty": (
+        ["Organic", "Hydrating", "Gentle", "Daily", "Botanical"],
+        [("Face Serum", 36), ("Shampoo", 14), ("Sunscreen SPF50", 19), ("Lip Balm Set", 12), ("Body Lotion", 17)],
+    ),
+    "Pet Supplies": (
+        ["Durable", "Cozy", "Orthopedic", "Natural", "Travel"],
+        [("Dog Bed", 59), ("Cat Tree", 89), ("Chew Toy", 11), ("Pet Carrier", 45), ("Grain-Free Kibble 5kg", 38)],
+    ),
+    "Office": (
+        ["Ergonomic", "Recycled", "Premium", "Slim", "Adjustable"],
+        [
+            ("Desk Lamp", 42),
+            ("Notebook 3-pack", 16),
+            ("Monitor Stand", 54),
+            ("Gel Pens 12-pack", 13),
+            ("Desk Chair", 229),
+        ],
+    ),
 }
 BRANDS = ["Northpeak", "Aurora", "Kestrel", "Lumen", "Tidewater", "Brightside", "Oakridge", "Vela", "Cobalt", "Juniper"]
 STREETS = ["Maple Ave", "Harbor St", "Elm Road", "Kings Way", "Riverside Dr", "Station Rd", "Oak Lane", "Market St"]
@@ -168,7 +217,9 @@ def _address(w: ShopWorld, address_id: str) -> Address:
 ProductId = Annotated[str, Field(description="Product id, e.g. 'PRD-0012' (from search_products)")]
 OrderId = Annotated[str, Field(description="Order id, e.g. 'ORD-00003' (from list_orders)")]
 Quantity = Annotated[int, Field(description="Number of units", ge=1, le=99)]
-CouponCode = Annotated[str, Field(description="Coupon code, e.g. 'WELCOME10' (from list_coupons)", min_length=3, max_length=20)]
+CouponCode = Annotated[
+    str, Field(description="Coupon code, e.g. 'WELCOME10' (from list_coupons)", min_length=3, max_length=20)
+]
 
 
 class CategoryList(BaseModel):
@@ -257,8 +308,13 @@ def _coupon_problem(w: ShopWorld, c: Coupon, items: dict[str, int]) -> str | Non
 
 
 def _eligible_subtotal(w: ShopWorld, c: Coupon, items: dict[str, int]) -> float:
-    return _money(sum(w.products[pid].price * q for pid, q in items.items()
-                      if c.category_id is None or w.products[pid].category_id == c.category_id))
+    return _money(
+        sum(
+            w.products[pid].price * q
+            for pid, q in items.items()
+            if c.category_id is None or w.products[pid].category_id == c.category_id
+        )
+    )
 
 
 def _discount(w: ShopWorld, c: Coupon, items: dict[str, int]) -> float:
@@ -268,8 +324,16 @@ def _discount(w: ShopWorld, c: Coupon, items: dict[str, int]) -> float:
 
 
 def _cart_view(w: ShopWorld) -> Cart:
-    items = [CartItem(product_id=pid, name=w.products[pid].name, unit_price=w.products[pid].price, quantity=q,
-                      line_total=_money(w.products[pid].price * q)) for pid, q in w.cart.items()]
+    items = [
+        CartItem(
+            product_id=pid,
+            name=w.products[pid].name,
+            unit_price=w.products[pid].price,
+            quantity=q,
+            line_total=_money(w.products[pid].price * q),
+        )
+        for pid, q in w.cart.items()
+    ]
     sub = _money(sum(i.line_total for i in items))
     disc, note = 0.0, None
     if w.cart_coupon is not None:
@@ -279,8 +343,17 @@ def _cart_view(w: ShopWorld) -> Cart:
             disc = _discount(w, c, w.cart)
     ship = 0.0 if not items or sub >= FREE_SHIPPING_OVER else SHIPPING_FEE
     tax = _money((sub - disc) * TAX_RATE)
-    return Cart(items=items, item_count=sum(w.cart.values()), subtotal=sub, coupon_code=w.cart_coupon, discount=disc,
-                shipping=ship, tax=tax, total=_money(sub - disc + ship + tax), coupon_note=note)
+    return Cart(
+        items=items,
+        item_count=sum(w.cart.values()),
+        subtotal=sub,
+        coupon_code=w.cart_coupon,
+        discount=disc,
+        shipping=ship,
+        tax=tax,
+        total=_money(sub - disc + ship + tax),
+        coupon_note=note,
+    )
 
 
 # the server's tools, in tools/list order: the tools_*.py modules add theirs, imported in order by __init__

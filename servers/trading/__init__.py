@@ -13,7 +13,10 @@ __all__ = ["TOOLS", "TradingWorld", "build", "seed_world"]
 def build(seed: int = 0) -> EnvServer[TradingWorld]:
     """A fresh trading server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "trading", seeder=seed_world, category="finance",
+        "trading",
+        seeder=seed_world,
+        category="finance",
         description="Brokerage trading: portfolios, positions, cash, market and limit orders, quotes, exchanges and order books.",
-        tools=TOOLS, default_seed=seed,
+        tools=TOOLS,
+        default_seed=seed,
     )

@@ -13,7 +13,9 @@ Side = Literal["buy", "sell"]
 OrderType = Literal["market", "limit"]
 OrderStatus = Literal["open", "filled", "cancelled", "rejected"]
 SymbolStatus = Literal["trading", "halted"]
-Sector = Literal["Technology", "Healthcare", "Energy", "Financials", "Consumer", "Industrials", "Utilities", "Materials"]
+Sector = Literal[
+    "Technology", "Healthcare", "Energy", "Financials", "Consumer", "Industrials", "Utilities", "Materials"
+]
 NOW = f"{REFERENCE_DAY}T15:30:00Z"
 PRICE_BAND = 0.10  # limit prices must lie within +/-10% of the last price
 
@@ -60,7 +62,16 @@ COMPANIES = [
     ("OUTB", "Outback Resources Ltd.", "Materials", "ASX", 24.9),
     ("KOAL", "Koala Bank Group", "Financials", "ASX", 41.2),
 ]
-PORTFOLIO_NAMES = ["Retirement", "Growth", "Dividend Income", "Tech Bets", "College Fund", "Rainy Day", "Speculative", "Core Index"]
+PORTFOLIO_NAMES = [
+    "Retirement",
+    "Growth",
+    "Dividend Income",
+    "Tech Bets",
+    "College Fund",
+    "Rainy Day",
+    "Speculative",
+    "Core Index",
+]
 
 
 class Trader(BaseModel):
@@ -134,7 +145,9 @@ class TradingWorld(World):
     traders: dict[str, Trader] = {}
     exchanges: dict[str, Exchange] = {}
     symbols: dict[str, Symbol] = {}
-    books: dict[str, dict[str, list[BookLevel]]] = {}  # symbol -> {"bids": [...], "asks": [...]} from other participants
+    books: dict[
+        str, dict[str, list[BookLevel]]
+    ] = {}  # symbol -> {"bids": [...], "asks": [...]} from other participants
     portfolios: dict[str, Portfolio] = {}
     positions: dict[str, Position] = {}  # key "<portfolio_id>:<symbol>"
     orders: dict[str, Order] = {}
@@ -164,7 +177,9 @@ def _check_pin(w: TradingWorld, trader_id: str, pin: str) -> None:
 
 
 PortfolioId = Annotated[str, Field(description="Portfolio id, e.g. 'PF-0003' (from list_portfolios)")]
-SymbolArg = Annotated[str, Field(description="Ticker symbol, e.g. 'NVRB' (from list_symbols)", min_length=1, max_length=8)]
+SymbolArg = Annotated[
+    str, Field(description="Ticker symbol, e.g. 'NVRB' (from list_symbols)", min_length=1, max_length=8)
+]
 Pin = Annotated[str, sensitive("The portfolio owner's 4-digit trading PIN", pattern=r"^\d{4}$")]
 Amount = Annotated[float, Field(description="Cash amount in USD; must be greater than 0", gt=0, le=10_000_000)]
 
@@ -264,9 +279,16 @@ class CashMovement(BaseModel):
 
 def position_view(w: TradingWorld, p: Position) -> PositionView:
     last = w.symbols[p.symbol].last_price
-    return PositionView(portfolio_id=p.portfolio_id, symbol=p.symbol, quantity=p.quantity,
-                        available_quantity=p.quantity - p.reserved_quantity, average_cost=p.average_cost, last_price=last,
-                        market_value=_r2(p.quantity * last), unrealized_pnl=_r2(p.quantity * (last - p.average_cost)))
+    return PositionView(
+        portfolio_id=p.portfolio_id,
+        symbol=p.symbol,
+        quantity=p.quantity,
+        available_quantity=p.quantity - p.reserved_quantity,
+        average_cost=p.average_cost,
+        last_price=last,
+        market_value=_r2(p.quantity * last),
+        unrealized_pnl=_r2(p.quantity * (last - p.average_cost)),
+    )
 
 
 def positions_of(w: TradingWorld, portfolio_id: str) -> list[PositionView]:

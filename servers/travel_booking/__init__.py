@@ -13,7 +13,10 @@ __all__ = ["TOOLS", "TravelWorld", "build", "seed_world"]
 def build(seed: int = 0) -> EnvServer[TravelWorld]:
     """A fresh travel_booking server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "travel_booking", seeder=seed_world, category="travel",
+        "travel_booking",
+        seeder=seed_world,
+        category="travel",
         description=f"Travel booking: flight and hotel search, travellers, bookings (book/change/cancel), itineraries and loyalty points. Today is {TODAY}.",
-        tools=TOOLS, default_seed=seed,
+        tools=TOOLS,
+        default_seed=seed,
     )

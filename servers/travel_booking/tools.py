@@ -2,18 +2,59 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated
 
 from pydantic import Field
 
 from servers.kit import InvalidArgument, PermissionDenied, StateConflict, not_found
 from servers.travel_booking.world import (
-    CHANGE_FEE, NOW, TODAY, TOOLS, AirportCode, AirportList, Booking, BookingId, BookingKind, BookingList,
-    BookingStatus, Cabin, CancelResult, ChangeResult, DateStr, Flight, FlightId, FlightList, HotelDetails, HotelId,
-    HotelSummary, HotelSummaryList, Itinerary, ItineraryDetails, ItineraryList, LoyaltyAccount, RoomOfferList,
-    Traveller, TravellerId, TravellerList, TravelWorld, _airport, _available, _booking, _code, _date_arg, _departed,
-    _fare, _flight, _hotel, _itinerary_for, _nights, _traveller, earn, offer, pay_points, stay,
+    CHANGE_FEE,
+    NOW,
+    TODAY,
+    TOOLS,
+    AirportCode,
+    AirportList,
+    Booking,
+    BookingId,
+    BookingKind,
+    BookingList,
+    BookingStatus,
+    Cabin,
+    CancelResult,
+    ChangeResult,
+    DateStr,
+    Flight,
+    FlightId,
+    FlightList,
+    HotelDetails,
+    HotelId,
+    HotelSummary,
+    HotelSummaryList,
+    Itinerary,
+    ItineraryDetails,
+    ItineraryList,
+    LoyaltyAccount,
+    RoomOfferList,
+    Traveller,
+    TravellerId,
+    TravellerList,
+    TravelWorld,
+    _airport,
+    _available,
+    _booking,
+    _code,
+    _date_arg,
+    _departed,
+    _fare,
+    _flight,
+    _hotel,
+    _itinerary_for,
+    _nights,
+    _traveller,
+    earn,
+    offer,
+    pay_points,
+    stay,
 )
 
 
@@ -29,9 +70,17 @@ def search_flights(
     w: TravelWorld,
     origin: AirportCode,
     destination: AirportCode,
-    date: Annotated[str | None, Field(description="Departure date YYYY-MM-DD (today or later); omit to list all upcoming flights on the route", pattern=r"^\d{4}-\d{2}-\d{2}$")] = None,
+    date: Annotated[
+        str | None,
+        Field(
+            description="Departure date YYYY-MM-DD (today or later); omit to list all upcoming flights on the route",
+            pattern=r"^\d{4}-\d{2}-\d{2}$",
+        ),
+    ] = None,
     cabin: Annotated[Cabin | None, Field(description="Only flights that still have seats in this cabin")] = None,
-    max_price: Annotated[float | None, Field(description="Only flights with a fare at or below this price (USD)", gt=0)] = None,
+    max_price: Annotated[
+        float | None, Field(description="Only flights with a fare at or below this price (USD)", gt=0)
+    ] = None,
 ) -> FlightList:
     """Search scheduled flights from origin to destination, with fares and seats left by cabin."""
     o, d = _airport(w, "origin", origin), _airport(w, "destination", destination)
@@ -66,7 +115,9 @@ def search_hotels(
     check_in: DateStr,
     check_out: DateStr,
     min_stars: Annotated[int | None, Field(description="Only hotels with at least this many stars", ge=1, le=5)] = None,
-    max_price_per_night: Annotated[float | None, Field(description="Only hotels with an available room at or below this nightly price", gt=0)] = None,
+    max_price_per_night: Annotated[
+        float | None, Field(description="Only hotels with an available room at or below this nightly price", gt=0)
+    ] = None,
 ) -> HotelSummaryList:
     """Search hotels in a city for a stay, with rooms available and the lowest nightly price; fully booked hotels are flagged."""
     stay(check_in, check_out)
@@ -83,10 +134,20 @@ def search_hotels(
             avail = [o for o in avail if o.price_per_night <= max_price_per_night]
             if not avail and any(o.available > 0 for o in offers):
                 continue
-        out.append(HotelSummary(hotel_id=h.hotel_id, name=h.name, city=h.city, stars=h.stars, rating=h.rating,
-                                check_in=check_in, check_out=check_out, available_rooms=sum(o.available for o in avail),
-                                fully_booked=not avail,
-                                lowest_price_per_night=min((o.price_per_night for o in avail), default=None)))
+        out.append(
+            HotelSummary(
+                hotel_id=h.hotel_id,
+                name=h.name,
+                city=h.city,
+                stars=h.stars,
+                rating=h.rating,
+                check_in=check_in,
+                check_out=check_out,
+                available_rooms=sum(o.available for o in avail),
+                fully_booked=not avail,
+                lowest_price_per_night=min((o.price_per_night for o in avail), default=None),
+            )
+        )
     return HotelSummaryList(hotels=out, total=len(out))
 
 
@@ -140,8 +201,15 @@ def add_traveller(
     if any(t.email.lower() == email.lower() for t in w.travellers.values()):
         raise StateConflict(f"a traveller with email {email} already exists; list_travellers finds it")
     tid = w.new_id("TRV")
-    t = Traveller(traveller_id=tid, name=name.strip(), email=email, phone=phone or "", date_of_birth=date_of_birth,
-                  nationality=nationality.upper(), home_airport=code)
+    t = Traveller(
+        traveller_id=tid,
+        name=name.strip(),
+        email=email,
+        phone=phone or "",
+        date_of_birth=date_of_birth,
+        nationality=nationality.upper(),
+        home_airport=code,
+    )
     w.travellers[tid] = t
     return t
 
@@ -152,27 +220,50 @@ def book_flight(
     traveller_id: TravellerId,
     flight_id: FlightId,
     cabin: Annotated[Cabin, Field(description="Cabin to book")] = "economy",
-    itinerary_id: Annotated[str | None, Field(description="Add the booking to this itinerary of the same traveller (from list_itineraries)")] = None,
-    pay_with_points: Annotated[bool, Field(description="Pay with loyalty points (1 point = $0.01) instead of card")] = False,
+    itinerary_id: Annotated[
+        str | None, Field(description="Add the booking to this itinerary of the same traveller (from list_itineraries)")
+    ] = None,
+    pay_with_points: Annotated[
+        bool, Field(description="Pay with loyalty points (1 point = $0.01) instead of card")
+    ] = False,
 ) -> Booking:
     """Book one seat on a flight for a traveller in a cabin; fails if the flight has departed or the cabin is sold out."""
     _traveller(w, traveller_id)
     f = _flight(w, flight_id)
     if _departed(f):
-        raise StateConflict(f"flight {flight_id} departed on {f.date} {f.departure_time}, before now ({NOW}); search_flights shows upcoming flights")
+        raise StateConflict(
+            f"flight {flight_id} departed on {f.date} {f.departure_time}, before now ({NOW}); search_flights shows upcoming flights"
+        )
     fa = _fare(f, cabin)
     if fa.seats_left <= 0:
         others = [x.cabin for x in f.fares if x.seats_left > 0]
-        raise StateConflict(f"no seats left in {cabin} on flight {flight_id}" + (f"; seats remain in: {', '.join(others)}" if others else "; the flight is sold out"))
+        raise StateConflict(
+            f"no seats left in {cabin} on flight {flight_id}"
+            + (f"; seats remain in: {', '.join(others)}" if others else "; the flight is sold out")
+        )
     it = _itinerary_for(w, itinerary_id, traveller_id)
-    if any(b.traveller_id == traveller_id and b.flight_id == flight_id and b.status == "confirmed" for b in w.bookings.values()):
+    if any(
+        b.traveller_id == traveller_id and b.flight_id == flight_id and b.status == "confirmed"
+        for b in w.bookings.values()
+    ):
         raise StateConflict(f"traveller {traveller_id} already holds a confirmed booking on flight {flight_id}")
     points = pay_points(w, traveller_id, fa.price) if pay_with_points else 0
     fa.seats_left -= 1
     n = w.counters.get("BKG", 0) + 1
-    b = Booking(booking_id=w.new_id("BKG"), traveller_id=traveller_id, kind="flight", status="confirmed",
-                confirmation_code=_code(w, n), itinerary_id=itinerary_id, flight_id=flight_id, cabin=cabin,
-                price=fa.price, refundable=fa.refundable, paid_with_points=points, booked_on=TODAY)
+    b = Booking(
+        booking_id=w.new_id("BKG"),
+        traveller_id=traveller_id,
+        kind="flight",
+        status="confirmed",
+        confirmation_code=_code(w, n),
+        itinerary_id=itinerary_id,
+        flight_id=flight_id,
+        cabin=cabin,
+        price=fa.price,
+        refundable=fa.refundable,
+        paid_with_points=points,
+        booked_on=TODAY,
+    )
     earn(w, b)
     w.bookings[b.booking_id] = b
     if it is not None:
@@ -187,8 +278,12 @@ def book_hotel(
     room_id: Annotated[str, Field(description="Room id, e.g. 'RM-0005' (from list_hotel_rooms)")],
     check_in: DateStr,
     check_out: DateStr,
-    itinerary_id: Annotated[str | None, Field(description="Add the booking to this itinerary of the same traveller (from list_itineraries)")] = None,
-    pay_with_points: Annotated[bool, Field(description="Pay with loyalty points (1 point = $0.01) instead of card")] = False,
+    itinerary_id: Annotated[
+        str | None, Field(description="Add the booking to this itinerary of the same traveller (from list_itineraries)")
+    ] = None,
+    pay_with_points: Annotated[
+        bool, Field(description="Pay with loyalty points (1 point = $0.01) instead of card")
+    ] = False,
 ) -> Booking:
     """Book a hotel room for a traveller from check_in to check_out; fails if the room type is fully booked on any night."""
     _traveller(w, traveller_id)
@@ -202,17 +297,32 @@ def book_hotel(
         others = [r.room_type for r in w.rooms.values() if r.hotel_id == room.hotel_id and _available(r, nights) > 0]
         full = [n for n in nights if room.booked.get(n, 0) >= room.inventory]
         msg = f"{room.room_type} rooms at {hotel.name} ({room.hotel_id}) are fully booked on {', '.join(full)}"
-        raise StateConflict(msg + (f"; still available: {', '.join(others)}" if others else "; the hotel is fully booked for these dates"))
+        raise StateConflict(
+            msg
+            + (f"; still available: {', '.join(others)}" if others else "; the hotel is fully booked for these dates")
+        )
     it = _itinerary_for(w, itinerary_id, traveller_id)
     price = round(room.price_per_night * len(nights), 2)
     points = pay_points(w, traveller_id, price) if pay_with_points else 0
     for n in nights:
         room.booked[n] = room.booked.get(n, 0) + 1
     n = w.counters.get("BKG", 0) + 1
-    b = Booking(booking_id=w.new_id("BKG"), traveller_id=traveller_id, kind="hotel", status="confirmed",
-                confirmation_code=_code(w, n), itinerary_id=itinerary_id, hotel_id=room.hotel_id, room_id=room_id,
-                check_in=check_in, check_out=check_out, price=price, refundable=room.refundable,
-                paid_with_points=points, booked_on=TODAY)
+    b = Booking(
+        booking_id=w.new_id("BKG"),
+        traveller_id=traveller_id,
+        kind="hotel",
+        status="confirmed",
+        confirmation_code=_code(w, n),
+        itinerary_id=itinerary_id,
+        hotel_id=room.hotel_id,
+        room_id=room_id,
+        check_in=check_in,
+        check_out=check_out,
+        price=price,
+        refundable=room.refundable,
+        paid_with_points=points,
+        booked_on=TODAY,
+    )
     earn(w, b)
     w.bookings[b.booking_id] = b
     if it is not None:
@@ -230,9 +340,13 @@ def list_bookings(
     """List bookings, filtered by traveller, kind (flight/hotel) or status."""
     if traveller_id is not None:
         _traveller(w, traveller_id)
-    out = [b for b in w.bookings.values()
-           if (traveller_id is None or b.traveller_id == traveller_id)
-           and (kind is None or b.kind == kind) and (status is None or b.status == status)]
+    out = [
+        b
+        for b in w.bookings.values()
+        if (traveller_id is None or b.traveller_id == traveller_id)
+        and (kind is None or b.kind == kind)
+        and (status is None or b.status == status)
+    ]
     return BookingList(bookings=out, total=len(out))
 
 
@@ -251,12 +365,18 @@ def cancel_booking(w: TravelWorld, booking_id: BookingId) -> CancelResult:
     if b.kind == "flight":
         f = w.flights[b.flight_id or ""]
         if _departed(f):
-            raise StateConflict(f"flight {f.flight_id} of booking {booking_id} already departed on {f.date}; it cannot be cancelled")
+            raise StateConflict(
+                f"flight {f.flight_id} of booking {booking_id} already departed on {f.date}; it cannot be cancelled"
+            )
     elif (b.check_in or "") < TODAY:
-        raise StateConflict(f"the stay of booking {booking_id} began on {b.check_in}, before today ({TODAY}); it cannot be cancelled")
+        raise StateConflict(
+            f"the stay of booking {booking_id} began on {b.check_in}, before today ({TODAY}); it cannot be cancelled"
+        )
     if not b.refundable:
         hint = "; change_flight_booking can move it to another flight for a fee" if b.kind == "flight" else ""
-        raise StateConflict(f"booking {booking_id} is a non-refundable {'fare' if b.kind == 'flight' else 'rate'} and cannot be cancelled{hint}")
+        raise StateConflict(
+            f"booking {booking_id} is a non-refundable {'fare' if b.kind == 'flight' else 'rate'} and cannot be cancelled{hint}"
+        )
     b.status = "cancelled"
     if b.kind == "flight":
         _fare(w.flights[b.flight_id or ""], b.cabin or "economy").seats_left += 1
@@ -267,15 +387,21 @@ def cancel_booking(w: TravelWorld, booking_id: BookingId) -> CancelResult:
     acct = w.loyalty.get(b.traveller_id)
     if acct is not None:
         acct.points = max(0, acct.points - b.points_earned + b.paid_with_points)
-    return CancelResult(booking_id=booking_id, status="cancelled",
-                        refund_amount=0.0 if b.paid_with_points else b.price, points_refunded=b.paid_with_points)
+    return CancelResult(
+        booking_id=booking_id,
+        status="cancelled",
+        refund_amount=0.0 if b.paid_with_points else b.price,
+        points_refunded=b.paid_with_points,
+    )
 
 
 @TOOLS.tool()
 def change_flight_booking(
     w: TravelWorld,
     booking_id: BookingId,
-    new_flight_id: Annotated[str, Field(description="Flight id to move to; same origin and destination (from search_flights)")],
+    new_flight_id: Annotated[
+        str, Field(description="Flight id to move to; same origin and destination (from search_flights)")
+    ],
     cabin: Annotated[Cabin | None, Field(description="Cabin on the new flight; defaults to the booked cabin")] = None,
 ) -> ChangeResult:
     """Move a confirmed flight booking to another flight on the same route; non-refundable fares pay a $75 change fee plus any fare difference."""
@@ -291,9 +417,13 @@ def change_flight_booking(
     if new.flight_id == old.flight_id and (cabin is None or cabin == b.cabin):
         raise InvalidArgument(f"booking {booking_id} is already on flight {new_flight_id} in {b.cabin}")
     if (new.origin, new.destination) != (old.origin, old.destination):
-        raise InvalidArgument(f"new_flight_id {new_flight_id} flies {new.origin}-{new.destination}; the booking is for {old.origin}-{old.destination}")
+        raise InvalidArgument(
+            f"new_flight_id {new_flight_id} flies {new.origin}-{new.destination}; the booking is for {old.origin}-{old.destination}"
+        )
     if _departed(new):
-        raise StateConflict(f"flight {new_flight_id} departed on {new.date} {new.departure_time}; pick an upcoming flight")
+        raise StateConflict(
+            f"flight {new_flight_id} departed on {new.date} {new.departure_time}; pick an upcoming flight"
+        )
     cab = cabin or b.cabin or "economy"
     fa = _fare(new, cab)
     if fa.seats_left <= 0:
@@ -305,8 +435,16 @@ def change_flight_booking(
     b.flight_id, b.cabin = new.flight_id, cab  # type: ignore[assignment]
     b.price = max(b.price, fa.price)
     b.refundable = b.refundable and fa.refundable
-    return ChangeResult(booking_id=booking_id, old_flight_id=old.flight_id, flight_id=new.flight_id, cabin=cab,  # type: ignore[arg-type]
-                        price=b.price, fare_difference=diff, change_fee=fee, amount_charged=round(max(diff, 0) + fee, 2))
+    return ChangeResult(
+        booking_id=booking_id,
+        old_flight_id=old.flight_id,
+        flight_id=new.flight_id,
+        cabin=cab,  # type: ignore[arg-type]
+        price=b.price,
+        fare_difference=diff,
+        change_fee=fee,
+        amount_charged=round(max(diff, 0) + fee, 2),
+    )
 
 
 @TOOLS.tool()
@@ -314,7 +452,9 @@ def create_itinerary(
     w: TravelWorld,
     traveller_id: TravellerId,
     name: Annotated[str, Field(description="Trip name, e.g. 'Lyon conference'", min_length=2, max_length=80)],
-    booking_ids: Annotated[list[str], Field(description="Existing booking ids of the same traveller to group into the itinerary")] = [],
+    booking_ids: Annotated[
+        list[str], Field(description="Existing booking ids of the same traveller to group into the itinerary")
+    ] = [],
 ) -> ItineraryDetails:
     """Create an itinerary (a named trip) for a traveller, optionally grouping existing bookings into it."""
     _traveller(w, traveller_id)
@@ -326,13 +466,24 @@ def create_itinerary(
         if b.itinerary_id is not None:
             raise StateConflict(f"booking {bid} is already part of itinerary {b.itinerary_id}")
         bs.append(b)
-    it = Itinerary(itinerary_id=w.new_id("ITN"), traveller_id=traveller_id, name=name.strip(), created_on=TODAY,
-                   booking_ids=[b.booking_id for b in bs])
+    it = Itinerary(
+        itinerary_id=w.new_id("ITN"),
+        traveller_id=traveller_id,
+        name=name.strip(),
+        created_on=TODAY,
+        booking_ids=[b.booking_id for b in bs],
+    )
     for b in bs:
         b.itinerary_id = it.itinerary_id
     w.itineraries[it.itinerary_id] = it
-    return ItineraryDetails(itinerary_id=it.itinerary_id, traveller_id=traveller_id, name=it.name, created_on=TODAY,
-                            bookings=bs, total_price=round(sum(b.price for b in bs if b.status == "confirmed"), 2))
+    return ItineraryDetails(
+        itinerary_id=it.itinerary_id,
+        traveller_id=traveller_id,
+        name=it.name,
+        created_on=TODAY,
+        bookings=bs,
+        total_price=round(sum(b.price for b in bs if b.status == "confirmed"), 2),
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -348,14 +499,23 @@ def list_itineraries(
 
 
 @TOOLS.tool(read_only=True)
-def get_itinerary(w: TravelWorld, itinerary_id: Annotated[str, Field(description="Itinerary id, e.g. 'ITN-0002' (from list_itineraries)")]) -> ItineraryDetails:
+def get_itinerary(
+    w: TravelWorld,
+    itinerary_id: Annotated[str, Field(description="Itinerary id, e.g. 'ITN-0002' (from list_itineraries)")],
+) -> ItineraryDetails:
     """Get an itinerary with all its bookings and the total price of the confirmed ones."""
     it = w.itineraries.get(itinerary_id)
     if it is None:
         raise not_found("itinerary", itinerary_id, "list_itineraries shows valid ids")
     bs = [w.bookings[b] for b in it.booking_ids]
-    return ItineraryDetails(itinerary_id=it.itinerary_id, traveller_id=it.traveller_id, name=it.name, created_on=it.created_on,
-                            bookings=bs, total_price=round(sum(b.price for b in bs if b.status == "confirmed"), 2))
+    return ItineraryDetails(
+        itinerary_id=it.itinerary_id,
+        traveller_id=it.traveller_id,
+        name=it.name,
+        created_on=it.created_on,
+        bookings=bs,
+        total_price=round(sum(b.price for b in bs if b.status == "confirmed"), 2),
+    )
 
 
 @TOOLS.tool(read_only=True)
@@ -364,7 +524,11 @@ def get_loyalty_account(w: TravelWorld, traveller_id: TravellerId) -> LoyaltyAcc
     _traveller(w, traveller_id)
     acct = w.loyalty.get(traveller_id)
     if acct is None:
-        raise not_found("loyalty account of traveller", traveller_id, "the traveller is not enrolled; enroll_loyalty_program enrolls them")
+        raise not_found(
+            "loyalty account of traveller",
+            traveller_id,
+            "the traveller is not enrolled; enroll_loyalty_program enrolls them",
+        )
     return acct
 
 
@@ -373,9 +537,17 @@ def enroll_loyalty_program(w: TravelWorld, traveller_id: TravellerId) -> Loyalty
     """Enroll a traveller in the Voyager Rewards loyalty program (blue tier, 0 points); later bookings earn points."""
     _traveller(w, traveller_id)
     if traveller_id in w.loyalty:
-        raise StateConflict(f"traveller {traveller_id} is already enrolled as member {w.loyalty[traveller_id].member_number}")
+        raise StateConflict(
+            f"traveller {traveller_id} is already enrolled as member {w.loyalty[traveller_id].member_number}"
+        )
     lid = w.new_id("LOY")
-    acct = LoyaltyAccount(loyalty_id=lid, traveller_id=traveller_id, member_number=f"VR{50000000 + int(lid.split('-')[1])}",
-                          tier="blue", points=0, enrolled_on=TODAY)
+    acct = LoyaltyAccount(
+        loyalty_id=lid,
+        traveller_id=traveller_id,
+        member_number=f"VR{50000000 + int(lid.split('-')[1])}",
+        tier="blue",
+        points=0,
+        enrolled_on=TODAY,
+    )
     w.loyalty[traveller_id] = acct
     return acct

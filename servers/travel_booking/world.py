@@ -38,12 +38,56 @@ AIRPORTS: list[tuple[str, str, str, float, float]] = [
     ("OSL", "Oslo", "Oslo Gardermoen Airport", 60.1976, 11.1004),
     ("YYZ", "Toronto", "Toronto Pearson International Airport", 43.6777, -79.6248),
 ]
-AIRLINES = [("Aurora Airways", "AU"), ("Meridian Air", "MR"), ("Cobalt Wings", "CW"), ("Northstar", "NS"), ("Iberwind", "IW")]
-HOTEL_PREFIXES = ["Grand", "Harbor View", "Old Town", "Riverside", "Park", "Central", "Garden", "Skyline", "Royal", "Station"]
+AIRLINES = [
+    ("Aurora Airways", "AU"),
+    ("Meridian Air", "MR"),
+    ("Cobalt Wings", "CW"),
+    ("Northstar", "NS"),
+    ("Iberwind", "IW"),
+]
+HOTEL_PREFIXES = [
+    "Grand",
+    "Harbor View",
+    "Old Town",
+    "Riverside",
+    "Park",
+    "Central",
+    "Garden",
+    "Skyline",
+    "Royal",
+    "Station",
+]
 HOTEL_SUFFIXES = ["Hotel", "Inn", "Suites", "Residences", "Boutique Hotel", "Lodge"]
-AMENITIES = ["wifi", "breakfast", "gym", "pool", "spa", "parking", "airport_shuttle", "restaurant", "bar", "pet_friendly"]
-STREETS = ["Market Street", "Station Road", "River Walk", "King Street", "Harbour Lane", "Elm Avenue", "Cathedral Square", "Mill Road"]
-TRIP_NAMES = ["Spring conference", "Family visit", "Client workshop", "Weekend getaway", "Team offsite", "Research trip"]
+AMENITIES = [
+    "wifi",
+    "breakfast",
+    "gym",
+    "pool",
+    "spa",
+    "parking",
+    "airport_shuttle",
+    "restaurant",
+    "bar",
+    "pet_friendly",
+]
+STREETS = [
+    "Market Street",
+    "Station Road",
+    "River Walk",
+    "King Street",
+    "Harbour Lane",
+    "Elm Avenue",
+    "Cathedral Square",
+    "Mill Road",
+]
+TRIP_NAMES = [
+    "Spring conference",
+    "Family visit",
+    "Client workshop",
+    "Weekend getaway",
+    "Team offsite",
+    "Research trip",
+]
 
 
 class Airport(BaseModel):
@@ -164,7 +208,7 @@ def _code(rng_or_world: random.Random | TravelWorld, n: int) -> str:
     if isinstance(rng_or_world, random.Random):
         return "".join(rng_or_world.choice(alphabet) for _ in range(6))
     # deterministic code derived from the booking counter
-    x = n * 2654435761 % (32 ** 6)
+    x = n * 2654435761 % (32**6)
     out = ""
     for _ in range(6):
         out += alphabet[x % 32]
@@ -200,7 +244,9 @@ def _date_arg(name: str, value: str, *, future: bool = True) -> date:
 def _traveller(w: TravelWorld, traveller_id: str) -> Traveller:
     t = w.travellers.get(traveller_id)
     if t is None:
-        raise not_found("traveller", traveller_id, "list_travellers shows valid traveller ids; add_traveller creates one")
+        raise not_found(
+            "traveller", traveller_id, "list_travellers shows valid traveller ids; add_traveller creates one"
+        )
     return t
 
 
@@ -230,7 +276,9 @@ def _itinerary_for(w: TravelWorld, itinerary_id: str | None, traveller_id: str) 
         return None
     it = w.itineraries.get(itinerary_id)
     if it is None:
-        raise not_found("itinerary", itinerary_id, "list_itineraries shows a traveller's itineraries; create_itinerary makes one")
+        raise not_found(
+            "itinerary", itinerary_id, "list_itineraries shows a traveller's itineraries; create_itinerary makes one"
+        )
     if it.traveller_id != traveller_id:
         raise PermissionDenied(f"itinerary {itinerary_id} belongs to traveller {it.traveller_id}, not {traveller_id}")
     return it
@@ -239,7 +287,9 @@ def _itinerary_for(w: TravelWorld, itinerary_id: str | None, traveller_id: str) 
 def _airport(w: TravelWorld, name: str, code: str) -> str:
     code = code.upper()
     if code not in w.airports:
-        raise not_found("airport", code, f"{name} must be an IATA code from list_airports: {', '.join(sorted(w.airports))}")
+        raise not_found(
+            "airport", code, f"{name} must be an IATA code from list_airports: {', '.join(sorted(w.airports))}"
+        )
     return code
 
 
@@ -248,7 +298,9 @@ FlightId = Annotated[str, Field(description="Flight id, e.g. 'FL-0012' (from sea
 HotelId = Annotated[str, Field(description="Hotel id, e.g. 'HTL-0003' (from search_hotels)")]
 BookingId = Annotated[str, Field(description="Booking id, e.g. 'BKG-0007' (from list_bookings)")]
 DateStr = Annotated[str, Field(description="Date as YYYY-MM-DD", pattern=r"^\d{4}-\d{2}-\d{2}$")]
-AirportCode = Annotated[str, Field(description="3-letter IATA airport code, e.g. 'LIS' (from list_airports)", pattern=r"^[A-Za-z]{3}$")]
+AirportCode = Annotated[
+    str, Field(description="3-letter IATA airport code, e.g. 'LIS' (from list_airports)", pattern=r"^[A-Za-z]{3}$")
+]
 
 
 class AirportList(BaseModel):
@@ -346,10 +398,19 @@ class ItineraryDetails(BaseModel):
 
 def offer(room: Room, check_in: str, check_out: str) -> RoomOffer:
     nights = _nights(check_in, check_out)
-    return RoomOffer(room_id=room.room_id, hotel_id=room.hotel_id, room_type=room.room_type, beds=room.beds,
-                     max_guests=room.max_guests, price_per_night=room.price_per_night,
-                     total_price=round(room.price_per_night * len(nights), 2), refundable=room.refundable,
-                     available=max(0, _available(room, nights)), check_in=check_in, check_out=check_out)
+    return RoomOffer(
+        room_id=room.room_id,
+        hotel_id=room.hotel_id,
+        room_type=room.room_type,
+        beds=room.beds,
+        max_guests=room.max_guests,
+        price_per_night=room.price_per_night,
+        total_price=round(room.price_per_night * len(nights), 2),
+        refundable=room.refundable,
+        available=max(0, _available(room, nights)),
+        check_in=check_in,
+        check_out=check_out,
+    )
 
 
 def stay(check_in: str, check_out: str) -> None:
@@ -371,7 +432,9 @@ def earn(w: TravelWorld, b: Booking) -> None:
 def pay_points(w: TravelWorld, traveller_id: str, price: float) -> int:
     acct = w.loyalty.get(traveller_id)
     if acct is None:
-        raise StateConflict(f"traveller {traveller_id} has no loyalty account; enroll_loyalty_program first or pay by card")
+        raise StateConflict(
+            f"traveller {traveller_id} has no loyalty account; enroll_loyalty_program first or pay by card"
+        )
     need = int(math.ceil(price / POINT_VALUE))
     if acct.points < need:
         raise StateConflict(f"not enough loyalty points: {need} needed, traveller {traveller_id} has {acct.points}")

@@ -13,8 +13,11 @@ __all__ = ["TOOLS", "VehicleWorld", "build", "seed_world"]
 def build(seed: int = 0) -> EnvServer[VehicleWorld]:
     """A fresh vehicle server; a request naming no seed gets the world of ``seed``."""
     return EnvServer(
-        "vehicle", seeder=seed_world, category="IoT",
+        "vehicle",
+        seeder=seed_world,
+        category="IoT",
         description="Connected-car fleet: ignition, gears, door locks, trunk, windows, climate, seat heating, lights, "
-                    "charging, navigation with routes and ETAs, tire pressure and the trip log.",
-        tools=TOOLS, default_seed=seed,
+        "charging, navigation with routes and ETAs, tire pressure and the trip log.",
+        tools=TOOLS,
+        default_seed=seed,
     )

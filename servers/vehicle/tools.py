@@ -8,11 +8,47 @@ from pydantic import Field
 
 from servers.kit import InvalidArgument, PermissionDenied, StateConflict
 from servers.vehicle.world import (
-    MIN_CRANK_VOLTS, MIN_PRECONDITION_BATTERY_PCT, MIN_START_BATTERY_PCT, TOOLS, Gear, Headlights, Ignition,
-    Navigation, NavigationCancelled, Pin, PlaceCategory, PlaceId, PlaceList, PlaceWithDistance, Powertrain, Route,
-    Seat, SeatHeating, TireReport, Trip, TripList, TripResult, Vehicle, VehicleId, VehicleList, VehicleWorld,
-    WindowName, _chargeable, _duration, _ev_range, _ignition_on, _in_park, _label, _place, _plus, _road_km, _route,
-    _summary, _tire_warnings, _update_range, _vehicle,
+    MIN_CRANK_VOLTS,
+    MIN_PRECONDITION_BATTERY_PCT,
+    MIN_START_BATTERY_PCT,
+    TOOLS,
+    Gear,
+    Headlights,
+    Ignition,
+    Navigation,
+    NavigationCancelled,
+    Pin,
+    PlaceCategory,
+    PlaceId,
+    PlaceList,
+    PlaceWithDistance,
+    Powertrain,
+    Route,
+    Seat,
+    SeatHeating,
+    TireReport,
+    Trip,
+    TripList,
+    TripResult,
+    Vehicle,
+    VehicleId,
+    VehicleList,
+    VehicleWorld,
+    WindowName,
+    _chargeable,
+    _duration,
+    _ev_range,
+    _ignition_on,
+    _in_park,
+    _label,
+    _place,
+    _plus,
+    _road_km,
+    _route,
+    _summary,
+    _tire_warnings,
+    _update_range,
+    _vehicle,
 )
 
 
@@ -23,9 +59,12 @@ def list_vehicles(
     driver_name: Annotated[str | None, Field(description="Case-insensitive part of the assigned driver's name")] = None,
 ) -> VehicleList:
     """List the fleet's vehicles with energy level, range, ignition, gear, lock state and location."""
-    out = [_summary(v) for v in w.vehicles.values()
-           if (powertrain is None or v.powertrain == powertrain)
-           and (driver_name is None or driver_name.lower() in v.driver_name.lower())]
+    out = [
+        _summary(v)
+        for v in w.vehicles.values()
+        if (powertrain is None or v.powertrain == powertrain)
+        and (driver_name is None or driver_name.lower() in v.driver_name.lower())
+    ]
     return VehicleList(vehicles=out, total=len(out))
 
 
@@ -40,16 +79,26 @@ def get_tire_pressure(w: VehicleWorld, vehicle_id: VehicleId) -> TireReport:
     """Read the tire pressures of a vehicle against the recommended pressure, with warnings for low or high tires."""
     v = _vehicle(w, vehicle_id)
     tires = _tire_warnings(v)
-    warns = [f"{t.tire} tire at {t.pressure_kpa} kPa is {t.status} (recommended {v.tires.recommended_kpa} kPa)" for t in tires if t.status != "ok"]
+    warns = [
+        f"{t.tire} tire at {t.pressure_kpa} kPa is {t.status} (recommended {v.tires.recommended_kpa} kPa)"
+        for t in tires
+        if t.status != "ok"
+    ]
     return TireReport(vehicle_id=vehicle_id, recommended_kpa=v.tires.recommended_kpa, tires=tires, warnings=warns)
+
 
 # ---------------------------------------------------------------- ignition and gear
 @TOOLS.tool(idempotent=True)
 def set_ignition(
     w: VehicleWorld,
     vehicle_id: VehicleId,
-    ignition: Annotated[Ignition, Field(description="'on' starts the engine/drive system, 'accessory' powers the cabin only, 'off' shuts down")],
-    brake_pressed: Annotated[bool, Field(description="Whether the brake pedal is held; required to switch ignition 'on'")] = False,
+    ignition: Annotated[
+        Ignition,
+        Field(description="'on' starts the engine/drive system, 'accessory' powers the cabin only, 'off' shuts down"),
+    ],
+    brake_pressed: Annotated[
+        bool, Field(description="Whether the brake pedal is held; required to switch ignition 'on'")
+    ] = False,
 ) -> Vehicle:
     """Switch the ignition off, to accessory or on. Starting needs park, the brake, locked doors and enough battery/fuel; switching off needs park."""
     v = _vehicle(w, vehicle_id)
@@ -62,13 +111,19 @@ def set_ignition(
         if not v.doors_locked:
             raise StateConflict(f"the doors of {_label(v)} are unlocked; lock_doors before starting")
         if v.charging:
-            raise StateConflict(f"{_label(v)} is charging; stop charging with set_charging(charging=false) before starting")
+            raise StateConflict(
+                f"{_label(v)} is charging; stop charging with set_charging(charging=false) before starting"
+            )
         if v.powertrain == "electric" and (v.battery_pct or 0) < MIN_START_BATTERY_PCT:
-            raise StateConflict(f"battery too low to start {_label(v)}: {v.battery_pct}% (needs at least {MIN_START_BATTERY_PCT}%); "
-                                "charge it first")
+            raise StateConflict(
+                f"battery too low to start {_label(v)}: {v.battery_pct}% (needs at least {MIN_START_BATTERY_PCT}%); "
+                "charge it first"
+            )
         if v.powertrain in ("gasoline", "diesel") and v.aux_battery_v < MIN_CRANK_VOLTS:
-            raise StateConflict(f"12 V battery too low to crank {_label(v)}: {v.aux_battery_v} V (needs {MIN_CRANK_VOLTS} V); "
-                                "a jump start or service is needed")
+            raise StateConflict(
+                f"12 V battery too low to crank {_label(v)}: {v.aux_battery_v} V (needs {MIN_CRANK_VOLTS} V); "
+                "a jump start or service is needed"
+            )
         if v.powertrain in ("gasoline", "diesel") and (v.fuel_pct or 0) <= 0:
             raise StateConflict(f"the fuel tank of {_label(v)} is empty")
     else:
@@ -76,13 +131,17 @@ def set_ignition(
         if ignition == "off":
             v.climate.climate_on = False
             v.climate.defrost = False
-            v.seat_heating = SeatHeating(rear_left=0 if v.seat_heating.rear_left is not None else None,
-                                         rear_right=0 if v.seat_heating.rear_right is not None else None)
+            v.seat_heating = SeatHeating(
+                rear_left=0 if v.seat_heating.rear_left is not None else None,
+                rear_right=0 if v.seat_heating.rear_right is not None else None,
+            )
             if v.headlights == "high":
                 v.headlights = "auto"
         else:  # accessory: seat heating needs the engine
-            v.seat_heating = SeatHeating(rear_left=0 if v.seat_heating.rear_left is not None else None,
-                                         rear_right=0 if v.seat_heating.rear_right is not None else None)
+            v.seat_heating = SeatHeating(
+                rear_left=0 if v.seat_heating.rear_left is not None else None,
+                rear_right=0 if v.seat_heating.rear_right is not None else None,
+            )
     v.ignition = ignition
     return v
 
@@ -92,7 +151,9 @@ def shift_gear(
     w: VehicleWorld,
     vehicle_id: VehicleId,
     gear: Annotated[Gear, Field(description="Target gear")],
-    brake_pressed: Annotated[bool, Field(description="Whether the brake pedal is held; required to shift out of park")] = False,
+    brake_pressed: Annotated[
+        bool, Field(description="Whether the brake pedal is held; required to shift out of park")
+    ] = False,
 ) -> Vehicle:
     """Shift the gear (park, reverse, neutral, drive). Needs ignition on; leaving park needs the brake, a closed trunk and a closed charge port."""
     v = _vehicle(w, vehicle_id)
@@ -101,14 +162,21 @@ def shift_gear(
     _ignition_on(v, "shifting gear")
     if v.gear == "park":
         if not brake_pressed:
-            raise StateConflict(f"shifting {_label(v)} out of park needs the brake pedal held: call again with brake_pressed=true")
+            raise StateConflict(
+                f"shifting {_label(v)} out of park needs the brake pedal held: call again with brake_pressed=true"
+            )
         if v.trunk_open:
-            raise StateConflict(f"the trunk of {_label(v)} is open; close it with set_trunk(open=false) before leaving park")
+            raise StateConflict(
+                f"the trunk of {_label(v)} is open; close it with set_trunk(open=false) before leaving park"
+            )
         if v.charging or v.charge_port_open:
-            raise StateConflict(f"the charge port of {_label(v)} is {'in use' if v.charging else 'open'}; "
-                                "stop charging and close it with set_charge_port(open=false) before leaving park")
+            raise StateConflict(
+                f"the charge port of {_label(v)} is {'in use' if v.charging else 'open'}; "
+                "stop charging and close it with set_charge_port(open=false) before leaving park"
+            )
     v.gear = gear
     return v
+
 
 # ---------------------------------------------------------------- doors, trunk, charge port
 @TOOLS.tool(idempotent=True)
@@ -131,7 +199,11 @@ def unlock_doors(w: VehicleWorld, vehicle_id: VehicleId, pin: Pin) -> Vehicle:
 
 
 @TOOLS.tool(idempotent=True)
-def set_trunk(w: VehicleWorld, vehicle_id: VehicleId, open: Annotated[bool, Field(description="true to open the trunk, false to close it")]) -> Vehicle:
+def set_trunk(
+    w: VehicleWorld,
+    vehicle_id: VehicleId,
+    open: Annotated[bool, Field(description="true to open the trunk, false to close it")],
+) -> Vehicle:
     """Open or close the power trunk/tailgate. Opening works only in park."""
     v = _vehicle(w, vehicle_id)
     if open and not v.trunk_open:
@@ -141,14 +213,20 @@ def set_trunk(w: VehicleWorld, vehicle_id: VehicleId, open: Annotated[bool, Fiel
 
 
 @TOOLS.tool(idempotent=True)
-def set_charge_port(w: VehicleWorld, vehicle_id: VehicleId, open: Annotated[bool, Field(description="true to open the charge port door, false to close it")]) -> Vehicle:
+def set_charge_port(
+    w: VehicleWorld,
+    vehicle_id: VehicleId,
+    open: Annotated[bool, Field(description="true to open the charge port door, false to close it")],
+) -> Vehicle:
     """Open or close the charge port door of an electric or plug-in hybrid vehicle. Opening works only in park; closing needs charging stopped."""
     v = _vehicle(w, vehicle_id)
     _chargeable(v)
     if open and not v.charge_port_open:
         _in_park(v, "the charge port opens")
     if not open and v.charging:
-        raise StateConflict(f"{_label(v)} is charging; stop it with set_charging(charging=false) before closing the charge port")
+        raise StateConflict(
+            f"{_label(v)} is charging; stop it with set_charging(charging=false) before closing the charge port"
+        )
     v.charge_port_open = open
     return v
 
@@ -158,7 +236,9 @@ def set_charging(
     w: VehicleWorld,
     vehicle_id: VehicleId,
     charging: Annotated[bool, Field(description="true to start a charging session, false to stop it")],
-    charge_limit_pct: Annotated[int, Field(description="Charge limit in percent for a new session", ge=50, le=100)] = 80,
+    charge_limit_pct: Annotated[
+        int, Field(description="Charge limit in percent for a new session", ge=50, le=100)
+    ] = 80,
 ) -> Vehicle:
     """Start or stop charging. Starting needs park, ignition off or accessory, an open charge port and a charger at the vehicle's location.
 
@@ -176,17 +256,24 @@ def set_charging(
         return v
     _in_park(v, "charging starts")
     if v.ignition == "on":
-        raise StateConflict(f"ignition is 'on' on {_label(v)}; switch it to 'off' or 'accessory' with set_ignition before charging")
+        raise StateConflict(
+            f"ignition is 'on' on {_label(v)}; switch it to 'off' or 'accessory' with set_ignition before charging"
+        )
     if not v.charge_port_open:
         raise StateConflict(f"the charge port of {_label(v)} is closed; open it with set_charge_port(open=true)")
     here = w.places.get(v.location_place_id or "")
     if here is None or not here.has_charger:
-        raise StateConflict(f"there is no charger at {v.location_name}; drive to a place with has_charger=true "
-                            "(list_places category='charging_station')")
+        raise StateConflict(
+            f"there is no charger at {v.location_name}; drive to a place with has_charger=true "
+            "(list_places category='charging_station')"
+        )
     if (v.battery_pct or 0) >= charge_limit_pct:
-        raise StateConflict(f"battery of {_label(v)} is already at {v.battery_pct}%, at or above charge_limit_pct {charge_limit_pct}")
+        raise StateConflict(
+            f"battery of {_label(v)} is already at {v.battery_pct}%, at or above charge_limit_pct {charge_limit_pct}"
+        )
     v.charging, v.charge_limit_pct = True, charge_limit_pct
     return v
+
 
 # ---------------------------------------------------------------- cabin
 @TOOLS.tool(idempotent=True)
@@ -200,9 +287,13 @@ def set_window(
     v = _vehicle(w, vehicle_id)
     _ignition_on(v, "moving windows", allow_accessory=True)
     if window == "sunroof" and v.windows.sunroof is None:
-        raise InvalidArgument(f"{_label(v)} has no sunroof; valid windows: driver_front, passenger_front, rear_left, rear_right, all")
+        raise InvalidArgument(
+            f"{_label(v)} has no sunroof; valid windows: driver_front, passenger_front, rear_left, rear_right, all"
+        )
     if position_pct > 0 and v.climate.defrost:
-        raise StateConflict(f"windows of {_label(v)} cannot open while the defrost is on; turn it off with set_climate(defrost=false)")
+        raise StateConflict(
+            f"windows of {_label(v)} cannot open while the defrost is on; turn it off with set_climate(defrost=false)"
+        )
     names = ["driver_front", "passenger_front", "rear_left", "rear_right"] if window == "all" else [window]
     for n in names:
         setattr(v.windows, n, position_pct)
@@ -214,9 +305,13 @@ def set_climate(
     w: VehicleWorld,
     vehicle_id: VehicleId,
     climate_on: Annotated[bool | None, Field(description="Switch the climate system on or off")] = None,
-    temperature_c: Annotated[float | None, Field(description="Cabin target temperature in Celsius", ge=16, le=30)] = None,
+    temperature_c: Annotated[
+        float | None, Field(description="Cabin target temperature in Celsius", ge=16, le=30)
+    ] = None,
     fan_speed: Annotated[int | None, Field(description="Fan speed, 0 (auto) to 7", ge=0, le=7)] = None,
-    defrost: Annotated[bool | None, Field(description="Windshield defrost on or off (turning it on switches the climate on)")] = None,
+    defrost: Annotated[
+        bool | None, Field(description="Windshield defrost on or off (turning it on switches the climate on)")
+    ] = None,
 ) -> Vehicle:
     """Change the cabin climate. Needs ignition accessory or on, except electric vehicles may precondition with the ignition off if the battery is at least 20 %."""
     v = _vehicle(w, vehicle_id)
@@ -226,8 +321,10 @@ def set_climate(
         if v.powertrain != "electric":
             _ignition_on(v, "the climate system", allow_accessory=True)
         elif (v.battery_pct or 0) < MIN_PRECONDITION_BATTERY_PCT and climate_on is not False:
-            raise StateConflict(f"battery too low to precondition {_label(v)} with the ignition off: {v.battery_pct}% "
-                                f"(needs {MIN_PRECONDITION_BATTERY_PCT}%)")
+            raise StateConflict(
+                f"battery too low to precondition {_label(v)} with the ignition off: {v.battery_pct}% "
+                f"(needs {MIN_PRECONDITION_BATTERY_PCT}%)"
+            )
     if defrost and climate_on is False:
         raise InvalidArgument("defrost=true needs the climate on; do not combine it with climate_on=false")
     c = v.climate
@@ -283,18 +380,26 @@ def set_lights(
         v.hazard_lights = hazard_lights
     return v
 
+
 # ---------------------------------------------------------------- navigation and trips
 @TOOLS.tool(read_only=True)
 def list_places(
     w: VehicleWorld,
     category: Annotated[PlaceCategory | None, Field(description="Only places of this category")] = None,
-    vehicle_id: Annotated[str | None, Field(description="Vehicle id to measure road distances from (sorted nearest first)")] = None,
-    has_charger: Annotated[bool | None, Field(description="Only places with (true) or without (false) an EV charger")] = None,
+    vehicle_id: Annotated[
+        str | None, Field(description="Vehicle id to measure road distances from (sorted nearest first)")
+    ] = None,
+    has_charger: Annotated[
+        bool | None, Field(description="Only places with (true) or without (false) an EV charger")
+    ] = None,
 ) -> PlaceList:
     """List known places (depot, offices, customers, charging and fuel stations, service center, airport), optionally with distances from a vehicle."""
     v = _vehicle(w, vehicle_id) if vehicle_id is not None else None
-    out = [PlaceWithDistance(**p.model_dump(), distance_km=_road_km(v, p) if v else None) for p in w.places.values()
-           if (category is None or p.category == category) and (has_charger is None or p.has_charger == has_charger)]
+    out = [
+        PlaceWithDistance(**p.model_dump(), distance_km=_road_km(v, p) if v else None)
+        for p in w.places.values()
+        if (category is None or p.category == category) and (has_charger is None or p.has_charger == has_charger)
+    ]
     if v is not None:
         out.sort(key=lambda p: (p.distance_km or 0.0, p.place_id))
     return PlaceList(places=out, total=len(out))
@@ -311,9 +416,16 @@ def set_destination(w: VehicleWorld, vehicle_id: VehicleId, place_id: PlaceId) -
     km = _road_km(v, p)
     dur = _duration(km)
     via = "ring road" if km > 15 else "city streets"
-    v.navigation = Navigation(place_id=place_id, destination_name=p.name, from_place_id=v.location_place_id, distance_km=km,
-                              duration_min=dur, eta=_plus(w.clock, dur), route_summary=f"{v.location_name} -> {p.name} via {via}",
-                              set_at=w.clock)
+    v.navigation = Navigation(
+        place_id=place_id,
+        destination_name=p.name,
+        from_place_id=v.location_place_id,
+        distance_km=km,
+        duration_min=dur,
+        eta=_plus(w.clock, dur),
+        route_summary=f"{v.location_name} -> {p.name} via {via}",
+        set_at=w.clock,
+    )
     return _route(v, v.navigation)
 
 
@@ -353,8 +465,10 @@ def drive_to_destination(w: VehicleWorld, vehicle_id: VehicleId) -> TripResult:
     if v.range_km < km:
         what = "battery" if v.powertrain == "electric" else "fuel"
         stop = "charging_station" if what == "battery" else "fuel_station"
-        raise StateConflict(f"{what} too low for this route: range {v.range_km} km < distance {km} km to {nav.destination_name}; "
-                            f"set_destination to a nearer place (list_places category='{stop}')")
+        raise StateConflict(
+            f"{what} too low for this route: range {v.range_km} km < distance {km} km to {nav.destination_name}; "
+            f"set_destination to a nearer place (list_places category='{stop}')"
+        )
     ev_km = min(km, _ev_range(v))
     used = []
     if ev_km > 0 and v.battery_kwh and v.kwh_per_100km:
@@ -371,13 +485,26 @@ def drive_to_destination(w: VehicleWorld, vehicle_id: VehicleId) -> TripResult:
     start = w.clock
     w.clock = _plus(start, nav.duration_min)
     tid = w.new_id("TRP")
-    w.trips[tid] = Trip(trip_id=tid, vehicle_id=vehicle_id, driver_name=v.driver_name, from_place_id=v.location_place_id,
-                        to_place_id=p.place_id, from_name=v.location_name, to_name=p.name, distance_km=km, duration_min=nav.duration_min,
-                        started_at=start, ended_at=w.clock, energy_used=" + ".join(used) or "0")
+    w.trips[tid] = Trip(
+        trip_id=tid,
+        vehicle_id=vehicle_id,
+        driver_name=v.driver_name,
+        from_place_id=v.location_place_id,
+        to_place_id=p.place_id,
+        from_name=v.location_name,
+        to_name=p.name,
+        distance_km=km,
+        duration_min=nav.duration_min,
+        started_at=start,
+        ended_at=w.clock,
+        energy_used=" + ".join(used) or "0",
+    )
     v.odometer_km = round(v.odometer_km + km, 1)
     v.location_place_id, v.location_name, v.lat, v.lon = p.place_id, p.name, p.lat, p.lon
     v.navigation = None
-    warns = [f"{t.tire} tire pressure is {t.status} ({t.pressure_kpa} kPa)" for t in _tire_warnings(v) if t.status != "ok"]
+    warns = [
+        f"{t.tire} tire pressure is {t.status} ({t.pressure_kpa} kPa)" for t in _tire_warnings(v) if t.status != "ok"
+    ]
     refuelled = None
     if p.category == "fuel_station" and v.tank_l and (v.fuel_pct or 0) < 100:
         refuelled = round((100 - (v.fuel_pct or 0)) / 100 * v.tank_l, 1)
@@ -385,23 +512,41 @@ def drive_to_destination(w: VehicleWorld, vehicle_id: VehicleId) -> TripResult:
         _update_range(v)
     if v.range_km < 30:
         warns.append(f"range is down to {v.range_km} km")
-    return TripResult(trip_id=tid, vehicle_id=vehicle_id, place_id=p.place_id, location_name=p.name, distance_km=km,
-                      duration_min=nav.duration_min, arrived_at=w.clock, fuel_pct=v.fuel_pct, battery_pct=v.battery_pct,
-                      range_km=v.range_km, odometer_km=v.odometer_km, refuelled_l=refuelled, warnings=warns)
+    return TripResult(
+        trip_id=tid,
+        vehicle_id=vehicle_id,
+        place_id=p.place_id,
+        location_name=p.name,
+        distance_km=km,
+        duration_min=nav.duration_min,
+        arrived_at=w.clock,
+        fuel_pct=v.fuel_pct,
+        battery_pct=v.battery_pct,
+        range_km=v.range_km,
+        odometer_km=v.odometer_km,
+        refuelled_l=refuelled,
+        warnings=warns,
+    )
 
 
 @TOOLS.tool(read_only=True)
 def list_trips(
     w: VehicleWorld,
     vehicle_id: Annotated[str | None, Field(description="Only trips of this vehicle id")] = None,
-    since: Annotated[str | None, Field(description="Only trips started on or after this date, YYYY-MM-DD", pattern=r"^\d{4}-\d{2}-\d{2}$")] = None,
+    since: Annotated[
+        str | None,
+        Field(description="Only trips started on or after this date, YYYY-MM-DD", pattern=r"^\d{4}-\d{2}-\d{2}$"),
+    ] = None,
     limit: Annotated[int, Field(description="Most recent N trips", ge=1, le=100)] = 20,
 ) -> TripList:
     """List the trip log (from, to, distance, duration, energy used), most recent first."""
     if vehicle_id is not None:
         _vehicle(w, vehicle_id)
-    out = [t for t in w.trips.values() if (vehicle_id is None or t.vehicle_id == vehicle_id)
-           and (since is None or t.started_at[:10] >= since)]
+    out = [
+        t
+        for t in w.trips.values()
+        if (vehicle_id is None or t.vehicle_id == vehicle_id) and (since is None or t.started_at[:10] >= since)
+    ]
     out.sort(key=lambda t: (t.started_at, t.trip_id), reverse=True)
     out = out[:limit]
     return TripList(trips=out, total=len(out))

@@ -28,9 +28,18 @@ Seat = Literal["driver", "passenger", "rear_left", "rear_right"]
 PlaceCategory = Literal["depot", "office", "customer", "charging_station", "fuel_station", "service_center", "airport"]
 
 CITY_COORDS = {
-    "Lisbon": (38.7223, -9.1393), "Denver": (39.7392, -104.9903), "Austin": (30.2672, -97.7431), "Leeds": (53.8008, -1.5491),
-    "Lyon": (45.7640, 4.8357), "Porto": (41.1579, -8.6291), "Boston": (42.3601, -71.0589), "Dublin": (53.3498, -6.2603),
-    "Seattle": (47.6062, -122.3321), "Madrid": (40.4168, -3.7038), "Oslo": (59.9139, 10.7522), "Toronto": (43.6532, -79.3832),
+    "Lisbon": (38.7223, -9.1393),
+    "Denver": (39.7392, -104.9903),
+    "Austin": (30.2672, -97.7431),
+    "Leeds": (53.8008, -1.5491),
+    "Lyon": (45.7640, 4.8357),
+    "Porto": (41.1579, -8.6291),
+    "Boston": (42.3601, -71.0589),
+    "Dublin": (53.3498, -6.2603),
+    "Seattle": (47.6062, -122.3321),
+    "Madrid": (40.4168, -3.7038),
+    "Oslo": (59.9139, 10.7522),
+    "Toronto": (43.6532, -79.3832),
 }
 # make, model, powertrain, tank_l, l_per_100km, battery_kwh, kwh_per_100km, sunroof, rear seat heating, recommended kPa
 MODELS = [
@@ -47,8 +56,18 @@ MODELS = [
 PLACE_NAMES: dict[str, list[str]] = {
     "depot": ["Fleet Depot"],
     "office": ["Head Office", "North Branch Office", "Riverside Office"],
-    "customer": ["Harbor Logistics", "Greenleaf Market", "Summit Clinic", "Bluebird Bakery", "Atlas Hardware", "Northwind Hotel",
-                 "Pinecrest School", "Orchard Apartments", "Civic Library", "Lakeside Gym"],
+    "customer": [
+        "Harbor Logistics",
+        "Greenleaf Market",
+        "Summit Clinic",
+        "Bluebird Bakery",
+        "Atlas Hardware",
+        "Northwind Hotel",
+        "Pinecrest School",
+        "Orchard Apartments",
+        "Civic Library",
+        "Lakeside Gym",
+    ],
     "charging_station": ["VoltHub Central", "ChargePoint Mall", "Ionity Ring Road", "FastCharge Airport Park"],
     "fuel_station": ["Shell Main St", "BP Eastgate", "Galp Westside"],
     "service_center": ["City Auto Service"],
@@ -230,20 +249,26 @@ def _label(v: Vehicle) -> str:
 
 def _in_park(v: Vehicle, action: str) -> None:
     if v.gear != "park":
-        raise StateConflict(f"{_label(v)} is not in park (gear '{v.gear}'); {action} only in park: shift_gear to 'park' first")
+        raise StateConflict(
+            f"{_label(v)} is not in park (gear '{v.gear}'); {action} only in park: shift_gear to 'park' first"
+        )
 
 
 def _ignition_on(v: Vehicle, action: str, allow_accessory: bool = False) -> None:
     ok = ("on", "accessory") if allow_accessory else ("on",)
     if v.ignition not in ok:
         need = "'accessory' or 'on'" if allow_accessory else "'on'"
-        raise StateConflict(f"ignition is {v.ignition!r} on {_label(v)}; {action} needs ignition {need}: use set_ignition first")
+        raise StateConflict(
+            f"ignition is {v.ignition!r} on {_label(v)}; {action} needs ignition {need}: use set_ignition first"
+        )
 
 
 def _chargeable(v: Vehicle) -> None:
     if v.battery_kwh is None:
-        raise InvalidArgument(f"{_label(v)} is a {v.powertrain} vehicle without a charge port; "
-                              "charging needs an electric or plug_in_hybrid vehicle (list_vehicles powertrain='electric')")
+        raise InvalidArgument(
+            f"{_label(v)} is a {v.powertrain} vehicle without a charge port; "
+            "charging needs an electric or plug_in_hybrid vehicle (list_vehicles powertrain='electric')"
+        )
 
 
 # --------------------------------------------------------------------------- parameter and result types
@@ -342,9 +367,17 @@ def _summary(v: Vehicle) -> VehicleSummary:
 
 
 def _route(v: Vehicle, nav: Navigation) -> Route:
-    return Route(vehicle_id=v.vehicle_id, place_id=nav.place_id, destination_name=nav.destination_name, distance_km=nav.distance_km,
-                 duration_min=nav.duration_min, eta=nav.eta, route_summary=nav.route_summary, range_km=v.range_km,
-                 range_sufficient=v.range_km >= nav.distance_km)
+    return Route(
+        vehicle_id=v.vehicle_id,
+        place_id=nav.place_id,
+        destination_name=nav.destination_name,
+        distance_km=nav.distance_km,
+        duration_min=nav.duration_min,
+        eta=nav.eta,
+        route_summary=nav.route_summary,
+        range_km=v.range_km,
+        range_sufficient=v.range_km >= nav.distance_km,
+    )
 
 
 def _tire_warnings(v: Vehicle) -> list[TireReading]:

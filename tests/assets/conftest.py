@@ -35,7 +35,14 @@ BIN = Path(sys.executable).parent
 LOCATION = "assets.definitions"
 REPOSITORY = "__repository__"
 SERVERS = ["banking", "crm"]
-PER_SERVER = ["server_snapshots", "dependency_graphs", "tool_chains", "user_queries", "conversations", "validated_conversations"]
+PER_SERVER = [
+    "server_snapshots",
+    "dependency_graphs",
+    "tool_chains",
+    "user_queries",
+    "conversations",
+    "validated_conversations",
+]
 CROSS = ["unique_conversations", "augmented_examples", "rejections", "corpus", "grpo_policy"]
 CHECKS = ["corpus_nonempty_per_server", "corpus_no_near_duplicates", "corpus_composition", "corpus_lint"]
 START_TIMEOUT_S = 60
@@ -86,7 +93,9 @@ class DagsterUI:
         parts = []
         for name, path in self.logs.items():
             proc = self.procs.get(name)
-            state = "running" if proc is not None and proc.poll() is None else f"exited {proc.returncode if proc else '?'}"
+            state = (
+                "running" if proc is not None and proc.poll() is None else f"exited {proc.returncode if proc else '?'}"
+            )
             parts.append(f"--- {name} ({state}) stderr tail ---\n{_tail(path, n)}")
         return "\n".join(parts)
 
@@ -126,7 +135,9 @@ def _wait_until_ready(ui: DagsterUI) -> None:
         except (urllib.error.URLError, OSError, ValueError) as exc:
             last = repr(exc)
         time.sleep(0.5)
-    raise AssertionError(f"the Dagster webserver did not load {LOCATION} within {START_TIMEOUT_S}s (last: {last})\n{ui.logs_tail()}")
+    raise AssertionError(
+        f"the Dagster webserver did not load {LOCATION} within {START_TIMEOUT_S}s (last: {last})\n{ui.logs_tail()}"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -137,8 +148,13 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
     data_dir.mkdir()
     shutil.copy(ROOT / "dagster.yaml", home / "dagster.yaml")
     port = _free_port()
-    env = {**os.environ, "DAGSTER_HOME": str(home), "PROVE_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1",
-           "DAGSTER_DISABLE_TELEMETRY": "1"}
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "PROVE_DATA_DIR": str(data_dir),
+        "PYTHONUNBUFFERED": "1",
+        "DAGSTER_DISABLE_TELEMETRY": "1",
+    }
     ui = DagsterUI(url=f"http://127.0.0.1:{port}", home=home, data_dir=data_dir)
     commands = {
         "dagster-webserver": [str(BIN / "dagster-webserver"), "-m", LOCATION, "-h", "127.0.0.1", "-p", str(port)],
@@ -150,8 +166,15 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
             ui.logs[name] = tmp / f"{name}.log"
             with open(ui.logs[name], "wb") as log:
                 # a new session: stopping the group also stops the code servers and run workers it starts
-                ui.procs[name] = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                                  stderr=subprocess.STDOUT, start_new_session=True)
+                ui.procs[name] = subprocess.Popen(
+                    cmd,
+                    cwd=ROOT,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
             if name == "dagster-webserver":
                 # one at a time: both would create the sqlite storage of the fresh instance (a migration race)
                 _wait_until_ready(ui)
@@ -200,27 +223,41 @@ FINISHED = {"SUCCESS", "FAILURE", "CANCELED"}
 
 def run_config(data_dir: Path) -> dict[str, Any]:
     # the build configuration typed, as the launchpad shows it: the fields left out keep their defaults
-    return {"resources": {"settings": {"config": {"build": {"examples": 30, "servers": SERVERS, "data_dir": str(data_dir)}}},
-                          "training": {"config": {"train": False}}},
-            "loggers": {"console": {"config": {"log_level": "WARNING"}}},
-            # one run worker per run, its steps in that process (a subprocess per step costs seconds each on a small machine)
-            "execution": {"config": {"in_process": {}}}}
+    return {
+        "resources": {
+            "settings": {"config": {"build": {"examples": 30, "servers": SERVERS, "data_dir": str(data_dir)}}},
+            "training": {"config": {"train": False}},
+        },
+        "loggers": {"console": {"config": {"log_level": "WARNING"}}},
+        # one run worker per run, its steps in that process (a subprocess per step costs seconds each on a small machine)
+        "execution": {"config": {"in_process": {}}},
+    }
 
 
 def _selector(assets: list[str], checks: list[tuple[str, str]] = ()) -> dict[str, Any]:
-    sel: dict[str, Any] = {"repositoryLocationName": LOCATION, "repositoryName": REPOSITORY, "pipelineName": "__ASSET_JOB",
-                           "assetSelection": [{"path": [a]} for a in assets]}
+    sel: dict[str, Any] = {
+        "repositoryLocationName": LOCATION,
+        "repositoryName": REPOSITORY,
+        "pipelineName": "__ASSET_JOB",
+        "assetSelection": [{"path": [a]} for a in assets],
+    }
     if checks:
         sel["assetCheckSelection"] = [{"assetKey": {"path": [a]}, "name": n} for a, n in checks]
     return sel
 
 
-def launch(ui: DagsterUI, assets: list[str], config: dict[str, Any], tags: dict[str, str],
-           checks: list[tuple[str, str]] = ()) -> str:
-    params = {"selector": _selector(assets, checks), "runConfigData": config,
-              "executionMetadata": {"tags": [{"key": k, "value": v} for k, v in tags.items()]}}
+def launch(
+    ui: DagsterUI, assets: list[str], config: dict[str, Any], tags: dict[str, str], checks: list[tuple[str, str]] = ()
+) -> str:
+    params = {
+        "selector": _selector(assets, checks),
+        "runConfigData": config,
+        "executionMetadata": {"tags": [{"key": k, "value": v} for k, v in tags.items()]},
+    }
     res = ui.graphql(LAUNCH_RUN, {"p": params})["launchRun"]
-    assert res["__typename"] == "LaunchRunSuccess", f"launchRun for {assets} {tags}: {json.dumps(res, indent=1)[:3000]}\n{ui.logs_tail()}"
+    assert res["__typename"] == "LaunchRunSuccess", (
+        f"launchRun for {assets} {tags}: {json.dumps(res, indent=1)[:3000]}\n{ui.logs_tail()}"
+    )
     return res["run"]["runId"]
 
 
@@ -242,9 +279,13 @@ def wait_for_runs(ui: DagsterUI, run_ids: list[str], timeout: float = RUN_TIMEOU
             return status
         for name, proc in ui.procs.items():
             if proc.poll() is not None:
-                raise AssertionError(f"{name} exited with {proc.returncode} while runs were in flight: {status}\n{ui.logs_tail()}")
+                raise AssertionError(
+                    f"{name} exited with {proc.returncode} while runs were in flight: {status}\n{ui.logs_tail()}"
+                )
         time.sleep(1)
-    raise AssertionError(f"runs not finished within {timeout}s: {status} (QUEUED means the daemon did not start them)\n{ui.logs_tail()}")
+    raise AssertionError(
+        f"runs not finished within {timeout}s: {status} (QUEUED means the daemon did not start them)\n{ui.logs_tail()}"
+    )
 
 
 @dataclass
@@ -262,9 +303,13 @@ def materialized_through_ui(dagster_ui: DagsterUI) -> Materialized:
     repo = {"repositoryLocationName": LOCATION, "repositoryName": REPOSITORY}
     for s in SERVERS:
         res = ui.graphql(ADD_PARTITION, {"repo": repo, "key": s})["addDynamicPartition"]
-        assert res["__typename"] in ("AddDynamicPartitionSuccess", "DuplicateDynamicPartitionError"), f"addDynamicPartition {s}: {res}"
+        assert res["__typename"] in ("AddDynamicPartitionSuccess", "DuplicateDynamicPartitionError"), (
+            f"addDynamicPartition {s}: {res}"
+        )
     config = run_config(ui.data_dir)
-    per_server = {s: launch(ui, PER_SERVER, config, {"dagster/partition": s, "prove/build": "ui-test"}) for s in SERVERS}
+    per_server = {
+        s: launch(ui, PER_SERVER, config, {"dagster/partition": s, "prove/build": "ui-test"}) for s in SERVERS
+    }
     status = wait_for_runs(ui, list(per_server.values()))
     cross = ""
     if all(status[r] == "SUCCESS" for r in per_server.values()):

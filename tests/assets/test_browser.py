@@ -7,8 +7,8 @@ temporary file; with PROVE_UPDATE_SCREENSHOT=1 it refreshes ``docs/dagster-asset
 
 from __future__ import annotations
 
-import re
 import os
+import re
 import time
 from pathlib import Path
 
@@ -17,8 +17,16 @@ import pytest
 from tests.assets.conftest import CROSS, PER_SERVER, ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 DOCS_SCREENSHOT = ROOT / "docs" / "dagster-asset-graph.png"
 VIEWPORT = {"width": 1600, "height": 900}
 
@@ -27,9 +35,12 @@ VIEWPORT = {"width": 1600, "height": 900}
 def chromium() -> Path:
     """Checked first (session scope, first argument), so a missing browser fails before the webserver starts."""
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: the browser tests drive Debian's chromium (Playwright downloads no browser here). "
-                    "Install it with `sudo apt-get update && sudo apt-get install -y chromium`, or run ./test.sh, "
-                    "whose scripts/setup-env.sh installs it where apt-get is available.", pytrace=False)
+        pytest.fail(
+            f"{CHROMIUM} is missing: the browser tests drive Debian's chromium (Playwright downloads no browser here). "
+            "Install it with `sudo apt-get update && sudo apt-get install -y chromium`, or run ./test.sh, "
+            "whose scripts/setup-env.sh installs it where apt-get is available.",
+            pytrace=False,
+        )
     return CHROMIUM
 
 
@@ -63,7 +74,8 @@ def _graph_labels(pg) -> set[str]:
     """Asset names as drawn on the graph; a name shortened with '…' is read from the node's tooltip."""
     names = set()
     texts = pg.locator("foreignObject div").evaluate_all(
-        "els => els.filter(e => e.children.length === 0).map(e => e.textContent.trim()).filter(t => t)")
+        "els => els.filter(e => e.children.length === 0).map(e => e.textContent.trim()).filter(t => t)"
+    )
     for text in texts:
         if "…" in text:  # a long name is shortened in the middle; its node has a tooltip with the whole name
             head, tail = text.split("…", 1)
@@ -76,8 +88,12 @@ def _graph_labels(pg) -> set[str]:
     return names
 
 
-def test_asset_graph_and_rejections_pages_show_the_assets(chromium, page, dagster_ui, materialized_through_ui, tmp_path):
-    SCREENSHOT = DOCS_SCREENSHOT if os.environ.get("PROVE_UPDATE_SCREENSHOT") == "1" else tmp_path / "dagster-asset-graph.png"
+def test_asset_graph_and_rejections_pages_show_the_assets(
+    chromium, page, dagster_ui, materialized_through_ui, tmp_path
+):
+    SCREENSHOT = (
+        DOCS_SCREENSHOT if os.environ.get("PROVE_UPDATE_SCREENSHOT") == "1" else tmp_path / "dagster-asset-graph.png"
+    )
     ui, pg = dagster_ui, page
     expected = PER_SERVER + CROSS
     t0 = time.monotonic()
@@ -112,10 +128,14 @@ def test_asset_graph_and_rejections_pages_show_the_assets(chromium, page, dagste
         pg.get_by_text("by_stage_reason", exact=True).first.wait_for()  # the latest materialization's metadata
     except Exception as exc:
         pg.screenshot(path=str(shot))
-        raise AssertionError(f"the rejections asset page is incomplete ({exc}); screenshot: {shot}\n"
-                             f"{pg.inner_text('body')[:2000]}\n{ui.logs_tail()}") from exc
+        raise AssertionError(
+            f"the rejections asset page is incomplete ({exc}); screenshot: {shot}\n"
+            f"{pg.inner_text('body')[:2000]}\n{ui.logs_tail()}"
+        ) from exc
     body = pg.inner_text("body")
-    assert pg.get_by_text("rejections", exact=True).count() > 0, f"the page does not name the rejections asset:\n{body[:2000]}"
+    assert pg.get_by_text("rejections", exact=True).count() > 0, (
+        f"the page does not name the rejections asset:\n{body[:2000]}"
+    )
     assert "Never materialized" not in body, f"the rejections page says it was never materialized:\n{body[:2000]}"
     for label in ("total", "by_stage_reason"):
         assert label in body, f"metadata {label!r} not on the rejections page:\n{body[:2000]}"

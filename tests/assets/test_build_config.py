@@ -17,7 +17,9 @@ def _args(**kw) -> argparse.Namespace:
 
 def test_the_config_file_sets_the_stage_parameters_and_its_data_dir(tmp_path):
     f = tmp_path / "build.yaml"
-    f.write_text(f"examples: 300\ndata_dir: {tmp_path / 'elsewhere'}\nprobe:\n  refresh_every: 50\nsimulate:\n  recovery_rate: 0.0\n")
+    f.write_text(
+        f"examples: 300\ndata_dir: {tmp_path / 'elsewhere'}\nprobe:\n  refresh_every: 50\nsimulate:\n  recovery_rate: 0.0\n"
+    )
     cfg = _build_config(_args(config=str(f)))
     assert cfg.examples == 300 and cfg.probe.refresh_every == 50 and cfg.simulate.recovery_rate == 0.0
     assert cfg.data_dir == str(tmp_path / "elsewhere"), "without --data-dir the file's data_dir is used"
@@ -26,12 +28,15 @@ def test_the_config_file_sets_the_stage_parameters_and_its_data_dir(tmp_path):
     assert _build_config(_args()).data_dir == "data"
 
 
-@pytest.mark.parametrize("text, named", [
-    ("exampels: 300\n", "exampels"),
-    ("probe:\n  refresh_evry: 10\n", "refresh_evry"),
-    ("chains:\n  min_len: 4\n  max_len: 3\n", "max_len"),
-    ("simulate:\n  recovery_rate: 2\n", "recovery_rate"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("exampels: 300\n", "exampels"),
+        ("probe:\n  refresh_evry: 10\n", "refresh_evry"),
+        ("chains:\n  min_len: 4\n  max_len: 3\n", "max_len"),
+        ("simulate:\n  recovery_rate: 2\n", "recovery_rate"),
+    ],
+)
 def test_a_bad_config_file_is_refused_with_the_offending_key_named(tmp_path, text, named):
     f = tmp_path / "bad.yaml"
     f.write_text(text)

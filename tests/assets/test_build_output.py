@@ -14,8 +14,26 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_build_output_is_bars_and_a_short_summary_with_library_noise_in_a_log_file(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home"), "PYTHONWARNINGS": "always"}
-    p = subprocess.run([sys.executable, "-m", "assets.cli", "build", "--examples", "30", "--servers", "banking,crm", "--no-train",
-                        "--data-dir", str(tmp_path / "data")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assets.cli",
+            "build",
+            "--examples",
+            "30",
+            "--servers",
+            "banking,crm",
+            "--no-train",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     shown = p.stdout + p.stderr
     lines = [x for x in shown.splitlines() if x.strip()]

@@ -1,7 +1,6 @@
 """`prove build` through Dagster goes on when one server cannot be used."""
 
 import sys
-from pathlib import Path
 
 import polars as pl
 
@@ -20,7 +19,18 @@ def test_build_leaves_out_a_broken_server_and_records_why(tmp_path, monkeypatch,
         "    args: ['-c', 'print(\"not json-rpc\"); import time; time.sleep(30)']\n"
         "    timeout_s: 3\n"
     )
-    code = main(["build", "--servers-file", str(servers), "--examples", "20", "--no-train", "--data-dir", str(tmp_path / "data")])
+    code = main(
+        [
+            "build",
+            "--servers-file",
+            str(servers),
+            "--examples",
+            "20",
+            "--no-train",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ]
+    )
     out = capsys.readouterr()
     assert code == 0, out.err[-2000:]
     assert "garbage is left out" in out.err
@@ -32,7 +42,9 @@ def test_build_leaves_out_a_broken_server_and_records_why(tmp_path, monkeypatch,
     assert "per-server run failed" in rej["detail"][0]
 
 
-def test_a_small_build_over_all_builtin_servers_passes_its_gates_and_says_which_servers_got_what(tmp_path, monkeypatch, capsys):
+def test_a_small_build_over_all_builtin_servers_passes_its_gates_and_says_which_servers_got_what(
+    tmp_path, monkeypatch, capsys
+):
     from servers.registry import available
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))

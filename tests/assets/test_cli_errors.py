@@ -25,7 +25,13 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_serving_an_unknown_server_is_one_line_exit_2_without_a_traceback():
-    p = subprocess.run([sys.executable, "-m", "assets.cli", "servers", "serve", "nosuch"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "assets.cli", "servers", "serve", "nosuch"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 2
     assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1
     assert "unknown server 'nosuch'" in p.stderr and "banking" in p.stderr
@@ -49,12 +55,17 @@ def test_rejected_with_an_unknown_reason_lists_the_reasons_that_exist(banking_ve
 def _corpus_lines(path: Path, with_ok: bool) -> list[dict]:
     df = pl.read_parquet(path / "train.parquet").filter(pl.col("kind") == "multi_turn")
     # conversations whose reference calls all succeeded when replayed (a reference may end in a named failure)
-    rows = [r for r in df.iter_rows(named=True) if all(t["ok"] for t in json.loads(r["trace"]) if t.get("reference"))][:3]
+    rows = [r for r in df.iter_rows(named=True) if all(t["ok"] for t in json.loads(r["trace"]) if t.get("reference"))][
+        :3
+    ]
     assert len(rows) == 3
     lines = []
     for row in rows:
         ref = json.loads(row["reference"])
-        calls = [[{"name": c["name"], "arguments": c["arguments"], **({"ok": True} if with_ok else {})} for c in turn] for turn in ref]
+        calls = [
+            [{"name": c["name"], "arguments": c["arguments"], **({"ok": True} if with_ok else {})} for c in turn]
+            for turn in ref
+        ]
         lines.append({**row, "calls": calls})  # a corpus row as it is, with the model's calls added
     return lines
 
@@ -96,8 +107,17 @@ def test_reward_on_an_empty_file_is_an_error(tmp_path, capsys):
 
 def test_reward_never_prints_a_negative_zero(tmp_path, capsys):
     tool = {"name": "get_balance", "parameters": {"type": "object", "properties": {"account_id": {"type": "string"}}}}
-    f = _write(tmp_path, "z.jsonl", [{"tools": [tool], "reference": [{"name": "get_balance", "arguments": {"account_id": "A"}}],
-                                      "calls": [{"name": "get_balance", "arguments": {"account_id": "A"}, "ok": True}]}])
+    f = _write(
+        tmp_path,
+        "z.jsonl",
+        [
+            {
+                "tools": [tool],
+                "reference": [{"name": "get_balance", "arguments": {"account_id": "A"}}],
+                "calls": [{"name": "get_balance", "arguments": {"account_id": "A"}, "ok": True}],
+            }
+        ],
+    )
     rc, out, _ = _run(capsys, "reward", f)
     assert rc == 0 and json.loads(out)["efficiency"] == 0.0 and "-0.0" not in out
 
@@ -106,5 +126,14 @@ def test_reward_help_documents_the_input_format(capsys):
     with pytest.raises(SystemExit):
         main(["reward", "--help"])
     out = capsys.readouterr().out
-    for word in ('"tools"', '"reference"', '"calls"', '"ok"', "--server", "per-turn layout", "--state-weight", "--per-turn"):
+    for word in (
+        '"tools"',
+        '"reference"',
+        '"calls"',
+        '"ok"',
+        "--server",
+        "per-turn layout",
+        "--state-weight",
+        "--per-turn",
+    ):
         assert word in out, word

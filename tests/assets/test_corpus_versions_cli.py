@@ -6,15 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 from assets.cli import main
 from pipeline.core.config import BuildConfig
-from pipeline.corpus.store import list_versions, read_examples, resolve_version, write_corpus
 from pipeline.core.storage import atomic_dir
+from pipeline.corpus.store import list_versions, read_examples, resolve_version, write_corpus
 from tests.builds import build_corpus
 
 
@@ -102,7 +101,9 @@ def test_list_versions_ignores_a_leftover_staging_dir_even_with_a_manifest(two_v
     rc, out, _ = _cli(capsys, "corpus", "list", "--json", "--data-dir", str(copy))
     assert rc == 0 and [v["version"] for v in json.loads(out)] == [a.name, b.name]
     # nor does SQL see it
-    rc, out, _ = _cli(capsys, "sql", "select distinct version from examples order by 1", "--json", "--data-dir", str(copy))
+    rc, out, _ = _cli(
+        capsys, "sql", "select distinct version from examples order by 1", "--json", "--data-dir", str(copy)
+    )
     assert rc == 0 and [r["version"] for r in json.loads(out)] == [a.name, b.name]
 
 
@@ -141,18 +142,27 @@ def test_diffing_a_version_with_itself_shows_nothing_changed(two_versions, capsy
     data, a, _, _ = two_versions
     rc, out, _ = _cli(capsys, "corpus", "diff", a.name, a.name, "--json", "--data-dir", str(data))
     d = json.loads(out)
-    assert rc == 0 and d["added"] == d["removed"] == 0 and d["changed"] == [] and d["content_hash"][0] == d["content_hash"][1]
+    assert (
+        rc == 0
+        and d["added"] == d["removed"] == 0
+        and d["changed"] == []
+        and d["content_hash"][0] == d["content_hash"][1]
+    )
 
 
 # ----------------------------------------------------------------------------- lineage
-def test_lineage_of_an_error_rate_rejection_prints_the_rule_and_the_failing_calls_with_their_errors(two_versions, capsys):
+def test_lineage_of_an_error_rate_rejection_prints_the_rule_and_the_failing_calls_with_their_errors(
+    two_versions, capsys
+):
     """error_rate rejects at the query stage (every value set tried fails too often in the dry run)
     or at replay; either way lineage shows the calls that failed and their errors."""
     data, a, b, _ = two_versions
     rej = pl.read_parquet(a / "rejections.parquet").filter(pl.col("reason") == "error_rate")
     assert rej.height, "the tiny build rejects some conversations for their error rate"
     # prefer one only version A holds (a crm conversation): lineage must find it in a version that is not the latest
-    only_a = rej.filter(~pl.col("rejection_id").is_in(pl.read_parquet(b / "rejections.parquet")["rejection_id"].to_list()))
+    only_a = rej.filter(
+        ~pl.col("rejection_id").is_in(pl.read_parquet(b / "rejections.parquet")["rejection_id"].to_list())
+    )
     r = (only_a if only_a.height else rej).sort("rejection_id").row(0, named=True)
     body = json.loads(r["payload"])
     calls = body["trace"] if r["stage"] == "replay" else body["dry_run"]
@@ -248,18 +258,36 @@ def test_prove_sql_without_a_query_lists_the_views(two_versions, capsys):
 
 def test_prove_sql_runs_a_query_over_all_versions_with_a_version_column(two_versions, capsys):
     data, a, b, _ = two_versions
-    rc, out, _ = _cli(capsys, "sql", "select version, server, count(*) as n from examples group by all order by all", "--data-dir", str(data))
+    rc, out, _ = _cli(
+        capsys,
+        "sql",
+        "select version, server, count(*) as n from examples group by all order by all",
+        "--data-dir",
+        str(data),
+    )
     assert rc == 0
-    got = {(ln.split("|")[1].strip(), ln.split("|")[2].strip()): int(ln.split("|")[3]) for ln in out.splitlines()
-           if ln.startswith("| v2")}
+    got = {
+        (ln.split("|")[1].strip(), ln.split("|")[2].strip()): int(ln.split("|")[3])
+        for ln in out.splitlines()
+        if ln.startswith("| v2")
+    }
     want = {}
     for p in (a, b):
         for s, n in json.loads((p / "manifest.json").read_text())["composition"]["by_server"].items():
             want[(p.name, s)] = n
     assert got == want
     # rejections, by version, match each version's own file
-    rc, out, _ = _cli(capsys, "sql", "select version, count(*) as n from rejections group by 1 order by 1", "--json", "--data-dir", str(data))
-    assert {r["version"]: r["n"] for r in json.loads(out)} == {p.name: pl.read_parquet(p / "rejections.parquet").height for p in (a, b)}
+    rc, out, _ = _cli(
+        capsys,
+        "sql",
+        "select version, count(*) as n from rejections group by 1 order by 1",
+        "--json",
+        "--data-dir",
+        str(data),
+    )
+    assert {r["version"]: r["n"] for r in json.loads(out)} == {
+        p.name: pl.read_parquet(p / "rejections.parquet").height for p in (a, b)
+    }
 
 
 def test_prove_sql_reports_a_bad_query_without_a_traceback(two_versions, capsys):
@@ -269,5 +297,7 @@ def test_prove_sql_reports_a_bad_query_without_a_traceback(two_versions, capsys)
 
 
 def test_prove_sql_on_an_empty_data_dir_has_empty_views(tmp_path, capsys):
-    rc, out, _ = _cli(capsys, "sql", "select count(*) as n from examples", "--json", "--data-dir", str(tmp_path / "data"))
+    rc, out, _ = _cli(
+        capsys, "sql", "select count(*) as n from examples", "--json", "--data-dir", str(tmp_path / "data")
+    )
     assert rc == 0 and json.loads(out) == [{"n": 0}]

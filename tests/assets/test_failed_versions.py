@@ -46,7 +46,20 @@ def good_then_failed(tmp_path_factory):
     mp.setenv("DAGSTER_HOME", str(root / "home"))
     mp.setenv("PROVE_COMPOSITION_TOLERANCE", "-1")
     try:
-        rc = main(["build", "--examples", "20", "--servers", "banking", "--no-train", "--parallel", "1", "--data-dir", str(data)])
+        rc = main(
+            [
+                "build",
+                "--examples",
+                "20",
+                "--servers",
+                "banking",
+                "--no-train",
+                "--parallel",
+                "1",
+                "--data-dir",
+                str(data),
+            ]
+        )
     finally:
         mp.undo()
     failed = next(Path(v["path"]) for v in list_versions(data) if Path(v["path"]) != good)
@@ -82,16 +95,32 @@ def test_show_rejected_and_lineage_default_to_the_last_good_version(good_then_fa
     assert rc == 0 and f"rejections in {good.name}" in out
     import polars as pl
 
-    shared = sorted(set(pl.read_parquet(good / "rejections.parquet")["rejection_id"]) & set(pl.read_parquet(failed / "rejections.parquet")["rejection_id"]))
+    shared = sorted(
+        set(pl.read_parquet(good / "rejections.parquet")["rejection_id"])
+        & set(pl.read_parquet(failed / "rejections.parquet")["rejection_id"])
+    )
     assert shared, "the same config and seed reject the same records in both versions"
     rc, out = _run(capsys, "lineage", shared[0], "--json", "--data-dir", str(data))
-    assert rc == 0 and json.loads(out)["version"] == good.name, "an id in both versions resolves to the good one by default"
+    assert rc == 0 and json.loads(out)["version"] == good.name, (
+        "an id in both versions resolves to the good one by default"
+    )
+
 
 def test_the_sql_views_leave_out_failed_versions_unless_asked(good_then_failed, capsys):
     data, good, failed, _ = good_then_failed
     rc, out = _run(capsys, "sql", "select distinct version from examples order by 1", "--json", "--data-dir", str(data))
     assert rc == 0 and [r["version"] for r in json.loads(out)] == [good.name]
-    rc, out = _run(capsys, "sql", "select distinct version from examples order by 1", "--json", "--include-failed", "--data-dir", str(data))
+    rc, out = _run(
+        capsys,
+        "sql",
+        "select distinct version from examples order by 1",
+        "--json",
+        "--include-failed",
+        "--data-dir",
+        str(data),
+    )
     assert rc == 0 and [r["version"] for r in json.loads(out)] == sorted([good.name, failed.name])
-    rc, out = _run(capsys, "sql", "select version, status from versions order by created_at", "--json", "--data-dir", str(data))
+    rc, out = _run(
+        capsys, "sql", "select version, status from versions order by created_at", "--json", "--data-dir", str(data)
+    )
     assert json.loads(out) == [{"version": good.name, "status": "ok"}, {"version": failed.name, "status": "failed"}]

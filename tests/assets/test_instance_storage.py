@@ -56,12 +56,21 @@ def test_a_run_makes_each_files_engine_once_and_plain_sqlite_storage_reads_every
     # or one switched back) sees the same events and the materializations
     plain = tmp_path / "plain"
     plain.mkdir()
-    (plain / "dagster.yaml").write_text(f"storage:\n  sqlite:\n    base_dir: {tmp_path}\ntelemetry:\n  enabled: false\n")
-    code = ("import dagster as dg, sys; i = dg.DagsterInstance.get(); print(type(i.event_log_storage).__name__);"
-            "print(len(i.all_logs(sys.argv[1])));"
-            "print(i.get_latest_materialization_event(dg.AssetKey('second')).run_id)")
-    out = subprocess.run([sys.executable, "-c", code, r.run_id], capture_output=True, text=True, check=True,
-                         env={**os.environ, "DAGSTER_HOME": str(plain)}).stdout.split()
+    (plain / "dagster.yaml").write_text(
+        f"storage:\n  sqlite:\n    base_dir: {tmp_path}\ntelemetry:\n  enabled: false\n"
+    )
+    code = (
+        "import dagster as dg, sys; i = dg.DagsterInstance.get(); print(type(i.event_log_storage).__name__);"
+        "print(len(i.all_logs(sys.argv[1])));"
+        "print(i.get_latest_materialization_event(dg.AssetKey('second')).run_id)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, r.run_id],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "DAGSTER_HOME": str(plain)},
+    ).stdout.split()
     assert out == ["SqliteEventLogStorage", str(len(stored)), r.run_id]
 
 

@@ -45,13 +45,34 @@ def _in_session(sid: int) -> list[psutil.Process]:
 
 def _start_build(tmp_path: Path) -> subprocess.Popen:
     servers = tmp_path / "servers.yaml"
-    servers.write_text("servers:\n  - name: banking\n  - name: crm\n"
-                       f"  - name: counters\n    kind: stdio\n    command: {sys.executable}\n    args: ['{COUNTER}']\n")
+    servers.write_text(
+        "servers:\n  - name: banking\n  - name: crm\n"
+        f"  - name: counters\n    kind: stdio\n    command: {sys.executable}\n    args: ['{COUNTER}']\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
     log = open(tmp_path / "build.log", "w")
-    return subprocess.Popen([sys.executable, "-m", "assets.cli", "build", "--servers-file", str(servers), "--examples", "600",
-                             "--no-train", "--parallel", "2", "--data-dir", str(tmp_path / "data")],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "assets.cli",
+            "build",
+            "--servers-file",
+            str(servers),
+            "--examples",
+            "600",
+            "--no-train",
+            "--parallel",
+            "2",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -111,12 +132,32 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
     """Inside a run Dagster takes SIGTERM over (it becomes an interrupted step); the build still stops as interrupted."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
     with open(tmp_path / "build.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "assets.cli", "build", "--servers", "banking", "--examples", "30", "--parallel", "1",
-                                 "--data-dir", str(tmp_path / "data")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "assets.cli",
+                "build",
+                "--servers",
+                "banking",
+                "--examples",
+                "30",
+                "--parallel",
+                "1",
+                "--data-dir",
+                str(tmp_path / "data"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.time() + 300
-        while time.time() < deadline and "'loss'" not in "".join(p.read_text() for p in (tmp_path / "data" / "logs").glob("*.log")):
+        while time.time() < deadline and "'loss'" not in "".join(
+            p.read_text() for p in (tmp_path / "data" / "logs").glob("*.log")
+        ):
             assert proc.poll() is None, (tmp_path / "build.log").read_text()[-3000:]
             time.sleep(0.5)
         tree = _tree(proc.pid)
@@ -151,8 +192,14 @@ print(json.dumps({"ignores": seen, "stopped": stopped, "gone": [deaf.wait(5) is 
 def test_a_process_that_ignores_sigterm_is_killed_at_once_not_waited_for():
     """multiprocessing's resource tracker ignores SIGTERM: waiting out the grace period for it only delayed Ctrl-C.
     With a 10-minute grace period the stop returns within the test's timeout only if it does not wait for it."""
-    out = subprocess.run([sys.executable, "-c", STOPPER, "600"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=80)
+    out = subprocess.run(
+        [sys.executable, "-c", STOPPER, "600"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=80,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     got = json.loads(out.stdout.splitlines()[-1])
     assert got == {"ignores": [True, False], "stopped": 2, "gone": [True, True]}

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import dagster as dg
 import polars as pl
-import pytest
 
 from assets.orchestrate import build
 from pipeline.core.config import BuildConfig
@@ -31,12 +30,26 @@ def test_materialize_all_assets_writes_a_corpus_version_with_rejections_and_a_po
     rej = pl.read_parquet(versions[0] / "rejections.parquet")
     assert rej.height > 0 and rej["reason"].null_count() == 0
     # every stage is a recorded materialization
-    for a in ["server_snapshots", "dependency_graphs", "tool_chains", "user_queries", "conversations",
-              "validated_conversations", "unique_conversations", "augmented_examples", "rejections", "corpus"]:
+    for a in [
+        "server_snapshots",
+        "dependency_graphs",
+        "tool_chains",
+        "user_queries",
+        "conversations",
+        "validated_conversations",
+        "unique_conversations",
+        "augmented_examples",
+        "rejections",
+        "corpus",
+    ]:
         assert instance.get_latest_materialization_event(dg.AssetKey(a)) is not None, a
     checks = {e.check_name: e.passed for e in r.get_asset_check_evaluations()}
-    assert checks == {"corpus_nonempty_per_server": True, "corpus_no_near_duplicates": True, "corpus_composition": True,
-                      "corpus_lint": True}
+    assert checks == {
+        "corpus_nonempty_per_server": True,
+        "corpus_no_near_duplicates": True,
+        "corpus_composition": True,
+        "corpus_lint": True,
+    }
     # the policy: a checkpoint and a per-step reward log
     ev = instance.get_latest_materialization_event(dg.AssetKey("grpo_policy"))
     assert ev is not None

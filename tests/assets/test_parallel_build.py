@@ -14,7 +14,20 @@ def test_build_parallel_runs_each_server_partition_as_its_own_concurrent_run(tmp
     home = tmp_path / "dagster_home"
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     data = tmp_path / "data"
-    rc = main(["build", "--parallel", "2", "--examples", "30", "--servers", "banking,crm", "--no-train", "--data-dir", str(data)])
+    rc = main(
+        [
+            "build",
+            "--parallel",
+            "2",
+            "--examples",
+            "30",
+            "--servers",
+            "banking,crm",
+            "--no-train",
+            "--data-dir",
+            str(data),
+        ]
+    )
     out = capsys.readouterr()
     assert rc == 0, out.err
 

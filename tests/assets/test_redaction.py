@@ -21,12 +21,18 @@ def _where(value: str, text: str) -> list[str]:
     """What surrounds each place ``value`` stands alone in ``text``: not part of a word or of a longer number
     (the digits of an event's timestamp 1795791388.2062 or a size 0.2062 are not a PIN)."""
     alone = rf"(?<![A-Za-z0-9])(?<!\d\.){re.escape(value)}(?![A-Za-z0-9])(?!\.\d)"
-    return [text[max(0, m.start() - 60):m.end() + 60] for m in re.finditer(alone, text)]
+    return [text[max(0, m.start() - 60) : m.end() + 60] for m in re.finditer(alone, text)]
 
 
 def _stated_secrets(snapshot, queries) -> set[str]:
     """Sensitive values the generated user turns state (e.g. "... and my PIN is 8665.")."""
-    values = {str(v) for ctx in snapshot.contexts() for found in ctx.secrets.values() for v in found.values() if len(str(v)) >= 3}
+    values = {
+        str(v)
+        for ctx in snapshot.contexts()
+        for found in ctx.secrets.values()
+        for v in found.values()
+        if len(str(v)) >= 3
+    }
     text = "\n".join(t for q in queries.items for t in q.turns)
     return {v for v in values if _where(v, text)}
 
@@ -65,13 +71,17 @@ def test_the_rejections_asset_shows_sample_ids_rules_and_failing_calls_per_reaso
     ev = instance.get_latest_materialization_event(dg.AssetKey("rejections"))
     meta = ev.asset_materialization.metadata
     rows = meta["samples_table"].value.records
-    rej = pl.read_parquet(next(p for p in (Path(cfg.data_dir) / "corpus").iterdir() if p.is_dir() and not p.name.startswith("."))
-                          / "rejections.parquet")
+    rej = pl.read_parquet(
+        next(p for p in (Path(cfg.data_dir) / "corpus").iterdir() if p.is_dir() and not p.name.startswith("."))
+        / "rejections.parquet"
+    )
     rules = {f"{s}/{r}" for s, r in zip(rej["stage"], rej["reason"])}
     assert {r.data["rule"] for r in rows} == rules, "every reason has samples"
     ids = set(rej["rejection_id"])
     assert all(r.data["rejection_id"] in ids for r in rows)
-    assert any(r.data["failing_call"] and "->" in r.data["failing_call"] for r in rows), "failing calls are shown with their error"
+    assert any(r.data["failing_call"] and "->" in r.data["failing_call"] for r in rows), (
+        "failing calls are shown with their error"
+    )
     md = meta["samples"].value
     assert "prove lineage <rejection_id>" in md and all(f"### {rule}" in md for rule in rules)
 
@@ -79,5 +89,9 @@ def test_the_rejections_asset_shows_sample_ids_rules_and_failing_calls_per_reaso
 def test_a_redactor_replaces_whole_values_and_sensitive_keys():
     red = Redactor(["8665", "hunter22"], keys=["pin"])
     assert red.text("my PIN is 8665. not 86651 or a8665") == f"my PIN is {REDACTED}. not 86651 or a8665"
-    assert red.obj({"pin": "0000", "note": "password hunter22", "n": 8665, "ok": 1}) == \
-        {"pin": REDACTED, "note": f"password {REDACTED}", "n": REDACTED, "ok": 1}
+    assert red.obj({"pin": "0000", "note": "password hunter22", "n": 8665, "ok": 1}) == {
+        "pin": REDACTED,
+        "note": f"password {REDACTED}",
+        "n": REDACTED,
+        "ok": 1,
+    }

@@ -49,10 +49,22 @@ def test_a_build_instance_stores_every_event_and_another_process_reads_them(tmp_
     assert sqlite_commits._KEEPERS.conns == {}
     run_db = next(tmp_path.rglob(f"{r.run_id}.db"))
     # a fresh process (as the Dagster UI would be) sees every event, with the log lines among them
-    out = subprocess.run([sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]);"
-                          "print(c.execute('select count(*) from event_logs').fetchone()[0]);"
-                          "print(c.execute('pragma journal_mode').fetchone()[0])", str(run_db)],
-                         capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]);"
+            "print(c.execute('select count(*) from event_logs').fetchone()[0]);"
+            "print(c.execute('pragma journal_mode').fetchone()[0])",
+            str(run_db),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert int(out[0]) == inside >= 3 + 5
     assert out[1] == "wal"
-    assert sqlite3.connect(run_db).execute("select count(*) from event_logs where event like '%line 2%'").fetchone()[0] == 1
+    assert (
+        sqlite3.connect(run_db).execute("select count(*) from event_logs where event like '%line 2%'").fetchone()[0]
+        == 1
+    )

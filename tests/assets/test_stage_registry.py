@@ -18,21 +18,50 @@ from pipeline.stages.registry import STAGES, Registry, Stage
 def _spot_check(cfg: BuildConfig, server: str, progress, validated_conversations: StageOutput) -> Produced:
     """A throwaway stage: sets the first validated conversation aside for review."""
     convs = validated_conversations.items
-    rejs = [rejection("spot_check", "picked_for_review", "the first conversation of the server", server,
-                      {"conversation_id": c.conversation_id}, c) for c in convs[:1]]
+    rejs = [
+        rejection(
+            "spot_check",
+            "picked_for_review",
+            "the first conversation of the server",
+            server,
+            {"conversation_id": c.conversation_id},
+            c,
+        )
+        for c in convs[:1]
+    ]
     return Produced(StageOutput(items=convs[1:], rejections=rejs), {"kept": len(convs) - 1})
 
 
-SPOT_CHECK = Stage("spot_check", "spot_checked_conversations", "Validated conversations after a spot check.",
-                   ("validated_conversations",), run=_spot_check)
+SPOT_CHECK = Stage(
+    "spot_check",
+    "spot_checked_conversations",
+    "Validated conversations after a spot check.",
+    ("validated_conversations",),
+    run=_spot_check,
+)
 
 
 def test_the_built_in_stages_are_registered_in_build_order_with_their_names():
-    assert [s.asset for s in STAGES] == ["server_snapshots", "dependency_graphs", "tool_chains", "user_queries", "conversations",
-                                         "validated_conversations", "unique_conversations", "augmented_examples", "corpus"]
+    assert [s.asset for s in STAGES] == [
+        "server_snapshots",
+        "dependency_graphs",
+        "tool_chains",
+        "user_queries",
+        "conversations",
+        "validated_conversations",
+        "unique_conversations",
+        "augmented_examples",
+        "corpus",
+    ]
     assert STAGES.names() == [n.value for n in StageName]
-    assert [s.asset for s in STAGES.rejecting()] == ["tool_chains", "user_queries", "conversations", "validated_conversations",
-                                                     "unique_conversations", "augmented_examples"]
+    assert [s.asset for s in STAGES.rejecting()] == [
+        "tool_chains",
+        "user_queries",
+        "conversations",
+        "validated_conversations",
+        "unique_conversations",
+        "augmented_examples",
+    ]
 
 
 def test_a_stage_must_come_after_what_it_reads_and_make_a_new_asset():
@@ -66,7 +95,9 @@ def test_a_registered_stage_is_in_the_asset_graph_the_server_job_and_the_rejecti
     instance = dg.DagsterInstance.ephemeral()
     ensure_partitions(instance, ["banking"])
     everything = per_server + cross
-    assert dg.materialize(everything, selection=per_server, partition_key="banking", resources=res, instance=instance).success
+    assert dg.materialize(
+        everything, selection=per_server, partition_key="banking", resources=res, instance=instance
+    ).success
     r = dg.materialize(everything, selection=cross[:3], resources=res, instance=instance)
     assert r.success
     spot = [x for x in r.output_for_node("rejections") if x.stage == "spot_check"]

@@ -10,7 +10,9 @@ from pipeline.stages.base import StageOutput
 
 
 def _output(tag: str) -> StageOutput:
-    return StageOutput(items=[{"tag": tag}], rejections=[rejection("chains", "no_chain", tag, "banking", {})], stats={"n": 1})
+    return StageOutput(
+        items=[{"tag": tag}], rejections=[rejection("chains", "no_chain", tag, "banking", {})], stats={"n": 1}
+    )
 
 
 def _write(store: StageStore, asset: str, partition: str, obj: object) -> None:
@@ -19,8 +21,11 @@ def _write(store: StageStore, asset: str, partition: str, obj: object) -> None:
 
 
 def _read(store: StageStore, asset: str, partition: str, part: str | None = None) -> object:
-    ctx = dg.build_input_context(asset_key=dg.AssetKey(asset), partition_key=partition,
-                                 definition_metadata={"prove/part": part} if part else None)
+    ctx = dg.build_input_context(
+        asset_key=dg.AssetKey(asset),
+        partition_key=partition,
+        definition_metadata={"prove/part": part} if part else None,
+    )
     return store.load_input(ctx)
 
 

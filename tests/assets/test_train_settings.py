@@ -24,7 +24,9 @@ def test_every_field_of_the_train_config_is_a_typed_config_field_left_unset_by_d
     fields = _params_fields()
     assert set(fields) == set(TrainConfig.model_fields) | {"config_file"}
     assert "Int" in fields["grpo_steps"].config_type.key and not fields["grpo_steps"].is_required
-    assert set(fields["reward"].config_type.inner_type.fields) == set(TrainConfig.model_fields["reward"].annotation.model_fields)
+    assert set(fields["reward"].config_type.inner_type.fields) == set(
+        TrainConfig.model_fields["reward"].annotation.model_fields
+    )
     assert {k for k, v in TrainParams().model_dump().items() if v is not None} == set()
     assert training_settings().train_config() == TrainConfig(), "nothing set: the tiny defaults"
 
@@ -34,13 +36,32 @@ def test_a_run_config_reaches_the_asset_with_the_models_defaults_for_the_rest():
     def seen(training: TrainingSettings) -> dict:
         return training.train_config().model_dump()
 
-    r = dg.materialize([seen], resources={"training": TrainingSettings.configure_at_launch()},
-                       run_config={"resources": {"training": {"config": {"params": {
-                           "model": "Qwen/Qwen3-4B-Instruct-2507", "grpo_steps": 3, "grpo_args": {"logging_steps": 1}}}}}})
+    r = dg.materialize(
+        [seen],
+        resources={"training": TrainingSettings.configure_at_launch()},
+        run_config={
+            "resources": {
+                "training": {
+                    "config": {
+                        "params": {
+                            "model": "Qwen/Qwen3-4B-Instruct-2507",
+                            "grpo_steps": 3,
+                            "grpo_args": {"logging_steps": 1},
+                        }
+                    }
+                }
+            }
+        },
+    )
     cfg = r.output_for_node("seen")
     assert cfg["grpo_steps"] == 3 and cfg["grpo_args"]["logging_steps"] == 1
     # unset fields take the hub model's defaults (not the tiny ones), dicts merged key by key
-    assert cfg["sft_steps"] == 0 and cfg["num_generations"] == 16 and cfg["lr"] == 1e-6 and cfg["grpo_args"]["bf16"] is True
+    assert (
+        cfg["sft_steps"] == 0
+        and cfg["num_generations"] == 16
+        and cfg["lr"] == 1e-6
+        and cfg["grpo_args"]["bf16"] is True
+    )
 
 
 def _args(**kw) -> argparse.Namespace:
@@ -51,7 +72,9 @@ def test_the_cli_s_training_settings_round_trip_through_the_resource(tmp_path):
     f = tmp_path / "train.yaml"
     f.write_text(yaml.safe_dump({"model": "Qwen/Qwen3-8B", "grpo_steps": 9, "eval_limit": 4}))
     assert training_settings(True, train_params(_args())).train_config() == TrainConfig()
-    assert training_settings(True, train_params(_args(grpo_steps=5))).train_config() == load_train_config(None, {"grpo_steps": 5})
+    assert training_settings(True, train_params(_args(grpo_steps=5))).train_config() == load_train_config(
+        None, {"grpo_steps": 5}
+    )
     got = training_settings(True, train_params(_args(grpo_steps=5, train_config=str(f)))).train_config()
     assert got == load_train_config(f, {"grpo_steps": 5})
     assert (got.grpo_steps, got.eval_limit, got.lr, got.sft_steps) == (5, 4, 5e-8, 0), "the flag wins over the file"

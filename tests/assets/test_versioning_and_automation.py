@@ -60,7 +60,9 @@ def test_every_asset_has_a_code_version_computed_from_its_source_and_import_clos
         assert v == CV.code_version(_fn(a)) and v.startswith(f"{CV.CODE_VERSION}-") and len(v.split("-")[1]) == 12
     assert len(set(versions.values())) == len(versions), "each stage runs different code"
     # the closures are read from the code: the modules the hand-kept map once missed are in them
-    assert {"pipeline.discovery.chains", "pipeline.core.similarity"} <= CV.import_closure(CV.function_modules(_fn(S.tool_chains)))
+    assert {"pipeline.discovery.chains", "pipeline.core.similarity"} <= CV.import_closure(
+        CV.function_modules(_fn(S.tool_chains))
+    )
     assert "pipeline.language.values" in CV.import_closure(CV.function_modules(_fn(S.dependency_graphs)))
     assert "training.grpo" in CV.import_closure(CV.function_modules(_fn(T.grpo_policy)))
 
@@ -76,7 +78,8 @@ def test_the_statement_walk_finds_every_import_a_full_walk_finds_in_every_projec
         "import a\nclass C:\n    def f(self):\n        try:\n            import b\n        except E:\n            import c\n"
         "        else:\n            import d\n        finally:\n            import e\n"
         "with x:\n    for i in y:\n        while z:\n            if w:\n                pass\n            else:\n                from . import f\n"
-        "match v:\n    case 1:\n        import g\nasync def h():\n    async with q:\n        import i\n")
+        "match v:\n    case 1:\n        import g\nasync def h():\n    async with q:\n        import i\n"
+    )
     assert imports(CV.statements(nested)) == imports(ast.walk(nested))
     assert len(imports(ast.walk(nested))) == 8  # a to g, and i
     files = [p for pkg in CV.project_packages(CV.ROOT) for p in (CV.ROOT / pkg).rglob("*.py")]
@@ -136,8 +139,9 @@ def test_the_manifest_records_every_assets_code_version(built):
 
     m = json.loads((resolve_version(cfg.data_dir, "latest") / "manifest.json").read_text())
     # the code versions of every asset that made the version (the policy comes after it)
-    assert {k: v for k, v in m["code_versions"].items() if k.startswith("asset:")} == \
-        {f"asset:{k}": v for k, v in _versions().items() if k != "grpo_policy"}
+    assert {k: v for k, v in m["code_versions"].items() if k.startswith("asset:")} == {
+        f"asset:{k}": v for k, v in _versions().items() if k != "grpo_policy"
+    }
     assert m["code_versions"]["assets"] == CV.CODE_VERSION
     assert set(m["schema_hashes"]) == set(SERVERS)
 
@@ -202,7 +206,9 @@ def test_a_server_whose_tools_changed_makes_only_its_own_partitions_stale(tmp_pa
     old = {s: _data_version(instance, "server_snapshots", s) for s in SERVERS}
 
     # re-probing an unchanged server gives the same data version: its downstream stays fresh
-    assert dg.materialize(D.ALL_ASSETS, selection=[S.server_snapshots], partition_key="crm", resources=res, instance=instance).success
+    assert dg.materialize(
+        D.ALL_ASSETS, selection=[S.server_snapshots], partition_key="crm", resources=res, instance=instance
+    ).success
     # banking now offers one tool fewer (it is hidden as the server's state tool)
     from pipeline.env import Environment
 
@@ -211,21 +217,28 @@ def test_a_server_whose_tools_changed_makes_only_its_own_partitions_stale(tmp_pa
     changed = cfg.model_copy(update={"server_configs": [ServerConfig(name="banking", state_tool=hidden)]})
     assert A.server_schema_hash(changed, "banking") != old["banking"]
     res2 = D.resources(build_config=changed, train=False)
-    assert dg.materialize(D.ALL_ASSETS, selection=[S.server_snapshots], partition_key="banking", resources=res2, instance=instance).success
+    assert dg.materialize(
+        D.ALL_ASSETS, selection=[S.server_snapshots], partition_key="banking", resources=res2, instance=instance
+    ).success
 
     assert _data_version(instance, "server_snapshots", "crm") == old["crm"]
     assert _data_version(instance, "server_snapshots", "banking") == A.server_schema_hash(changed, "banking")
     resolver = get_stale_status_resolver(instance, D.ALL_ASSETS)
     assert resolver.get_status(dg.AssetKey("dependency_graphs"), "banking") == StaleStatus.STALE
     causes = resolver.get_stale_root_causes(dg.AssetKey("dependency_graphs"), "banking")
-    assert [(c.key.asset_key.to_user_string(), c.key.partition_key, c.category.value) for c in causes] == [("server_snapshots", "banking", "DATA")]
+    assert [(c.key.asset_key.to_user_string(), c.key.partition_key, c.category.value) for c in causes] == [
+        ("server_snapshots", "banking", "DATA")
+    ]
     assert resolver.get_status(dg.AssetKey("dependency_graphs"), "crm") == StaleStatus.FRESH
 
 
 # ----------------------------------------------------------------------------- sensor
 def _sensor(cfg: BuildConfig, cursor: dict[str, str] | None, instance: dg.DagsterInstance):
-    ctx = dg.build_sensor_context(cursor=json.dumps(cursor) if cursor is not None else None, instance=instance,
-                                  resources={"settings": R.settings_for(cfg)})
+    ctx = dg.build_sensor_context(
+        cursor=json.dumps(cursor) if cursor is not None else None,
+        instance=instance,
+        resources={"settings": R.settings_for(cfg)},
+    )
     return A.schema_change_sensor(ctx)
 
 
@@ -261,9 +274,16 @@ def test_schema_change_sensor_without_a_cursor_compares_with_the_last_materializ
 
 def test_schema_change_sensor_keeps_the_last_hash_of_an_unreachable_server(built):
     cfg, _, instance = built
-    bad = cfg.model_copy(update={"servers": SERVERS + ["gone"],
-                                 "server_configs": [ServerConfig(name="gone", kind="stdio", command="/nonexistent/mcp-server",
-                                                                 isolation="none", timeout_s=2)]})
+    bad = cfg.model_copy(
+        update={
+            "servers": SERVERS + ["gone"],
+            "server_configs": [
+                ServerConfig(
+                    name="gone", kind="stdio", command="/nonexistent/mcp-server", isolation="none", timeout_s=2
+                )
+            ],
+        }
+    )
     now = {s: A.server_schema_hash(cfg, s) for s in SERVERS}
     result = _sensor(bad, {**now, "gone": "abc"}, instance)
     assert not result.run_requests
@@ -315,8 +335,9 @@ def test_rejections_metadata_has_counts_by_stage_and_reason_as_a_table_and_markd
         assert f"{r.data['stage']}/{r.data['reason']}" in md
     assert "chart" in meta  # the PNG (inline)
     # the table agrees with what the corpus version stores (before de-duplication of identical rejections)
-    from pipeline.corpus.store import resolve_version
     import polars as pl
+
+    from pipeline.corpus.store import resolve_version
 
     stored = pl.read_parquet(resolve_version(cfg.data_dir, "latest") / "rejections.parquet")
     assert stored.height <= total and set(stored["reason"].to_list()) == {r.data["reason"] for r in table.records}
@@ -331,7 +352,9 @@ def test_the_corpus_asset_refreshes_the_duckdb_views(built):
     try:
         rows = con.execute("select version, count(*) from examples group by 1").fetchall()
         assert rows == [(meta["version"].value, meta["examples"].value)]
-        assert con.execute("select count(*) from rejections where version = ?", [meta["version"].value]).fetchone()[0] > 0
+        assert (
+            con.execute("select count(*) from rejections where version = ?", [meta["version"].value]).fetchone()[0] > 0
+        )
         assert con.execute("select content_hash from versions").fetchall() == [(meta["content_hash"].value,)]
     finally:
         con.close()

@@ -62,11 +62,15 @@ def _latest(ui, asset: str) -> dict:
 def test_assets_materialize_through_the_webserver(dagster_ui, materialized_through_ui):
     ui, mat = dagster_ui, materialized_through_ui
     for server, rid in mat.per_server.items():
-        assert mat.status[rid] == "SUCCESS", (f"the per-server run for {server} ({rid}) ended {mat.status[rid]}:\n"
-                                              f"{run_failure_messages(ui, rid)}\n{ui.logs_tail()}")
+        assert mat.status[rid] == "SUCCESS", (
+            f"the per-server run for {server} ({rid}) ended {mat.status[rid]}:\n"
+            f"{run_failure_messages(ui, rid)}\n{ui.logs_tail()}"
+        )
     assert mat.cross, "the cross-server run was not launched"
-    assert mat.status[mat.cross] == "SUCCESS", (f"the corpus run ({mat.cross}) ended {mat.status[mat.cross]}:\n"
-                                                f"{run_failure_messages(ui, mat.cross)}\n{ui.logs_tail()}")
+    assert mat.status[mat.cross] == "SUCCESS", (
+        f"the corpus run ({mat.cross}) ended {mat.status[mat.cross]}:\n"
+        f"{run_failure_messages(ui, mat.cross)}\n{ui.logs_tail()}"
+    )
 
     # every per-server asset has both partitions materialized
     for asset in PER_SERVER:
@@ -94,7 +98,9 @@ def test_assets_materialize_through_the_webserver(dagster_ui, materialized_throu
         ex = c["executionForLatestMaterialization"]
         assert c["blocking"], name
         assert ex is not None, f"check {name} has no execution for the latest corpus materialization"
-        assert ex["runId"] == mat.cross and ex["status"] == "SUCCEEDED" and ex["evaluation"]["success"], f"check {name}: {ex}"
+        assert ex["runId"] == mat.cross and ex["status"] == "SUCCEEDED" and ex["evaluation"]["success"], (
+            f"check {name}: {ex}"
+        )
 
     rej = _latest(ui, "rejections")["meta"]
     assert "total" in rej and "by_stage_reason" in rej, f"rejections metadata: {sorted(rej)}"

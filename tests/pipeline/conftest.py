@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.discovery.chains import extract_chains
 from pipeline.core.config import ChainConfig, GraphConfig, ProbeConfig, QueryConfig, SimulateConfig
-from pipeline.env import Environment
+from pipeline.core.records import Chain, Conversation, DependencyGraph, Snapshot, UserQuery
+from pipeline.discovery.chains import extract_chains
 from pipeline.discovery.graph import cached_discover
 from pipeline.discovery.probe import probe
+from pipeline.env import Environment
 from pipeline.synthesis.queries import TemplateBackend
-from pipeline.core.records import Chain, Conversation, DependencyGraph, Snapshot, UserQuery
 from pipeline.synthesis.simulate import INFO_LEVELS, plan_query, run_conversation
 
 SEED = 7  # the BuildConfig default seed, so the build test can reuse the cached banking graph
@@ -76,8 +76,9 @@ def simulated(banking_env, snapshot, chains) -> list[tuple[Chain, UserQuery, Con
     out = []
     for i, chain in enumerate(chains):
         rng = random.Random(f"t:{i}")
-        q, _ = plan_query(banking_env, snapshot, chain, backend, SimulateConfig(), QueryConfig(), rng,
-                          info_level=INFO_LEVELS[i % 3])
+        q, _ = plan_query(
+            banking_env, snapshot, chain, backend, SimulateConfig(), QueryConfig(), rng, info_level=INFO_LEVELS[i % 3]
+        )
         if q is None:
             continue
         conv = run_conversation(banking_env, snapshot, chain, q, random.Random(f"c:{i}"), recovery_rate=0.0)

@@ -5,16 +5,25 @@ from __future__ import annotations
 
 from collections import Counter
 
+from pipeline.core.composition import INFO_LEVELS
 from pipeline.core.config import BuildConfig
 from pipeline.core.records import Conversation
 from pipeline.stages.assembly import select_multi_turn
-from pipeline.core.composition import INFO_LEVELS
 from pipeline.stages.plan import info_level_plan
 
 
 def _conv(server: str, i: int, level: str) -> Conversation:
-    return Conversation(conversation_id=f"{server}-{level}-{i:02d}", server=server, servers=[server], seed=7, snapshot_id="s",
-                        info_level=level, messages=[], tools=[], reference=[])
+    return Conversation(
+        conversation_id=f"{server}-{level}-{i:02d}",
+        server=server,
+        servers=[server],
+        seed=7,
+        snapshot_id="s",
+        info_level=level,
+        messages=[],
+        tools=[],
+        reference=[],
+    )
 
 
 def _supply(servers: list[str], per_level: int = 3) -> list[Conversation]:
@@ -29,7 +38,9 @@ def test_select_multi_turn_reaches_every_server_when_the_count_allows_it():
     chosen, _ = select_multi_turn(cfg, _supply(SERVERS), 33)  # 40 examples: 33 multi-turn over 20 servers
     assert len(chosen) == 33
     assert set(c.server for c in chosen) == set(SERVERS)
-    assert Counter(c.info_level for c in chosen) == Counter(info_level_plan(33, cfg, "x")), "the level shares are unchanged"
+    assert Counter(c.info_level for c in chosen) == Counter(info_level_plan(33, cfg, "x")), (
+        "the level shares are unchanged"
+    )
 
 
 def test_select_multi_turn_with_fewer_examples_than_servers_gives_distinct_servers():

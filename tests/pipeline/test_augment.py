@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import json
-import re
 import random
+import re
 from collections import Counter
 
 import pytest
 
-from pipeline.assembly.augment import (abstention_example, apply_robustness, import_abstention_file, irrelevance_example,
-                              missing_function_variant, strip_enums)
+from pipeline.assembly.augment import (
+    abstention_example,
+    apply_robustness,
+    import_abstention_file,
+    irrelevance_example,
+    missing_function_variant,
+    strip_enums,
+)
 from pipeline.core.config import AugmentConfig, BuildConfig
+from pipeline.core.records import Example, ToolSpec
 from pipeline.env import Environment
 from pipeline.language.offtopic import irrelevant_request
 from pipeline.language.replies import describe
-from pipeline.core.records import Example, ToolSpec
 from pipeline.stages.assembly import stage_augment
 
 # servers sharing tool names with banking and with each other (list_customers, list_orders, ...)
@@ -70,7 +76,9 @@ def test_distractors_are_three_to_eight_distinct_tools_from_other_servers(conver
         assert 3 <= len(extra) <= 8 and int(tag.split(":")[1]) == len(extra)
         assert all(t.server in POOL_SERVERS for t in extra)
         names = [t.name for t in c.tools]
-        assert len(names) == len(set(names)), f"duplicate tool names offered: {sorted(n for n in names if names.count(n) > 1)}"
+        assert len(names) == len(set(names)), (
+            f"duplicate tool names offered: {sorted(n for n in names if names.count(n) > 1)}"
+        )
         assert not {t.name for t in extra} & own_names
         assert own_names <= set(names)  # nothing of the server's own tools is lost
 
@@ -148,11 +156,14 @@ def test_abstention_without_a_near_miss_asks_for_another_servers_tool(banking_to
     assert conv.kind == "abstention" and conv.augmentations == ["abstention:create_contact"]
     assert "contact" in conv.messages[1].content
     conv = abstention_example("banking", banking_tools, other, 7, random.Random(0), snapshot.snapshot_id).model_copy(
-        update={"augmentations": ["abstention:create_contact"]})
+        update={"augmentations": ["abstention:create_contact"]}
+    )
     # distractor injection must not bring the very tool back
     for seed in range(8):
         c = conv.model_copy(deep=True)
-        apply_robustness([c], {"banking": banking_tools, "crm": pool["crm"]}, AugmentConfig(distractor_rate=1.0), seed=seed)
+        apply_robustness(
+            [c], {"banking": banking_tools, "crm": pool["crm"]}, AugmentConfig(distractor_rate=1.0), seed=seed
+        )
         assert "create_contact" not in {t.name for t in c.tools}
 
 
@@ -173,19 +184,33 @@ def test_missing_function_variant_hides_the_first_needed_tool(conversations):
 def test_distractors_never_bring_back_a_hidden_tool(conversations, banking_tools):
     v = missing_function_variant(conversations[0], random.Random(0))
     hidden = v.augmentations[0].split(":", 1)[1]
-    twin = ToolSpec(name=hidden, server="elsewhere", description="Same name, other server.",
-                    input_schema={"type": "object", "properties": {}})
-    fillers = [ToolSpec(name=f"other_{i}", server="elsewhere", input_schema={"type": "object", "properties": {}}) for i in range(3)]
+    twin = ToolSpec(
+        name=hidden,
+        server="elsewhere",
+        description="Same name, other server.",
+        input_schema={"type": "object", "properties": {}},
+    )
+    fillers = [
+        ToolSpec(name=f"other_{i}", server="elsewhere", input_schema={"type": "object", "properties": {}})
+        for i in range(3)
+    ]
     for seed in range(6):
         c = v.model_copy(deep=True)
-        apply_robustness([c], {"banking": banking_tools, "elsewhere": [twin, *fillers]}, AugmentConfig(distractor_rate=1.0), seed=seed)
+        apply_robustness(
+            [c],
+            {"banking": banking_tools, "elsewhere": [twin, *fillers]},
+            AugmentConfig(distractor_rate=1.0),
+            seed=seed,
+        )
         assert hidden not in {t.name for t in c.tools}
 
 
 def test_stage_augment_abstentions_never_offer_a_same_named_tool(conversations, pool, snapshot):
     snaps = {s: snapshot.model_copy(update={"server": s, "tools": ts}) for s, ts in pool.items()}
     # 40 examples need 13 multi-turn ones, which the banking fixture supplies (no short-supply scaling)
-    cfg = BuildConfig(examples=40, servers=sorted(pool), augment=AugmentConfig(abstention_rate=0.5, irrelevance_rate=0.1))
+    cfg = BuildConfig(
+        examples=40, servers=sorted(pool), augment=AugmentConfig(abstention_rate=0.5, irrelevance_rate=0.1)
+    )
     out = stage_augment(cfg, [c.model_copy(deep=True) for c in conversations], snaps)
     abst = [c for c in out.items if c.kind == "abstention"]
     assert len(abst) == 20
@@ -197,19 +222,43 @@ def test_stage_augment_abstentions_never_offer_a_same_named_tool(conversations, 
 
 # ---------------------------------------------------------------------------------------------- importer
 
-W2C_TOOL = json.dumps({"name": "get_weather", "description": "Weather for a city",
-                       "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}})
+W2C_TOOL = json.dumps(
+    {
+        "name": "get_weather",
+        "description": "Weather for a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    }
+)
 
 
 def test_import_when2call_style_keeps_no_call_rows(tmp_path):
     rows = [
-        {"uuid": "1", "question": "What's my horoscope today?", "correct_answer": "cannot_answer", "tools": [W2C_TOOL],
-         "answers": {"direct": "Sunny.", "tool_call": '{"name": "get_weather", "arguments": {"city": "Paris"}}',
-                     "request_for_info": "Which city?", "cannot_answer": "I can't tell horoscopes with these tools."}},
-        {"uuid": "2", "question": "What's the weather?", "correct_answer": "request_for_info", "tools": [W2C_TOOL],
-         "answers": {"request_for_info": "Which city do you mean?", "tool_call": "{}"}},
-        {"uuid": "3", "question": "Weather in Paris?", "correct_answer": "tool_call", "tools": [W2C_TOOL],
-         "answers": {"tool_call": '{"name": "get_weather", "arguments": {"city": "Paris"}}'}},
+        {
+            "uuid": "1",
+            "question": "What's my horoscope today?",
+            "correct_answer": "cannot_answer",
+            "tools": [W2C_TOOL],
+            "answers": {
+                "direct": "Sunny.",
+                "tool_call": '{"name": "get_weather", "arguments": {"city": "Paris"}}',
+                "request_for_info": "Which city?",
+                "cannot_answer": "I can't tell horoscopes with these tools.",
+            },
+        },
+        {
+            "uuid": "2",
+            "question": "What's the weather?",
+            "correct_answer": "request_for_info",
+            "tools": [W2C_TOOL],
+            "answers": {"request_for_info": "Which city do you mean?", "tool_call": "{}"},
+        },
+        {
+            "uuid": "3",
+            "question": "Weather in Paris?",
+            "correct_answer": "tool_call",
+            "tools": [W2C_TOOL],
+            "answers": {"tool_call": '{"name": "get_weather", "arguments": {"city": "Paris"}}'},
+        },
     ]
     f = tmp_path / "when2call.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
@@ -223,9 +272,17 @@ def test_import_when2call_style_keeps_no_call_rows(tmp_path):
 
 
 def test_import_xlam_irrelevance_style(tmp_path):
-    tools = json.dumps([{"name": "convert_currency", "description": "FX", "parameters": {"type": "object", "properties": {}}}])
-    rows = [{"query": "Tell me a joke", "tools": tools, "answers": "[]"},
-            {"query": "Convert 5 USD", "tools": tools, "answers": json.dumps([{"name": "convert_currency", "arguments": {}}])}]
+    tools = json.dumps(
+        [{"name": "convert_currency", "description": "FX", "parameters": {"type": "object", "properties": {}}}]
+    )
+    rows = [
+        {"query": "Tell me a joke", "tools": tools, "answers": "[]"},
+        {
+            "query": "Convert 5 USD",
+            "tools": tools,
+            "answers": json.dumps([{"name": "convert_currency", "arguments": {}}]),
+        },
+    ]
     f = tmp_path / "xlam.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in rows))
     out = import_abstention_file(f)
@@ -236,12 +293,15 @@ def test_import_xlam_irrelevance_style(tmp_path):
     assert [t.name for t in c.tools] == ["convert_currency"] and c.snapshot_id == "import:xlam.jsonl"
 
 
-@pytest.mark.parametrize("bad, why", [
-    ("{not json", "not JSON"),
-    (json.dumps({"tools": []}), "question"),
-    (json.dumps({"query": "hi", "tools": "[{broken", "answers": "[]"}), "tools"),
-    (json.dumps({"query": "hi", "tools": [{"description": "no name"}], "answers": "[]"}), "tools"),
-])
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        ("{not json", "not JSON"),
+        (json.dumps({"tools": []}), "question"),
+        (json.dumps({"query": "hi", "tools": "[{broken", "answers": "[]"}), "tools"),
+        (json.dumps({"query": "hi", "tools": [{"description": "no name"}], "answers": "[]"}), "tools"),
+    ],
+)
 def test_import_names_the_file_and_line_of_a_malformed_line(tmp_path, bad, why):
     f = tmp_path / "mixed.jsonl"
     good = json.dumps({"query": "Tell me a joke", "tools": "[]", "answers": "[]"})

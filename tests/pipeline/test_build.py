@@ -8,15 +8,27 @@ import polars as pl
 import pytest
 
 from pipeline.core.config import BuildConfig, GraphConfig
+from pipeline.core.records import Conversation
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment
-from pipeline.core.records import Conversation
 from pipeline.synthesis.replay import replay_trace
 from tests.builds import build_run
 
-REASONS = {"unresolvable_dependency", "nothing_to_withhold", "ungrounded_query", "query_backend_error", "server_failure",
-           "error_rate", "sensitive_provenance", "replay_mismatch", "nondeterministic", "near_duplicate", "short_supply", "no_chains",
-           "unnamed_entity"}
+REASONS = {
+    "unresolvable_dependency",
+    "nothing_to_withhold",
+    "ungrounded_query",
+    "query_backend_error",
+    "server_failure",
+    "error_rate",
+    "sensitive_provenance",
+    "replay_mismatch",
+    "nondeterministic",
+    "near_duplicate",
+    "short_supply",
+    "no_chains",
+    "unnamed_entity",
+}
 TOOL_KINDS = ["multi_turn", "clarification"]
 
 
@@ -24,7 +36,9 @@ TOOL_KINDS = ["multi_turn", "clarification"]
 def built(tmp_path_factory, graph, graph_cache_dir):
     # the session graph fixture already cached banking's graph under the same key (seed 7, default GraphConfig)
     data = tmp_path_factory.mktemp("build")
-    cfg = BuildConfig(examples=40, servers=["banking", "crm"], data_dir=str(data), graph=GraphConfig(cache_dir=str(graph_cache_dir)))
+    cfg = BuildConfig(
+        examples=40, servers=["banking", "crm"], data_dir=str(data), graph=GraphConfig(cache_dir=str(graph_cache_dir))
+    )
     b = build_run(cfg)
     path = b.corpus_path
     return cfg, path, b, read_examples(path), pl.read_parquet(path / "rejections.parquet")
@@ -61,10 +75,21 @@ def test_every_accepted_multi_turn_example_replays_from_its_seed(built):
         with Environment(server) as env:
             for row in mt.filter(pl.col("server") == server).iter_rows(named=True):
                 trace = json.loads(row["trace"])
-                conv = Conversation(conversation_id=row["conversation_id"], server=server, servers=row["servers"], seed=row["env_seed"],
-                                    snapshot_id=row["snapshot_id"], messages=[], tools=[], reference=[], trace=trace)
+                conv = Conversation(
+                    conversation_id=row["conversation_id"],
+                    server=server,
+                    servers=row["servers"],
+                    seed=row["env_seed"],
+                    snapshot_id=row["snapshot_id"],
+                    messages=[],
+                    tools=[],
+                    reference=[],
+                    trace=trace,
+                )
                 results, final = replay_trace(env, conv)
-                assert [(r["ok"], r["result"]) for r in results] == [(t["ok"], t["result"]) for t in trace], row["example_id"]
+                assert [(r["ok"], r["result"]) for r in results] == [(t["ok"], t["result"]) for t in trace], row[
+                    "example_id"
+                ]
                 assert final == row["final_state_hash"]
 
 
@@ -89,7 +114,10 @@ def test_the_built_corpus_passes_the_linter_and_records_tool_annotations(built):
 
     _, path, _, _, _ = built
     m = json.loads((path / "manifest.json").read_text())
-    assert m["tool_annotations"]["banking"]["get_balance"] is True and m["tool_annotations"]["banking"]["withdraw"] is False
+    assert (
+        m["tool_annotations"]["banking"]["get_balance"] is True
+        and m["tool_annotations"]["banking"]["withdraw"] is False
+    )
     rep = lint_version(path)
     assert rep.passed, rep.as_dict()
     assert rep.metrics["unique_openings"] >= 0.30 and rep.metrics["distinct_frames"] >= 0.5

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pipeline.discovery.chains import coverage, extract_chains
 from pipeline.core.config import ChainConfig
+from pipeline.discovery.chains import coverage, extract_chains
 from pipeline.discovery.graph import to_networkx
 from pipeline.language.fields import output_fields
 
@@ -115,4 +115,7 @@ def test_no_two_extracted_chains_are_near_duplicates(graph, snapshot):
     assert len(filtered) >= 10
     assert all(jaccard(a, b) < threshold for a, b in combinations(sets, 2))  # the pre-filter is exact
     unfiltered = extract_chains(graph, snapshot, 60, ChainConfig(), seed=SEED, dedup_cfg=None)
-    assert any(jaccard(a, b) >= threshold for a, b in combinations([shingles([(s.name, {}) for s in c.steps]) for c in unfiltered], 2))
+    assert any(
+        jaccard(a, b) >= threshold
+        for a, b in combinations([shingles([(s.name, {}) for s in c.steps]) for c in unfiltered], 2)
+    )

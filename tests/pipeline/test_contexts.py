@@ -7,18 +7,22 @@ import math
 import pytest
 
 from pipeline.core.config import BuildConfig, ProbeConfig
-from pipeline.synthesis.queries import ID_TOKEN, known_ids
-from pipeline.synthesis.replay import validate
 from pipeline.stages.base import open_env
 from pipeline.stages.discovery import stage_chains, stage_graph, stage_snapshot
 from pipeline.stages.plan import chains_wanted
 from pipeline.stages.synthesis import stage_conversations, stage_queries
+from pipeline.synthesis.queries import ID_TOKEN, known_ids
+from pipeline.synthesis.replay import validate
 
 
 @pytest.fixture(scope="module")
 def refreshed(tmp_path_factory):
-    cfg = BuildConfig(examples=20, servers=["banking"], data_dir=str(tmp_path_factory.mktemp("data")),
-                      probe=ProbeConfig(refresh_every=20))
+    cfg = BuildConfig(
+        examples=20,
+        servers=["banking"],
+        data_dir=str(tmp_path_factory.mktemp("data")),
+        probe=ProbeConfig(refresh_every=20),
+    )
     env = open_env(cfg, "banking")
     snap = stage_snapshot(cfg, "banking", env)
     graph, _ = stage_graph(cfg, snap, env)

@@ -12,11 +12,30 @@ import pytest
 
 from pipeline.assembly.augment import irrelevance_example
 from pipeline.core.config import BuildConfig
-from pipeline.corpus.store import ToolsJson, content_hash, list_versions, read_examples, resolve_version, assign_splits, write_corpus
 from pipeline.core.records import rejection, stable_hash
+from pipeline.corpus.store import (
+    ToolsJson,
+    assign_splits,
+    content_hash,
+    list_versions,
+    read_examples,
+    resolve_version,
+    write_corpus,
+)
 
-CONTRACT = ["example_id", "kind", "servers", "env_seed", "messages", "tools", "reference", "augmentations", "split",
-            "chain_id", "snapshot_id"]
+CONTRACT = [
+    "example_id",
+    "kind",
+    "servers",
+    "env_seed",
+    "messages",
+    "tools",
+    "reference",
+    "augmentations",
+    "split",
+    "chain_id",
+    "snapshot_id",
+]
 
 
 @pytest.fixture()
@@ -32,8 +51,10 @@ def examples(conversations, banking_tools, snapshot):
 
 @pytest.fixture(scope="module")
 def rejections():
-    return [rejection("replay", "error_rate", "60% of calls failed", "banking", {"conversation_id": "conv-x"}),
-            rejection("dedup", "near_duplicate", "Jaccard 1.00", "banking", {"conversation_id": "conv-y"})]
+    return [
+        rejection("replay", "error_rate", "60% of calls failed", "banking", {"conversation_id": "conv-x"}),
+        rejection("dedup", "near_duplicate", "Jaccard 1.00", "banking", {"conversation_id": "conv-y"}),
+    ]
 
 
 def _snapshot_files(path):
@@ -50,7 +71,10 @@ def test_write_corpus_creates_a_version_with_splits_rejections_and_manifest(cfg,
     assert m["counts"]["examples"] == len(examples) == m["counts"]["train.parquet"] + m["counts"]["eval.parquet"]
     assert m["counts"]["rejections"] == 2
     assert m["composition"]["by_kind"] == dict(Counter(c.kind for c in examples))
-    assert set(m["composition"]["by_kind"]) <= {"multi_turn", "clarification", "irrelevance"} and m["composition"]["by_kind"]["irrelevance"] == 1
+    assert (
+        set(m["composition"]["by_kind"]) <= {"multi_turn", "clarification", "irrelevance"}
+        and m["composition"]["by_kind"]["irrelevance"] == 1
+    )
     assert m["rejections"]["by_reason"] == {"error_rate": 1, "near_duplicate": 1}
     for f in ("train.parquet", "eval.parquet", "rejections.parquet"):
         assert m["files"][f] == hashlib.sha256((path / f).read_bytes()).hexdigest()
@@ -100,9 +124,19 @@ def test_no_version_means_a_clear_error(tmp_path):
 
 
 def _row(i: int, first: str, ref: list, parent: str | None = None) -> dict:
-    msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": first}, {"role": "assistant", "content": "ok"}]
-    return {"example_id": f"ex-{i}", "conversation_id": f"conv-{i}", "parent_id": parent, "messages": json.dumps(msgs),
-            "reference": json.dumps(ref), "split": "train"}
+    msgs = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": "ok"},
+    ]
+    return {
+        "example_id": f"ex-{i}",
+        "conversation_id": f"conv-{i}",
+        "parent_id": parent,
+        "messages": json.dumps(msgs),
+        "reference": json.dumps(ref),
+        "split": "train",
+    }
 
 
 def _shared_across_splits(rows: list[dict], key) -> set:
@@ -115,14 +149,21 @@ def _shared_across_splits(rows: list[dict], key) -> set:
 def test_split_keeps_base_conversations_first_messages_and_references_on_one_side():
     rows = []
     for i in range(400):
-        ref = [[{"name": "get_balance", "arguments": {"account_id": f"ACC-{i % 150}"}, "depends_on": []}]] if i % 5 else [[]]
+        ref = (
+            [[{"name": "get_balance", "arguments": {"account_id": f"ACC-{i % 150}"}, "depends_on": []}]]
+            if i % 5
+            else [[]]
+        )
         first = f"question {i % 170}"  # first messages repeat across different references
         parent = f"conv-{i - 1}" if i % 7 == 0 and i else None  # an augmented variant of the previous conversation
         rows.append(_row(i, first, ref, parent))
     assign_splits(rows, 0.1)
     first = lambda r: json.loads(r["messages"])[1]["content"]  # noqa: E731
     assert _shared_across_splits(rows, first) == set()
-    assert _shared_across_splits([r for r in rows if json.loads(r["reference"]) != [[]]], lambda r: r["reference"]) == set()
+    assert (
+        _shared_across_splits([r for r in rows if json.loads(r["reference"]) != [[]]], lambda r: r["reference"])
+        == set()
+    )
     by_id = {r["conversation_id"]: r["split"] for r in rows}
     assert all(by_id[r["parent_id"]] == r["split"] for r in rows if r["parent_id"])
     n_eval = sum(r["split"] == "eval" for r in rows)
@@ -138,29 +179,50 @@ def test_written_corpus_shares_no_first_message_or_reference_across_splits(cfg, 
     assert {r["split"] for r in rows} == {"train", "eval"}
     first = lambda r: next(m["content"] for m in json.loads(r["messages"]) if m["role"] == "user")  # noqa: E731
     assert _shared_across_splits(rows, first) == set()
-    assert _shared_across_splits([r for r in rows if any(json.loads(r["reference"]))], lambda r: r["reference"]) == set()
+    assert (
+        _shared_across_splits([r for r in rows if any(json.loads(r["reference"]))], lambda r: r["reference"]) == set()
+    )
 
 
 def test_composition_is_measured_against_the_configured_knobs(tmp_path, examples, rejections):
     """A build configured for other shares is judged against them, not against the paper's defaults."""
     from pipeline.core.config import AugmentConfig
 
-    own = BuildConfig(examples=10, servers=["banking"], data_dir=str(tmp_path), augment=AugmentConfig(distractor_rate=0.0))
+    own = BuildConfig(
+        examples=10, servers=["banking"], data_dir=str(tmp_path), augment=AugmentConfig(distractor_rate=0.0)
+    )
     m = json.loads((write_corpus(own, examples, rejections) / "manifest.json").read_text())
     assert m["composition"]["targets"]["distractors"] == 0.0
     assert m["composition"]["within_tolerance"]["distractors"] is True  # nothing got distractors, as configured
     paper = BuildConfig(examples=10, servers=["banking"], data_dir=str(tmp_path / "p"))
     m = json.loads((write_corpus(paper, examples, rejections) / "manifest.json").read_text())
-    assert m["composition"]["targets"]["distractors"] == 0.40 and m["composition"]["within_tolerance"]["distractors"] is False
+    assert (
+        m["composition"]["targets"]["distractors"] == 0.40
+        and m["composition"]["within_tolerance"]["distractors"] is False
+    )
 
 
 def test_tools_column_is_the_plain_json_of_each_tool_list(banking_tools):
-    lists = [banking_tools, banking_tools[:3], banking_tools[2:5], [banking_tools[4], banking_tools[0]], banking_tools[:3], []]
+    lists = [
+        banking_tools,
+        banking_tools[:3],
+        banking_tools[2:5],
+        [banking_tools[4], banking_tools[0]],
+        banking_tools[:3],
+        [],
+    ]
     tools_json = ToolsJson()
     assert [tools_json(ts) for ts in lists] == [json.dumps([t.to_openai() for t in ts]) for ts in lists]
 
 
-@pytest.mark.parametrize("columns", [[], [[], []], [["ex-1", "ex-2"], ['{"a": "\u00e9 \\"q\\""}', "x"], ["t", "t"]],
-                                     [["é", "\n"], ["\ud83d\ude00 ok", ""]]])
+@pytest.mark.parametrize(
+    "columns",
+    [
+        [],
+        [[], []],
+        [["ex-1", "ex-2"], ['{"a": "\u00e9 \\"q\\""}', "x"], ["t", "t"]],
+        [["é", "\n"], ["\ud83d\ude00 ok", ""]],
+    ],
+)
 def test_content_hash_is_the_stable_hash_of_the_columns(columns):
     assert content_hash(columns) == stable_hash(columns, 16)

@@ -17,7 +17,9 @@ def sh(*names, args=None):
 
 def test_same_tool_sequence_is_a_duplicate_and_the_first_id_is_kept():
     seq = sh("list_accounts", "get_balance", "deposit")
-    kept, dropped = dedup([("conv-b", seq), ("conv-a", set(seq)), ("conv-c", sh("list_payees", "add_payee"))], DedupConfig())
+    kept, dropped = dedup(
+        [("conv-b", seq), ("conv-a", set(seq)), ("conv-c", sh("list_payees", "add_payee"))], DedupConfig()
+    )
     assert kept == ["conv-a", "conv-c"]
     assert dropped == {"conv-b": ("conv-a", 1.0)}
 

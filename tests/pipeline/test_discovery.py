@@ -4,8 +4,8 @@ objects built from an input schema's definitions)."""
 
 import random
 
-from pipeline.language.entities import generic_entities, parse_result, result_values, tool_noun
 from pipeline.core.records import Snapshot, ToolSpec
+from pipeline.language.entities import generic_entities, parse_result, result_values, tool_noun
 from pipeline.language.fields import find_field
 from pipeline.language.values import fill_args
 
@@ -21,7 +21,10 @@ MEMORY_GRAPH = {
 def test_tagged_text_listing_gives_files_and_directories_keyed_by_path():
     found = generic_entities("[FILE] todo.txt\n[DIR] notes\n[FILE] README.md", "list_directory")
     assert [(f.value, f.kind, f.key) for f in found] == [
-        ("todo.txt", "file", "path"), ("notes", "directory", "path"), ("README.md", "file", "path")]
+        ("todo.txt", "file", "path"),
+        ("notes", "directory", "path"),
+        ("README.md", "file", "path"),
+    ]
 
 
 def test_listing_under_a_heading_line_is_read_and_prose_is_not():
@@ -55,7 +58,10 @@ def test_python_repr_rows_are_parsed_with_literal_eval():
 
 def test_name_keyed_json_records_take_the_kind_of_the_list_they_sit_in():
     found = generic_entities(MEMORY_GRAPH, "read_graph")
-    assert [(f.value, f.kind, f.key) for f in found] == [("Ada Lovelace", "entity", "name"), ("Analytical Engine", "entity", "name")]
+    assert [(f.value, f.kind, f.key) for f in found] == [
+        ("Ada Lovelace", "entity", "name"),
+        ("Analytical Engine", "entity", "name"),
+    ]
     assert found[0].record == {"name": "Ada Lovelace", "entityType": "person"}
 
 
@@ -66,7 +72,12 @@ def test_result_values_offer_named_entities_before_other_fields():
 
 
 def test_tool_noun_drops_verbs_and_plurals():
-    assert [tool_noun(n) for n in ("list_tables", "read_graph", "getUserProfile", "search_files")] == ["table", "graph", "profile", "file"]
+    assert [tool_noun(n) for n in ("list_tables", "read_graph", "getUserProfile", "search_files")] == [
+        "table",
+        "graph",
+        "profile",
+        "file",
+    ]
 
 
 def test_find_field_reads_a_text_listing():
@@ -75,7 +86,8 @@ def test_find_field_reads_a_text_listing():
 
 
 def test_a_text_inside_results_is_read_once_per_field_and_gives_the_same_values(monkeypatch):
-    from pipeline.language import entities as discovery, fields
+    from pipeline.language import entities as discovery
+    from pipeline.language import fields
 
     read: list[tuple[str, str]] = []
 
@@ -91,7 +103,9 @@ def test_a_text_inside_results_is_read_once_per_field_and_gives_the_same_values(
     assert list(fields.field_values(rows, "path")) == first  # again, from what was kept
     assert sorted(set(read)) == [("[FILE] todo.txt\n[DIR] notes", "path"), ("a.txt", "path"), ("ada", "path")]
     assert len(read) == 3
-    long_text = "\n".join(f"[FILE] f{i}.txt" for i in range(300))  # a long text (a file's contents): read each time, not kept
+    long_text = "\n".join(
+        f"[FILE] f{i}.txt" for i in range(300)
+    )  # a long text (a file's contents): read each time, not kept
     assert len(long_text) > fields._KEPT_TEXT
     assert find_field(long_text, "path") == find_field(long_text, "path") == "f0.txt"
     assert read.count((long_text, "path")) == 2
@@ -102,19 +116,37 @@ def _snap(*tools: ToolSpec) -> Snapshot:
 
 
 def test_a_value_from_an_earlier_step_fills_a_list_parameter_as_a_one_item_list():
-    open_nodes = ToolSpec(name="open_nodes", server="x", read_only=True,
-                          input_schema={"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}},
-                                        "required": ["names"]})
+    open_nodes = ToolSpec(
+        name="open_nodes",
+        server="x",
+        read_only=True,
+        input_schema={
+            "type": "object",
+            "properties": {"names": {"type": "array", "items": {"type": "string"}}},
+            "required": ["names"],
+        },
+    )
     args = fill_args(open_nodes, _snap(open_nodes), random.Random(0), fixed={"names": "Ada Lovelace"})
     assert args == {"names": ["Ada Lovelace"]}
 
 
 def test_objects_of_a_schema_less_tool_are_built_from_their_definitions():
-    schema = {"type": "object", "required": ["entities"],
-              "properties": {"entities": {"type": "array", "items": {"$ref": "#/$defs/Entity"}}},
-              "$defs": {"Entity": {"type": "object", "required": ["name", "entityType", "observations"],
-                                   "properties": {"name": {"type": "string"}, "entityType": {"type": "string"},
-                                                  "observations": {"type": "array", "items": {"type": "string"}}}}}}
+    schema = {
+        "type": "object",
+        "required": ["entities"],
+        "properties": {"entities": {"type": "array", "items": {"$ref": "#/$defs/Entity"}}},
+        "$defs": {
+            "Entity": {
+                "type": "object",
+                "required": ["name", "entityType", "observations"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "entityType": {"type": "string"},
+                    "observations": {"type": "array", "items": {"type": "string"}},
+                },
+            }
+        },
+    }
     create = ToolSpec(name="create_entities", server="x", input_schema=schema)
     args = fill_args(create, _snap(create), random.Random(0))
     (entity,) = args["entities"]

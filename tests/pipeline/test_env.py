@@ -86,7 +86,9 @@ def test_two_sessions_of_one_seed_are_isolated(banking_env):
         acc = _active_account(a)
         dep = a.call("deposit", {"account_id": acc["account_id"], "amount": 50.0})
         assert dep.ok
-        assert a.call("get_balance", {"account_id": acc["account_id"]}).data["balance"] == pytest.approx(acc["balance"] + 50)
+        assert a.call("get_balance", {"account_id": acc["account_id"]}).data["balance"] == pytest.approx(
+            acc["balance"] + 50
+        )
         assert b.call("get_balance", {"account_id": acc["account_id"]}).data["balance"] == acc["balance"]
         assert b.call("get_transaction", {"transaction_id": dep.data["transaction_id"]}).error_code == "not_found"
         assert a.state_hash() != b.state_hash()
@@ -118,14 +120,17 @@ def test_tool_list_hides_admin_tools_and_carries_annotations(banking_tools):
     assert by["withdraw"].sensitive == ["pin"]
 
 
-@pytest.mark.parametrize("text, code", [
-    ("Unknown tool: frobnicate", "unknown_tool"),
-    ("1 validation error for depositArguments\namount\n  Field required [type=missing]", "invalid_arguments"),
-    ("Error executing tool withdraw: state_conflict: insufficient funds", "state_conflict"),
-    ("permission_denied: the PIN does not match", "permission_denied"),
-    ("not_found: account 'ACC-9' not found", "not_found"),
-    ("something odd happened", "tool_error"),
-])
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("Unknown tool: frobnicate", "unknown_tool"),
+        ("1 validation error for depositArguments\namount\n  Field required [type=missing]", "invalid_arguments"),
+        ("Error executing tool withdraw: state_conflict: insufficient funds", "state_conflict"),
+        ("permission_denied: the PIN does not match", "permission_denied"),
+        ("not_found: account 'ACC-9' not found", "not_found"),
+        ("something odd happened", "tool_error"),
+    ],
+)
 def test_error_texts_classify_to_named_codes(text, code):
     assert classify_error(text)[0] == code
 
@@ -243,8 +248,11 @@ def test_environment_serialises_calls_from_many_threads(banking_env):
     assert got == [pytest.approx(acc["balance"] + k) for k in [1, 2, 3, 4, 5, 6]]
 
 
-@pytest.mark.parametrize("failing_call", [("deposit", {"account_id": "ACC-0001"}), ("no_such_tool", {})],
-                         ids=["arguments_fail_validation", "unknown_tool"])
+@pytest.mark.parametrize(
+    "failing_call",
+    [("deposit", {"account_id": "ACC-0001"}), ("no_such_tool", {})],
+    ids=["arguments_fail_validation", "unknown_tool"],
+)
 def test_a_reset_holds_even_when_the_call_it_rides_on_fails_before_the_handler(session, failing_call):
     seeded = session.state_hash()
     acc = _active_account(session)
@@ -287,19 +295,27 @@ def test_the_direct_client_answers_every_call_as_mcps_own_in_process_client_does
     from servers.registry import build
 
     s = {"prove/session": "s1", "prove/seed": 3}
-    calls = [("list_customers", {}, s), ("get_customer", {"customer_id": "CUS-0001"}, s),
-             ("get_customer", {"customer_id": "CUS-9999"}, s),  # a tool error
-             ("get_customer", {}, s), ("get_customer", {"customer_id": 5}, s),  # arguments that do not validate
-             ("no_such_tool", {}, s), ("prove_admin_state_hash", {}, s),
-             ("freeze_account", {"account_id": "ACC-0001", "reason": "lost_card"}, s), ("prove_admin_state_hash", {}, s),
-             ("get_customer", {"customer_id": "CUS-0002"}, {**s, "prove/reset": True, "prove/state_hash": True}),
-             ("list_accounts", {"min_balance": Decimal("1.5")}, {**s, "prove/other": None}),  # sent in its JSON form
-             ("get_customer", {"customer_id": ("CUS-0001",)}, s)]  # a tuple: invalid in either form
+    calls = [
+        ("list_customers", {}, s),
+        ("get_customer", {"customer_id": "CUS-0001"}, s),
+        ("get_customer", {"customer_id": "CUS-9999"}, s),  # a tool error
+        ("get_customer", {}, s),
+        ("get_customer", {"customer_id": 5}, s),  # arguments that do not validate
+        ("no_such_tool", {}, s),
+        ("prove_admin_state_hash", {}, s),
+        ("freeze_account", {"account_id": "ACC-0001", "reason": "lost_card"}, s),
+        ("prove_admin_state_hash", {}, s),
+        ("get_customer", {"customer_id": "CUS-0002"}, {**s, "prove/reset": True, "prove/state_hash": True}),
+        ("list_accounts", {"min_balance": Decimal("1.5")}, {**s, "prove/other": None}),  # sent in its JSON form
+        ("get_customer", {"customer_id": ("CUS-0001",)}, s),
+    ]  # a tuple: invalid in either form
     direct = _wire_results(DirectClient(build("banking")), calls)
     plain = _wire_results(Client(build("banking"), raise_exceptions=False), calls)
     assert direct == plain
     assert direct[0]["structuredContent"]["customers"] and direct[2]["isError"] and direct[5]["isError"]
-    assert direct[6]["structuredContent"]["state_hash"] != direct[8]["structuredContent"]["state_hash"]  # the freeze wrote
+    assert (
+        direct[6]["structuredContent"]["state_hash"] != direct[8]["structuredContent"]["state_hash"]
+    )  # the freeze wrote
 
 
 def test_the_direct_client_reports_a_crash_outside_the_tools_as_an_opaque_internal_error_as_mcp_does():

@@ -45,7 +45,9 @@ def test_a_process_whose_directory_changed_is_never_reused(template, tmp_path):
         assert s.call("get", {"key": "greeting"}).text == "hello"
 
 
-def test_a_closed_session_that_only_read_hands_its_process_to_the_next_with_the_same_setup(monkeypatch, template, tmp_path):
+def test_a_closed_session_that_only_read_hands_its_process_to_the_next_with_the_same_setup(
+    monkeypatch, template, tmp_path
+):
     monkeypatch.setenv("ENVCHECK_PW", "hunter2")
     c = cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
     with Environment(c, log_dir=tmp_path) as env:
@@ -80,7 +82,6 @@ def test_a_shared_server_without_a_reset_tool_is_not_isolated_and_never_sent_a_w
         assert s.call("whoami", {}).error_code == "permission_denied"  # the login never reached the server
         assert s.call("get", {"key": "greeting"}).text == "hello"
     assert tree_hashes(template) == before
-
 
 
 def test_a_call_repeated_on_the_seed_state_is_answered_from_memory_without_a_new_process(template, tmp_path):

@@ -12,19 +12,25 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.config import ServerConfig
-from pipeline.env import Environment, EnvironmentError_, ServerBudgetExceeded
 from pipeline.core.records import Conversation, TraceCall
+from pipeline.env import Environment, EnvironmentError_, ServerBudgetExceeded
 from pipeline.synthesis.replay import describe_mismatch, replay_trace
 
 SERVER = str(Path(__file__).resolve().parent.parent / "thirdparty" / "envcheck_server.py")
 
 
 def cfg(*args: str, **kw) -> ServerConfig:
-    return ServerConfig(name=kw.pop("name", "envcheck"), kind="stdio", command=sys.executable, args=[SERVER, *args], **kw)
+    return ServerConfig(
+        name=kw.pop("name", "envcheck"), kind="stdio", command=sys.executable, args=[SERVER, *args], **kw
+    )
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture()
@@ -60,7 +66,12 @@ def test_each_session_and_each_reset_starts_from_a_fresh_copy_of_the_template(te
 
 def test_cwd_without_template_dir_runs_in_a_copy_and_session_dir_names_it(template, tmp_path):
     before = tree_hashes(template)
-    c = cfg("--store", "${SESSION_DIR}/store.json", cwd=str(template), setup=[{"tool": "login", "arguments": {"user": "u", "password": "hunter2"}}])
+    c = cfg(
+        "--store",
+        "${SESSION_DIR}/store.json",
+        cwd=str(template),
+        setup=[{"tool": "login", "arguments": {"user": "u", "password": "hunter2"}}],
+    )
     with Environment(c, log_dir=tmp_path / "logs") as env, env.session(0) as s:
         assert s.call("put", {"key": "greeting", "value": "bye"}).ok
         assert (Path(s.workdir) / "store.json").read_text() == json.dumps({"greeting": "bye"})
@@ -84,9 +95,13 @@ def test_a_failing_setup_call_names_the_server_the_call_and_the_servers_message(
     monkeypatch.setenv("ENVCHECK_PW", "n0t-the-pw")
     c = cfg(setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
     with Environment(c, log_dir=tmp_path) as env:
-        with pytest.raises(EnvironmentError_, match=r"setup call login of server 'envcheck' failed: permission_denied: wrong password") as err:
+        with pytest.raises(
+            EnvironmentError_, match=r"setup call login of server 'envcheck' failed: permission_denied: wrong password"
+        ) as err:
             env.session(0)
-    assert "n0t-the-pw" not in str(err.value) and "wrong password '${secret:pw}'" in str(err.value)  # the echoed secret is masked
+    assert "n0t-the-pw" not in str(err.value) and "wrong password '${secret:pw}'" in str(
+        err.value
+    )  # the echoed secret is masked
 
 
 def test_setup_naming_an_unknown_secret_is_a_config_error():
@@ -107,7 +122,9 @@ def test_a_server_that_exits_at_start_is_reported_with_its_exit_code_and_stderr(
 def test_a_server_that_hangs_at_start_is_reported_as_a_timeout_when_it_runs_out(tmp_path):
     t = time.monotonic()
     with Environment(cfg("--hang-at-start", timeout_s=1.5), log_dir=tmp_path) as env:
-        with pytest.raises(EnvironmentError_, match=r"did not start within its start timeout of 1.5s and was stopped") as err:
+        with pytest.raises(
+            EnvironmentError_, match=r"did not start within its start timeout of 1.5s and was stopped"
+        ) as err:
             env.tools()
         assert time.monotonic() - t < 1.5 + 3.0  # was about 15 s: mcp's handshake and shutdown grace periods
     assert "TaskGroup" not in str(err.value) and str(tmp_path / "envcheck.log") in str(err.value)
@@ -140,39 +157,70 @@ def test_the_time_budget_ends_the_servers_work_with_an_error_naming_it(tmp_path)
 def test_replay_repeats_the_recorded_setup_and_names_a_result_difference(monkeypatch, template, tmp_path):
     monkeypatch.setenv("ENVCHECK_PW", "hunter2")
     c = cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"})
-    trace = [TraceCall(turn=0, name="put", arguments={"key": "k", "value": "v"}, ok=True, result={"result": "ok"}),
-             TraceCall(turn=0, name="get", arguments={"key": "greeting"}, ok=True, result={"result": "goodbye"})]
-    conv = Conversation(conversation_id="c", server="envcheck", servers=["envcheck"], seed=0, snapshot_id="s", messages=[], tools=[],
-                        reference=[], trace=trace, setup=LOGIN)
+    trace = [
+        TraceCall(turn=0, name="put", arguments={"key": "k", "value": "v"}, ok=True, result={"result": "ok"}),
+        TraceCall(turn=0, name="get", arguments={"key": "greeting"}, ok=True, result={"result": "goodbye"}),
+    ]
+    conv = Conversation(
+        conversation_id="c",
+        server="envcheck",
+        servers=["envcheck"],
+        seed=0,
+        snapshot_id="s",
+        messages=[],
+        tools=[],
+        reference=[],
+        trace=trace,
+        setup=LOGIN,
+    )
     with Environment(c, log_dir=tmp_path) as env:
         results, _ = replay_trace(env, conv)
     assert results[0]["ok"]  # ``put`` needs the login: the recorded set-up ran before the trace
     why = describe_mismatch(1, trace[1], results[1])
-    assert why == 'call 1 get returned a different result on replay: result.result: recorded "goodbye", replayed "hello"'
+    assert (
+        why == 'call 1 get returned a different result on replay: result.result: recorded "goodbye", replayed "hello"'
+    )
     failed = {"ok": False, "error_code": "not_found", "error": "no key 'k'", "result": None}
-    assert describe_mismatch(0, trace[0], failed) == "call 0 put succeeded when recorded but failed on replay: not_found: no key 'k'"
+    assert (
+        describe_mismatch(0, trace[0], failed)
+        == "call 0 put succeeded when recorded but failed on replay: not_found: no key 'k'"
+    )
 
 
 def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir(template, monkeypatch, tmp_path):
-    from tests.builds import build_corpus
     from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig
     from pipeline.discovery.check import check_server
+    from tests.builds import build_corpus
 
     fixtures = Path(SERVER).parent
     seeds = fixtures / "seeds"
     before = tree_hashes(seeds)
-    files = ServerConfig(name="files", kind="stdio", command=sys.executable,
-                         args=[str(fixtures / "files_server.py"), "--root", "${SESSION_DIR}"], cwd=str(seeds / "files"))
+    files = ServerConfig(
+        name="files",
+        kind="stdio",
+        command=sys.executable,
+        args=[str(fixtures / "files_server.py"), "--root", "${SESSION_DIR}"],
+        cwd=str(seeds / "files"),
+    )
     # the check on a server whose writes land in its template's files (``put`` rewrites store.json once the set-up
     # logged in): 4 tools, so a few dozen sessions rather than the hundreds a larger server's pairs take
     monkeypatch.setenv("ENVCHECK_PW", "hunter2")
     template_before = tree_hashes(template)
-    report = check_server(cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"}, timeout_s=120),
-                          log_dir=tmp_path / "logs")
+    report = check_server(
+        cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"}, timeout_s=120),
+        log_dir=tmp_path / "logs",
+    )
     assert set(report["tools"]) == {"login", "whoami", "get", "put"} and not report["problems"], report["problems"]
     assert tree_hashes(template) == template_before
-    build = BuildConfig(examples=4, servers=["files"], server_configs=[files], data_dir=str(tmp_path / "data"),
-                        chains=ChainConfig(per_server=2), graph=GraphConfig(implicit=False), replay=ReplayConfig(determinism_runs=1))
+    build = BuildConfig(
+        examples=4,
+        servers=["files"],
+        server_configs=[files],
+        data_dir=str(tmp_path / "data"),
+        chains=ChainConfig(per_server=2),
+        graph=GraphConfig(implicit=False),
+        replay=ReplayConfig(determinism_runs=1),
+    )
     build_corpus(build, gates=False)  # 4 examples cannot meet the composition targets
     assert tree_hashes(seeds) == before
     assert (tmp_path / "data" / "logs" / "servers" / "files.log").exists()
@@ -216,11 +264,13 @@ def test_warm_spares_are_stopped_and_their_directories_removed_on_close(tmp_path
 def test_a_spent_time_budget_ends_the_servers_partition_with_a_rejection_naming_it(tmp_path):
     import polars as pl
 
-    from tests.builds import build_corpus
     from pipeline.core.config import BuildConfig
+    from tests.builds import build_corpus
 
     slow = ServerConfig(name="banking", time_budget_s=0.001)
-    cfg = BuildConfig(examples=6, servers=["banking", "calendar"], server_configs=[slow], data_dir=str(tmp_path / "data"))
+    cfg = BuildConfig(
+        examples=6, servers=["banking", "calendar"], server_configs=[slow], data_dir=str(tmp_path / "data")
+    )
     path = build_corpus(cfg, gates=False)
     rej = pl.read_parquet(path / "rejections.parquet").filter(pl.col("server") == "banking")
     assert rej["reason"].to_list() == ["server_unavailable"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 from pipeline.core.config import GraphConfig
-from pipeline.discovery.graph import cached_discover, candidate_explicit, discover, to_networkx
 from pipeline.core.records import schema_hash
+from pipeline.discovery.graph import cached_discover, candidate_explicit, discover, to_networkx
 
 SEED = 7
 
@@ -40,8 +40,15 @@ def test_explicit_edge_feeds_a_real_value_live(banking_env, snapshot):
     with banking_env.session(SEED) as s:
         acc = s.call("list_accounts", {}).data["accounts"][0]["account_id"]
         assert s.call("get_balance", {"account_id": acc}).ok
-        tx = s.call("deposit", {"account_id": next(a["account_id"] for a in s.call("list_accounts", {}).data["accounts"]
-                                                  if a["status"] == "active"), "amount": 10.0}).data["transaction_id"]
+        tx = s.call(
+            "deposit",
+            {
+                "account_id": next(
+                    a["account_id"] for a in s.call("list_accounts", {}).data["accounts"] if a["status"] == "active"
+                ),
+                "amount": 10.0,
+            },
+        ).data["transaction_id"]
         assert s.call("get_transaction", {"transaction_id": tx}).ok
 
 

@@ -25,14 +25,18 @@ print(json.dumps({
 
 
 def _probe() -> dict:
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def test_inflect_is_imported_without_typeguard_instrumentation_and_typeguard_is_left_as_it_was():
     # a fresh process: this test process may have imported inflect another way first
     got = _probe()
-    assert got["instrumented"] is False, "inflect's methods were recompiled by typeguard (seconds of every process's start)"
+    assert got["instrumented"] is False, (
+        "inflect's methods were recompiled by typeguard (seconds of every process's start)"
+    )
     assert got["typechecked_restored"] is True, "typeguard.typechecked was left patched for every later import"
 
 

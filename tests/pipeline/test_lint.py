@@ -6,39 +6,78 @@ import json
 
 from assets.cli import main
 from pipeline.core.config import BuildConfig, LintConfig
-from pipeline.corpus.store import read_examples, write_corpus
-from pipeline.corpus.lint import lint_frame
 from pipeline.core.records import Conversation, RefCall, ToolSpec
+from pipeline.corpus.lint import lint_frame
+from pipeline.corpus.store import read_examples, write_corpus
 
-LIST = ToolSpec(name="list_accounts", server="bank", read_only=True, description="List open accounts, filtered by customer, type or minimum balance.",
-                input_schema={"type": "object", "properties": {"customer_id": {"type": "string"}}})
-CLOSE = ToolSpec(name="close_account", server="bank", description="Close an account. Its balance must be exactly 0 first.",
-                 input_schema={"type": "object", "properties": {"account_id": {"type": "string"}, "reason": {"type": "string"}},
-                               "required": ["account_id", "reason"]})
+LIST = ToolSpec(
+    name="list_accounts",
+    server="bank",
+    read_only=True,
+    description="List open accounts, filtered by customer, type or minimum balance.",
+    input_schema={"type": "object", "properties": {"customer_id": {"type": "string"}}},
+)
+CLOSE = ToolSpec(
+    name="close_account",
+    server="bank",
+    description="Close an account. Its balance must be exactly 0 first.",
+    input_schema={
+        "type": "object",
+        "properties": {"account_id": {"type": "string"}, "reason": {"type": "string"}},
+        "required": ["account_id", "reason"],
+    },
+)
 READ_ONLY = {"list_accounts": True, "close_account": False}
 LISTED = {"accounts": [{"account_id": "ACC-0001"}, {"account_id": "ACC-0002"}]}
 
 
-def _conv(cid: str, user: list[str], calls: list[tuple[ToolSpec, dict, object]], replies: list[str], kind: str = "multi_turn",
-          between: list[dict] | None = None) -> Conversation:
+def _conv(
+    cid: str,
+    user: list[str],
+    calls: list[tuple[ToolSpec, dict, object]],
+    replies: list[str],
+    kind: str = "multi_turn",
+    between: list[dict] | None = None,
+) -> Conversation:
     msgs: list[dict] = [{"role": "system", "content": "sys"}, {"role": "user", "content": user[0]}, *(between or [])]
     ref = []
     for i, (tool, args, result) in enumerate(calls):
-        msgs.append({"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function",
-                                                                            "function": {"name": tool.name, "arguments": json.dumps(args)}}]})
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": f"c{i}", "type": "function", "function": {"name": tool.name, "arguments": json.dumps(args)}}
+                ],
+            }
+        )
         msgs.append({"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps(result)})
         ref.append(RefCall(name=tool.name, arguments=args))
         if i + 1 < len(user):
             msgs.append({"role": "assistant", "content": replies[i]})
             msgs.append({"role": "user", "content": user[i + 1]})
     msgs.append({"role": "assistant", "content": replies[-1]})
-    return Conversation(conversation_id=cid, kind=kind, server="bank", servers=["bank"], seed=0, snapshot_id="s", messages=msgs,
-                        tools=[LIST, CLOSE], reference=[ref], info_level="missing" if kind == "clarification" else "complete")
+    return Conversation(
+        conversation_id=cid,
+        kind=kind,
+        server="bank",
+        servers=["bank"],
+        seed=0,
+        snapshot_id="s",
+        messages=msgs,
+        tools=[LIST, CLOSE],
+        reference=[ref],
+        info_level="missing" if kind == "clarification" else "complete",
+    )
 
 
 def _lint(convs, tmp_path, lint: LintConfig | None = None):
-    cfg = BuildConfig(examples=len(convs), servers=["bank"], data_dir=str(tmp_path), lint=lint or LintConfig(min_distinct_frames=0,
-                                                                                                         min_unique_openings=0))
+    cfg = BuildConfig(
+        examples=len(convs),
+        servers=["bank"],
+        data_dir=str(tmp_path),
+        lint=lint or LintConfig(min_distinct_frames=0, min_unique_openings=0),
+    )
     path = write_corpus(cfg, convs, [])
     from pipeline.corpus.lint import lint_version
 
@@ -46,27 +85,52 @@ def _lint(convs, tmp_path, lint: LintConfig | None = None):
 
 
 def test_a_clean_conversation_has_no_defect(tmp_path):
-    c = _conv("c1", ["Could you show me the accounts of Hugo (CUS-0001)?", "Close ACC-0002 for me, the reason is a move abroad."],
-              [(LIST, {"customer_id": "CUS-0001"}, LISTED), (CLOSE, {"account_id": "ACC-0002", "reason": "move abroad"}, {"ok": 1})],
-              ["I found 2 accounts: ACC-0001 and ACC-0002.", "Done: I closed account ACC-0002."])
+    c = _conv(
+        "c1",
+        ["Could you show me the accounts of Hugo (CUS-0001)?", "Close ACC-0002 for me, the reason is a move abroad."],
+        [
+            (LIST, {"customer_id": "CUS-0001"}, LISTED),
+            (CLOSE, {"account_id": "ACC-0002", "reason": "move abroad"}, {"ok": 1}),
+        ],
+        ["I found 2 accounts: ACC-0001 and ACC-0002.", "Done: I closed account ACC-0002."],
+    )
     rep, _ = _lint([c], tmp_path)
     assert rep.passed, rep.as_dict()
 
 
 def test_user_turns_with_description_text_json_or_parameter_names_are_flagged(tmp_path):
-    bad = [_conv("c1", ["Please list open accounts, filtered by customer, type or minimum balance."], [(LIST, {}, LISTED)], ["I found 2 accounts."]),
-           _conv("c2", ['List accounts with {"customer_id": "CUS-0001"}'], [(LIST, {"customer_id": "CUS-0001"}, LISTED)], ["I found 2 accounts."]),
-           _conv("c3", ["List accounts for customer_id CUS-0001"], [(LIST, {"customer_id": "CUS-0001"}, LISTED)], ["I found 2 accounts."])]
+    bad = [
+        _conv(
+            "c1",
+            ["Please list open accounts, filtered by customer, type or minimum balance."],
+            [(LIST, {}, LISTED)],
+            ["I found 2 accounts."],
+        ),
+        _conv(
+            "c2",
+            ['List accounts with {"customer_id": "CUS-0001"}'],
+            [(LIST, {"customer_id": "CUS-0001"}, LISTED)],
+            ["I found 2 accounts."],
+        ),
+        _conv(
+            "c3",
+            ["List accounts for customer_id CUS-0001"],
+            [(LIST, {"customer_id": "CUS-0001"}, LISTED)],
+            ["I found 2 accounts."],
+        ),
+    ]
     rep, _ = _lint(bad, tmp_path)
     assert rep.counts["description_paste"] == 1 and rep.counts["raw_json"] == 1 and rep.counts["parameter_name"] == 2
 
 
 def test_replies_with_placeholders_repeats_or_wrong_counts_are_flagged(tmp_path):
     ask = ["Show me my accounts, please."]
-    bad = [_conv("c1", ask, [(LIST, {}, LISTED)], ["I found 2 options: None, None and 1 more."]),
-           _conv("c2", ask, [(LIST, {}, LISTED)], ["I found 2 accounts here. I found 2 accounts here."]),
-           _conv("c3", ask, [(LIST, {}, LISTED)], ["I found 68.02 items: ACC-0001."]),
-           _conv("c4", ask, [(LIST, {}, LISTED)], ["I found 1 webhooks."])]
+    bad = [
+        _conv("c1", ask, [(LIST, {}, LISTED)], ["I found 2 options: None, None and 1 more."]),
+        _conv("c2", ask, [(LIST, {}, LISTED)], ["I found 2 accounts here. I found 2 accounts here."]),
+        _conv("c3", ask, [(LIST, {}, LISTED)], ["I found 68.02 items: ACC-0001."]),
+        _conv("c4", ask, [(LIST, {}, LISTED)], ["I found 1 webhooks."]),
+    ]
     rep, _ = _lint(bad, tmp_path)
     assert rep.counts["placeholder"] == 1 and rep.counts["repeated_sentence"] == 1
     assert rep.counts["non_integer_count"] == 1 and rep.counts["plural_mismatch"] == 1
@@ -74,40 +138,80 @@ def test_replies_with_placeholders_repeats_or_wrong_counts_are_flagged(tmp_path)
 
 
 def test_a_write_on_an_entity_nobody_named_or_singled_out_is_flagged(tmp_path):
-    unnamed = _conv("c1", ["List my accounts, then close one, the reason is a move."],
-                    [(LIST, {}, LISTED), (CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1})], ["Done."])
-    single = _conv("c2", ["List my accounts for CUS-0001, then close it, the reason is a move."],
-                   [(LIST, {"customer_id": "CUS-0001"}, {"accounts": [{"account_id": "ACC-0002"}]}),
-                    (CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1})], ["Done."])
-    invented = _conv("c3", ["Close ACC-0002."], [(CLOSE, {"account_id": "ACC-0002", "reason": "fraud"}, {"ok": 1})], ["Done."])
+    unnamed = _conv(
+        "c1",
+        ["List my accounts, then close one, the reason is a move."],
+        [(LIST, {}, LISTED), (CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1})],
+        ["Done."],
+    )
+    single = _conv(
+        "c2",
+        ["List my accounts for CUS-0001, then close it, the reason is a move."],
+        [
+            (LIST, {"customer_id": "CUS-0001"}, {"accounts": [{"account_id": "ACC-0002"}]}),
+            (CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1}),
+        ],
+        ["Done."],
+    )
+    invented = _conv(
+        "c3", ["Close ACC-0002."], [(CLOSE, {"account_id": "ACC-0002", "reason": "fraud"}, {"ok": 1})], ["Done."]
+    )
     rep, _ = _lint([unnamed, single, invented], tmp_path)
-    assert rep.counts["unnamed_write"] == 1 and rep.samples["unnamed_write"][0].endswith("close_account(account_id=ACC-0002)")
+    assert rep.counts["unnamed_write"] == 1 and rep.samples["unnamed_write"][0].endswith(
+        "close_account(account_id=ACC-0002)"
+    )
     assert rep.counts["invented_write_value"] == 1 and "fraud" in rep.samples["invented_write_value"][0]
 
 
 def test_a_clarification_must_ask_for_the_missing_value_and_get_it(tmp_path):
     def clar(cid, question, answer):
-        return _conv(cid, ["Please close my account, the reason is a move."], [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1})],
-                     ["Done."], kind="clarification",
-                     between=[{"role": "assistant", "content": question}, {"role": "user", "content": answer}])
-    rep, _ = _lint([clar("c1", "Which account should I close?", "It's ACC-0002."),
-                    clar("c2", "Could you tell me more?", "It's ACC-0002."),
-                    clar("c3", "Which account should I close?", "The usual one.")], tmp_path)
+        return _conv(
+            cid,
+            ["Please close my account, the reason is a move."],
+            [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1})],
+            ["Done."],
+            kind="clarification",
+            between=[{"role": "assistant", "content": question}, {"role": "user", "content": answer}],
+        )
+
+    rep, _ = _lint(
+        [
+            clar("c1", "Which account should I close?", "It's ACC-0002."),
+            clar("c2", "Could you tell me more?", "It's ACC-0002."),
+            clar("c3", "Which account should I close?", "The usual one."),
+        ],
+        tmp_path,
+    )
     assert rep.counts["clarification_mismatch"] == 2
 
 
 def test_variety_of_frames_and_openings_is_measured_against_the_thresholds(tmp_path):
-    same = [_conv(f"c{i}", ["Please list my accounts now."], [(LIST, {}, LISTED)], ["I found 2 accounts."]) for i in range(6)]
+    same = [
+        _conv(f"c{i}", ["Please list my accounts now."], [(LIST, {}, LISTED)], ["I found 2 accounts."])
+        for i in range(6)
+    ]
     rep, _ = _lint(same, tmp_path, LintConfig())
     assert rep.metrics["distinct_frames"] < 0.5 and rep.metrics["unique_openings"] == 0
     assert rep.counts["distinct_frames"] == 1 and rep.counts["unique_openings"] == 1
-    varied = [_conv(f"c{i}", [f"ACC-000{i} first: list my accounts?"], [(LIST, {}, LISTED)], ["I found 2 accounts."]) for i in range(6)]
-    assert lint_frame(read_examples(_lint(varied, tmp_path / "v")[1]),
-                      BuildConfig.model_construct(lint=LintConfig()), READ_ONLY).metrics["unique_openings"] == 1.0
+    varied = [
+        _conv(f"c{i}", [f"ACC-000{i} first: list my accounts?"], [(LIST, {}, LISTED)], ["I found 2 accounts."])
+        for i in range(6)
+    ]
+    assert (
+        lint_frame(
+            read_examples(_lint(varied, tmp_path / "v")[1]), BuildConfig.model_construct(lint=LintConfig()), READ_ONLY
+        ).metrics["unique_openings"]
+        == 1.0
+    )
 
 
 def test_prove_corpus_lint_prints_counts_per_defect_and_fails_on_any(tmp_path, capsys):
-    bad = _conv("c1", ["Please list open accounts, filtered by customer, type or minimum balance."], [(LIST, {}, LISTED)], ["I found 2 accounts."])
+    bad = _conv(
+        "c1",
+        ["Please list open accounts, filtered by customer, type or minimum balance."],
+        [(LIST, {}, LISTED)],
+        ["I found 2 accounts."],
+    )
     _, path = _lint([bad], tmp_path)
     assert main(["corpus", "lint", path.name, "--data-dir", str(tmp_path)]) == 1
     out = capsys.readouterr().out
@@ -120,11 +224,30 @@ def test_a_word_or_short_phrase_said_twice_back_to_back_is_flagged(tmp_path):
     from pipeline.corpus.lint import stutter
 
     ask = [(LIST, {"customer_id": "CUS-0001"}, LISTED)]
-    bad = [_conv("c1", ["list accounts for it for it CUS-0001"], ask, ["I found 2 accounts."]),
-           _conv("c2", ["Show the accounts of the customer from before before lunch, CUS-0001."], ask, ["I found 2 accounts."]),
-           _conv("c3", ["Show me the the accounts of CUS-0001 in my bank in my bank."], ask, ["I found 2 accounts."])]
-    good = [_conv("c4", ['Show the accounts of CUS-0001, then name the note "ha ha" and count 5, 5 times.'], ask, ["I found 2 accounts."]),
-            _conv("c5", ["Could you show me the accounts of Hugo (CUS-0001) for it, and for the others?"], ask, ["I found 2 accounts."])]
+    bad = [
+        _conv("c1", ["list accounts for it for it CUS-0001"], ask, ["I found 2 accounts."]),
+        _conv(
+            "c2",
+            ["Show the accounts of the customer from before before lunch, CUS-0001."],
+            ask,
+            ["I found 2 accounts."],
+        ),
+        _conv("c3", ["Show me the the accounts of CUS-0001 in my bank in my bank."], ask, ["I found 2 accounts."]),
+    ]
+    good = [
+        _conv(
+            "c4",
+            ['Show the accounts of CUS-0001, then name the note "ha ha" and count 5, 5 times.'],
+            ask,
+            ["I found 2 accounts."],
+        ),
+        _conv(
+            "c5",
+            ["Could you show me the accounts of Hugo (CUS-0001) for it, and for the others?"],
+            ask,
+            ["I found 2 accounts."],
+        ),
+    ]
     rep, _ = _lint(bad + good, tmp_path)
     assert rep.counts["repeated_phrase"] == 3, rep.samples["repeated_phrase"]
     assert stutter("add deal for it for it for it amount 9900") == "for it for it"
@@ -134,17 +257,27 @@ def test_a_word_or_short_phrase_said_twice_back_to_back_is_flagged(tmp_path):
 def test_a_decimal_quoted_from_the_tools_own_message_is_not_a_count(tmp_path):
     ask = ["Close ACC-0002, the reason is a move."]
     err = {"error": "refund amount 442.85 exceeds the refundable amount"}
-    quoted = _conv("c1", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)],
-                   ["I couldn't close it: refund amount 442.85 exceeds the refundable amount."])
-    counted = _conv("c2", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)], ["I found 442.85 refunds on it."])
+    quoted = _conv(
+        "c1",
+        ask,
+        [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)],
+        ["I couldn't close it: refund amount 442.85 exceeds the refundable amount."],
+    )
+    counted = _conv(
+        "c2", ask, [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, err)], ["I found 442.85 refunds on it."]
+    )
     rep, _ = _lint([quoted, counted], tmp_path)
-    assert rep.counts["non_integer_count"] == 1 and rep.samples["non_integer_count"][0].endswith("I found 442.85 refunds on it.")
+    assert rep.counts["non_integer_count"] == 1 and rep.samples["non_integer_count"][0].endswith(
+        "I found 442.85 refunds on it."
+    )
 
 
 def test_a_quoted_text_said_twice_is_the_datas_words_not_a_repeated_sentence(tmp_path):
     body = '"This week: a deep dive on planners.\nUnsubscribe at any time.\n"'
     ask = [(LIST, {"customer_id": "CUS-0001"}, LISTED)]
-    quoted = _conv("c1", [f"Add the draft with body {body}, and then edit it again saying {body}?"], ask, ["I found 2 accounts."])
+    quoted = _conv(
+        "c1", [f"Add the draft with body {body}, and then edit it again saying {body}?"], ask, ["I found 2 accounts."]
+    )
     said = _conv("c2", ["Show my accounts please. Show my accounts please."], ask, ["I found 2 accounts."])
     rep, _ = _lint([quoted, said], tmp_path)
     assert rep.counts["repeated_sentence"] == 1 and rep.samples["repeated_sentence"][0].startswith(("c2", "ex-"))
@@ -152,7 +285,10 @@ def test_a_quoted_text_said_twice_is_the_datas_words_not_a_repeated_sentence(tmp
 
 def test_openings_are_compared_within_the_sample_so_the_share_does_not_fall_with_corpus_size(tmp_path):
     ask = [(LIST, {"customer_id": "CUS-0001"}, LISTED)]
-    alike = [_conv(f"c{i}", [f"Could you show me the accounts of customer number {i}?"], ask, ["I found 2 accounts."]) for i in range(4)]
+    alike = [
+        _conv(f"c{i}", [f"Could you show me the accounts of customer number {i}?"], ask, ["I found 2 accounts."])
+        for i in range(4)
+    ]
     whole, _ = _lint(alike, tmp_path / "a", LintConfig(min_distinct_frames=0, min_unique_openings=0.3))
     one, _ = _lint(alike, tmp_path / "b", LintConfig(min_distinct_frames=0, min_unique_openings=0.3, openings_sample=1))
     assert whole.metrics["unique_openings"] == 0.0 and whole.counts["unique_openings"] == 1
@@ -163,8 +299,15 @@ def test_a_tools_value_is_read_tool_by_tool_and_a_split_inside_a_tool_falls_back
     from pipeline.corpus.lint import Linter, tool_items
 
     def fn(name: str, **extra) -> dict:
-        return {"type": "function", "function": {"name": name, "description": "Looks up a record.",
-                                                 "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}, **extra}}
+        return {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": "Looks up a record.",
+                "parameters": {"type": "object", "properties": {"x": {"type": "string"}}},
+                **extra,
+            },
+        }
 
     plain = [fn("get_a"), fn("get_b")]
     # the separator's text inside a description is escaped; inside a nested list it stands between two values

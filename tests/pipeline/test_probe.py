@@ -42,7 +42,12 @@ def test_probe_safe_admits_allowlisted_tools_only_by_name(banking_tools):
 
 
 def test_probed_entities_are_real_and_cover_the_seeded_world(snapshot, seeded_state):
-    real = set(seeded_state["customers"]) | set(seeded_state["accounts"]) | set(seeded_state["transactions"]) | set(seeded_state["payees"])
+    real = (
+        set(seeded_state["customers"])
+        | set(seeded_state["accounts"])
+        | set(seeded_state["transactions"])
+        | set(seeded_state["payees"])
+    )
     assert set(snapshot.entities) <= real
     assert set(seeded_state["customers"]) <= set(snapshot.entities)
     assert set(seeded_state["accounts"]) <= set(snapshot.entities)

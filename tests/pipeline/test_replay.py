@@ -21,17 +21,44 @@ def recorded(env, snapshot, user_text: str, calls: list[tuple[str, dict]]) -> Co
         for i, (name, args) in enumerate(calls):
             r = s.call(name, args)
             cid = f"call_{i + 1}"
-            msgs.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]})
+            msgs.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                    ],
+                }
+            )
             msgs.append({"role": "tool", "tool_call_id": cid, "content": r.as_tool_content()})
-            trace.append({"turn": 0, "name": name, "arguments": args, "ok": r.ok, "error_code": r.error_code, "reference": True,
-                          "result": r.data if r.ok else None, "error": r.error})
+            trace.append(
+                {
+                    "turn": 0,
+                    "name": name,
+                    "arguments": args,
+                    "ok": r.ok,
+                    "error_code": r.error_code,
+                    "reference": True,
+                    "result": r.data if r.ok else None,
+                    "error": r.error,
+                }
+            )
             ref.append(RefCall(name=name, arguments=args))
         final = s.state_hash()
     msgs.append({"role": "assistant", "content": "Done."})
-    return Conversation(conversation_id=f"conv-test-{abs(hash(json.dumps(calls)))}", server="banking", servers=["banking"], seed=SEED,
-                        snapshot_id=snapshot.snapshot_id, messages=msgs, tools=snapshot.tools, reference=[ref], trace=trace,
-                        outcomes=["SUCCESS"], final_state_hash=final)
+    return Conversation(
+        conversation_id=f"conv-test-{abs(hash(json.dumps(calls)))}",
+        server="banking",
+        servers=["banking"],
+        seed=SEED,
+        snapshot_id=snapshot.snapshot_id,
+        messages=msgs,
+        tools=snapshot.tools,
+        reference=[ref],
+        trace=trace,
+        outcomes=["SUCCESS"],
+        final_state_hash=final,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +70,16 @@ def account(seeded_state):
 @pytest.fixture(scope="module")
 def withdrawal(banking_env, snapshot, account):
     aid, pin = account
-    return recorded(banking_env, snapshot, f"Withdraw 20 from {aid}; my PIN is {pin}.",
-                    [("get_balance", {"account_id": aid}), ("withdraw", {"account_id": aid, "amount": 20.0, "pin": pin}),
-                     ("get_balance", {"account_id": aid})])
+    return recorded(
+        banking_env,
+        snapshot,
+        f"Withdraw 20 from {aid}; my PIN is {pin}.",
+        [
+            ("get_balance", {"account_id": aid}),
+            ("withdraw", {"account_id": aid, "amount": 20.0, "pin": pin}),
+            ("get_balance", {"account_id": aid}),
+        ],
+    )
 
 
 def test_a_valid_conversation_passes(banking_env, withdrawal):
@@ -78,7 +112,9 @@ def test_error_rate_of_exactly_thirty_percent_is_kept(banking_env, snapshot, acc
 
 
 def test_an_empty_result_is_not_an_error(banking_env, snapshot, seeded_state):
-    lonely = next(c for c in seeded_state["customers"] if not any(p["customer_id"] == c for p in seeded_state["payees"].values()))
+    lonely = next(
+        c for c in seeded_state["customers"] if not any(p["customer_id"] == c for p in seeded_state["payees"].values())
+    )
     conv = recorded(banking_env, snapshot, "Any payees?", [("list_payees", {"customer_id": lonely})])
     assert conv.trace[0].result["payees"] == []
     assert error_rate(conv) == 0.0
@@ -100,7 +136,9 @@ def _set_call_arg(conv: Conversation, call_index: int, param: str, value) -> Con
 
 def test_a_pin_the_user_never_gave_is_rejected_for_provenance(banking_env, withdrawal, account):
     _, pin = account
-    forged = next(p for p in ("4821", "7305", "9999") if p != pin and p not in json.dumps(messages_json(withdrawal.messages)))
+    forged = next(
+        p for p in ("4821", "7305", "9999") if p != pin and p not in json.dumps(messages_json(withdrawal.messages))
+    )
     tampered = _set_call_arg(withdrawal, 1, "pin", forged)
     assert sensitive_violations(tampered) == ["withdraw.pin"]
     rej = validate(banking_env, tampered, ReplayConfig())
@@ -109,7 +147,9 @@ def test_a_pin_the_user_never_gave_is_rejected_for_provenance(banking_env, withd
 
 def test_a_pin_given_only_after_the_call_is_rejected(banking_env, snapshot, account):
     aid, pin = account
-    conv = recorded(banking_env, snapshot, f"Withdraw 5 from {aid}.", [("withdraw", {"account_id": aid, "amount": 5.0, "pin": pin})])
+    conv = recorded(
+        banking_env, snapshot, f"Withdraw 5 from {aid}.", [("withdraw", {"account_id": aid, "amount": 5.0, "pin": pin})]
+    )
     conv.messages.insert(len(conv.messages) - 1, Message(role="user", content=f"By the way my PIN is {pin}."))
     assert sensitive_violations(conv) == ["withdraw.pin"]
     assert validate(banking_env, conv, ReplayConfig()).reason == "sensitive_provenance"

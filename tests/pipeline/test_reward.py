@@ -7,6 +7,7 @@ import json
 import pytest
 
 from pipeline.env import Environment
+from pipeline.reward.jsonl import score_jsonl
 from pipeline.reward.score import (
     RewardConfig,
     RewardInputError,
@@ -16,17 +17,52 @@ from pipeline.reward.score import (
     score,
     score_turns,
 )
-from pipeline.reward.jsonl import score_jsonl
 
 TOOLS = [
-    {"type": "function", "function": {"name": "list_accounts", "parameters": {"type": "object", "properties": {
-        "customer_id": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, "required": []}}},
-    {"type": "function", "function": {"name": "get_balance", "parameters": {"type": "object", "properties": {
-        "account_id": {"type": "string"}}, "required": ["account_id"]}}},
-    {"type": "function", "function": {"name": "deposit", "parameters": {"type": "object", "properties": {
-        "account_id": {"type": "string"}, "amount": {"type": "number"}}, "required": ["account_id", "amount"]}}},
-    {"type": "function", "function": {"name": "list_transactions", "parameters": {"type": "object", "properties": {
-        "account_id": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["account_id"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "list_accounts",
+            "parameters": {
+                "type": "object",
+                "properties": {"customer_id": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+                "required": [],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_balance",
+            "parameters": {
+                "type": "object",
+                "properties": {"account_id": {"type": "string"}},
+                "required": ["account_id"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "deposit",
+            "parameters": {
+                "type": "object",
+                "properties": {"account_id": {"type": "string"}, "amount": {"type": "number"}},
+                "required": ["account_id", "amount"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "list_transactions",
+            "parameters": {
+                "type": "object",
+                "properties": {"account_id": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": ["account_id"],
+            },
+        },
+    },
 ]
 
 
@@ -40,13 +76,16 @@ def ref(name, depends_on=(), **arguments):
 
 # ---------------------------------------------------------------------------------------------- validity
 
+
 def test_correct_name_with_wrong_parameters_scores_one_third_validity():
     b = score([call("get_balance", ok=False, acct="ACC-0001")], [ref("get_balance", account_id="ACC-0001")], TOOLS)
     assert b.validity == pytest.approx(1 / 3)
 
 
 def test_correct_structure_with_failed_execution_scores_two_thirds_validity():
-    b = score([call("get_balance", ok=False, account_id="ACC-9999")], [ref("get_balance", account_id="ACC-0001")], TOOLS)
+    b = score(
+        [call("get_balance", ok=False, account_id="ACC-9999")], [ref("get_balance", account_id="ACC-0001")], TOOLS
+    )
     assert b.validity == pytest.approx(2 / 3)
 
 
@@ -57,10 +96,16 @@ def test_unknown_name_scores_zero_validity_even_when_executed():
 
 def test_mistyped_required_parameter_fails_the_structure_level():
     # amount must be a number: a string is not, an integer is
-    assert score([call("deposit", ok=False, account_id="A", amount="5")], [ref("deposit")], TOOLS).validity == pytest.approx(1 / 3)
-    assert score([call("deposit", ok=True, account_id="A", amount=5)], [ref("deposit")], TOOLS).validity == pytest.approx(1.0)
+    assert score(
+        [call("deposit", ok=False, account_id="A", amount="5")], [ref("deposit")], TOOLS
+    ).validity == pytest.approx(1 / 3)
+    assert score(
+        [call("deposit", ok=True, account_id="A", amount=5)], [ref("deposit")], TOOLS
+    ).validity == pytest.approx(1.0)
     # a boolean is not an integer
-    assert score([call("list_transactions", ok=False, account_id=True)], [ref("deposit")], TOOLS).validity == pytest.approx(1 / 3)
+    assert score(
+        [call("list_transactions", ok=False, account_id=True)], [ref("deposit")], TOOLS
+    ).validity == pytest.approx(1 / 3)
 
 
 def test_validity_is_averaged_over_calls_and_zero_without_calls():
@@ -76,6 +121,7 @@ def test_missing_ok_counts_as_not_executed():
 
 
 # ---------------------------------------------------------------------------------------------- coverage / order
+
 
 def test_perfect_two_step_chain_scores_the_maximum():
     G = [ref("list_accounts", customer_id="CUS-0001"), ref("get_balance", [0], account_id="ACC-0001")]
@@ -105,7 +151,11 @@ def test_unmatched_dependency_zeroes_the_dependent_step():
 
 def test_matching_needs_the_reference_argument_keys_and_takes_the_earliest_call():
     G = [ref("get_balance", account_id="ACC-0002")]
-    C = [call("get_balance", acct="x"), call("get_balance", account_id="ACC-0001"), call("get_balance", account_id="ACC-0002")]
+    C = [
+        call("get_balance", acct="x"),
+        call("get_balance", account_id="ACC-0001"),
+        call("get_balance", account_id="ACC-0002"),
+    ]
     b = score(C, G, TOOLS)
     assert b.matched == [1]  # keys match at 1 (values are not compared when matching)
     assert b.coverage == 1.0 and b.args == 0.0
@@ -118,6 +168,7 @@ def test_each_call_matches_at_most_one_reference_step():
 
 
 # ---------------------------------------------------------------------------------------------- efficiency / name / args
+
 
 def test_a_four_call_task_has_budget_six():
     G = [ref("get_balance", account_id=f"A{i}") for i in range(4)]
@@ -166,6 +217,7 @@ def test_total_is_the_weighted_sum():
 
 # ---------------------------------------------------------------------------------------------- abstention
 
+
 def test_abstention_rewards_no_call_and_punishes_any_call():
     b = score([], [], TOOLS)
     assert b.total == 1.0 and b.abstention == 1.0 and b.exact
@@ -174,6 +226,7 @@ def test_abstention_rewards_no_call_and_punishes_any_call():
 
 
 # ---------------------------------------------------------------------------------------------- multi-turn
+
 
 def test_per_turn_scoring_averages_turns_and_honours_cross_turn_dependencies():
     turns_ref = [[ref("list_accounts")], [ref("get_balance", [0], account_id="A")]]
@@ -189,13 +242,16 @@ def test_per_turn_scoring_averages_turns_and_honours_cross_turn_dependencies():
 
 # ---------------------------------------------------------------------------------------------- state match (live)
 
+
 def test_state_match_against_the_reference_replayed_on_the_live_banking_server():
     G = [ref("deposit", account_id="ACC-0002", amount=25.0)]
     with Environment("banking") as env:
         [ref_hash] = replay_state_hashes(env, 3, [G])
         outcomes = {}
-        for label, calls in {"same": [call("deposit", account_id="ACC-0002", amount=25)],
-                             "other": [call("deposit", account_id="ACC-0002", amount=26)]}.items():
+        for label, calls in {
+            "same": [call("deposit", account_id="ACC-0002", amount=25)],
+            "other": [call("deposit", account_id="ACC-0002", amount=26)],
+        }.items():
             s = env.session(3)
             executed = execute_calls(s, calls)
             outcomes[label] = (executed, s.state_hash() == ref_hash)
@@ -213,6 +269,7 @@ def test_state_match_against_the_reference_replayed_on_the_live_banking_server()
 
 # ---------------------------------------------------------------------------------------------- JSONL
 
+
 def _write(tmp_path, rows):
     p = tmp_path / "t.jsonl"
     p.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
@@ -220,10 +277,17 @@ def _write(tmp_path, rows):
 
 
 def test_score_jsonl_with_recorded_outcomes(tmp_path):
-    p = _write(tmp_path, [
-        {"tools": TOOLS, "reference": [ref("get_balance", account_id="A")], "calls": [call("get_balance", account_id="A")]},
-        {"tools": TOOLS, "reference": [], "calls": []},
-    ])
+    p = _write(
+        tmp_path,
+        [
+            {
+                "tools": TOOLS,
+                "reference": [ref("get_balance", account_id="A")],
+                "calls": [call("get_balance", account_id="A")],
+            },
+            {"tools": TOOLS, "reference": [], "calls": []},
+        ],
+    )
     out = score_jsonl(p)
     assert list(out[0]) == ["validity", "coverage", "efficiency", "name", "args", "total"]
     assert out[0]["total"] == pytest.approx(1.3) and out[1]["total"] == 1.0
@@ -232,23 +296,35 @@ def test_score_jsonl_with_recorded_outcomes(tmp_path):
 def test_score_jsonl_executes_calls_live_when_outcomes_are_missing(tmp_path):
     with Environment("banking") as env:
         tools = [t.to_openai() for t in env.tools()]
-    rec = {"tools": tools, "seed": 0, "reference": [ref("get_balance", account_id="ACC-0001")],
-           "calls": [{"name": "get_balance", "arguments": {"account_id": "ACC-0001"}},
-                     {"name": "get_balance", "arguments": json.dumps({"account_id": "ACC-9999"})}]}
+    rec = {
+        "tools": tools,
+        "seed": 0,
+        "reference": [ref("get_balance", account_id="ACC-0001")],
+        "calls": [
+            {"name": "get_balance", "arguments": {"account_id": "ACC-0001"}},
+            {"name": "get_balance", "arguments": json.dumps({"account_id": "ACC-9999"})},
+        ],
+    }
     out = score_jsonl(_write(tmp_path, [rec]), server="banking")
     assert out[0]["validity"] == pytest.approx((1 + 2 / 3) / 2)
 
 
-@pytest.mark.parametrize("line, message", [
-    ("{not json", "line 2: not valid JSON"),
-    ('{"tools": [], "calls": []}', "line 2: field 'reference' is missing"),
-    ('{"tools": {}, "reference": [], "calls": []}', "line 2: field 'tools'"),
-    ('{"tools": [], "reference": [{"arguments": {}}], "calls": []}', "line 2: field 'reference[0].name'"),
-    ('{"tools": [], "reference": [{"name": "a", "depends_on": [3]}], "calls": []}', "line 2: field 'reference[0].depends_on'"),
-    ('{"tools": [], "reference": [], "calls": [{"name": "a", "ok": "yes"}]}', "line 2: field 'calls[0].ok'"),
-    ('{"tools": [], "reference": [], "calls": [{"name": "a"}]}', "line 2: field 'calls[0].ok' is missing"),
-    ('{"tools": [{"type": "function"}], "reference": [], "calls": []}', "line 2: field 'tools[0]'"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("{not json", "line 2: not valid JSON"),
+        ('{"tools": [], "calls": []}', "line 2: field 'reference' is missing"),
+        ('{"tools": {}, "reference": [], "calls": []}', "line 2: field 'tools'"),
+        ('{"tools": [], "reference": [{"arguments": {}}], "calls": []}', "line 2: field 'reference[0].name'"),
+        (
+            '{"tools": [], "reference": [{"name": "a", "depends_on": [3]}], "calls": []}',
+            "line 2: field 'reference[0].depends_on'",
+        ),
+        ('{"tools": [], "reference": [], "calls": [{"name": "a", "ok": "yes"}]}', "line 2: field 'calls[0].ok'"),
+        ('{"tools": [], "reference": [], "calls": [{"name": "a"}]}', "line 2: field 'calls[0].ok' is missing"),
+        ('{"tools": [{"type": "function"}], "reference": [], "calls": []}', "line 2: field 'tools[0]'"),
+    ],
+)
 def test_malformed_lines_raise_errors_naming_line_and_field(tmp_path, line, message):
     ok = json.dumps({"tools": TOOLS, "reference": [], "calls": []})
     with pytest.raises(RewardInputError) as err:

@@ -10,11 +10,11 @@ from assets.cli import main
 CASES = Path(__file__).resolve().parent.parent / "data" / "reward_cases.jsonl"
 # (validity, coverage, efficiency, name, args, total), computed by hand from the formulas
 EXPECTED = [
-    (1.0, 1.0, 0.0, 1.0, 1.0, 0.5 + 0.5 + 0.2 + 0.1),                  # all correct: maximum on the 4 positive terms
-    (1 / 3, 0.0, 0.0, 1.0, 0.0, 0.5 / 3 + 0.2),                         # name right, required param missing
-    (2 / 3, 1.0, 0.0, 1.0, 1.0, 0.5 * 2 / 3 + 0.5 + 0.2 + 0.1),         # structure right, execution failed
+    (1.0, 1.0, 0.0, 1.0, 1.0, 0.5 + 0.5 + 0.2 + 0.1),  # all correct: maximum on the 4 positive terms
+    (1 / 3, 0.0, 0.0, 1.0, 0.0, 0.5 / 3 + 0.2),  # name right, required param missing
+    (2 / 3, 1.0, 0.0, 1.0, 1.0, 0.5 * 2 / 3 + 0.5 + 0.2 + 0.1),  # structure right, execution failed
     (1.0, 1.0, -0.5 * 2 / 6, 1.0, 1.0, 0.5 + 0.5 - 0.15 * 0.5 * 2 / 6 + 0.2 + 0.1),  # 8 calls, budget 6
-    (None, None, None, None, None, 1.0),                                # abstention
+    (None, None, None, None, None, 1.0),  # abstention
 ]
 
 

@@ -13,8 +13,8 @@ import pipeline.core.records
 import pipeline.core.rules
 from pipeline.core.composition import Composition
 from pipeline.core.config import AugmentConfig, BuildConfig, ChainConfig, SimulateConfig
-from pipeline.core.speedups import IdentityMemo
 from pipeline.core.records import Augmentation, Chain, ChainStep, Example, Message, Rejection, TraceCall, rejection
+from pipeline.core.speedups import IdentityMemo
 from pipeline.stages.plan import chains_wanted, info_level_plan
 
 
@@ -78,7 +78,9 @@ def test_feasibility_is_the_largest_count_the_supply_meets_exactly():
     n = plan.feasible_multi_turn(supply, 100)
 
     def fits(k: int) -> bool:
-        return all(supply[lvl] >= c for lvl, c in Counter(info_level_plan(k, BuildConfig(servers=["x"]), "feasible")).items())
+        return all(
+            supply[lvl] >= c for lvl, c in Counter(info_level_plan(k, BuildConfig(servers=["x"]), "feasible")).items()
+        )
 
     assert 0 < n < 100 and fits(n) and not fits(n + 1), n
     assert plan.feasible_multi_turn(supply, 20) == 20, "a count the supply meets is kept"
@@ -106,22 +108,37 @@ def test_an_unknown_augmentation_tag_is_an_error_naming_it():
     with pytest.raises(ValueError, match="not an augmentation tag: 'shuffled:3'"):
         Augmentation.parse("shuffled:3")
     with pytest.raises(ValueError, match="shuffled"):
-        Example(conversation_id="e", server="s", servers=["s"], seed=0, snapshot_id="x", messages=[], tools=[], reference=[],
-                augmentations=["shuffled"])
+        Example(
+            conversation_id="e",
+            server="s",
+            servers=["s"],
+            seed=0,
+            snapshot_id="x",
+            messages=[],
+            tools=[],
+            reference=[],
+            augmentations=["shuffled"],
+        )
 
 
 def test_messages_serialize_to_the_keys_their_role_carries_in_the_corpus_order():
     call = Message.calling("call_1", "get_customer", {"customer_id": "c-1"})
-    assert json.dumps(call.model_dump()) == ('{"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", '
-                                             '"function": {"name": "get_customer", "arguments": "{\\"customer_id\\": \\"c-1\\"}"}}]}')
-    assert json.dumps(Message(role="tool", tool_call_id="call_1", content="{}").model_dump()) == \
-        '{"role": "tool", "tool_call_id": "call_1", "content": "{}"}'
+    assert json.dumps(call.model_dump()) == (
+        '{"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", '
+        '"function": {"name": "get_customer", "arguments": "{\\"customer_id\\": \\"c-1\\"}"}}]}'
+    )
+    assert (
+        json.dumps(Message(role="tool", tool_call_id="call_1", content="{}").model_dump())
+        == '{"role": "tool", "tool_call_id": "call_1", "content": "{}"}'
+    )
     assert Message(role="user", content="hi").model_dump() == {"role": "user", "content": "hi"}
     assert Message.model_validate(call.model_dump()) == call
 
 
 def test_trace_calls_keep_the_corpus_column_order():
-    t = TraceCall(turn=0, name="withdraw", arguments={"amount": 5}, ok=False, error_code="state_conflict", error="closed")
+    t = TraceCall(
+        turn=0, name="withdraw", arguments={"amount": 5}, ok=False, error_code="state_conflict", error="closed"
+    )
     assert list(t.model_dump()) == ["turn", "name", "arguments", "ok", "error_code", "reference", "result", "error"]
 
 

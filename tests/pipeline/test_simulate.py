@@ -8,10 +8,9 @@ import re
 
 import pytest
 
-from pipeline.language.lexicon import words
-from pipeline.language.phrasing import mentions
-from pipeline.language.phrasing import ID_TOKEN
 from pipeline.core.records import ArgSource, Chain, ChainStep, UserQuery
+from pipeline.language.lexicon import words
+from pipeline.language.phrasing import ID_TOKEN, mentions
 from pipeline.synthesis.simulate import run_conversation
 
 SEED = 7
@@ -102,7 +101,7 @@ def test_missing_information_makes_the_assistant_ask_before_the_first_call(simul
     missing = [(q, c) for _, q, c in simulated if q.info_level == "missing"]
     assert missing
     for q, conv in missing:
-        (param, value), = q.withheld.items()
+        ((param, value),) = q.withheld.items()
         m = conv.messages
         assert m[1].role == "user" and not mentions(m[1].content, value, "2026-03-02")
         # the question names what is missing, in the assistant's words; the user's answer supplies it
@@ -152,18 +151,50 @@ def test_final_answers_only_state_values_the_tools_returned(conversations):
 def failing_run(banking_env, snapshot, seeded_state):
     acc = next(a for a in seeded_state["accounts"].values() if a["status"] == "active" and a["balance"] > 0)
     pin = seeded_state["customers"][acc["customer_id"]]["pin"]
-    chain = Chain(chain_id="chain-test-insufficient", server="banking", seed=SEED, snapshot_id=snapshot.snapshot_id, graph_id="graph-test",
-                  steps=[ChainStep(name="get_balance", args={"account_id": ArgSource(kind="user")}),
-                         ChainStep(name="withdraw", args={"account_id": ArgSource(kind="step", step=0, field="account_id"),
-                                                          "amount": ArgSource(kind="user"), "pin": ArgSource(kind="user")}, depends_on=[0]),
-                         ChainStep(name="get_transaction", args={"transaction_id": ArgSource(kind="step", step=1, field="transaction_id")},
-                                   depends_on=[1])])
+    chain = Chain(
+        chain_id="chain-test-insufficient",
+        server="banking",
+        seed=SEED,
+        snapshot_id=snapshot.snapshot_id,
+        graph_id="graph-test",
+        steps=[
+            ChainStep(name="get_balance", args={"account_id": ArgSource(kind="user")}),
+            ChainStep(
+                name="withdraw",
+                args={
+                    "account_id": ArgSource(kind="step", step=0, field="account_id"),
+                    "amount": ArgSource(kind="user"),
+                    "pin": ArgSource(kind="user"),
+                },
+                depends_on=[0],
+            ),
+            ChainStep(
+                name="get_transaction",
+                args={"transaction_id": ArgSource(kind="step", step=1, field="transaction_id")},
+                depends_on=[1],
+            ),
+        ],
+    )
     amount = round(acc["balance"] + 5000, 2)
-    query = UserQuery(query_id="q-test-insufficient", chain_id=chain.chain_id, server="banking", info_level="complete", persona="student",
-                      turns=[f"Check {acc['account_id']} and withdraw {amount} from it, my PIN is {pin}.", "Then show me that withdrawal."],
-                      turn_steps=[[0, 1], [2]], seed=SEED, snapshot_id=snapshot.snapshot_id,
-                      step_args=[{"account_id": acc["account_id"]}, {"account_id": acc["account_id"], "amount": amount, "pin": pin},
-                                 {"transaction_id": "TXN-00001"}])
+    query = UserQuery(
+        query_id="q-test-insufficient",
+        chain_id=chain.chain_id,
+        server="banking",
+        info_level="complete",
+        persona="student",
+        turns=[
+            f"Check {acc['account_id']} and withdraw {amount} from it, my PIN is {pin}.",
+            "Then show me that withdrawal.",
+        ],
+        turn_steps=[[0, 1], [2]],
+        seed=SEED,
+        snapshot_id=snapshot.snapshot_id,
+        step_args=[
+            {"account_id": acc["account_id"]},
+            {"account_id": acc["account_id"], "amount": amount, "pin": pin},
+            {"transaction_id": "TXN-00001"},
+        ],
+    )
     conv = run_conversation(banking_env, snapshot, chain, query, random.Random(0), recovery_rate=0.0)
     return acc, conv
 
@@ -195,8 +226,9 @@ def test_recovery_demonstrations_fail_first_and_stay_out_of_the_reference(bankin
         for j, t in enumerate(conv.trace):
             if not t.reference:
                 demos += 1
-                assert not t.ok and t.error_code == "invalid_arguments", \
+                assert not t.ok and t.error_code == "invalid_arguments", (
                     f"a wrong first attempt must fail schema validation, got {t.name} {t.arguments} ok={t.ok}"
+                )
                 nxt = conv.trace[j + 1]
                 assert nxt.reference and nxt.name == t.name
         assert [c.name for turn in conv.reference for c in turn] == [t.name for t in conv.trace if t.reference]
@@ -218,7 +250,9 @@ def test_recovery_demonstrations_never_push_a_conversation_over_the_error_thresh
 
     with_demo = 0
     for i, (chain, q, _) in enumerate(simulated):
-        conv = run_conversation(banking_env, snapshot, chain, q, random.Random(f"r:{i}"), recovery_rate=1.0, max_error_rate=0.30)
+        conv = run_conversation(
+            banking_env, snapshot, chain, q, random.Random(f"r:{i}"), recovery_rate=1.0, max_error_rate=0.30
+        )
         assert error_rate(conv) <= 0.30, f"{[(t.name, t.ok) for t in conv.trace]}"
         with_demo += any(not t.reference for t in conv.trace)
     assert with_demo >= 5, "some conversations have room for a recovery demonstration"
@@ -227,8 +261,14 @@ def test_recovery_demonstrations_never_push_a_conversation_over_the_error_thresh
 def test_recovery_budget_counts_the_dry_run_failures():
     from pipeline.synthesis.simulate import recovery_budget
 
-    chain = Chain(chain_id="c", server="banking", seed=SEED, snapshot_id="s", graph_id="g",
-                  steps=[ChainStep(name="a"), ChainStep(name="b", depends_on=[0]), ChainStep(name="c"), ChainStep(name="d")])
+    chain = Chain(
+        chain_id="c",
+        server="banking",
+        seed=SEED,
+        snapshot_id="s",
+        graph_id="g",
+        steps=[ChainStep(name="a"), ChainStep(name="b", depends_on=[0]), ChainStep(name="c"), ChainStep(name="d")],
+    )
     assert recovery_budget(chain, [True, True, True, True], 0.30) == 1  # 2 of 6 would be 33%
     assert recovery_budget(chain, [True, True, True, False], 0.30) == 0  # one failure already: 1 of 4
     # a failed first step skips its dependent: 3 calls, 1 failure, no room left
@@ -241,11 +281,26 @@ def test_two_ids_taken_from_one_result_field_name_two_different_entities(banking
     from pipeline.core.config import QueryConfig
     from pipeline.synthesis.simulate import resolve_chain
 
-    chain = Chain(chain_id="chain-test-two-ids", server="banking", seed=SEED, snapshot_id=snapshot.snapshot_id, graph_id="graph-test",
-                  steps=[ChainStep(name="list_accounts"),
-                         ChainStep(name="transfer", args={"from_account_id": ArgSource(kind="step", step=0, field="account_id"),
-                                                          "to_account_id": ArgSource(kind="step", step=0, field="account_id"),
-                                                          "amount": ArgSource(kind="user"), "pin": ArgSource(kind="user")}, depends_on=[0])])
+    chain = Chain(
+        chain_id="chain-test-two-ids",
+        server="banking",
+        seed=SEED,
+        snapshot_id=snapshot.snapshot_id,
+        graph_id="graph-test",
+        steps=[
+            ChainStep(name="list_accounts"),
+            ChainStep(
+                name="transfer",
+                args={
+                    "from_account_id": ArgSource(kind="step", step=0, field="account_id"),
+                    "to_account_id": ArgSource(kind="step", step=0, field="account_id"),
+                    "amount": ArgSource(kind="user"),
+                    "pin": ArgSource(kind="user"),
+                },
+                depends_on=[0],
+            ),
+        ],
+    )
     steps, why = resolve_chain(banking_env, snapshot, chain, random.Random(0), QueryConfig())
     assert why is None
     listed = [a["account_id"] for a in steps[0]["result"].data["accounts"]]
@@ -260,8 +315,13 @@ def test_an_id_from_a_result_with_one_value_keeps_it_and_the_other_id_moves():
 
     listing = {"result": CallResult(ok=True, data={"places": [{"place_id": "PLC-0073"}, {"place_id": "PLC-0079"}]})}
     removed = {"result": CallResult(ok=True, data={"place_id": "PLC-0073", "removed": True})}
-    st = ChainStep(name="get_route", args={"origin_place_id": ArgSource(kind="step", step=0, field="place_id"),
-                                           "destination_place_id": ArgSource(kind="step", step=1, field="place_id")})
+    st = ChainStep(
+        name="get_route",
+        args={
+            "origin_place_id": ArgSource(kind="step", step=0, field="place_id"),
+            "destination_place_id": ArgSource(kind="step", step=1, field="place_id"),
+        },
+    )
     fixed = {"origin_place_id": "PLC-0073", "destination_place_id": "PLC-0073"}
     _distinct_ids(fixed, st, [listing, removed])
     assert fixed == {"origin_place_id": "PLC-0079", "destination_place_id": "PLC-0073"}

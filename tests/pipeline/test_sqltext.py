@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.core.records import Snapshot, ToolSpec
+from pipeline.core.records import CallResult, Snapshot, ToolSpec
 from pipeline.language.request_writer import StepWriter
-from pipeline.core.records import CallResult
 from pipeline.language.sqltext import columns_in, compose, kind_of, say, sql_kind
 from pipeline.language.values import fill_args
 
@@ -18,8 +17,12 @@ SEED = Path(__file__).resolve().parents[1] / "thirdparty" / "seeds" / "sqlite" /
 
 
 def _tool(name: str, desc: str, param: str = "query") -> ToolSpec:
-    return ToolSpec(name=name, server="sqlite", description=desc,
-                    input_schema={"type": "object", "properties": {param: {"type": "string"}}, "required": [param]})
+    return ToolSpec(
+        name=name,
+        server="sqlite",
+        description=desc,
+        input_schema={"type": "object", "properties": {param: {"type": "string"}}, "required": [param]},
+    )
 
 
 READ = _tool("read_query", "Execute a SELECT query on the SQLite database")
@@ -51,8 +54,14 @@ def recorded_schema(conn) -> dict:
 def test_columns_are_read_from_pragma_rows_and_from_create_table_text(db):
     cols = recorded_schema(db)["customers"]["columns"]
     assert [c["name"] for c in cols] == ["id", "name", "email", "city"] and cols[0]["pk"] and not cols[1]["pk"]
-    ddl = columns_in("CREATE TABLE t (id INTEGER PRIMARY KEY, title TEXT NOT NULL, price REAL, FOREIGN KEY (id) REFERENCES x(id))")
-    assert [(c["name"], c["type"], c["pk"]) for c in ddl] == [("id", "INTEGER", True), ("title", "TEXT", False), ("price", "REAL", False)]
+    ddl = columns_in(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, title TEXT NOT NULL, price REAL, FOREIGN KEY (id) REFERENCES x(id))"
+    )
+    assert [(c["name"], c["type"], c["pk"]) for c in ddl] == [
+        ("id", "INTEGER", True),
+        ("title", "TEXT", False),
+        ("price", "REAL", False),
+    ]
     assert columns_in([{"name": "Ada"}]) == []  # records without a type are no column listing
 
 
@@ -89,13 +98,18 @@ def test_a_filter_uses_a_value_a_row_holds_and_reads_like_a_request(db):
     assert say("SELECT * FROM customers WHERE city = 'Lyon'") == "show me the customers in Lyon"
     assert say("SELECT COUNT(*) FROM orders") == "count the orders"
     assert say("SELECT * FROM products ORDER BY price DESC LIMIT 3") == "show me the top 3 products by price"
-    assert say("INSERT INTO customers (name, city) VALUES ('Eli Brooks', 'Osaka')") == "add a new customer with name Eli Brooks, city Osaka"
+    assert (
+        say("INSERT INTO customers (name, city) VALUES ('Eli Brooks', 'Osaka')")
+        == "add a new customer with name Eli Brooks, city Osaka"
+    )
     assert say("UPDATE orders SET status = 'shipped' WHERE id = 3") == "change the status of order 3 to shipped"
     assert say("DROP TABLE customers") is None
 
 
 def _snapshot(tables: dict) -> Snapshot:
-    return Snapshot(snapshot_id="s", server="sqlite", seed=0, schema_hash="h", tools=[READ, WRITE, CREATE], tables=tables)
+    return Snapshot(
+        snapshot_id="s", server="sqlite", seed=0, schema_hash="h", tools=[READ, WRITE, CREATE], tables=tables
+    )
 
 
 def test_fill_args_composes_sql_on_the_table_an_earlier_result_named(db):
@@ -114,8 +128,14 @@ def test_fill_args_composes_sql_on_the_table_an_earlier_result_named(db):
 
 
 def test_the_request_for_a_sql_step_says_what_it_asks_for_not_the_statement():
-    step = {"tool": READ, "args": {"query": "SELECT * FROM customers WHERE city = 'Lyon'"}, "sources": {}, "source_fields": {},
-            "result": CallResult(ok=True, data="[]"), "index": 0}
+    step = {
+        "tool": READ,
+        "args": {"query": "SELECT * FROM customers WHERE city = 'Lyon'"},
+        "sources": {},
+        "source_fields": {},
+        "result": CallResult(ok=True, data="[]"),
+        "index": 0,
+    }
     w = StepWriter([step], {}, "2026-03-02", random.Random(0))
     assert w.phrase(step, [], terse=False) == "show me the customers in Lyon"
 
@@ -123,8 +143,14 @@ def test_the_request_for_a_sql_step_says_what_it_asks_for_not_the_statement():
 def test_asked_for_a_withheld_statement_the_user_says_what_they_want_from_the_database():
     from pipeline.language.replies import answer_with
 
-    said = answer_with(CREATE, "query", "CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT)", "2026-03-02",
-                       random.Random(0), {})
+    said = answer_with(
+        CREATE,
+        "query",
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT)",
+        "2026-03-02",
+        random.Random(0),
+        {},
+    )
     assert "create a notes table with title and body columns" in said.lower() and "CREATE TABLE" not in said
 
 
@@ -132,10 +158,16 @@ def test_printed_rows_are_replied_to_as_records_not_pasted():
     from pipeline.language.replies import step_reply
 
     tables = ToolSpec(name="list_tables", server="sqlite", read_only=True)
-    said = step_reply(tables, {}, CallResult(ok=True, data="[{'name': 'customers'}, {'name': 'orders'}]"), random.Random(0))
+    said = step_reply(
+        tables, {}, CallResult(ok=True, data="[{'name': 'customers'}, {'name': 'orders'}]"), random.Random(0)
+    )
     assert "customers and orders" in said and "[{" not in said
-    row = step_reply(READ.model_copy(update={"read_only": True}), {}, CallResult(ok=True, data="[{'id': 3, 'city': 'Madrid', 'note': None}]"),
-                     random.Random(0))
+    row = step_reply(
+        READ.model_copy(update={"read_only": True}),
+        {},
+        CallResult(ok=True, data="[{'id': 3, 'city': 'Madrid', 'note': None}]"),
+        random.Random(0),
+    )
     assert "city Madrid" in row and "None" not in row
 
 

@@ -11,11 +11,11 @@ import polars as pl
 import pytest
 
 from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig, ServerConfig
+from pipeline.core.records import Conversation
+from pipeline.core.servers_file import ConfigFileError, load_servers_file
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
 from pipeline.synthesis.replay import replay_trace
-from pipeline.core.records import Conversation
-from pipeline.core.servers_file import ConfigFileError, load_servers_file
 from tests.builds import build_corpus
 
 HERE = Path(__file__).resolve().parent.parent / "thirdparty"
@@ -26,16 +26,33 @@ def notes_cfg() -> ServerConfig:
     return ServerConfig(name="notes", kind="stdio", command=PY, args=[str(HERE / "notes_server.py")])
 
 
-def counters_cfg(*extra: str, name: str = "counters", timeout_s: float = 30.0, start_timeout_s: float | None = None) -> ServerConfig:
+def counters_cfg(
+    *extra: str, name: str = "counters", timeout_s: float = 30.0, start_timeout_s: float | None = None
+) -> ServerConfig:
     """The in-memory server, one process for the run, reset by its own tool around every session."""
-    return ServerConfig(name=name, kind="stdio", command=PY, args=[str(HERE / "counter_server.py"), *extra], timeout_s=timeout_s,
-                        start_timeout_s=start_timeout_s, isolation="none", reset_tool="reset_all")
+    return ServerConfig(
+        name=name,
+        kind="stdio",
+        command=PY,
+        args=[str(HERE / "counter_server.py"), *extra],
+        timeout_s=timeout_s,
+        start_timeout_s=start_timeout_s,
+        isolation="none",
+        reset_tool="reset_all",
+    )
 
 
 def small_build(tmp_path: Path, configs: list[ServerConfig], examples: int = 10) -> Path:
     # small on purpose: with process isolation every session is a new server process
-    cfg = BuildConfig(examples=examples, servers=[c.name for c in configs], server_configs=configs, data_dir=str(tmp_path / "data"),
-                      chains=ChainConfig(per_server=4), graph=GraphConfig(implicit=False), replay=ReplayConfig(determinism_runs=1))
+    cfg = BuildConfig(
+        examples=examples,
+        servers=[c.name for c in configs],
+        server_configs=configs,
+        data_dir=str(tmp_path / "data"),
+        chains=ChainConfig(per_server=4),
+        graph=GraphConfig(implicit=False),
+        replay=ReplayConfig(determinism_runs=1),
+    )
     # a build this small cannot meet the corpus's composition targets: its gates may fail, its runs may not
     return build_corpus(cfg, gates=False)
 
@@ -43,7 +60,9 @@ def small_build(tmp_path: Path, configs: list[ServerConfig], examples: int = 10)
 @pytest.fixture(scope="module")
 def http_counters():
     port = free_port()
-    proc = subprocess.Popen([PY, str(HERE / "counter_server.py"), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [PY, str(HERE / "counter_server.py"), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_for_port(port, proc=proc)
         yield port
@@ -76,8 +95,17 @@ def test_stdio_third_party_servers_yield_replay_verified_examples_without_leaks(
     configs = {"notes_leakcheck": notes, "counters": counters_cfg()}
     for row in mt.head(6).iter_rows(named=True):
         trace = json.loads(row["trace"])
-        conv = Conversation(conversation_id="x", server=row["server"], servers=[row["server"]], seed=row["env_seed"],
-                            snapshot_id="s", messages=[], tools=[], reference=[], trace=trace)
+        conv = Conversation(
+            conversation_id="x",
+            server=row["server"],
+            servers=[row["server"]],
+            seed=row["env_seed"],
+            snapshot_id="s",
+            messages=[],
+            tools=[],
+            reference=[],
+            trace=trace,
+        )
         with Environment(configs[row["server"]]) as env:
             replayed, _ = replay_trace(env, conv)
         assert [r["ok"] for r in replayed] == [t["ok"] for t in trace]
@@ -88,7 +116,9 @@ def test_stdio_third_party_servers_yield_replay_verified_examples_without_leaks(
 
 
 def test_http_third_party_server_is_reset_between_sessions_and_after_the_run(tmp_path, http_counters):
-    cfg = ServerConfig(name="counters_http", kind="http", url=f"http://127.0.0.1:{http_counters}/mcp", reset_tool="reset_all")
+    cfg = ServerConfig(
+        name="counters_http", kind="http", url=f"http://127.0.0.1:{http_counters}/mcp", reset_tool="reset_all"
+    )
     with Environment(cfg) as env:
         s = env.session(0)
         assert s.call("increment", {"counter_id": "c1", "by": 5}).data["value"] == 5
@@ -103,8 +133,13 @@ def test_http_third_party_server_is_reset_between_sessions_and_after_the_run(tmp
 
 
 def test_crashing_hanging_and_garbage_servers_are_rejected_and_the_build_goes_on(tmp_path):
-    garbage = ServerConfig(name="garbage", kind="stdio", command=PY, args=["-c", "print('hello, not json-rpc'); import time; time.sleep(30)"],
-                           timeout_s=3)
+    garbage = ServerConfig(
+        name="garbage",
+        kind="stdio",
+        command=PY,
+        args=["-c", "print('hello, not json-rpc'); import time; time.sleep(30)"],
+        timeout_s=3,
+    )
     crashing = counters_cfg("--crash-on", "list_counters", name="crashing")
     # its calls time out after 1 s; its start may take longer (importing mcp alone takes 1.4 s on a slow machine)
     hanging = counters_cfg("--hang-on", "list_counters", name="hanging", timeout_s=1.0, start_timeout_s=60)
@@ -133,6 +168,8 @@ def test_servers_file_errors_name_the_entry_and_field(tmp_path):
     with pytest.raises(ConfigFileError, match=r"servers\[1\].*url"):
         load_servers_file(bad)
     good = tmp_path / "servers.toml"
-    good.write_text('[[servers]]\nname = "banking"\n\n[[servers]]\nname = "notes"\nkind = "stdio"\ncommand = "python"\nargs = ["n.py"]\n')
+    good.write_text(
+        '[[servers]]\nname = "banking"\n\n[[servers]]\nname = "notes"\nkind = "stdio"\ncommand = "python"\nargs = ["n.py"]\n'
+    )
     cfgs = load_servers_file(good)
     assert [c.isolation for c in cfgs] == ["meta", "process"]

@@ -17,13 +17,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.builds import build_corpus
 from pipeline.core.config import BuildConfig, ServerConfig
+from pipeline.core.records import Conversation
+from pipeline.core.servers_file import load_servers_file
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
-from pipeline.core.records import Conversation
 from pipeline.synthesis.replay import replay_trace
-from pipeline.core.servers_file import load_servers_file
+from tests.builds import build_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "thirdparty"
@@ -31,12 +31,19 @@ SEEDS = FIXTURES / "seeds"
 PY = sys.executable
 # one 80-example build over seven server processes' worth of sessions: minutes, not seconds (see the report)
 pytestmark = pytest.mark.slow
-FIXTURE_ENV = {"PROVE_FIXTURES": str(FIXTURES), "BANK_PASSWORD": "s3cret",
-               "PATH": f"{Path(PY).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+FIXTURE_ENV = {
+    "PROVE_FIXTURES": str(FIXTURES),
+    "BANK_PASSWORD": "s3cret",
+    "PATH": f"{Path(PY).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+}
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def fixture_configs() -> list[ServerConfig]:
@@ -60,9 +67,13 @@ def memory_over_http(tmp_path_factory, fixture_env):
     shutil.copytree(SEEDS / "memory", wd)
     port = free_port()
     log = (wd.parent / "server.log").open("w")
-    proc = subprocess.Popen([PY, str(FIXTURES / "memory_server.py"), "--http", str(port)], cwd=wd, stdout=log, stderr=log)
+    proc = subprocess.Popen(
+        [PY, str(FIXTURES / "memory_server.py"), "--http", str(port)], cwd=wd, stdout=log, stderr=log
+    )
     try:
-        wait_for_port(port, proc=proc, timeout=120)  # a loaded machine can take more than the default 20 s to import mcp
+        wait_for_port(
+            port, proc=proc, timeout=120
+        )  # a loaded machine can take more than the default 20 s to import mcp
         yield ServerConfig(name="memory_http", kind="http", url=f"http://127.0.0.1:{port}/mcp", isolation="none"), wd
     finally:
         proc.terminate()
@@ -76,9 +87,17 @@ def build(tmp_path_factory, fixture_env, memory_over_http):
     configs = [*fixture_configs(), http_cfg]
     seeds_before, http_before = tree_hashes(SEEDS), tree_hashes(http_dir)
     data = tmp_path_factory.mktemp("acceptance")
-    path = build_corpus(BuildConfig(examples=80, servers=[c.name for c in configs], server_configs=configs, data_dir=str(data)), gates=False)
-    return {"path": Path(path), "configs": {c.name: c for c in configs}, "seeds_before": seeds_before,
-            "http_before": http_before, "http_dir": http_dir}
+    path = build_corpus(
+        BuildConfig(examples=80, servers=[c.name for c in configs], server_configs=configs, data_dir=str(data)),
+        gates=False,
+    )
+    return {
+        "path": Path(path),
+        "configs": {c.name: c for c in configs},
+        "seeds_before": seeds_before,
+        "http_before": http_before,
+        "http_dir": http_dir,
+    }
 
 
 def accepted(build: dict) -> pl.DataFrame:
@@ -94,8 +113,18 @@ def rejections(build: dict, server: str) -> str:
 def as_conversation(row: dict) -> Conversation:
     setup = row.get("setup") or []
     setup = json.loads(setup) if isinstance(setup, str) else setup
-    return Conversation(conversation_id=row["example_id"], server=row["server"], servers=[row["server"]], seed=row["env_seed"],
-                        snapshot_id="s", messages=[], tools=[], reference=[], trace=json.loads(row["trace"]), setup=setup)
+    return Conversation(
+        conversation_id=row["example_id"],
+        server=row["server"],
+        servers=[row["server"]],
+        seed=row["env_seed"],
+        snapshot_id="s",
+        messages=[],
+        tools=[],
+        reference=[],
+        trace=json.loads(row["trace"]),
+        setup=setup,
+    )
 
 
 FIXTURE_NAMES = ["memory", "files", "sqlite", "bank", "vehicle", "git", "memory_http"]
@@ -111,7 +140,9 @@ def test_each_fixture_yields_at_least_three_accepted_examples_that_replay(build,
             recorded = json.loads(row["trace"])
             replayed, _ = replay_trace(env, as_conversation(row))
             assert [r["ok"] for r in replayed] == [t["ok"] for t in recorded], row["example_id"]
-            assert [r["result"] for r in replayed if r["ok"]] == [t["result"] for t in recorded if t["ok"]], row["example_id"]
+            assert [r["result"] for r in replayed if r["ok"]] == [t["result"] for t in recorded if t["ok"]], row[
+                "example_id"
+            ]
 
 
 def test_the_build_and_the_replays_leave_every_seed_file_byte_identical(build):
@@ -120,12 +151,18 @@ def test_the_build_and_the_replays_leave_every_seed_file_byte_identical(build):
 
 def test_the_shared_http_server_without_a_reset_tool_is_never_written(build):
     assert tree_hashes(build["http_dir"]) == build["http_before"]
-    used = {t["name"] for r in accepted(build).filter(pl.col("server") == "memory_http").iter_rows(named=True) for t in json.loads(r["trace"])}
+    used = {
+        t["name"]
+        for r in accepted(build).filter(pl.col("server") == "memory_http").iter_rows(named=True)
+        for t in json.loads(r["trace"])
+    }
     assert used <= {"read_graph", "search_nodes", "open_nodes"}
 
 
 def test_the_login_gated_api_examples_start_logged_in_through_the_recorded_setup(build):
-    rows = [r for r in accepted(build).filter(pl.col("server") == "bank").iter_rows(named=True) if json.loads(r["trace"])]
+    rows = [
+        r for r in accepted(build).filter(pl.col("server") == "bank").iter_rows(named=True) if json.loads(r["trace"])
+    ]
     assert rows, rejections(build, "bank")  # every example that calls a tool must carry the login
     for row in rows:
         setup = as_conversation(row).setup

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.config import GraphConfig, ProbeConfig
-from pipeline.env import Environment
-from pipeline.discovery.graph import discover
-from pipeline.discovery.probe import probe
-from pipeline.discovery.chainability import explain
 from pipeline.core.records import DependencyGraph, Snapshot, ToolSpec, schema_hash
 from pipeline.core.servers_file import load_servers_file, usable_tools
+from pipeline.discovery.chainability import explain
 from pipeline.discovery.check import check_server
+from pipeline.discovery.graph import discover
+from pipeline.discovery.probe import probe
+from pipeline.env import Environment
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "thirdparty"
@@ -90,12 +90,29 @@ def test_check_explains_each_tool_of_a_live_server(configs):
 
 
 def _spec(name, required=(), read_only=False, annotated=False):
-    return ToolSpec(name=name, server="x", read_only=read_only, annotated=annotated,
-                    input_schema={"type": "object", "properties": {p: {"type": "string"} for p in required}, "required": list(required)})
+    return ToolSpec(
+        name=name,
+        server="x",
+        read_only=read_only,
+        annotated=annotated,
+        input_schema={
+            "type": "object",
+            "properties": {p: {"type": "string"} for p in required},
+            "required": list(required),
+        },
+    )
 
 
 def _explain(tools, calls=(), skipped=None, allowlist=(), secrets=None):
-    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=tools, probe_calls=list(calls), skipped_tools=skipped or {})
+    snap = Snapshot(
+        snapshot_id="s",
+        server="x",
+        seed=0,
+        schema_hash="h",
+        tools=tools,
+        probe_calls=list(calls),
+        skipped_tools=skipped or {},
+    )
     graph = DependencyGraph(graph_id="g", server="x", schema_hash="h", snapshot_id="s", tools=[t.name for t in tools])
     return explain(tools, snap, graph, {}, list(allowlist), secrets or {})
 
@@ -108,11 +125,21 @@ def test_an_unannotated_reader_gets_the_allowlist_line_and_a_writer_does_not():
 
 def test_a_refused_probe_call_gets_a_login_setup_line_with_the_secret():
     tools = [_spec("login", ["username", "password"]), _spec("list_accounts", read_only=True, annotated=True)]
-    calls = [{"name": "list_accounts", "arguments": {}, "ok": False, "error_code": "tool_error",
-              "error": "not logged in: call login(username, password) first"}]
+    calls = [
+        {
+            "name": "list_accounts",
+            "arguments": {},
+            "ok": False,
+            "error_code": "tool_error",
+            "error": "not logged in: call login(username, password) first",
+        }
+    ]
     out = _explain(tools, calls, secrets={"password": "${BANK_PASSWORD}"})
     assert "refused" in out["list_accounts"]["why"]
-    assert out["list_accounts"]["fix"] == 'setup: [{tool: login, arguments: {username: <username>, password: "${secret:password}"}}]'
+    assert (
+        out["list_accounts"]["fix"]
+        == 'setup: [{tool: login, arguments: {username: <username>, password: "${secret:password}"}}]'
+    )
 
 
 def test_a_writer_nothing_observed_gets_a_state_tool_line_naming_a_reader():

@@ -29,9 +29,17 @@ def carrying_by_walking(eid: str, results: list[Any]) -> list[dict[str, Any]]:
 
 
 RESULTS = [
-    {"listing_id": "LST-1", "seller_id": "USR-7", "bids": [{"bid_id": "BID-1", "listing_id": "LST-1", "bidder_id": "USR-2"}]},
-    {"listings": [{"listing_id": "LST-2", "seller_id": "USR-2", "min_next_bid": 12.5},
-                  {"listing_id": "LST-1", "seller_id": "USR-7", "owner_id": "LST-1"}]},  # one dict, the id twice
+    {
+        "listing_id": "LST-1",
+        "seller_id": "USR-7",
+        "bids": [{"bid_id": "BID-1", "listing_id": "LST-1", "bidder_id": "USR-2"}],
+    },
+    {
+        "listings": [
+            {"listing_id": "LST-2", "seller_id": "USR-2", "min_next_bid": 12.5},
+            {"listing_id": "LST-1", "seller_id": "USR-7", "owner_id": "LST-1"},
+        ]
+    },  # one dict, the id twice
     {"order_id": 41, "customer_id": "CUS-1"},  # an integer id
     ["LST-1", {"note": "no id field here", "ref": "LST-1"}],
 ]
@@ -50,17 +58,32 @@ def test_index_finds_the_records_of_each_id_in_walk_order_each_once():
 
 
 def test_records_of_an_id_are_its_sampled_record_then_those_in_results():
-    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[], entities={"USR-2": {"user_id": "USR-2", "name": "Ana"}})
+    snap = Snapshot(
+        snapshot_id="s",
+        server="x",
+        seed=0,
+        schema_hash="h",
+        tools=[],
+        entities={"USR-2": {"user_id": "USR-2", "name": "Ana"}},
+    )
     recs = _records_of("USR-2", snap, RecordIndex(RESULTS))
     assert recs[0] == {"user_id": "USR-2", "name": "Ana"}
     assert recs[1:] == carrying_by_walking("USR-2", RESULTS)
 
 
 def test_a_linked_value_is_the_same_from_a_list_of_results_or_an_index():
-    bid = ToolSpec(name="place_bid", server="x", input_schema={
-        "type": "object", "required": ["listing_id", "amount"],
-        "properties": {"listing_id": {"type": "string"},
-                       "amount": {"type": "number", "description": "at least the listing's min_next_bid"}}})
+    bid = ToolSpec(
+        name="place_bid",
+        server="x",
+        input_schema={
+            "type": "object",
+            "required": ["listing_id", "amount"],
+            "properties": {
+                "listing_id": {"type": "string"},
+                "amount": {"type": "number", "description": "at least the listing's min_next_bid"},
+            },
+        },
+    )
     snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[bid], values={"listing_id": ["LST-2"]})
     from_list = fill_args(bid, snap, random.Random(3), context=RESULTS)
     from_index = fill_args(bid, snap, random.Random(3), context=RecordIndex(RESULTS))
@@ -76,7 +99,9 @@ def test_a_shared_memo_gives_the_arguments_and_draws_of_filling_without_one(snap
         for tool in snapshot.tools:
             plain_rng, memo_rng = random.Random(f"{seed}:{tool.name}"), random.Random(f"{seed}:{tool.name}")
             plain = fill_args(tool, snapshot, plain_rng, optional_rate=0.5, pick=dict(pick), context=RESULTS)
-            memoized = fill_args(tool, snapshot, memo_rng, optional_rate=0.5, pick=dict(pick), context=RESULTS, memo=memo)
+            memoized = fill_args(
+                tool, snapshot, memo_rng, optional_rate=0.5, pick=dict(pick), context=RESULTS, memo=memo
+            )
             assert memoized == plain, tool.name
             assert memo_rng.getstate() == plain_rng.getstate(), tool.name
             if seed % 3 == 0:
@@ -86,11 +111,27 @@ def test_a_shared_memo_gives_the_arguments_and_draws_of_filling_without_one(snap
 
 def test_an_id_drawn_from_the_state_never_equals_another_id_of_the_call():
     """A route's destination is drawn from the places other than its origin (no route from a place to itself)."""
-    route = ToolSpec(name="get_route", server="x", input_schema={
-        "type": "object", "required": ["origin_place_id", "destination_place_id"],
-        "properties": {"origin_place_id": {"type": "string"}, "destination_place_id": {"type": "string"}}})
-    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[route], values={"place_id": ["PLC-1", "PLC-2", "PLC-3"]})
-    drawn = [fill_args(route, snap, random.Random(i), fixed={"origin_place_id": "PLC-1"})["destination_place_id"] for i in range(30)]
+    route = ToolSpec(
+        name="get_route",
+        server="x",
+        input_schema={
+            "type": "object",
+            "required": ["origin_place_id", "destination_place_id"],
+            "properties": {"origin_place_id": {"type": "string"}, "destination_place_id": {"type": "string"}},
+        },
+    )
+    snap = Snapshot(
+        snapshot_id="s",
+        server="x",
+        seed=0,
+        schema_hash="h",
+        tools=[route],
+        values={"place_id": ["PLC-1", "PLC-2", "PLC-3"]},
+    )
+    drawn = [
+        fill_args(route, snap, random.Random(i), fixed={"origin_place_id": "PLC-1"})["destination_place_id"]
+        for i in range(30)
+    ]
     assert "PLC-1" not in drawn and set(drawn) == {"PLC-2", "PLC-3"}
     both = [fill_args(route, snap, random.Random(i)) for i in range(30)]
     assert all(a["origin_place_id"] != a["destination_place_id"] for a in both)
@@ -98,13 +139,35 @@ def test_an_id_drawn_from_the_state_never_equals_another_id_of_the_call():
 
 def test_text_values_drawn_from_the_state_come_from_one_record():
     """A new listing's title and description are one listing's, never one listing's title with another's description."""
-    create = ToolSpec(name="create_listing", server="x", input_schema={
-        "type": "object", "required": ["title", "description", "reserve_price"],
-        "properties": {"title": {"type": "string"}, "description": {"type": "string"}, "reserve_price": {"type": "number"}}})
-    listings = {f"LST-{i}": {"listing_id": f"LST-{i}", "title": t, "description": f"{t} in good condition."}
-                for i, t in enumerate(["Golf club set", "Pocket watch", "Mid-century armchair", "Road bike"])}
-    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[create], entities=listings,
-                    values={"title": [r["title"] for r in listings.values()], "description": [r["description"] for r in listings.values()]})
+    create = ToolSpec(
+        name="create_listing",
+        server="x",
+        input_schema={
+            "type": "object",
+            "required": ["title", "description", "reserve_price"],
+            "properties": {
+                "title": {"type": "string"},
+                "description": {"type": "string"},
+                "reserve_price": {"type": "number"},
+            },
+        },
+    )
+    listings = {
+        f"LST-{i}": {"listing_id": f"LST-{i}", "title": t, "description": f"{t} in good condition."}
+        for i, t in enumerate(["Golf club set", "Pocket watch", "Mid-century armchair", "Road bike"])
+    }
+    snap = Snapshot(
+        snapshot_id="s",
+        server="x",
+        seed=0,
+        schema_hash="h",
+        tools=[create],
+        entities=listings,
+        values={
+            "title": [r["title"] for r in listings.values()],
+            "description": [r["description"] for r in listings.values()],
+        },
+    )
     drawn = [fill_args(create, snap, random.Random(i)) for i in range(40)]
     assert all(a["description"] == f"{a['title']} in good condition." for a in drawn), drawn
     assert len({a["title"] for a in drawn}) == 4
@@ -112,13 +175,27 @@ def test_text_values_drawn_from_the_state_come_from_one_record():
 
 def test_list_arguments_drawn_from_the_state_share_no_value():
     """A message's cc never repeats an address its to holds ("cc set to a@x to a@x" is a defect the lint rejects)."""
-    send = ToolSpec(name="send_message", server="x", input_schema={
-        "type": "object", "required": ["to", "cc", "subject"],
-        "properties": {"to": {"type": "array", "items": {"type": "string"}, "description": "Addresses, like 'ana@x.example'"},
-                       "cc": {"type": "array", "items": {"type": "string"}, "description": "Addresses, like 'ana@x.example'"},
-                       "subject": {"type": "string"}}})
-    snap = Snapshot(snapshot_id="s", server="x", seed=0, schema_hash="h", tools=[send],
-                    values={"email": ["a@x.example", "b@x.example", "c@x.example"]})
+    send = ToolSpec(
+        name="send_message",
+        server="x",
+        input_schema={
+            "type": "object",
+            "required": ["to", "cc", "subject"],
+            "properties": {
+                "to": {"type": "array", "items": {"type": "string"}, "description": "Addresses, like 'ana@x.example'"},
+                "cc": {"type": "array", "items": {"type": "string"}, "description": "Addresses, like 'ana@x.example'"},
+                "subject": {"type": "string"},
+            },
+        },
+    )
+    snap = Snapshot(
+        snapshot_id="s",
+        server="x",
+        seed=0,
+        schema_hash="h",
+        tools=[send],
+        values={"email": ["a@x.example", "b@x.example", "c@x.example"]},
+    )
     drawn = [fill_args(send, snap, random.Random(i)) for i in range(60)]
     assert all(not set(a["to"]) & set(a["cc"]) for a in drawn), [a for a in drawn if set(a["to"]) & set(a["cc"])]
     assert all(a["cc"] for a in drawn)

@@ -36,7 +36,10 @@ MAX_EXTRA_ITEMS = 3
 _JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.text(ALPHABET, max_size=12))
 _JSON_VALUES = st.recursive(
     _JSON_SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(string.ascii_lowercase, min_size=1, max_size=8), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.text(string.ascii_lowercase, min_size=1, max_size=8), inner, max_size=3),
+    ),
     max_leaves=6,
 )
 
@@ -60,7 +63,12 @@ def hint_values(name: str | None, hints: Mapping[str, Sequence[Any]] | None) -> 
             return list(hints[cand])
     best_key, best_vals = "", []
     for key, vals in hints.items():
-        if vals and key.endswith("_id") and len(key) > len(best_key) and any(n.endswith("_" + key) for n in (name, singular(name))):
+        if (
+            vals
+            and key.endswith("_id")
+            and len(key) > len(best_key)
+            and any(n.endswith("_" + key) for n in (name, singular(name)))
+        ):
             best_key, best_vals = key, list(vals)
     if best_vals:
         return best_vals
@@ -76,7 +84,9 @@ class SchemaStrategies:
         self.hints = hints or {}
 
     # -- entry point
-    def for_schema(self, schema: Mapping[str, Any] | bool, name: str | None = None, depth: int = 0) -> st.SearchStrategy[Any]:
+    def for_schema(
+        self, schema: Mapping[str, Any] | bool, name: str | None = None, depth: int = 0
+    ) -> st.SearchStrategy[Any]:
         if schema is True or schema == {}:
             return _JSON_VALUES
         if schema is False:
@@ -148,7 +158,9 @@ class SchemaStrategies:
                 raise ValueError(f"$ref cycle at {ref!r}")
         return schema
 
-    def _one_of_exact(self, branches: list[Any], strats: list[st.SearchStrategy[Any]], has_null: bool) -> st.SearchStrategy[Any]:
+    def _one_of_exact(
+        self, branches: list[Any], strats: list[st.SearchStrategy[Any]], has_null: bool
+    ) -> st.SearchStrategy[Any]:
         try:
             from jsonschema import Draft202012Validator
         except ImportError:  # pragma: no cover
@@ -184,7 +196,9 @@ class SchemaStrategies:
         elif fmt == "date":
             generic = _dates()
         elif fmt == "date-time":
-            generic = st.datetimes(min_value=_dt.datetime(2020, 1, 1), max_value=_dt.datetime(2030, 12, 31)).map(lambda d: d.replace(microsecond=0).isoformat())
+            generic = st.datetimes(min_value=_dt.datetime(2020, 1, 1), max_value=_dt.datetime(2030, 12, 31)).map(
+                lambda d: d.replace(microsecond=0).isoformat()
+            )
         elif fmt == "email":
             generic = st.from_regex(r"\A[a-z]{1,8}\.[a-z]{1,8}@example\.com\Z")
         else:
@@ -193,7 +207,9 @@ class SchemaStrategies:
         if observed:
             real = st.sampled_from(observed)
             # mostly real values (4 in 5), sometimes anything valid; the simplest draw is a real one
-            return st.sampled_from((False, False, False, False, True)).flatmap(lambda anything: generic if anything else real)
+            return st.sampled_from((False, False, False, False, True)).flatmap(
+                lambda anything: generic if anything else real
+            )
         return generic
 
     def _integer(self, schema: Mapping[str, Any], name: str | None, depth: int) -> st.SearchStrategy[Any]:
@@ -258,7 +274,9 @@ class SchemaStrategies:
         hi = min(int(hi), lo + MAX_EXTRA_ITEMS) if hi is not None else lo + MAX_EXTRA_ITEMS
         elem = self.for_schema(items, singular(name) if name else None, depth + 1)
         if schema.get("uniqueItems"):
-            return st.lists(elem, min_size=lo, max_size=hi, unique_by=lambda v: json.dumps(v, sort_keys=True, default=str))
+            return st.lists(
+                elem, min_size=lo, max_size=hi, unique_by=lambda v: json.dumps(v, sort_keys=True, default=str)
+            )
         return st.lists(elem, min_size=lo, max_size=hi)
 
     def _object(self, schema: Mapping[str, Any], name: str | None, depth: int) -> st.SearchStrategy[Any]:
@@ -279,7 +297,6 @@ class SchemaStrategies:
         return st.fixed_dictionaries(req, optional=opt)
 
 
-
 TODAY = _dt.date(2026, 3, 2)  # the servers' fixed "now"
 
 
@@ -294,12 +311,16 @@ def _looks_like_date(pattern: str) -> bool:
     return bool(re.search(r"\\d\{4\}-\\d\{2\}-\\d\{2\}", pattern))
 
 
-def strategy_for_tool(input_schema: Mapping[str, Any], hints: Mapping[str, Sequence[Any]] | None = None) -> st.SearchStrategy[dict[str, Any]]:
+def strategy_for_tool(
+    input_schema: Mapping[str, Any], hints: Mapping[str, Sequence[Any]] | None = None
+) -> st.SearchStrategy[dict[str, Any]]:
     """Schema-valid argument dicts for a tool."""
     return SchemaStrategies(input_schema, hints).tool_arguments()
 
 
-def from_schema(schema: Mapping[str, Any], hints: Mapping[str, Sequence[Any]] | None = None, name: str | None = None) -> st.SearchStrategy[Any]:
+def from_schema(
+    schema: Mapping[str, Any], hints: Mapping[str, Sequence[Any]] | None = None, name: str | None = None
+) -> st.SearchStrategy[Any]:
     return SchemaStrategies(schema, hints).for_schema(schema, name)
 
 
@@ -308,8 +329,12 @@ def from_schema(schema: Mapping[str, Any], hints: Mapping[str, Sequence[Any]] | 
 _SIMPLEST_MATCH: dict[str, Any] = {}
 
 
-def simplest(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, name: str | None = None,
-             hints: Mapping[str, Sequence[Any]] | None = None) -> Any:
+def simplest(
+    schema: Mapping[str, Any],
+    root: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    hints: Mapping[str, Sequence[Any]] | None = None,
+) -> Any:
     """A simple schema-valid value, deterministically: default, const, first enum value, a hinted
     value, today for dates, 1 for amounts (or the nearest bound), a short filler string..."""
     root = root or schema
@@ -333,7 +358,12 @@ def simplest(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, n
         lo, hi, pattern = int(schema.get("minLength", 0)), schema.get("maxLength"), schema.get("pattern")
 
         def fits(v: Any) -> bool:
-            return isinstance(v, str) and len(v) >= lo and (hi is None or len(v) <= hi) and (not pattern or re.search(pattern, v) is not None)
+            return (
+                isinstance(v, str)
+                and len(v) >= lo
+                and (hi is None or len(v) <= hi)
+                and (not pattern or re.search(pattern, v) is not None)
+            )
 
         for v in hint_values(name, hints):
             if fits(v):
@@ -347,8 +377,11 @@ def simplest(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, n
             if key not in _SIMPLEST_MATCH:
                 from hypothesis import find, settings
 
-                _SIMPLEST_MATCH[key] = find(ss.for_schema(schema, name), lambda _: True,
-                                            settings=settings(database=None, derandomize=True, max_examples=50))
+                _SIMPLEST_MATCH[key] = find(
+                    ss.for_schema(schema, name),
+                    lambda _: True,
+                    settings=settings(database=None, derandomize=True, max_examples=50),
+                )
             return _SIMPLEST_MATCH[key]
         return "x" * max(lo, 1)
     if typ in ("integer", "number"):

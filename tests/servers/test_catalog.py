@@ -12,7 +12,13 @@ def test_catalog_is_up_to_date() -> None:
     current = DEFAULT_PATH.read_text(encoding="utf-8")
     fresh = render_catalog()
     if current != fresh:
-        diff = "".join(list(difflib.unified_diff(current.splitlines(True), fresh.splitlines(True), "docs/catalog.md", "generated", n=1))[:40])
+        diff = "".join(
+            list(
+                difflib.unified_diff(
+                    current.splitlines(True), fresh.splitlines(True), "docs/catalog.md", "generated", n=1
+                )
+            )[:40]
+        )
         raise AssertionError(f"docs/catalog.md is stale: regenerate it with `python -m servers.catalog`\n{diff}")
 
 

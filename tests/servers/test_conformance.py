@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from jsonschema import Draft202012Validator
 
 from pipeline.core.config import ServerConfig
-from pipeline.env import Environment
 from pipeline.core.records import ToolSpec
+from pipeline.env import Environment
 from servers.kit import DIRECT_CALLS_ENV, SEED_META_KEY, SESSION_META_KEY
 from servers.registry import available, build, entry
 from tests.servers.schema_strategies import hint_values, simplest, singular, strategy_for_tool
@@ -79,7 +79,9 @@ class ServerUnderTest:
     discovery_failures: list[str] = field(default_factory=list)
     _reports: dict[str, ToolReport] | None = None
     mutations: list[Mutation] = field(default_factory=list)
-    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # every call explore made, resets included, in order
+    calls: list[tuple[str, dict[str, Any]]] = field(
+        default_factory=list
+    )  # every call explore made, resets included, in order
     _stdio: Any = None  # (thread, box) starting the stdio twin in the background
 
     def start_stdio(self) -> None:
@@ -123,9 +125,11 @@ class ServerUnderTest:
     def mutation(self) -> Mutation:
         _ = self.reports
         if not self.mutations:
-            pytest.fail(f"{self.name}: no write tool call changed the state in {WRITE_EXAMPLES} generated and {GUIDED} "
-                        "state-guided calls per write tool; "
-                        f"the generated arguments never reached a successful write (codes: {self._codes_summary()})")
+            pytest.fail(
+                f"{self.name}: no write tool call changed the state in {WRITE_EXAMPLES} generated and {GUIDED} "
+                "state-guided calls per write tool; "
+                f"the generated arguments never reached a successful write (codes: {self._codes_summary()})"
+            )
         return self.mutations[0]
 
     def _codes_summary(self) -> str:
@@ -186,15 +190,20 @@ def discover(sut: ServerUnderTest) -> None:
 
 def _records(state: dict[str, Any], per_table: int = 12) -> list[dict[str, Any]]:
     """Entity records of a world state (tables are dicts of dicts), a few per table, interleaved."""
-    tables = [list(t.values())[:per_table] for t in state.values()
-              if isinstance(t, dict) and t and all(isinstance(v, dict) for v in t.values())]
+    tables = [
+        list(t.values())[:per_table]
+        for t in state.values()
+        if isinstance(t, dict) and t and all(isinstance(v, dict) for v in t.values())
+    ]
     out = []
     for i in range(per_table):
         out.extend(t[i] for t in tables if i < len(t))
     return out
 
 
-def guided_arguments(tool: ToolSpec, state: dict[str, Any], hints: dict[str, list[Any]], limit: int = GUIDED) -> list[dict[str, Any]]:
+def guided_arguments(
+    tool: ToolSpec, state: dict[str, Any], hints: dict[str, list[Any]], limit: int = GUIDED
+) -> list[dict[str, Any]]:
     """Arguments built from the seeded state itself (the harness may read it through prove_admin_state).
 
     Anchored on one entity record: its fields fill the parameters of the same name; a required
@@ -211,7 +220,12 @@ def guided_arguments(tool: ToolSpec, state: dict[str, Any], hints: dict[str, lis
     seen: set[str] = set()
     fill: dict[str, Any] = {}
     for rec in records:
-        args = {p: rec[p] for p in props if p in rec and Draft202012Validator({**props[p], "$defs": tool.input_schema.get("$defs", {})}).is_valid(rec[p])}
+        args = {
+            p: rec[p]
+            for p in props
+            if p in rec
+            and Draft202012Validator({**props[p], "$defs": tool.input_schema.get("$defs", {})}).is_valid(rec[p])
+        }
         if not any(p in args for p in required):
             continue
         ids = {k: v for k, v in args.items() if k.endswith("_id")}
@@ -273,7 +287,9 @@ def explore(sut: ServerUnderTest) -> dict[str, ToolReport]:
                 if r.ok:
                     rep.ok += 1
                     if out_validator is not None and not out_validator.is_valid(r.data):
-                        rep.output_mismatch.append((args, sorted(out_validator.iter_errors(r.data), key=str)[0].message))
+                        rep.output_mismatch.append(
+                            (args, sorted(out_validator.iter_errors(r.data), key=str)[0].message)
+                        )
                 else:
                     rep.codes[r.error_code] += 1
                     if r.error_code not in NAMED_ERRORS:
@@ -293,9 +309,15 @@ def explore(sut: ServerUnderTest) -> dict[str, ToolReport]:
             # a fixed seed per (server, tool): reproducible, and stable when this file is edited
             # (derandomize=True would key the examples on the test function's source)
             run = seed(zlib.crc32(f"{sut.name}:{tool.name}".encode()))(
-                settings(max_examples=EXAMPLES if tool.read_only else WRITE_EXAMPLES, deadline=None, database=None, derandomize=False,
-                         phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))(
-                    given(strategy_for_tool(tool.input_schema, sut.hints))(attempt)))
+                settings(
+                    max_examples=EXAMPLES if tool.read_only else WRITE_EXAMPLES,
+                    deadline=None,
+                    database=None,
+                    derandomize=False,
+                    phases=[Phase.explicit, Phase.generate],
+                    suppress_health_check=list(HealthCheck),
+                )(given(strategy_for_tool(tool.input_schema, sut.hints))(attempt))
+            )
             run()
             if tool.read_only and s.state_hash() != seed_hash:
                 # find which calls changed the state, one by one from the seed
@@ -326,8 +348,6 @@ def _fmt(args: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-
-
 @pytest.fixture(scope="module", params=SERVERS)
 def sut(request: pytest.FixtureRequest):
     name: str = request.param
@@ -353,8 +373,12 @@ def sut(request: pytest.FixtureRequest):
 def test_tool_count_matches_registry(sut: ServerUnderTest) -> None:
     expected = entry(sut.name).tools
     names = [t.name for t in sut.tools]
-    assert len(names) == len(set(names)), f"{sut.name}: duplicate tool names {sorted(n for n, c in Counter(names).items() if c > 1)}"
-    assert len(names) == expected, f"{sut.name}: {len(names)} user-visible tools, the registry table says {expected}: {sorted(names)}"
+    assert len(names) == len(set(names)), (
+        f"{sut.name}: duplicate tool names {sorted(n for n, c in Counter(names).items() if c > 1)}"
+    )
+    assert len(names) == expected, (
+        f"{sut.name}: {len(names)} user-visible tools, the registry table says {expected}: {sorted(names)}"
+    )
 
 
 def test_tools_are_fully_described(sut: ServerUnderTest) -> None:
@@ -414,9 +438,14 @@ def test_discovery_tools_succeed(sut: ServerUnderTest) -> None:
     """Read-only tools that take no required argument work when called with none."""
     assert not sut.discovery_failures, f"{sut.name}:\n  " + "\n  ".join(sut.discovery_failures)
     id_params = sorted({p for t in sut.tools for p in t.input_schema.get("properties", {}) if p.endswith("_id")})
-    unseen = [p for p in id_params if p not in sut.hints and not any(p.endswith("_" + k) for k in sut.hints if k.endswith("_id"))]
+    unseen = [
+        p
+        for p in id_params
+        if p not in sut.hints and not any(p.endswith("_" + k) for k in sut.hints if k.endswith("_id"))
+    ]
     assert len(unseen) < max(1, len(id_params)), (
-        f"{sut.name}: the read-only tools expose none of the id parameters {id_params}")
+        f"{sut.name}: the read-only tools expose none of the id parameters {id_params}"
+    )
 
 
 # --------------------------------------------------------------------------- generated calls
@@ -439,7 +468,8 @@ def test_generated_calls_reach_the_handlers(sut: ServerUnderTest) -> None:
     never = sorted(t for t, r in ro.items() if r.ok == 0)
     assert len(never) <= len(ro) // 2, (
         f"{sut.name}: read-only tools never succeeded with generated arguments: "
-        + "; ".join(f"{t} {dict(ro[t].codes)}" for t in never))
+        + "; ".join(f"{t} {dict(ro[t].codes)}" for t in never)
+    )
 
 
 def test_read_only_tools_leave_state_unchanged(sut: ServerUnderTest) -> None:
@@ -448,7 +478,11 @@ def test_read_only_tools_leave_state_unchanged(sut: ServerUnderTest) -> None:
 
 
 def test_failed_calls_leave_state_unchanged(sut: ServerUnderTest) -> None:
-    bad = {t: [f"{_fmt(a)} -> {c}" for a, c in r.state_changed_by_error[:2]] for t, r in sut.reports.items() if r.state_changed_by_error}
+    bad = {
+        t: [f"{_fmt(a)} -> {c}" for a, c in r.state_changed_by_error[:2]]
+        for t, r in sut.reports.items()
+        if r.state_changed_by_error
+    }
     assert not bad, f"{sut.name}: calls that returned an error still changed the state: {bad}"
 
 
@@ -460,7 +494,9 @@ def test_sessions_are_isolated(sut: ServerUnderTest) -> None:
         h0 = b.state_hash()
         assert a.state_hash() == h0
         r = a.call(m.tool, m.args)
-        assert r.ok, f"{sut.name}: replaying {m.tool}({_fmt(m.args)}) on a fresh session failed: {r.error_code}: {r.error}"
+        assert r.ok, (
+            f"{sut.name}: replaying {m.tool}({_fmt(m.args)}) on a fresh session failed: {r.error_code}: {r.error}"
+        )
         assert a.state_hash() != h0
         assert b.state_hash() == h0, f"{sut.name}: {m.tool} in one session changed a concurrent session's state"
         if sut.hints:
@@ -490,7 +526,9 @@ def test_reset_restores_the_seed(sut: ServerUnderTest) -> None:
         assert s.state() == state0
         # and the replay after a reset is identical (same ids, same data)
         r = s.call(m.tool, m.args)
-        assert r.ok and r.data == m.data, f"{sut.name}: {m.tool} after reset returned {_fmt(r.data)}, first run {_fmt(m.data)}"
+        assert r.ok and r.data == m.data, (
+            f"{sut.name}: {m.tool} after reset returned {_fmt(r.data)}, first run {_fmt(m.data)}"
+        )
     finally:
         s.close()
 
@@ -512,7 +550,9 @@ def test_same_seed_same_state_over_stdio(sut: ServerUnderTest) -> None:
     try:
         r_remote, r_local = rs.call(m.tool, m.args), ls.call(m.tool, m.args)
         assert r_remote.ok and r_local.ok, (r_remote.error, r_local.error)
-        assert r_remote.data == r_local.data == m.data, f"{sut.name}: {m.tool} gave different results over stdio and in-process"
+        assert r_remote.data == r_local.data == m.data, (
+            f"{sut.name}: {m.tool} gave different results over stdio and in-process"
+        )
         assert rs.state_hash() == ls.state_hash()
     finally:
         ls.close()
@@ -558,7 +598,12 @@ def test_direct_calls_answer_as_mcp_does(sut: ServerUnderTest, monkeypatch: pyte
         props = list(t.input_schema.get("properties", {}))
         if props:
             calls.append((t.name, {props[0]: {"not": ["a", "valid", "value"]}}))
-    calls += [("no_such_tool", {}), ("prove_admin_state_hash", {}), ("prove_admin_state", {}), ("prove_admin_reset", {"with_hash": False})]
+    calls += [
+        ("no_such_tool", {}),
+        ("prove_admin_state_hash", {}),
+        ("prove_admin_state", {}),
+        ("prove_admin_reset", {"with_hash": False}),
+    ]
     wire: dict[str, tuple[list[Any], list[Any], int]] = {}
     for direct in ("1", "0"):
         monkeypatch.setenv(DIRECT_CALLS_ENV, direct)
@@ -569,8 +614,12 @@ def test_direct_calls_answer_as_mcp_does(sut: ServerUnderTest, monkeypatch: pyte
         answered = server.direct_calls.answered if server.direct_calls is not None else 0
         wire[direct] = (recorder.results, errors, answered)
     (fast, fast_errors, answered), (mcp_path, mcp_errors, none) = wire["1"], wire["0"]
-    assert none == 0 and answered >= len(sut.calls) // 2, f"{sut.name}: the direct path answered {answered} of {len(calls)} calls"
+    assert none == 0 and answered >= len(sut.calls) // 2, (
+        f"{sut.name}: the direct path answered {answered} of {len(calls)} calls"
+    )
     assert len(fast) == len(mcp_path) == len(calls) - len(mcp_errors)
     for (name, args, a), b in zip(fast, mcp_path):
-        assert (name, args, a) == b, f"{sut.name}: {name}({_fmt(args)}) answered differently:\n  direct: {_fmt(a)}\n  mcp:    {_fmt(b)}"
+        assert (name, args, a) == b, (
+            f"{sut.name}: {name}({_fmt(args)}) answered differently:\n  direct: {_fmt(a)}\n  mcp:    {_fmt(b)}"
+        )
     assert fast_errors == mcp_errors

@@ -27,8 +27,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _params(name: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "servers", name], cwd=str(ROOT),
-                                 env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "servers", name],
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
 
 
 def hostile_calls(tools: list[Any], hints: dict[str, list[Any]]) -> list[tuple[str, dict[str, Any]]]:
@@ -63,7 +67,10 @@ async def sweep(name: str) -> tuple[int, list[str]]:
             while done < len(calls):
                 tool, args = calls[done]
                 done += 1
-                shown = {k: (v[:40] + f"...({len(v)} chars)" if isinstance(v, str) and len(v) > 40 else v) for k, v in args.items()}
+                shown = {
+                    k: (v[:40] + f"...({len(v)} chars)" if isinstance(v, str) and len(v) > 40 else v)
+                    for k, v in args.items()
+                }
                 t0 = time.perf_counter()
                 with anyio.move_on_after(HANG_S * 5) as scope:
                     r = await c.call_tool(tool, args)
@@ -74,8 +81,16 @@ async def sweep(name: str) -> tuple[int, list[str]]:
                 if took > HANG_S:
                     problems.append(f"{tool}({shown}): took {took:.1f} s")
                 text = r.content[0].text if r.content else ""
-                if r.is_error and not any(f": {code}: " in f" {text}" or text.startswith(f"{code}:") or f"Error executing tool {tool}: {code}:" in text
-                                          for code in NAMED_ERRORS) and "validation error" not in text:
+                if (
+                    r.is_error
+                    and not any(
+                        f": {code}: " in f" {text}"
+                        or text.startswith(f"{code}:")
+                        or f"Error executing tool {tool}: {code}:" in text
+                        for code in NAMED_ERRORS
+                    )
+                    and "validation error" not in text
+                ):
                     problems.append(f"{tool}({shown}): unnamed error {text[:200]!r}")
     return len(calls), problems
 

@@ -65,7 +65,9 @@ def test_concurrent_sessions_do_not_see_each_others_writes(bank: Environment) ->
         assert b.call("get_balance", {"account_id": aid}).data["balance"] == round(start + 7.25, 2)
         # each session numbers its own new entities from the seed's counters
         assert ra.data["transaction_id"] == rb.data["transaction_id"]
-        new_a = a.call("open_account", {"customer_id": acc["customer_id"], "account_type": "savings"}).data["account_id"]
+        new_a = a.call("open_account", {"customer_id": acc["customer_id"], "account_type": "savings"}).data[
+            "account_id"
+        ]
         assert b.call("get_account", {"account_id": new_a}).error_code == "not_found"
         assert a.state_hash() != b.state_hash()
     finally:
@@ -80,6 +82,7 @@ def test_truly_concurrent_calls_stay_isolated() -> None:
     async def main() -> dict[str, float]:
         out: dict[str, float] = {}
         async with Client(srv) as client:
+
             async def session(i: int) -> None:
                 meta = {SESSION_META_KEY: f"s{i}", SEED_META_KEY: 0}
                 for _ in range(i + 1):
@@ -91,7 +94,9 @@ def test_truly_concurrent_calls_stay_isolated() -> None:
             async with anyio.create_task_group() as tg:
                 for i in range(6):
                     tg.start_soon(session, i)
-            r = await client.call_tool("get_balance", {"account_id": "ACC-0001"}, meta={SESSION_META_KEY: "untouched", SEED_META_KEY: 0})
+            r = await client.call_tool(
+                "get_balance", {"account_id": "ACC-0001"}, meta={SESSION_META_KEY: "untouched", SEED_META_KEY: 0}
+            )
             out["untouched"] = r.structured_content["balance"]
         return out
 
@@ -108,7 +113,9 @@ def test_reset_restores_seeded_balances(bank: Environment) -> None:
         h0 = s.state_hash()
         acc = _a_funded_account(s)
         assert s.call("deposit", {"account_id": acc["account_id"], "amount": 123.45}).ok
-        assert s.call("open_account", {"customer_id": acc["customer_id"], "account_type": "credit", "initial_deposit": 5}).ok
+        assert s.call(
+            "open_account", {"customer_id": acc["customer_id"], "account_type": "credit", "initial_deposit": 5}
+        ).ok
         assert s.call("freeze_account", {"account_id": acc["account_id"], "reason": "travel"}).ok
         assert s.state_hash() != h0
         s.reset()
@@ -125,9 +132,13 @@ def test_same_seed_same_ids_over_stdio_and_inprocess(bank_local: Environment) ->
         s = env.session(seed)
         try:
             acc = _a_funded_account(s)
-            opened = s.call("open_account", {"customer_id": acc["customer_id"], "account_type": "savings", "initial_deposit": 20}).data
+            opened = s.call(
+                "open_account", {"customer_id": acc["customer_id"], "account_type": "savings", "initial_deposit": 20}
+            ).data
             dep = s.call("deposit", {"account_id": opened["account_id"], "amount": 5}).data
-            payee = s.call("add_payee", {"customer_id": acc["customer_id"], "name": "Water Co", "account_number": "1234567890"}).data
+            payee = s.call(
+                "add_payee", {"customer_id": acc["customer_id"], "name": "Water Co", "account_number": "1234567890"}
+            ).data
             return [acc["account_id"], opened["account_id"], dep["transaction_id"], payee["payee_id"], s.state_hash()]
         finally:
             s.close()
@@ -171,8 +182,12 @@ def test_bad_calls_name_the_problem_and_the_server_keeps_serving(bank: Environme
 
 # --------------------------------------------------------------------------- entry point
 def test_python_m_servers_stdio_with_a_plain_client() -> None:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "servers", "banking", "--transport", "stdio"],
-                                   env=_env_vars(), cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "servers", "banking", "--transport", "stdio"],
+        env=_env_vars(),
+        cwd=str(ROOT),
+    )
 
     async def main() -> None:
         with anyio.fail_after(60):
@@ -195,7 +210,10 @@ def test_python_m_servers_streamable_http_with_a_plain_client() -> None:
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "servers", "banking", "--transport", "http", "--port", str(port)],
-        cwd=str(ROOT), env=_env_vars(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=str(ROOT),
+        env=_env_vars(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         wait_for_port(port, timeout=30, proc=proc)
@@ -211,7 +229,9 @@ def test_python_m_servers_streamable_http_with_a_plain_client() -> None:
                 r = await client.call_tool("deposit", {"account_id": "ACC-0001", "amount": 1}, meta=meta)
                 assert not r.is_error, r.content
                 r2 = await client.call_tool("get_balance", {"account_id": "ACC-0001"})
-                assert r2.structured_content["balance"] != r.structured_content["balance_after"]  # default session untouched
+                assert (
+                    r2.structured_content["balance"] != r.structured_content["balance_after"]
+                )  # default session untouched
 
         anyio.run(main)
     finally:
@@ -234,7 +254,9 @@ def test_request_spans_are_dropped_without_a_tracer_provider_and_kept_when_asked
 
     async def balance(srv) -> float:
         async with Client(srv) as c:
-            r = await c.call_tool("get_balance", {"account_id": "ACC-0001"}, meta={SESSION_META_KEY: "t", SEED_META_KEY: 0})
+            r = await c.call_tool(
+                "get_balance", {"account_id": "ACC-0001"}, meta={SESSION_META_KEY: "t", SEED_META_KEY: 0}
+            )
             assert not r.is_error, r.content
             return r.structured_content["balance"]
 
@@ -255,7 +277,9 @@ def test_closed_sessions_are_dropped_even_when_the_call_carrying_the_close_fails
                 r = await c.call_tool("list_accounts", {}, meta={SESSION_META_KEY: sid, SEED_META_KEY: 0})
                 assert not r.is_error
             assert len(srv.store) == 2
-            bad = await c.call_tool("get_balance", {}, meta={SESSION_META_KEY: "c", SEED_META_KEY: 0, CLOSE_META_KEY: ["a", "b"]})
+            bad = await c.call_tool(
+                "get_balance", {}, meta={SESSION_META_KEY: "c", SEED_META_KEY: 0, CLOSE_META_KEY: ["a", "b"]}
+            )
             assert bad.is_error  # account_id missing: rejected before the handler
             assert len(srv.store) == 0  # yet the worlds of a and b are gone
 
@@ -334,7 +358,9 @@ def test_hooks_see_each_handler_and_middleware_of_servers_built_after_install() 
         HOOKS.handler_timer = Recorder()
         try:
             async with Client(after) as c:
-                r = await c.call_tool("list_accounts", {}, meta={SESSION_META_KEY: "h", SEED_META_KEY: 0, RESET_META_KEY: True})
+                r = await c.call_tool(
+                    "list_accounts", {}, meta={SESSION_META_KEY: "h", SEED_META_KEY: 0, RESET_META_KEY: True}
+                )
                 assert not r.is_error
                 bad = await c.call_tool("get_balance", {}, meta={SESSION_META_KEY: "h", SEED_META_KEY: 0})
                 assert bad.is_error  # rejected before any handler runs
@@ -393,7 +419,9 @@ def test_a_call_asking_for_the_state_hash_gets_it_in_its_results_meta(direct, mo
     async def main() -> list:
         async with Client(server) as c:
             acc = (await c.call_tool("list_accounts", {}, meta=meta)).structured_content["accounts"][0]["account_id"]
-            dep = await c.call_tool("deposit", {"account_id": acc, "amount": 5.0}, meta={**meta, STATE_HASH_META_KEY: True})
+            dep = await c.call_tool(
+                "deposit", {"account_id": acc, "amount": 5.0}, meta={**meta, STATE_HASH_META_KEY: True}
+            )
             after = (await c.call_tool("prove_admin_state_hash", {}, meta=meta)).structured_content["state_hash"]
             bad = await c.call_tool("get_balance", {"account_id": "ACC-9999"}, meta={**meta, STATE_HASH_META_KEY: True})
             plain = await c.call_tool("get_balance", {"account_id": acc}, meta=meta)

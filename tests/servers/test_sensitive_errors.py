@@ -19,7 +19,9 @@ SECRETS = ["98765", 98765, "Zq7#"]  # wrong length, wrong type, too short: none 
 
 def _server(name: str, direct: bool) -> EnvServer:
     mod = importlib.import_module(entry(name).module)
-    return EnvServer(name, seeder=mod.seed_world, category="test", description=name, tools=mod.TOOLS, direct_calls=direct)
+    return EnvServer(
+        name, seeder=mod.seed_world, category="test", description=name, tools=mod.TOOLS, direct_calls=direct
+    )
 
 
 async def _sensitive_errors(srv: EnvServer) -> list[tuple[str, str, object, str]]:
@@ -40,7 +42,9 @@ def test_a_malformed_secret_is_named_but_never_echoed(direct: bool) -> None:
         for tool, param, value, text in anyio.run(_sensitive_errors, _server(name, direct)):
             seen += 1
             assert text.startswith(f"Error executing tool {tool}: ") and "validation error" in text, (name, tool, text)
-            assert f"\n{param}\n" in text and "should" in text, f"{name}.{tool}: the error does not name {param}: {text}"
+            assert f"\n{param}\n" in text and "should" in text, (
+                f"{name}.{tool}: the error does not name {param}: {text}"
+            )
             assert str(value) not in text and "input_value" not in text, f"{name}.{tool}: {param} echoed: {text}"
     assert seen >= 10 * len(SECRETS)  # banking, trading, payments, iot_devices, vehicle and video_meeting take secrets
 

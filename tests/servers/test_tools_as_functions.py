@@ -17,7 +17,7 @@ from pipeline.env import Environment
 from servers import banking
 from servers.filesystem.tools_change import mv
 from servers.filesystem.tools_inspect import ls, stat
-from servers.kit import EnvServer, InvalidArgument, PermissionDenied, StateConflict, ToolSet, World
+from servers.kit import EnvServer, PermissionDenied, StateConflict, ToolSet, World
 from servers.registry import available, build, world
 from servers.shopping.tools import add_to_wishlist
 
@@ -26,13 +26,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_transfer_on_a_seeded_bank_world_moves_the_amount_between_both_balances():
     w = world("banking", 0)
-    src, dst = next((a, b) for a in w.accounts.values() for b in w.accounts.values()
-                    if a is not b and a.currency == b.currency and a.status == b.status == "active" and a.balance >= 50)
+    src, dst = next(
+        (a, b)
+        for a in w.accounts.values()
+        for b in w.accounts.values()
+        if a is not b and a.currency == b.currency and a.status == b.status == "active" and a.balance >= 50
+    )
     before_src, before_dst = src.balance, dst.balance
     pin = w.customers[src.customer_id].pin
     out = banking.transfer(w, src.account_id, dst.account_id, 25.0, pin, memo="rent share")
     assert (out.from_balance, out.to_balance) == (round(before_src - 25, 2), round(before_dst + 25, 2))
-    assert (w.accounts[src.account_id].balance, w.accounts[dst.account_id].balance) == (out.from_balance, out.to_balance)
+    assert (w.accounts[src.account_id].balance, w.accounts[dst.account_id].balance) == (
+        out.from_balance,
+        out.to_balance,
+    )
     assert [t.kind for t in w.transactions.values()][-2:] == ["transfer_out", "transfer_in"]
 
 
@@ -77,7 +84,13 @@ def test_served_tools_leave_the_world_out_of_their_signature_and_schema():
             return (await c.list_tools()).tools
 
     tools = {t.name: t for t in anyio.run(listed)}
-    assert list(tools["transfer"].input_schema["properties"]) == ["from_account_id", "to_account_id", "amount", "pin", "memo"]
+    assert list(tools["transfer"].input_schema["properties"]) == [
+        "from_account_id",
+        "to_account_id",
+        "amount",
+        "pin",
+        "memo",
+    ]
     assert list(inspect.signature(banking.transfer).parameters)[0] == "w"
     assert [t.name for t in banking.TOOLS] == list(tools)  # tools/list keeps the tool set's order
 
@@ -154,8 +167,12 @@ def test_build_with_a_seed_serves_the_world_the_pipeline_gets_for_that_seed():
 def test_prove_servers_serve_seed_serves_that_world_over_stdio():
     with Environment("crm") as env, env.session(5) as s:
         pipeline_hash = s.state_hash()
-    params = StdioServerParameters(command=sys.executable, args=["-m", "assets.cli", "servers", "serve", "crm", "--seed", "5"],
-                                   env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "assets.cli", "servers", "serve", "crm", "--seed", "5"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=str(ROOT),
+    )
 
     async def run() -> str:
         with anyio.fail_after(60):
@@ -167,6 +184,12 @@ def test_prove_servers_serve_seed_serves_that_world_over_stdio():
 
 
 def test_prove_servers_serve_refuses_a_seed_that_is_not_a_number():
-    r = subprocess.run([sys.executable, "-m", "assets.cli", "servers", "serve", "crm", "--seed", "x"],
-                       capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=str(ROOT))
+    r = subprocess.run(
+        [sys.executable, "-m", "assets.cli", "servers", "serve", "crm", "--seed", "x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=str(ROOT),
+    )
     assert r.returncode == 2 and "--seed" in r.stderr and "invalid int value: 'x'" in r.stderr

@@ -18,14 +18,31 @@ from mcp.types import ToolAnnotations
 srv = MCPServer("bank-api", log_level="ERROR")
 READ = ToolAnnotations(read_only_hint=True)
 ACCOUNTS = {
-    "ACC-1001": {"account_number": "ACC-1001", "type": "checking", "owner": "alice", "balance": 1520.75, "currency": "USD"},
-    "ACC-1002": {"account_number": "ACC-1002", "type": "savings", "owner": "alice", "balance": 8300.0, "currency": "USD"},
+    "ACC-1001": {
+        "account_number": "ACC-1001",
+        "type": "checking",
+        "owner": "alice",
+        "balance": 1520.75,
+        "currency": "USD",
+    },
+    "ACC-1002": {
+        "account_number": "ACC-1002",
+        "type": "savings",
+        "owner": "alice",
+        "balance": 8300.0,
+        "currency": "USD",
+    },
     "ACC-2001": {"account_number": "ACC-2001", "type": "checking", "owner": "bob", "balance": 240.1, "currency": "USD"},
 }
 TRANSACTIONS = {
     "T1001": {"transaction_id": "T1001", "account_number": "ACC-1001", "amount": -42.5, "description": "Coffee Corner"},
     "T1002": {"transaction_id": "T1002", "account_number": "ACC-1001", "amount": 2100.0, "description": "Salary"},
-    "T1003": {"transaction_id": "T1003", "account_number": "ACC-1002", "amount": 500.0, "description": "Monthly saving"},
+    "T1003": {
+        "transaction_id": "T1003",
+        "account_number": "ACC-1002",
+        "amount": 500.0,
+        "description": "Monthly saving",
+    },
 }
 STATE = {"user": None}
 
@@ -67,7 +84,9 @@ def logout() -> str:
 def list_accounts() -> str:
     """List the accounts of the logged-in user."""
     name = user()
-    return json.dumps([{k: a[k] for k in ("account_number", "type", "balance")} for a in ACCOUNTS.values() if a["owner"] == name])
+    return json.dumps(
+        [{k: a[k] for k in ("account_number", "type", "balance")} for a in ACCOUNTS.values() if a["owner"] == name]
+    )
 
 
 @srv.tool(structured_output=False, annotations=READ)
@@ -89,8 +108,12 @@ def transfer(from_account: str, to_account: str, amount: float) -> str:
     src["balance"] = round(src["balance"] - amount, 2)
     ACCOUNTS[to_account]["balance"] = round(ACCOUNTS[to_account]["balance"] + amount, 2)
     tid = f"T{1001 + len(TRANSACTIONS)}"
-    TRANSACTIONS[tid] = {"transaction_id": tid, "account_number": from_account, "amount": -amount,
-                         "description": f"Transfer to {to_account}"}
+    TRANSACTIONS[tid] = {
+        "transaction_id": tid,
+        "account_number": from_account,
+        "amount": -amount,
+        "description": f"Transfer to {to_account}",
+    }
     return json.dumps({"status": "completed", "transaction_id": tid, "new_balance": src["balance"]})
 
 
@@ -99,7 +122,9 @@ def list_transactions(account_number: str) -> str:
     """List the transactions of an account, newest last, one per line."""
     own(account_number)
     rows = [t for t in TRANSACTIONS.values() if t["account_number"] == account_number]
-    return "\n".join(f"{t['transaction_id']}  {t['amount']:+.2f}  {t['description']}" for t in rows) or "no transactions"
+    return (
+        "\n".join(f"{t['transaction_id']}  {t['amount']:+.2f}  {t['description']}" for t in rows) or "no transactions"
+    )
 
 
 @srv.tool(structured_output=False)

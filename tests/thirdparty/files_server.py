@@ -9,8 +9,8 @@ Run: python tests/thirdparty/files_server.py [--root DIR] [--http PORT]
 
 import argparse
 import difflib
-import functools
 import fnmatch
+import functools
 import json
 from pathlib import Path
 
@@ -36,14 +36,20 @@ class Edit(BaseModel):
 
 def fs_errors(fn):
     """File system errors come back as tool errors in Node's style (``EISDIR: ...``), as the published server's do."""
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except OSError as exc:
-            code = {21: "EISDIR", 20: "ENOTDIR", 17: "EEXIST", 2: "ENOENT", 39: "ENOTEMPTY", 22: "EINVAL"}.get(exc.errno or 0, "EIO")
-            where = rel(Path(exc.filename)) if exc.filename and ROOT in Path(exc.filename).parents else exc.filename or ''
+            code = {21: "EISDIR", 20: "ENOTDIR", 17: "EEXIST", 2: "ENOENT", 39: "ENOTEMPTY", 22: "EINVAL"}.get(
+                exc.errno or 0, "EIO"
+            )
+            where = (
+                rel(Path(exc.filename)) if exc.filename and ROOT in Path(exc.filename).parents else exc.filename or ""
+            )
             raise ToolError(f"{code}: {exc.strerror or exc}, '{where}'") from None
+
     return wrapper
 
 
@@ -175,8 +181,11 @@ def search_files(path: str, pattern: str) -> str:
     from the starting path. The search is case-insensitive and matches partial names. Returns full paths to
     all matching items."""
     base = existing(path, "dir")
-    hits = [rel(c) for c in sorted(base.rglob("*"))
-            if pattern.lower() in c.name.lower() or fnmatch.fnmatch(c.name.lower(), pattern.lower())]
+    hits = [
+        rel(c)
+        for c in sorted(base.rglob("*"))
+        if pattern.lower() in c.name.lower() or fnmatch.fnmatch(c.name.lower(), pattern.lower())
+    ]
     return "\n".join(hits) if hits else "No matches found"
 
 
@@ -186,9 +195,12 @@ def get_file_info(path: str) -> str:
     """Retrieve detailed metadata about a file or directory."""
     target = existing(path)
     n = WRITES.get(rel(target), 0)
-    lines = [f"size: {target.stat().st_size if target.is_file() else 0}",
-             f"modified: 2025-01-01T00:00:{n:02d}Z",
-             f"isDirectory: {str(target.is_dir()).lower()}", f"isFile: {str(target.is_file()).lower()}"]
+    lines = [
+        f"size: {target.stat().st_size if target.is_file() else 0}",
+        f"modified: 2025-01-01T00:00:{n:02d}Z",
+        f"isDirectory: {str(target.is_dir()).lower()}",
+        f"isFile: {str(target.is_file()).lower()}",
+    ]
     return "\n".join(lines)
 
 

@@ -80,8 +80,10 @@ def dumps(obj) -> str:
 
 
 def subgraph(graph: dict, names: set[str]) -> dict:
-    return {"entities": [e for e in graph["entities"] if e["name"] in names],
-            "relations": [r for r in graph["relations"] if r["from"] in names and r["to"] in names]}
+    return {
+        "entities": [e for e in graph["entities"] if e["name"] in names],
+        "relations": [r for r in graph["relations"] if r["from"] in names and r["to"] in names],
+    }
 
 
 @srv.tool(structured_output=False)
@@ -167,8 +169,11 @@ def search_nodes(query: str) -> str:
     """Search for nodes in the knowledge graph based on a query"""
     graph = load()
     q = query.lower()
-    names = {e["name"] for e in graph["entities"]
-             if q in e["name"].lower() or q in e["entityType"].lower() or any(q in o.lower() for o in e["observations"])}
+    names = {
+        e["name"]
+        for e in graph["entities"]
+        if q in e["name"].lower() or q in e["entityType"].lower() or any(q in o.lower() for o in e["observations"])
+    }
     return dumps(subgraph(graph, names))
 
 

@@ -31,9 +31,11 @@ class NoteList(BaseModel):
 
 def load() -> dict:
     if not STORE.exists():
-        seed = {"n1": {"note_id": "n1", "title": "Groceries", "body": "milk, eggs", "folder": "home"},
-                "n2": {"note_id": "n2", "title": "Standup", "body": "ship the fix", "folder": "work"},
-                "n3": {"note_id": "n3", "title": "Trip", "body": "book hotel", "folder": "home"}}
+        seed = {
+            "n1": {"note_id": "n1", "title": "Groceries", "body": "milk, eggs", "folder": "home"},
+            "n2": {"note_id": "n2", "title": "Standup", "body": "ship the fix", "folder": "work"},
+            "n3": {"note_id": "n3", "title": "Trip", "body": "book hotel", "folder": "home"},
+        }
         STORE.write_text(json.dumps(seed))
     return json.loads(STORE.read_text())
 

@@ -22,7 +22,11 @@ PY = sys.executable
 
 
 def seed_hashes() -> dict[str, str]:
-    return {p.relative_to(SEEDS).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(SEEDS.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(SEEDS).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(SEEDS.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +61,9 @@ async def session(target, steps):
 
 
 def run_stdio(script: str, cwd: Path, steps, env: dict | None = None):
-    params = StdioServerParameters(command=PY, args=[str(HERE / script)], cwd=str(cwd), env={**os.environ, **(env or {})})
+    params = StdioServerParameters(
+        command=PY, args=[str(HERE / script)], cwd=str(cwd), env={**os.environ, **(env or {})}
+    )
     return asyncio.run(session(params, steps))
 
 
@@ -77,16 +83,31 @@ def assert_published_shape(tools, *, unannotated_expected: bool = True):
 
 def test_memory_server_keys_entities_by_name_and_writes_only_its_working_copy(tmp_path):
     wd = workdir(tmp_path, "memory")
-    tools, out = run_stdio("memory_server.py", wd, [
-        ("open_nodes", {"names": ["Ada Lovelace"]}),
-        ("create_entities", {"entities": [{"name": "Grace Hopper", "entityType": "person", "observations": ["wrote a compiler"]}]}),
-        ("create_relations", {"relations": [{"from": "Grace Hopper", "to": "London", "relationType": "visited"}]}),
-        ("search_nodes", {"query": "compiler"}),
-        ("add_observations", {"observations": [{"entityName": "Nobody", "contents": ["x"]}]}),
-    ])
+    tools, out = run_stdio(
+        "memory_server.py",
+        wd,
+        [
+            ("open_nodes", {"names": ["Ada Lovelace"]}),
+            (
+                "create_entities",
+                {"entities": [{"name": "Grace Hopper", "entityType": "person", "observations": ["wrote a compiler"]}]},
+            ),
+            ("create_relations", {"relations": [{"from": "Grace Hopper", "to": "London", "relationType": "visited"}]}),
+            ("search_nodes", {"query": "compiler"}),
+            ("add_observations", {"observations": [{"entityName": "Nobody", "contents": ["x"]}]}),
+        ],
+    )
     assert_published_shape(tools)
-    assert {t.name for t in tools} >= {"create_entities", "create_relations", "add_observations", "delete_entities",
-                                       "delete_observations", "read_graph", "search_nodes", "open_nodes"}
+    assert {t.name for t in tools} >= {
+        "create_entities",
+        "create_relations",
+        "add_observations",
+        "delete_entities",
+        "delete_observations",
+        "read_graph",
+        "search_nodes",
+        "open_nodes",
+    }
     opened = json.loads(out[0][1])
     assert [e["name"] for e in opened["entities"]] == ["Ada Lovelace"]
     assert json.loads(out[3][1])["entities"][0]["name"] == "Grace Hopper"
@@ -98,12 +119,19 @@ def test_memory_server_keys_entities_by_name_and_writes_only_its_working_copy(tm
 def test_memory_server_over_streamable_http(tmp_path):
     wd = workdir(tmp_path, "memory")
     port = free_port()
-    proc = subprocess.Popen([PY, str(HERE / "memory_server.py"), "--http", str(port)], cwd=wd,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [PY, str(HERE / "memory_server.py"), "--http", str(port)],
+        cwd=wd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_port(port, proc=proc)
-        tools, out = asyncio.run(session(f"http://127.0.0.1:{port}/mcp", [
-            ("delete_entities", {"entityNames": ["London"]}), ("read_graph", {})]))
+        tools, out = asyncio.run(
+            session(
+                f"http://127.0.0.1:{port}/mcp", [("delete_entities", {"entityNames": ["London"]}), ("read_graph", {})]
+            )
+        )
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -115,15 +143,19 @@ def test_memory_server_over_streamable_http(tmp_path):
 
 def test_files_server_lists_as_text_and_refuses_paths_outside_its_root(tmp_path):
     wd = workdir(tmp_path, "files")
-    tools, out = run_stdio("files_server.py", wd, [
-        ("list_directory", {"path": "."}),
-        ("write_file", {"path": "notes/plan.md", "content": "ship it\n"}),
-        ("read_file", {"path": "notes/plan.md"}),
-        ("get_file_info", {"path": "notes/plan.md"}),
-        ("read_file", {"path": "../outside.txt"}),
-        ("move_file", {"source": "todo.txt", "destination": "archive/todo.txt"}),
-        ("search_files", {"path": ".", "pattern": "todo"}),
-    ])
+    tools, out = run_stdio(
+        "files_server.py",
+        wd,
+        [
+            ("list_directory", {"path": "."}),
+            ("write_file", {"path": "notes/plan.md", "content": "ship it\n"}),
+            ("read_file", {"path": "notes/plan.md"}),
+            ("get_file_info", {"path": "notes/plan.md"}),
+            ("read_file", {"path": "../outside.txt"}),
+            ("move_file", {"source": "todo.txt", "destination": "archive/todo.txt"}),
+            ("search_files", {"path": ".", "pattern": "todo"}),
+        ],
+    )
     assert_published_shape(tools)
     assert out[0] == (False, "[FILE] README.md\n[DIR] archive\n[DIR] notes\n[DIR] projects\n[FILE] todo.txt")
     assert out[2] == (False, "ship it\n")
@@ -135,13 +167,17 @@ def test_files_server_lists_as_text_and_refuses_paths_outside_its_root(tmp_path)
 
 def test_sqlite_server_answers_repr_rows_from_a_database_built_from_the_seed_script(tmp_path):
     wd = workdir(tmp_path, "sqlite")
-    tools, out = run_stdio("sqlite_server.py", wd, [
-        ("list_tables", {}),
-        ("write_query", {"query": "UPDATE products SET stock = stock - 1 WHERE id = 1"}),
-        ("read_query", {"query": "SELECT name, stock FROM products WHERE id = 1"}),
-        ("read_query", {"query": "DELETE FROM products"}),
-        ("describe_table", {"table_name": "nope"}),
-    ])
+    tools, out = run_stdio(
+        "sqlite_server.py",
+        wd,
+        [
+            ("list_tables", {}),
+            ("write_query", {"query": "UPDATE products SET stock = stock - 1 WHERE id = 1"}),
+            ("read_query", {"query": "SELECT name, stock FROM products WHERE id = 1"}),
+            ("read_query", {"query": "DELETE FROM products"}),
+            ("describe_table", {"table_name": "nope"}),
+        ],
+    )
     assert_published_shape(tools)
     assert out[0] == (False, "[{'name': 'customers'}, {'name': 'orders'}, {'name': 'products'}]")
     assert out[1] == (False, "[{'affected_rows': 1}]")
@@ -153,14 +189,19 @@ def test_sqlite_server_answers_repr_rows_from_a_database_built_from_the_seed_scr
 
 def test_bank_api_refuses_everything_until_login(tmp_path):
     wd = workdir(tmp_path, None)
-    tools, out = run_stdio("bank_api_server.py", wd, [
-        ("list_accounts", {}),
-        ("login", {"username": "alice", "password": "wrong"}),
-        ("login", {"username": "alice", "password": "s3cret"}),
-        ("transfer", {"from_account": "ACC-1001", "to_account": "ACC-1002", "amount": 20}),
-        ("get_transaction", {"transaction_id": "T1004"}),
-        ("get_account", {"account_number": "ACC-1001"}),
-    ], env={"BANK_PASSWORD": "s3cret"})
+    tools, out = run_stdio(
+        "bank_api_server.py",
+        wd,
+        [
+            ("list_accounts", {}),
+            ("login", {"username": "alice", "password": "wrong"}),
+            ("login", {"username": "alice", "password": "s3cret"}),
+            ("transfer", {"from_account": "ACC-1001", "to_account": "ACC-1002", "amount": 20}),
+            ("get_transaction", {"transaction_id": "T1004"}),
+            ("get_account", {"account_number": "ACC-1001"}),
+        ],
+        env={"BANK_PASSWORD": "s3cret"},
+    )
     assert_published_shape(tools)
     assert failed(out[0], "not logged in: call login(username, password) first")
     assert failed(out[1], "login failed: invalid username or password")
@@ -172,15 +213,19 @@ def test_bank_api_refuses_everything_until_login(tmp_path):
 def test_vehicle_engine_needs_brake_and_locked_doors(tmp_path):
     wd = workdir(tmp_path, None)
     all_doors = ["driver", "passenger", "rear_left", "rear_right"]
-    tools, out = run_stdio("vehicle_server.py", wd, [
-        ("start_engine", {}),
-        ("press_brake_pedal", {"pedal_position": 1.0}),
-        ("start_engine", {}),
-        ("lock_doors", {"doors": all_doors}),
-        ("start_engine", {}),
-        ("set_navigation", {"destination": "Tire shop"}),
-        ("display_status", {}),
-    ])
+    tools, out = run_stdio(
+        "vehicle_server.py",
+        wd,
+        [
+            ("start_engine", {}),
+            ("press_brake_pedal", {"pedal_position": 1.0}),
+            ("start_engine", {}),
+            ("lock_doors", {"doors": all_doors}),
+            ("start_engine", {}),
+            ("set_navigation", {"destination": "Tire shop"}),
+            ("display_status", {}),
+        ],
+    )
     assert_published_shape(tools)
     assert failed(out[0], "cannot start the engine: press the brake pedal fully first")
     assert failed(out[2], "cannot start the engine: doors unlocked: driver, passenger, rear_left, rear_right")
@@ -204,14 +249,18 @@ def test_shipped_servers_file_names_the_fixture_scripts_and_seed_dirs():
 
 
 def test_git_server_lists_branches_and_commits_as_text_lines(tmp_path):
-    tools, out = run_stdio("git_server.py", workdir(tmp_path, None), [
-        ("git_branch", {"repo_path": "."}),
-        ("git_add", {"repo_path": ".", "files": ["app.py"]}),
-        ("git_commit", {"repo_path": ".", "message": "Add app"}),
-        ("git_log", {"repo_path": ".", "max_count": 2}),
-        ("git_checkout", {"repo_path": ".", "branch_name": "nope"}),
-        ("git_status", {"repo_path": "/elsewhere"}),
-    ])
+    tools, out = run_stdio(
+        "git_server.py",
+        workdir(tmp_path, None),
+        [
+            ("git_branch", {"repo_path": "."}),
+            ("git_add", {"repo_path": ".", "files": ["app.py"]}),
+            ("git_commit", {"repo_path": ".", "message": "Add app"}),
+            ("git_log", {"repo_path": ".", "max_count": 2}),
+            ("git_checkout", {"repo_path": ".", "branch_name": "nope"}),
+            ("git_status", {"repo_path": "/elsewhere"}),
+        ],
+    )
     assert_published_shape(tools)
     assert out[0] == (False, "  feature/login\n* main")
     new_id = out[2][1].rsplit(" ", 1)[1]
@@ -221,11 +270,15 @@ def test_git_server_lists_branches_and_commits_as_text_lines(tmp_path):
 
 
 def test_files_server_reports_file_system_errors_as_tool_errors(tmp_path):
-    tools, out = run_stdio("files_server.py", workdir(tmp_path, "files"), [
-        ("write_file", {"path": "notes", "content": "x"}),
-        ("create_directory", {"path": "todo.txt/sub"}),
-        ("list_directory", {"path": "."}),
-    ])
+    tools, out = run_stdio(
+        "files_server.py",
+        workdir(tmp_path, "files"),
+        [
+            ("write_file", {"path": "notes", "content": "x"}),
+            ("create_directory", {"path": "todo.txt/sub"}),
+            ("list_directory", {"path": "."}),
+        ],
+    )
     assert failed(out[0], "EISDIR: Is a directory, 'notes'")
     assert failed(out[1], "ENOTDIR: Not a directory, 'todo.txt/sub'")
     assert not out[2][0]

@@ -17,11 +17,21 @@ from mcp.types import ToolAnnotations
 srv = MCPServer("vehicle-control", log_level="ERROR")
 READ = ToolAnnotations(read_only_hint=True)
 DOORS = ("driver", "passenger", "rear_left", "rear_right")
-PLACES = {"Home": "12 Elm Street", "Office": "400 Market Street", "Airport": "1 Terminal Road",
-          "Gym": "88 River Lane", "Tire shop": "5 Garage Way"}
+PLACES = {
+    "Home": "12 Elm Street",
+    "Office": "400 Market Street",
+    "Airport": "1 Terminal Road",
+    "Gym": "88 River Lane",
+    "Tire shop": "5 Garage Way",
+}
 TIRES = {"front_left": 32.0, "front_right": 32.0, "rear_left": 30.0, "rear_right": 26.5}
-CAR = {"engine": "stopped", "brake": 0.0, "doors": {d: "unlocked" for d in DOORS}, "destination": None,
-       "climate": {"temperature": 21.0, "unit": "celsius", "fan_speed": 2, "mode": "auto"}}
+CAR = {
+    "engine": "stopped",
+    "brake": 0.0,
+    "doors": {d: "unlocked" for d in DOORS},
+    "destination": None,
+    "climate": {"temperature": 21.0, "unit": "celsius", "fan_speed": 2, "mode": "auto"},
+}
 
 
 @srv.tool(structured_output=False)
@@ -74,8 +84,12 @@ def lock_doors(doors: list[str], unlock: bool = False) -> str:
 
 
 @srv.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False))
-def set_climate(temperature: float, unit: Literal["celsius", "fahrenheit"] = "celsius", fan_speed: int = 2,
-                mode: Literal["auto", "cool", "heat", "defrost"] = "auto") -> str:
+def set_climate(
+    temperature: float,
+    unit: Literal["celsius", "fahrenheit"] = "celsius",
+    fan_speed: int = 2,
+    mode: Literal["auto", "cool", "heat", "defrost"] = "auto",
+) -> str:
     """Set the cabin climate: target temperature, unit, fan speed (0-5) and mode."""
     if not 0 <= fan_speed <= 5:
         raise ToolError("fan_speed must be between 0 and 5")
@@ -110,9 +124,15 @@ def display_status() -> str:
     """This tool can be used to get information. Use this tool when needed."""
     doors = ", ".join(f"{d}={s}" for d, s in CAR["doors"].items())
     c = CAR["climate"]
-    return "\n".join([f"engine: {CAR['engine']}", f"brake: {CAR['brake']:.1f}", f"doors: {doors}",
-                      f"climate: {c['temperature']:g} {c['unit']}, fan {c['fan_speed']}, {c['mode']}",
-                      f"destination: {CAR['destination'] or 'none'}"])
+    return "\n".join(
+        [
+            f"engine: {CAR['engine']}",
+            f"brake: {CAR['brake']:.1f}",
+            f"doors: {doors}",
+            f"climate: {c['temperature']:g} {c['unit']}, fan {c['fan_speed']}, {c['mode']}",
+            f"destination: {CAR['destination'] or 'none'}",
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -11,9 +11,17 @@ import yaml
 from training.config import TrainConfig, family_lr, load_train_config
 from training.tiny import load_policy, train_tokenizer_on_conversations
 
-CONV = [{"role": "system", "content": "s"}, {"role": "user", "content": "balance of ACC-1?"},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "get_balance", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "c", "content": "{}"}, {"role": "assistant", "content": "ok"}]
+CONV = [
+    {"role": "system", "content": "s"},
+    {"role": "user", "content": "balance of ACC-1?"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c", "type": "function", "function": {"name": "get_balance", "arguments": "{}"}}],
+    },
+    {"role": "tool", "tool_call_id": "c", "content": "{}"},
+    {"role": "assistant", "content": "ok"},
+]
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +30,17 @@ def hub_model(tmp_path_factory):
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     tok = train_tokenizer_on_conversations([{"messages": CONV}] * 4, vocab_size=400)
-    cfg = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                      num_key_value_heads=1, max_position_embeddings=512, pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+    cfg = Qwen2Config(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=512,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
     path = tmp_path_factory.mktemp("hub") / "qwen2-tiny"
     Qwen2ForCausalLM(cfg).to(torch.bfloat16).save_pretrained(path)
     tok.save_pretrained(path)
@@ -42,7 +59,9 @@ def test_hub_model_config_gets_the_paper_defaults_and_validates_against_grpo_con
     assert cfg.grpo_steps == 3 and cfg.lr == 1e-6 and cfg.model_dtype == "float32" and not cfg.enable_thinking
     assert cfg.grpo_args["bf16"] is True and cfg.grpo_args["logging_steps"] == 1  # merged key by key
     args = grpo_config(cfg.model_copy(update={"use_cpu": True}), tmp_path)
-    assert isinstance(args, GRPOConfig) and args.bf16 and args.gradient_checkpointing  # fp32 master weights, bf16 autocast
+    assert (
+        isinstance(args, GRPOConfig) and args.bf16 and args.gradient_checkpointing
+    )  # fp32 master weights, bf16 autocast
     assert (args.beta, args.num_generations, args.per_device_train_batch_size, args.max_steps) == (0.01, 16, 16, 3)
     assert args.learning_rate == 1e-6 and args.gradient_accumulation_steps == 16
     model, tok = load_policy(cfg.model, dtype=cfg.model_dtype)  # saved in bf16, loaded with fp32 master weights
@@ -86,8 +105,20 @@ def test_prompts_render_without_a_thinking_block_unless_asked():
     from training.tiny import CHAT_TEMPLATE
 
     tok = train_tokenizer_on_conversations([{"messages": CONV}] * 4, vocab_size=400)
-    tok.chat_template = CHAT_TEMPLATE + "{%- if add_generation_prompt and (enable_thinking is not defined or enable_thinking) %}<think>{% endif %}"
-    task = Task(example_id="e", kind="multi_turn", server="banking", env_seed=0, messages=CONV, tools=[], tools_json="[]",
-                reference=[[]], user_turns=["balance of ACC-1?"])
+    tok.chat_template = (
+        CHAT_TEMPLATE
+        + "{%- if add_generation_prompt and (enable_thinking is not defined or enable_thinking) %}<think>{% endif %}"
+    )
+    task = Task(
+        example_id="e",
+        kind="multi_turn",
+        server="banking",
+        env_seed=0,
+        messages=CONV,
+        tools=[],
+        tools_json="[]",
+        reference=[[]],
+        user_turns=["balance of ACC-1?"],
+    )
     assert not ChatFormat(tok, TrainConfig().template_kwargs()).prompt_text(task).endswith("<think>")
     assert ChatFormat(tok, TrainConfig(enable_thinking=True).template_kwargs()).prompt_text(task).endswith("<think>")

@@ -19,17 +19,39 @@ def corpus(tmp_path_factory):
 
 def test_fixture_corpus_has_the_corpus_columns(corpus):
     df = pl.read_parquet(corpus / "train.parquet")
-    assert {"example_id", "kind", "servers", "env_seed", "messages", "tools", "reference", "augmentations", "split"} <= set(df.columns)
+    assert {
+        "example_id",
+        "kind",
+        "servers",
+        "env_seed",
+        "messages",
+        "tools",
+        "reference",
+        "augmentations",
+        "split",
+    } <= set(df.columns)
     row = df.row(0, named=True)
     assert row["servers"] == ["banking"] and isinstance(json.loads(row["reference"]), list)
 
 
 def test_sft_then_grpo_changes_the_weights_and_reports_three_phases_with_intervals(corpus, tmp_path):
-    cfg = TrainConfig(sft_steps=10, grpo_steps=2, batch_size=8, num_generations=4, eval_limit=6, max_new_tokens=24,
-                      max_completion_length=96, bootstrap_samples=200)
+    cfg = TrainConfig(
+        sft_steps=10,
+        grpo_steps=2,
+        batch_size=8,
+        num_generations=4,
+        eval_limit=6,
+        max_new_tokens=24,
+        max_completion_length=96,
+        bootstrap_samples=200,
+    )
     calls: list[tuple] = []
-    out = train(corpus, tmp_path / "run", cfg, progress=lambda phase, step, total, **m: calls.append((phase, step, total, m)))
-    before = load_file(tmp_path / "run" / "grpo_init" / "model.safetensors")  # the policy GRPO started from (the KL reference)
+    out = train(
+        corpus, tmp_path / "run", cfg, progress=lambda phase, step, total, **m: calls.append((phase, step, total, m))
+    )
+    before = load_file(
+        tmp_path / "run" / "grpo_init" / "model.safetensors"
+    )  # the policy GRPO started from (the KL reference)
     after = load_file(tmp_path / "run" / "checkpoint" / "model.safetensors")
     name = "model.layers.0.self_attn.q_proj.weight"
     assert not before[name].equal(after[name])
@@ -69,8 +91,17 @@ def test_a_task_limit_takes_a_stable_sample_by_example_id_not_the_first_rows(cor
 def test_lora_grpo_trains_adapters_and_saves_a_merged_plain_checkpoint(corpus, tmp_path):
     from transformers import AutoModelForCausalLM
 
-    cfg = TrainConfig(sft_steps=0, grpo_steps=1, batch_size=4, num_generations=2, eval_limit=2, max_new_tokens=16,
-                      max_completion_length=48, bootstrap_samples=100, lora={"r": 4, "alpha": 8, "target_modules": ["q_proj", "v_proj"]})
+    cfg = TrainConfig(
+        sft_steps=0,
+        grpo_steps=1,
+        batch_size=4,
+        num_generations=2,
+        eval_limit=2,
+        max_new_tokens=16,
+        max_completion_length=48,
+        bootstrap_samples=100,
+        lora={"r": 4, "alpha": 8, "target_modules": ["q_proj", "v_proj"]},
+    )
     train(corpus, tmp_path / "run", cfg)
     saved = load_file(tmp_path / "run" / "checkpoint" / "model.safetensors")
     assert not any("lora" in k for k in saved)  # adapters merged into the base weights
@@ -86,16 +117,49 @@ def test_two_processes_train_and_only_the_main_one_evaluates_and_writes(corpus, 
     import sys
     from pathlib import Path
 
-    cfg = {"sft_steps": 2, "sft_batch_size": 2, "grpo_steps": 2, "batch_size": 4, "num_generations": 2, "eval_limit": 2,
-           "max_new_tokens": 12, "max_completion_length": 48, "bootstrap_samples": 100, "torch_threads": 1, "use_cpu": True}
+    cfg = {
+        "sft_steps": 2,
+        "sft_batch_size": 2,
+        "grpo_steps": 2,
+        "batch_size": 4,
+        "num_generations": 2,
+        "eval_limit": 2,
+        "max_new_tokens": 12,
+        "max_completion_length": 48,
+        "bootstrap_samples": 100,
+        "torch_threads": 1,
+        "use_cpu": True,
+    }
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    p = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "-m", "training.train",
-                        "--corpus", str(corpus), "--out", str(tmp_path / "run"), "--config", json.dumps(cfg)],
-                       capture_output=True, text=True, timeout=300, env=env, cwd=root)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            "-m",
+            "training.train",
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(tmp_path / "run"),
+            "--config",
+            json.dumps(cfg),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=root,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     assert '"rank": 1' in p.stdout and p.stdout.count('"eval_report"') == 1  # rank 1 neither evaluates nor reports
     lines = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
-    assert [r["step"] for r in lines if r["phase"] == "grpo" and "reward" in r] == [1, 2]  # one line per step, not per rank
+    assert [r["step"] for r in lines if r["phase"] == "grpo" and "reward" in r] == [
+        1,
+        2,
+    ]  # one line per step, not per rank
     report = json.loads((tmp_path / "run" / "eval_report.json").read_text())
     assert set(report["phases"]) == {"before", "after_sft", "after_grpo"}

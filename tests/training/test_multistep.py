@@ -55,7 +55,11 @@ class ReadingPolicy(torch.nn.Module):
         rows = []
         for ids, att in zip(input_ids.tolist(), attention_mask.tolist()):
             context = self.tok.decode([i for i, a in zip(ids, att) if a], skip_special_tokens=False)
-            rows.append(self.tok(self._next(context) + self.tok.eos_token, add_special_tokens=False)["input_ids"][:max_new_tokens])
+            rows.append(
+                self.tok(self._next(context) + self.tok.eos_token, add_special_tokens=False)["input_ids"][
+                    :max_new_tokens
+                ]
+            )
         width = max(map(len, rows))
         new = torch.tensor([r + [pad_token_id] * (width - len(r)) for r in rows])
         return torch.cat([input_ids, new], dim=1)
@@ -75,14 +79,35 @@ def banking():
 
 
 def _task(tools, customer_id, account_id) -> Task:
-    ref = [[{"name": "list_accounts", "arguments": {"customer_id": customer_id}, "depends_on": []},
-            {"name": "get_balance", "arguments": {"account_id": account_id}, "depends_on": [0]}],
-           [{"name": "deposit", "arguments": {"account_id": account_id, "amount": 10.0}, "depends_on": [1]}]]
-    users = [f"List the accounts of customer {customer_id}, then the balance of the first one.", "Now deposit 10 into it."]
-    msgs = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": users[0]},
-            {"role": "assistant", "content": "Done."}, {"role": "user", "content": users[1]}, {"role": "assistant", "content": "Done."}]
-    return Task(example_id="t0", kind="multi_turn", server="banking", env_seed=0, messages=msgs, tools=tools,
-                tools_json=json.dumps(tools), reference=ref, user_turns=users)
+    ref = [
+        [
+            {"name": "list_accounts", "arguments": {"customer_id": customer_id}, "depends_on": []},
+            {"name": "get_balance", "arguments": {"account_id": account_id}, "depends_on": [0]},
+        ],
+        [{"name": "deposit", "arguments": {"account_id": account_id, "amount": 10.0}, "depends_on": [1]}],
+    ]
+    users = [
+        f"List the accounts of customer {customer_id}, then the balance of the first one.",
+        "Now deposit 10 into it.",
+    ]
+    msgs = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": users[0]},
+        {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": users[1]},
+        {"role": "assistant", "content": "Done."},
+    ]
+    return Task(
+        example_id="t0",
+        kind="multi_turn",
+        server="banking",
+        env_seed=0,
+        messages=msgs,
+        tools=tools,
+        tools_json=json.dumps(tools),
+        reference=ref,
+        user_turns=users,
+    )
 
 
 def _fmt(task: Task) -> ChatFormat:
@@ -107,7 +132,9 @@ def test_second_call_takes_its_argument_from_the_first_result_and_results_carry_
     tok = fmt.tok
     policy = tok.decode([t for t, m in zip(tr.completion_ids, tr.env_mask) if m == 1])
     other = tok.decode([t for t, m in zip(tr.completion_ids, tr.env_mask) if m == 0])
-    assert policy == "".join(tr.messages[i] + tok.eos_token for i in range(len(tr.messages)))  # only the policy's tokens train
+    assert policy == "".join(
+        tr.messages[i] + tok.eos_token for i in range(len(tr.messages))
+    )  # only the policy's tokens train
     assert '"accounts"' in other and '"balance"' in other and "Now deposit 10 into it." in other
     assert '"accounts"' not in policy and account_id in policy
     assert len(tr.completion_ids) == len(tr.env_mask) and 0 < sum(tr.env_mask) < len(tr.env_mask)
@@ -124,12 +151,14 @@ def test_malformed_unknown_and_dead_server_calls_are_scored_not_raised(banking):
                 return '<tool_call>{"name": oops}</tool_call>' + render_call("launch_rocket", {})
             return "Sorry."
 
-    dead = ServerConfig(name="dead", kind="stdio", command=sys.executable, args=["-c", "import sys; sys.exit(3)"], timeout_s=5)
+    dead = ServerConfig(
+        name="dead", kind="stdio", command=sys.executable, args=["-c", "import sys; sys.exit(3)"], timeout_s=5
+    )
     with EnvPool(configs={"dead": dead}) as pool:
         runner = MultiStepRunner(fmt, pool, RolloutLimits(max_completion_length=4000), RewardConfig(per_turn=True))
-        live, = runner.run(Garbage(fmt.tok, customer_id), [task])
+        (live,) = runner.run(Garbage(fmt.tok, customer_id), [task])
         task.server = "dead"
-        broken, = runner.run(Garbage(fmt.tok, customer_id), [task])
+        (broken,) = runner.run(Garbage(fmt.tok, customer_id), [task])
     assert [c["error_code"] for c in live.calls_per_turn[0]] == ["malformed_call", "unknown_tool"]
     assert [c["error_code"] for c in broken.calls_per_turn[0]] == ["malformed_call", "server_error"]
     assert broken.error and live.reward.validity == 0.0 and live.reward.n_calls == 2 == broken.reward.n_calls
@@ -140,7 +169,9 @@ def test_assistant_turn_limit_ends_the_rollout_and_unreached_turns_score_empty(b
     task = _task(tools, customer_id, account_id)
     fmt = _fmt(task)
     with EnvPool() as pool:
-        runner = MultiStepRunner(fmt, pool, RolloutLimits(max_assistant_turns=2, max_completion_length=4000), RewardConfig(per_turn=True))
+        runner = MultiStepRunner(
+            fmt, pool, RolloutLimits(max_assistant_turns=2, max_completion_length=4000), RewardConfig(per_turn=True)
+        )
         [tr] = runner.run(ReadingPolicy(fmt.tok, customer_id), [task])
     assert len(tr.messages) == 2 and tr.calls_per_turn == tr.calls_per_turn[:1]
     assert not tr.reward.exact and tr.reward.total < 1.3
@@ -149,11 +180,25 @@ def test_assistant_turn_limit_ends_the_rollout_and_unreached_turns_score_empty(b
 def test_sft_sequences_train_assistant_tokens_of_every_turn_only(banking):
     tools, customer_id, account_id = banking
     task = _task(tools, customer_id, account_id)
-    task.messages = [task.messages[0], task.messages[1],
-                     {"role": "assistant", "content": "", "tool_calls": [{"id": "c0", "type": "function", "function": {
-                         "name": "list_accounts", "arguments": json.dumps({"customer_id": customer_id})}}]},
-                     {"role": "tool", "tool_call_id": "c0", "content": '{"accounts": []}'},
-                     {"role": "assistant", "content": "None."}, task.messages[3], {"role": "assistant", "content": "Ok."}]
+    task.messages = [
+        task.messages[0],
+        task.messages[1],
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "c0",
+                    "type": "function",
+                    "function": {"name": "list_accounts", "arguments": json.dumps({"customer_id": customer_id})},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c0", "content": '{"accounts": []}'},
+        {"role": "assistant", "content": "None."},
+        task.messages[3],
+        {"role": "assistant", "content": "Ok."},
+    ]
     fmt = _fmt(task)
     ex = fmt.sft_example(task)
     tok = fmt.tok
@@ -178,7 +223,9 @@ def test_rollout_func_gets_each_prompt_num_generations_times_and_env_mask_reache
     corpus = build_fixture_corpus(tmp_path / "c", n=16, seed=0)
     tasks = load_tasks(corpus, "train")
     model, tok = load_policy("tiny", conversation_texts(tasks))
-    cfg = TrainConfig(grpo_steps=1, batch_size=4, num_generations=2, max_new_tokens=24, max_completion_length=96, kl_beta=0.0)
+    cfg = TrainConfig(
+        grpo_steps=1, batch_size=4, num_generations=2, max_new_tokens=24, max_completion_length=96, kl_beta=0.0
+    )
     seen: list[list[str]] = []
     masks: list[list[int]] = []
     metrics = tmp_path / "m.jsonl"
@@ -192,9 +239,15 @@ def test_rollout_func_gets_each_prompt_num_generations_times_and_env_mask_reache
             masks.extend(out["env_mask"])
             return out
 
-        trainer = GRPOTrainer(model=model, reward_funcs=[RolloutReward()], args=grpo_config(cfg, tmp_path), processing_class=tok,
-                              train_dataset=Dataset.from_list([{"prompt": t.example_id} for t in tasks]), rollout_func=recording,
-                              callbacks=[_metrics_callback(metrics, "grpo", {}, None, True)])
+        trainer = GRPOTrainer(
+            model=model,
+            reward_funcs=[RolloutReward()],
+            args=grpo_config(cfg, tmp_path),
+            processing_class=tok,
+            train_dataset=Dataset.from_list([{"prompt": t.example_id} for t in tasks]),
+            rollout_func=recording,
+            callbacks=[_metrics_callback(metrics, "grpo", {}, None, True)],
+        )
         trainer.train()
     assert len(seen) == 1
     prompts = seen[0]

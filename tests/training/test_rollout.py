@@ -20,9 +20,11 @@ def banking_tools():
 
 
 def test_parse_reads_calls_in_order_and_flags_malformed_blocks():
-    text = ('ok <tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-0001"}}</tool_call>'
-            '<tool_call>{"name": "deposit", "arguments": "{\\"amount\\": 3}"}</tool_call>'
-            '<tool_call>{"name": oops}</tool_call><tool_call>{"name": "list_accounts"')
+    text = (
+        'ok <tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-0001"}}</tool_call>'
+        '<tool_call>{"name": "deposit", "arguments": "{\\"amount\\": 3}"}</tool_call>'
+        '<tool_call>{"name": oops}</tool_call><tool_call>{"name": "list_accounts"'
+    )
     calls = parse_tool_calls(text)
     assert [c["name"] for c in calls] == ["get_balance", "deposit", "", ""]
     assert calls[1]["arguments"] == {"amount": 3}
@@ -32,9 +34,11 @@ def test_parse_reads_calls_in_order_and_flags_malformed_blocks():
 
 def test_malformed_and_unknown_calls_are_scored_on_the_live_server(banking_tools):
     ref = [{"name": "get_balance", "arguments": {"account_id": "ACC-0001"}, "depends_on": []}]
-    text = ('<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-0001"}}</tool_call>'
-            '<tool_call>{"name": "launch_rocket", "arguments": {}}</tool_call>'
-            '<tool_call>{not json}</tool_call>')
+    text = (
+        '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-0001"}}</tool_call>'
+        '<tool_call>{"name": "launch_rocket", "arguments": {}}</tool_call>'
+        "<tool_call>{not json}</tool_call>"
+    )
     with EnvPool() as pool:
         b, ro = score_completion(text, banking_tools, ref, "banking", 0, pool)
     assert [c["ok"] for c in ro.calls] == [True, False, False]
@@ -43,7 +47,9 @@ def test_malformed_and_unknown_calls_are_scored_on_the_live_server(banking_tools
 
 
 def test_a_server_that_dies_on_start_scores_the_rollout_without_raising(banking_tools):
-    dead = ServerConfig(name="dead", kind="stdio", command=sys.executable, args=["-c", "import sys; sys.exit(3)"], timeout_s=5)
+    dead = ServerConfig(
+        name="dead", kind="stdio", command=sys.executable, args=["-c", "import sys; sys.exit(3)"], timeout_s=5
+    )
     ref = [{"name": "get_balance", "arguments": {"account_id": "ACC-0001"}, "depends_on": []}]
     text = '<tool_call>{"name": "get_balance", "arguments": {"account_id": "ACC-0001"}}</tool_call>'
     with EnvPool(configs={"dead": dead}) as pool:
@@ -77,8 +83,14 @@ def test_a_hanging_tool_times_out_and_the_rollout_goes_on(tmp_path):
     script = tmp_path / "hanging_server.py"
     script.write_text(HANGING_SERVER)
     # each call may take 1 s; the start may take longer (importing mcp alone takes 1.4 s on a slow machine)
-    hang = ServerConfig(name="hanging", kind="stdio", command=sys.executable, args=[str(script)], timeout_s=1.0, start_timeout_s=60)
-    calls = [{"name": "fast", "arguments": {}}, {"name": "slow", "arguments": {}}, {"name": "fast", "arguments": {"x": 2}}]
+    hang = ServerConfig(
+        name="hanging", kind="stdio", command=sys.executable, args=[str(script)], timeout_s=1.0, start_timeout_s=60
+    )
+    calls = [
+        {"name": "fast", "arguments": {}},
+        {"name": "slow", "arguments": {}},
+        {"name": "fast", "arguments": {"x": 2}},
+    ]
     with EnvPool(configs={"hanging": hang}) as pool:
         ro = execute_rollout(calls, "hanging", 0, pool)
     assert [c["ok"] for c in ro.calls] == [True, False, True]
