@@ -61,7 +61,8 @@ weekly_regeneration = regeneration_schedule()
 
 
 def server_schema_hash(cfg: BuildConfig, server: str) -> str:
-    """The hash of the tools a server offers the pipeline now (what ``server_snapshots`` reports as its data version)."""
+    """The hash of the tools a server offers the pipeline now (what ``server_snapshots`` reports as its data
+    version)."""
     sc = cfg.server_config(server)
     with Environment(sc) as env:
         tools, _ = usable_tools(sc, env.tools())

@@ -78,7 +78,8 @@ class BuildRun:
 
 
 def prepare_instance(cfg: BuildConfig) -> dg.DagsterInstance:
-    """The Dagster instance under ``$DAGSTER_HOME`` (default: the data dir's ``dagster_home``), with our dagster.yaml."""
+    """The Dagster instance under ``$DAGSTER_HOME`` (default: the data dir's ``dagster_home``), with our
+    dagster.yaml."""
     os.environ.setdefault("DAGSTER_HOME", str(Path(cfg.data_dir).resolve() / "dagster_home"))
     home = Path(os.environ["DAGSTER_HOME"])
     home.mkdir(parents=True, exist_ok=True)

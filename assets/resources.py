@@ -11,6 +11,8 @@ module is in every asset's import closure, so it imports nothing of ``training``
 from __future__ import annotations
 
 import enum
+import functools
+import operator
 import os
 import pickle
 import types
@@ -68,7 +70,7 @@ def dagster_overrides(model: type[BaseModel], **more: Any) -> type[dg.Config]:
     set", for settings whose defaults depend on another field (the training settings' on the model).
     ``more``: further fields, as ``name=(type, default)``. The model validates what is set."""
     fields: dict[str, Any] = {
-        name: (typing.Optional[_config_type(f.annotation)], Field(None, description=f.description))
+        name: (_config_type(f.annotation) | None, Field(None, description=f.description))
         for name, f in model.model_fields.items()
     }
     return create_model(
@@ -89,7 +91,7 @@ def _config_type(ann: Any) -> Any:
         if len(kinds) > 1 and not all(isinstance(a, type) and issubclass(a, BaseModel) for a in kinds):
             # Dagster config has no union of plain types (``str | list[str]``): any value; the model validates it
             return Any
-        return typing.Union[tuple(_config_type(a) for a in args)]
+        return functools.reduce(operator.or_, (_config_type(a) for a in args))
     if origin is Literal:  # Dagster config has no Literal: a string enum of the same choices
         return enum.Enum("_or_".join(map(str, args)), [(str(a), a) for a in args], type=str)
     return ann

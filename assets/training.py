@@ -3,7 +3,7 @@ and its resource, the training settings (typed Dagster ``Config``)."""
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import dagster as dg
 from dagster import AssetExecutionContext, MetadataValue
@@ -18,7 +18,7 @@ from training.config import TrainConfig, load_train_config
 TrainParams = dagster_overrides(
     TrainConfig,
     config_file=(
-        Optional[str],
+        str | None,
         Field(
             None, description="a train.yaml read first, as by `prove train --config`; the fields set here win over it"
         ),

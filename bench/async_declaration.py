@@ -1,4 +1,5 @@
-"""What declaring asyncio to sniffio saves an in-process tool call (``pipeline.env.fast_client.declare_asyncio``). Prints JSON.
+"""What declaring asyncio to sniffio saves an in-process tool call (``pipeline.env.fast_client.declare_asyncio``).
+Prints JSON.
 
 anyio asks sniffio which async library is running at every cancel scope and checkpoint; undeclared, sniffio
 looks up the current task each time. Two environments on the banking server, one opened and called with the

@@ -246,8 +246,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "servers": len(tools),
         "tools": sum(len(v) for v in tools.values()),
         "baseline": "exact pairwise Jaccard (pipeline.core.similarity.exact_pairs), same items, same run",
-        "note": "exact pairwise above --exact-max-pairs is timed on a random sample of conversations and extrapolated by pair count; "
-        "recall there is over the exact duplicate pairs inside that sample",
+        "note": "exact pairwise above --exact-max-pairs is timed on a random sample of conversations and "
+        "extrapolated by pair count; recall there is over the exact duplicate pairs inside that sample",
         "runs": runs,
         "target_speedup": TARGET_SPEEDUP,
         "target_recall": TARGET_RECALL,

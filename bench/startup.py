@@ -1,5 +1,5 @@
-"""Start-up costs of a process that builds: importing ``pipeline.language.lexicon`` in a fresh interpreter, and computing
-the assets' code versions. Prints JSON.
+"""Start-up costs of a process that builds: importing ``pipeline.language.lexicon`` in a fresh interpreter, and
+computing the assets' code versions. Prints JSON.
 
 Every ``prove build``, ``check`` and ``train``, every Dagster run worker of a parallel build and every test
 worker imports it. ``pipeline.language.lexicon`` imports inflect with typeguard's ``@typechecked`` as a no-op
@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CASES = {
     "lexicon": "import pipeline.language.lexicon",
-    "lexicon_after_checked_inflect": "import inflect; import pipeline.language.lexicon",  # the baseline: inflect as typeguard leaves it
+    # the baseline: inflect as typeguard leaves it
+    "lexicon_after_checked_inflect": "import inflect; import pipeline.language.lexicon",
     "interpreter": "pass",
 }
 

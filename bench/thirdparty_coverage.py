@@ -5,7 +5,8 @@ of each fixture must use at least half of that fixture's tools. Prints JSON; exi
 Too slow for the test suite (a fresh server process per session); tests/pipeline/test_thirdparty_acceptance.py
 checks the 80-example part of the criterion.
 
-    PYTHONPATH=. .venv/bin/python bench/thirdparty_coverage.py [--examples 300] [--servers memory,files] [--data-dir DIR]
+    PYTHONPATH=. .venv/bin/python bench/thirdparty_coverage.py [--examples 300] [--servers memory,files]
+        [--data-dir DIR]
 """
 
 from __future__ import annotations

@@ -398,7 +398,7 @@ def create_channel(
     ],
     is_private: Annotated[bool, Field(description="Private channels are visible only to their members")] = False,
     topic: Annotated[str, Field(description="Short channel topic", max_length=250)] = "",
-    member_ids: Annotated[list[str], Field(description="Other member ids to add at creation (from list_users)")] = [],
+    member_ids: Annotated[list[str], Field(description="Other member ids to add at creation (from list_users)")] = [],  # noqa: B006 -- never mutated; [] keeps the schema default
 ) -> Channel:
     """Create a channel; the creator and the listed members become its members."""
     _member(w, user_id)

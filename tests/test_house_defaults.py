@@ -128,7 +128,8 @@ def test_the_scans_catch_a_repeated_default() -> None:
     good = (
         "from servers.clock import REFERENCE_DAY\n"
         "NOW = f'{REFERENCE_DAY}T09:00:00'\n"
-        "def plan(q, max_error_rate: float = ReplayConfig.model_fields['max_error_rate'].default, *, recovery_rate: float):\n"
+        "def plan(q, max_error_rate: float = ReplayConfig.model_fields['max_error_rate'].default, "
+        "*, recovery_rate: float):\n"
         "    return q(max_error_rate=0.30)  # a caller's own argument is not a default\n"
     )
     assert spelled_days(good, "good.py") == [] and literal_knob_defaults(good, "good.py") == []

@@ -96,7 +96,8 @@ def test_function_level_imports_of_our_code_say_what_they_defer():
 def test_the_deferred_import_check_sees_an_unexplained_one():
     src = (
         "import os\n\n\ndef f():\n    from pipeline.core import config\n    # deferred: torch\n"
-        "    from training import train\n    from training import config\n    x = 1\n    from assets.cli import console\n"
+        "    from training import train\n    from training import config\n    x = 1\n"
+        "    from assets.cli import console\n"
         "    from assets import progress  # deferred: dagster\n"
     )
     assert deferred_imports_without_reason(src) == [5, 10]

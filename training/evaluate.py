@@ -108,7 +108,8 @@ def write_markdown(report: dict[str, Any], path: Path) -> None:
         "# Evaluation report",
         "",
         f"model: `{cfg['model']}`; eval examples: {first['n']} ({first['n_tool_tasks']} tool tasks, "
-        f"{first['n_abstention_tasks']} abstention), multi-turn live rollouts (greedy, up to {cfg['max_user_turns']} user / "
+        f"{first['n_abstention_tasks']} abstention), multi-turn live rollouts "
+        f"(greedy, up to {cfg['max_user_turns']} user / "
         f"{cfg['max_assistant_turns']} assistant turns); SFT {cfg['sft_steps']} steps, GRPO {cfg['grpo_steps']} steps. "
         "Intervals: 95% bootstrap.",
         "",

@@ -51,112 +51,96 @@ def _conversation(session, turns: list[tuple[str, list[tuple[str, dict[str, Any]
     return msgs, reference
 
 
-def build_fixture_corpus(
-    out_dir: str | Path, n: int = 200, seed: int = 0, eval_share: float = 0.2, n_seeds: int = 4
-) -> Path:
-    """Write ``train.parquet`` and ``eval.parquet`` with ``n`` examples in all; returns ``out_dir``."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+def _probe_world(env, n_seeds: int) -> dict[int, dict[str, Any]]:
+    """Per env seed: the active accounts with a positive balance, and the customers."""
+    world: dict[int, dict[str, Any]] = {}
+    for s in range(n_seeds):
+        with env.session(s) as probe:
+            accts = [
+                a
+                for a in probe.call("list_accounts", {}).data["accounts"]
+                if a["status"] == "active" and a["balance"] > 0
+            ]
+            custs = probe.call("list_customers", {}).data["customers"]
+        world[s] = {"accounts": accts, "customers": custs}
+    return world
 
-    rng = random.Random(seed)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict[str, Any]] = []
-    with Environment("banking") as env:
-        tools = [t.to_openai() for t in env.tools()]
-        tools_json = json.dumps(tools)
-        world: dict[int, dict[str, Any]] = {}
-        for s in range(n_seeds):
-            with env.session(s) as probe:
-                accts = [
-                    a
-                    for a in probe.call("list_accounts", {}).data["accounts"]
-                    if a["status"] == "active" and a["balance"] > 0
-                ]
-                custs = probe.call("list_customers", {}).data["customers"]
-            world[s] = {"accounts": accts, "customers": custs}
-        i = 0
-        while len(rows) < n:
-            s = i % n_seeds
-            w = world[s]
-            a = rng.choice(w["accounts"])
-            c = rng.choice(w["customers"])
-            kind = "multi_turn"
-            pattern = i % 8
-            amt = float(rng.choice([10, 25, 40, 75, 120]))
-            if pattern == 0:
-                turns = [
-                    (
-                        f"What is the balance of account {a['account_id']}?",
-                        [("get_balance", {"account_id": a["account_id"]}, [])],
-                    )
-                ]
-            elif pattern == 1:
-                turns = [
-                    (
-                        f"List the accounts of customer {a['customer_id']}, then give me the balance of {a['account_id']}.",
-                        [
-                            ("list_accounts", {"customer_id": a["customer_id"]}, []),
-                            ("get_balance", {"account_id": a["account_id"]}, [0]),
-                        ],
-                    )
-                ]
-            elif pattern == 2:
-                turns = [
-                    (
-                        f"Please deposit {amt:g} into account {a['account_id']}.",
-                        [("deposit", {"account_id": a["account_id"], "amount": amt}, [])],
-                    )
-                ]
-            elif pattern == 3:
-                lim = rng.choice([3, 5, 10])
-                turns = [
-                    (
-                        f"Show the last {lim} transactions of account {a['account_id']}.",
-                        [("list_transactions", {"account_id": a["account_id"], "limit": lim}, [])],
-                    )
-                ]
-            elif pattern == 4:
-                turns = [
-                    (f"Who is customer {c['customer_id']}?", [("get_customer", {"customer_id": c["customer_id"]}, [])])
-                ]
-            elif pattern == 5:
-                turns = [(f"Which customers live in {c['city']}?", [("list_customers", {"city": c["city"]}, [])])]
-            elif pattern == 6:
-                turns = [
-                    (
-                        f"What is the balance of account {a['account_id']}?",
-                        [("get_balance", {"account_id": a["account_id"]}, [])],
-                    ),
-                    (
-                        f"Now deposit {amt:g} into it.",
-                        [("deposit", {"account_id": a["account_id"], "amount": amt}, [])],
-                    ),
-                ]
-            else:
-                kind = "irrelevance"
-                turns = [(rng.choice(IRRELEVANT).format(city=c["city"]), [])]
-            with env.session(s) as sess:
-                msgs, reference = _conversation(sess, turns)
-            rows.append(
-                {
-                    "example_id": f"fx-{i:05d}",
-                    "kind": kind,
-                    "servers": ["banking"],
-                    "env_seed": s,
-                    "messages": json.dumps(msgs),
-                    "tools": tools_json,
-                    "reference": json.dumps(reference),
-                    "augmentations": [],
-                }
+
+def _example_turns(i: int, rng: random.Random, w: dict[str, Any]) -> tuple[str, list]:
+    """The kind and the turns of example ``i`` (its pattern is ``i % 8``), drawn from ``rng`` on world ``w``."""
+    a = rng.choice(w["accounts"])
+    c = rng.choice(w["customers"])
+    kind = "multi_turn"
+    pattern = i % 8
+    amt = float(rng.choice([10, 25, 40, 75, 120]))
+    if pattern == 0:
+        turns = [
+            (
+                f"What is the balance of account {a['account_id']}?",
+                [("get_balance", {"account_id": a["account_id"]}, [])],
             )
-            i += 1
+        ]
+    elif pattern == 1:
+        turns = [
+            (
+                f"List the accounts of customer {a['customer_id']}, then give me the balance of {a['account_id']}.",
+                [
+                    ("list_accounts", {"customer_id": a["customer_id"]}, []),
+                    ("get_balance", {"account_id": a["account_id"]}, [0]),
+                ],
+            )
+        ]
+    elif pattern == 2:
+        turns = [
+            (
+                f"Please deposit {amt:g} into account {a['account_id']}.",
+                [("deposit", {"account_id": a["account_id"], "amount": amt}, [])],
+            )
+        ]
+    elif pattern == 3:
+        lim = rng.choice([3, 5, 10])
+        turns = [
+            (
+                f"Show the last {lim} transactions of account {a['account_id']}.",
+                [("list_transactions", {"account_id": a["account_id"], "limit": lim}, [])],
+            )
+        ]
+    elif pattern == 4:
+        turns = [(f"Who is customer {c['customer_id']}?", [("get_customer", {"customer_id": c["customer_id"]}, [])])]
+    elif pattern == 5:
+        turns = [(f"Which customers live in {c['city']}?", [("list_customers", {"city": c["city"]}, [])])]
+    elif pattern == 6:
+        turns = [
+            (
+                f"What is the balance of account {a['account_id']}?",
+                [("get_balance", {"account_id": a["account_id"]}, [])],
+            ),
+            (
+                f"Now deposit {amt:g} into it.",
+                [("deposit", {"account_id": a["account_id"], "amount": amt}, [])],
+            ),
+        ]
+    else:
+        kind = "irrelevance"
+        turns = [(rng.choice(IRRELEVANT).format(city=c["city"]), [])]
+    return kind, turns
+
+
+def _assign_splits(rows: list[dict[str, Any]], seed: int, eval_share: float) -> None:
+    """Mark a seeded random ``eval_share`` of the rows (at least one) ``eval``, the rest ``train``."""
     order = list(range(len(rows)))
     random.Random(seed + 1).shuffle(order)
     n_eval = max(1, int(round(len(rows) * eval_share)))
     eval_ids = set(order[:n_eval])
     for j, r in enumerate(rows):
         r["split"] = "eval" if j in eval_ids else "train"
+
+
+def _write_splits(rows: list[dict[str, Any]], out: Path) -> None:
+    """``train.parquet`` and ``eval.parquet`` under ``out``, in the corpus's columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     schema = pa.schema(
         [
             ("example_id", pa.string()),
@@ -174,4 +158,39 @@ def build_fixture_corpus(
         pq.write_table(
             pa.Table.from_pylist([r for r in rows if r["split"] == split], schema=schema), out / f"{split}.parquet"
         )
+
+
+def build_fixture_corpus(
+    out_dir: str | Path, n: int = 200, seed: int = 0, eval_share: float = 0.2, n_seeds: int = 4
+) -> Path:
+    """Write ``train.parquet`` and ``eval.parquet`` with ``n`` examples in all; returns ``out_dir``."""
+    rng = random.Random(seed)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    with Environment("banking") as env:
+        tools = [t.to_openai() for t in env.tools()]
+        tools_json = json.dumps(tools)
+        world = _probe_world(env, n_seeds)
+        i = 0
+        while len(rows) < n:
+            s = i % n_seeds
+            kind, turns = _example_turns(i, rng, world[s])
+            with env.session(s) as sess:
+                msgs, reference = _conversation(sess, turns)
+            rows.append(
+                {
+                    "example_id": f"fx-{i:05d}",
+                    "kind": kind,
+                    "servers": ["banking"],
+                    "env_seed": s,
+                    "messages": json.dumps(msgs),
+                    "tools": tools_json,
+                    "reference": json.dumps(reference),
+                    "augmentations": [],
+                }
+            )
+            i += 1
+    _assign_splits(rows, seed, eval_share)
+    _write_splits(rows, out)
     return out

@@ -393,7 +393,8 @@ def _write_outputs(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m training.train --corpus DIR --out DIR [--config train.yaml|JSON]`` (also under ``accelerate launch``)."""
+    """``python -m training.train --corpus DIR --out DIR [--config train.yaml|JSON]`` (also under
+    ``accelerate launch``)."""
     import argparse
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

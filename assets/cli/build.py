@@ -14,7 +14,8 @@ from pipeline.core.errors import validation_problems, yaml_problem
 
 
 def build_config(a: argparse.Namespace):
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.core.config import BuildConfig
 
     base: dict[str, Any] = {}
@@ -25,21 +26,22 @@ def build_config(a: argparse.Namespace):
         try:
             base = yaml.safe_load(p.read_text()) or {}
         except OSError as exc:
-            raise SystemExit(f"prove: cannot read config {p}: {exc.strerror}")
+            raise SystemExit(f"prove: cannot read config {p}: {exc.strerror}") from exc
         except yaml.YAMLError as exc:
-            raise SystemExit(f"prove: config {p} is not valid YAML: {yaml_problem(exc)}")
+            raise SystemExit(f"prove: config {p} is not valid YAML: {yaml_problem(exc)}") from exc
         if not isinstance(base, dict):
             raise SystemExit(f"prove: config {p} must be a mapping at the top level")
     if a.examples is not None:
         base["examples"] = a.examples
     if a.servers_file:
-        # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+        # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+        # (prove --help stays fast)
         from pipeline.core.servers_file import ConfigFileError, load_servers_file
 
         try:
             extra = load_servers_file(a.servers_file)
         except ConfigFileError as exc:
-            raise SystemExit(f"prove: {exc}")
+            raise SystemExit(f"prove: {exc}") from exc
         base["server_configs"] = [c.model_dump(mode="json") for c in extra] + list(base.get("server_configs", []))
         if not a.servers:
             base["servers"] = [c.name for c in extra]
@@ -56,7 +58,7 @@ def build_config(a: argparse.Namespace):
         raise SystemExit(
             f"prove: invalid build configuration{where}:\n"
             + "\n".join(f"  {line}" for line in validation_problems(exc))
-        )
+        ) from exc
 
 
 def train_params(a: argparse.Namespace) -> dict[str, Any]:
@@ -72,7 +74,8 @@ def check_train_params(params: dict[str, Any]) -> None:
     """Refuse bad training settings before the build starts, naming the file and the field."""
     from pydantic import ValidationError
 
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from assets.training import training_settings
 
     try:
@@ -80,15 +83,16 @@ def check_train_params(params: dict[str, Any]) -> None:
     except ValidationError as exc:
         raise SystemExit(
             "prove: invalid training configuration:\n" + "\n".join(f"  {line}" for line in validation_problems(exc))
-        )
+        ) from exc
     except ValueError as exc:
-        raise SystemExit(f"prove: invalid training configuration: {exc}")
+        raise SystemExit(f"prove: invalid training configuration: {exc}") from exc
 
 
 def cmd_build(a: argparse.Namespace) -> int:
     import datetime as dt
 
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from assets import progress
     from assets.cli.console import Console
     from assets.cli.interrupt import Interrupts, stop_descendants
@@ -116,7 +120,8 @@ def cmd_build(a: argparse.Namespace) -> int:
 
 
 def _build(a: argparse.Namespace, cfg: Any, intr: Any, con: Any) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from assets import orchestrate
     from assets.cli.build_report import summary
 

@@ -14,7 +14,8 @@ def _corpus_lines(m: dict[str, Any], servers: list[str]) -> list[str]:
     comp = m["composition"]
     lines = [
         f"corpus {m['version']}: {comp['examples']} examples (train {comp['by_split'].get('train', 0)}, "
-        f"eval {comp['by_split'].get('eval', 0)}) on {len(comp['by_server'])} servers; content hash {m['content_hash']}",
+        f"eval {comp['by_split'].get('eval', 0)}) on {len(comp['by_server'])} servers; "
+        f"content hash {m['content_hash']}",
         "by kind:   " + json.dumps(comp["by_kind"]),
         "by server: " + json.dumps(comp["by_server"]),
     ]
@@ -58,7 +59,8 @@ def _eval_line(report: dict[str, Any]) -> str:
 
 
 def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path: Path | None) -> list[str]:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus.store import latest_good, list_versions
 
     lines: list[str] = []
@@ -85,7 +87,8 @@ def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path:
     if train and report_path.exists():
         lines.append(f"policy:  {run_dir / 'checkpoint'}")
         lines.append(
-            f"report:  {run_dir / 'eval_report.md'}  curve: {run_dir / 'reward_curve.png'}  metrics: {run_dir / 'metrics.jsonl'}"
+            f"report:  {run_dir / 'eval_report.md'}  curve: {run_dir / 'reward_curve.png'}  "
+            f"metrics: {run_dir / 'metrics.jsonl'}"
         )
     if log_path is not None:
         lines.append(f"log:     {log_path}  (warnings, trainer and Dagster output)")

@@ -10,7 +10,8 @@ from assets.cli.common import print_json
 
 
 def cmd_corpus_list(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus.store import list_versions
 
     vs = list_versions(a.data_dir)
@@ -25,13 +26,15 @@ def cmd_corpus_list(a: argparse.Namespace) -> int:
             if v["status"] == "failed":
                 mark = f"  FAILED gates: {', '.join(v['failed_gates'])} (kept, never the default)"
             print(
-                f"{v['version']}  {v['examples']:>6} examples  {v['rejections']:>5} rejections  {', '.join(v['servers'])}{mark}"
+                f"{v['version']}  {v['examples']:>6} examples  {v['rejections']:>5} rejections  "
+                f"{', '.join(v['servers'])}{mark}"
             )
     return 0
 
 
 def cmd_corpus_show(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus.report import show_text
     from pipeline.corpus.store import resolve_version
 
@@ -59,7 +62,8 @@ def _count_table(title: str, counts: dict[str, list[int]], a: str, b: str) -> li
 def _print_diff(d: dict[str, Any]) -> None:
     print(f"A = {d['a']}\nB = {d['b']}")
     print(
-        f"examples: {d['examples'][0]} -> {d['examples'][1]}  (+{d['added']} added, -{d['removed']} removed, {d['unchanged']} in both)"
+        f"examples: {d['examples'][0]} -> {d['examples'][1]}  "
+        f"(+{d['added']} added, -{d['removed']} removed, {d['unchanged']} in both)"
     )
     if d["content_hash"][0] == d["content_hash"][1]:
         print("content: identical (same content hash)")
@@ -84,7 +88,8 @@ def _print_diff(d: dict[str, Any]) -> None:
 
 
 def cmd_corpus_diff(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus.store import diff_versions, resolve_version
 
     d = diff_versions(resolve_version(a.data_dir, a.a), resolve_version(a.data_dir, a.b), limit=a.limit)
@@ -97,7 +102,8 @@ def cmd_corpus_diff(a: argparse.Namespace) -> int:
 
 def cmd_corpus_lint(a: argparse.Namespace) -> int:
     """Lint a corpus version (pipeline/corpus/lint.py): counts per defect with example ids; exit 1 when any."""
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus.lint import format_report, lint_version
     from pipeline.corpus.store import resolve_version
 

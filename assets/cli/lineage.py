@@ -13,7 +13,8 @@ from assets.cli.common import print_json, short
 def cmd_rejected(a: argparse.Namespace) -> int:
     import polars as pl
 
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus.store import resolve_version
 
     p = resolve_version(a.data_dir, a.version)
@@ -108,7 +109,8 @@ def _print_rejection(d: dict[str, Any], width: int) -> None:
 
 
 def cmd_lineage(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus.lineage import lineage
 
     d = lineage(a.data_dir, a.id, None if a.version == "latest" else a.version)
@@ -125,7 +127,8 @@ def cmd_lineage(a: argparse.Namespace) -> int:
         _print_rejection(d, a.width)
         return 0
     print(
-        f"example {d['id']}  (version {d['version']}, {d['kind']}, {d['split']} split, servers {', '.join(d['servers'])})"
+        f"example {d['id']}  (version {d['version']}, {d['kind']}, {d['split']} split, "
+        f"servers {', '.join(d['servers'])})"
     )
     if d["augmentations"]:
         print(f"  augmentations {', '.join(d['augmentations'])}")

@@ -30,7 +30,8 @@ example:
 
 
 def cmd_reward(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.reward.jsonl import score_jsonl
     from pipeline.reward.score import RewardConfig, RewardInputError
 
@@ -38,7 +39,8 @@ def cmd_reward(a: argparse.Namespace) -> int:
         print("prove reward: --state-weight compares live states; pass --server NAME too", file=sys.stderr)
         return 2
     if a.server:
-        # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+        # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+        # (prove --help stays fast)
         from servers.registry import available
 
         if a.server not in available():

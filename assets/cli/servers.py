@@ -11,7 +11,8 @@ from assets.cli.common import print_json
 
 
 def cmd_servers_list(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from servers.registry import CATALOGUE, available, build
 
     present = set(available())
@@ -46,7 +47,8 @@ def cmd_servers_list(a: argparse.Namespace) -> int:
 
 
 def cmd_servers_serve(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from servers.registry import available, build
 
     if a.name not in available():
@@ -62,7 +64,8 @@ def cmd_servers_serve(a: argparse.Namespace) -> int:
 def _print_check(r: dict) -> None:
     print(f"{r['name']} ({r['kind']}, isolation {r['isolation']})")
     print(
-        f"  tools: {len(r.get('tools', []))}, read-only: {len(r.get('read_only_tools', []))}, entities: {r.get('entities', 0)}"
+        f"  tools: {len(r.get('tools', []))}, read-only: {len(r.get('read_only_tools', []))}, "
+        f"entities: {r.get('entities', 0)}"
     )
     kinds = r.get("entity_kinds") or {}
     if kinds:
@@ -80,7 +83,8 @@ def _print_check(r: dict) -> None:
 
 
 def cmd_servers_check(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.core.servers_file import ConfigFileError, load_servers_file
     from pipeline.discovery.check import check_server
 
@@ -104,7 +108,8 @@ def cmd_servers_check(a: argparse.Namespace) -> int:
 
 
 def cmd_servers_catalog(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from servers.catalog import write_catalog
 
     path = write_catalog(a.out)

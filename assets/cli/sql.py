@@ -10,7 +10,8 @@ from assets.cli.common import print_json, table
 
 
 def _views(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus import sql
 
     path = sql.refresh(a.data_dir)
@@ -23,7 +24,8 @@ def _views(a: argparse.Namespace) -> int:
     for n in names:
         print(f"  {n:<12} {counts[n]:>7} rows")
     print(
-        f'query with: prove sql "select kind, count(*) from examples group by all"  (or open {path.name} read-only in duckdb)'
+        'query with: prove sql "select kind, count(*) from examples group by all"  '
+        f"(or open {path.name} read-only in duckdb)"
     )
     return 0
 
@@ -31,7 +33,8 @@ def _views(a: argparse.Namespace) -> int:
 def cmd_sql(a: argparse.Namespace) -> int:
     import duckdb
 
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus import sql
 
     if not a.query:

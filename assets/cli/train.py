@@ -11,7 +11,8 @@ from assets.cli.common import print_json
 
 
 def cmd_train(a: argparse.Namespace) -> int:
-    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs (prove --help stays fast)
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
     from pipeline.corpus.store import resolve_version
     from training.config import load_train_config
     from training.train import train

@@ -3,7 +3,8 @@
 * distractors: 3-8 tools from *other* servers added to the offered tools (exact share of examples)
 * enum stripping: enum constraints removed from the schemas shown (exact share)
 * irrelevance: requests no tool applies to (general questions); the reference is no call
-* abstention: near misses (an action none of the offered tools performs on what they handle, :mod:`pipeline.language.offtopic`),
+* abstention: near misses (an action none of the offered tools performs on what they handle,
+:mod:`pipeline.language.offtopic`),
   else in-domain-sounding requests another server could serve, offered this server's tools
 * missing function: a needed tool hidden from the offered tools; the assistant says it cannot do
   that with the tools it has and asks how to proceed (clarification), making no call

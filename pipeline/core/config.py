@@ -107,13 +107,15 @@ class ServerConfig(BaseModel):
         elif self.kind == "http":
             if not self.url or not re.match(r"^https?://", self.url):
                 raise ValueError(
-                    f"server {self.name!r}: an http server needs 'url' starting with http:// or https://, got {self.url!r}"
+                    f"server {self.name!r}: an http server needs 'url' starting with http:// or https://, got "
+                    f"{self.url!r}"
                 )
             if self.isolation is None:
                 self.isolation = "none"
             if self.isolation == "process":
                 raise ValueError(
-                    f"server {self.name!r}: isolation 'process' needs a stdio server; use 'none' with reset_tool for http"
+                    f"server {self.name!r}: isolation 'process' needs a stdio server; use 'none' with "
+                    f"reset_tool for http"
                 )
         if self.kind != "stdio" and (self.template_dir or self.cwd):
             raise ValueError(f"server {self.name!r}: cwd and template_dir apply to stdio servers only")

@@ -99,7 +99,8 @@ class Snapshot(BaseModel):
     entity_kinds: dict[str, str] = {}
     kind_support: dict[str, int] = {}
     feeds: dict[str, list[str]] = {}
-    # table -> {"columns": [{name, type, pk}], "rows": [...]}: a database's schema, for tools taking SQL (pipeline.language.sqltext)
+    # table -> {"columns": [{name, type, pk}], "rows": [...]}: a database's schema, for tools taking SQL
+    # (pipeline.language.sqltext)
     tables: dict[str, dict[str, Any]] = {}
     # the sampled context refreshed every k conversations: probes of the next world seeds
     refreshes: list[Snapshot] = []

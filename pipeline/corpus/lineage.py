@@ -201,7 +201,10 @@ def lineage(data_dir: str | Path, record_id: str, version: str | None = None) ->
 def _call_text(call: dict[str, Any], redactor: Any) -> str:
     red = redactor.with_values(redactor.call_values(call.get("arguments"))) if redactor is not None else None
     args = red.obj(call.get("arguments")) if red is not None else call.get("arguments")
-    text = f"{call.get('name')}({json.dumps(args, sort_keys=True, default=str)[:120]}) -> {call.get('error_code')}: {(call.get('error') or '')[:160]}"
+    text = (
+        f"{call.get('name')}({json.dumps(args, sort_keys=True, default=str)[:120]}) -> "
+        f"{call.get('error_code')}: {(call.get('error') or '')[:160]}"
+    )
     return red.text(text) if red is not None else text
 
 
@@ -237,7 +240,8 @@ def samples_markdown(rows: list[dict[str, Any]], total_by_rule: dict[str, int]) 
 
     out = [
         "Sample rejections per rule. See any one in full (snapshot, chain, query, every call with its "
-        "result or error, the rule) with `prove lineage <rejection_id>`; all of them with `prove rejected --reason REASON`."
+        "result or error, the rule) with `prove lineage <rejection_id>`; all of them with `prove rejected "
+        "--reason REASON`."
     ]
     for rule in dict.fromkeys(r["rule"] for r in rows):
         out += [

@@ -351,7 +351,8 @@ class Linter:
         reference: list[list[dict[str, Any]]],
         rep: LintReport,
     ) -> None:
-        """Check the reference's writing calls in order (a recovery demonstration's wrong attempt is not one of them)."""
+        """Check the reference's writing calls in order (a recovery demonstration's wrong attempt is not one of
+        them)."""
         flat = [(c["name"], c["arguments"]) for turn in reference for c in turn]
         at = 0
         said: list[str] = []
@@ -490,7 +491,8 @@ def lint_version(path: str | Path) -> LintReport:
 def format_report(rep: LintReport) -> str:
     lines = [f"{rep.examples} examples: " + ("no defects" if rep.passed else f"{sum(rep.counts.values())} defects")]
     lines.append(
-        f"  distinct request frames {rep.metrics.get('distinct_frames')}, unique openings {rep.metrics.get('unique_openings')}"
+        f"  distinct request frames {rep.metrics.get('distinct_frames')}, unique openings "
+        f"{rep.metrics.get('unique_openings')}"
     )
     for d in DEFECTS:
         lines.append(f"  {d:<28} {rep.counts[d]}")

@@ -81,15 +81,18 @@ def view_sql(data_dir: str | Path, include_failed: bool = False) -> dict[str, st
     for v in versions:
         m = json.loads((Path(v["path"]) / "manifest.json").read_text())
         rows.append(
-            f"({_quote(v['version'])}, {_quote(str(m.get('created_at') or ''))}, {_quote(str(m.get('content_hash') or ''))}, "
-            f"{int(v['examples'])}, {int(v['rejections'])}, {_quote(str(Path(v['path']).resolve()))}, {_quote(v['status'])})"
+            f"({_quote(v['version'])}, {_quote(str(m.get('created_at') or ''))}, "
+            f"{_quote(str(m.get('content_hash') or ''))}, "
+            f"{int(v['examples'])}, {int(v['rejections'])}, {_quote(str(Path(v['path']).resolve()))}, "
+            f"{_quote(v['status'])})"
         )
     cols = "version, created_at, content_hash, examples, rejections, path, status"
     if rows:
         versions_sql = f"SELECT * FROM (VALUES {', '.join(rows)}) AS t({cols})"
     else:
         versions_sql = (
-            "SELECT CAST(NULL AS VARCHAR) AS version, CAST(NULL AS VARCHAR) AS created_at, CAST(NULL AS VARCHAR) AS content_hash, "
+            "SELECT CAST(NULL AS VARCHAR) AS version, CAST(NULL AS VARCHAR) AS created_at, CAST(NULL AS "
+            "VARCHAR) AS content_hash, "
             "CAST(NULL AS BIGINT) AS examples, CAST(NULL AS BIGINT) AS rejections, CAST(NULL AS VARCHAR) AS path, "
             "CAST(NULL AS VARCHAR) AS status WHERE false"
         )

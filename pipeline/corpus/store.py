@@ -408,7 +408,8 @@ def refresh_latest(data_dir: str | Path) -> str | None:
 
 
 def resolve_version(data_dir: str | Path, version: str | None) -> Path:
-    """A version by name or unique prefix; ``None`` or ``"latest"`` is the newest version that did not fail its gates."""
+    """A version by name or unique prefix; ``None`` or ``"latest"`` is the newest version that did not fail its
+    gates."""
     versions = list_versions(data_dir)
     if not versions:
         raise FileNotFoundError(f"no corpus version under {corpus_root(data_dir)}; run `prove build` first")

@@ -120,7 +120,8 @@ def explain_tool(
         return {
             "chainable": False,
             "why": f"{reason}: no probed tool listed values for them",
-            "fix": "probe_allowlist: [<a tool that lists them>]  (or secrets: {<param>: ${VAR}} for a value only the user knows)",
+            "fix": "probe_allowlist: [<a tool that lists them>]  (or secrets: {<param>: ${VAR}} for a value "
+            "only the user knows)",
         }
     if errors:
         return {"chainable": False, "why": f"every probe call failed: {errors[0][:120]}", "fix": None}

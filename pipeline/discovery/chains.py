@@ -117,13 +117,16 @@ def _build_chain(
     )
 
 
+DEFAULT_DEDUP = DedupConfig()  # chains are kept apart by the dedup stage's threshold unless told otherwise
+
+
 def extract_chains(
     graph: DependencyGraph,
     snap: Snapshot,
     n: int,
     cfg: ChainConfig,
     seed: int = 0,
-    dedup_cfg: DedupConfig | None = DedupConfig(),
+    dedup_cfg: DedupConfig | None = DEFAULT_DEDUP,
 ) -> list[Chain]:
     """Up to ``n`` chains whose tool sequences are pairwise below the dedup threshold.
 

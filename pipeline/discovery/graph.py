@@ -111,7 +111,8 @@ def candidate_explicit(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec, 
     """(A, B, param, field) where output ``field`` of A can feed input ``param`` of B.
 
     Required inputs: ids and other identifying strings (paths, symbols, codes, names of things),
-    never free text, nor the name a writing tool gives (a company is not named after a deal); numbers only under the same name and never a quantity (``lat``, ``lon``, not
+    never free text, nor the name a writing tool gives (a company is not named after a deal); numbers only under the
+    same name and never a quantity (``lat``, ``lon``, not
     ``amount``). A tool with no required input (a list or search tool) is fed through an optional
     filter of the same name as the field (``list_bids(listing_id)``)."""
     out = []
@@ -150,7 +151,7 @@ def _confirm_explicit(
     s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, param: str, field: str, rng: random.Random
 ) -> bool:
     """Each attempt runs on the session reset to the seed (one session reused for every probe)."""
-    for attempt in range(3):
+    for _attempt in range(3):
         s.reset()
         ra = s.call(a.name, fill_args(a, snap, rng))
         if not ra.ok:

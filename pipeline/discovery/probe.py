@@ -8,7 +8,8 @@ a key (``name``, ``path``, ``title``, ...), the lines of a text listing and prin
 (:mod:`pipeline.language.entities`). A read-only tool nothing could call yet is then tried with each
 kind of those names (as listed, and under the directory the listing named): the form it accepts
 becomes the values of its parameter, and ``Snapshot.feeds`` records which parameters each kind
-fed. Scalar fields are collected as values that queries may mention. Entities without enough support (closed, or a numeric field under its
+fed. Scalar fields are collected as values that queries may mention. Entities without enough support (closed, or a
+numeric field under its
 threshold) are dropped, so a query never names an entity nothing could be done with.
 """
 

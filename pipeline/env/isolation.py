@@ -57,7 +57,7 @@ class Isolation(ABC):
         server's ``setup`` calls are not run again)."""
         return False
 
-    def settled(self, s: Session) -> None:
+    def settled(self, s: Session) -> None:  # noqa: B027  (an optional hook: nothing to do unless a strategy says so)
         """Called when the session is at its seed, set up: as it opens and after a reset that did something."""
 
     def list_tools(self) -> list[Any]:
@@ -88,10 +88,10 @@ class Isolation(ABC):
     def state(self, s: Session) -> dict[str, Any] | None:
         return None
 
-    def close(self, s: Session) -> None:
+    def close(self, s: Session) -> None:  # noqa: B027  (an optional hook: nothing to do unless a strategy says so)
         """Called once as the session is closed."""
 
-    def shutdown(self) -> None:
+    def shutdown(self) -> None:  # noqa: B027  (an optional hook: nothing to do unless a strategy says so)
         """Called once as the environment is closed."""
 
 

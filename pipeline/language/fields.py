@@ -12,7 +12,8 @@ from pipeline.language.entities import value_in
 
 def field_values(data: Any, field: str) -> Iterator[Any]:
     """The values of ``field`` in a result, depth first (a dict's own field before its nested ones); in a
-    text result (a listing, printed rows), the first entity named by that key (:func:`pipeline.language.entities.value_in`)."""
+    text result (a listing, printed rows), the first entity named by that key
+    (:func:`pipeline.language.entities.value_in`)."""
     if isinstance(data, str):
         first = _text_value(data, field) if len(data) <= _KEPT_TEXT else value_in(data, field)
         if first is not None:
@@ -33,7 +34,8 @@ _KEPT_TEXT = 2000  # longer texts (a file's contents) are read each time, not ke
 
 @functools.lru_cache(maxsize=1 << 15)
 def _text_value(text: str, field: str) -> Any:
-    """:func:`~pipeline.language.entities.value_in` of a text, kept: every string inside a structured result is read this
+    """:func:`~pipeline.language.entities.value_in` of a text, kept: every string inside a structured result is read
+    this
     way too, and the same strings (a world's names, dates, statuses) come back call after call. A pure function
     of the two strings, returning a string or a number."""
     return value_in(text, field)

@@ -160,7 +160,8 @@ def new_paths(tool: Any, args: dict[str, Any], values: dict[str, list[Any]], rng
 
 
 def bounded(spec: dict[str, Any], lo: float | None, hi: float | None) -> dict[str, Any]:
-    """``spec`` with the stated bounds as ``minimum``/``maximum`` (what :func:`pipeline.language.values.synth_value` reads)."""
+    """``spec`` with the stated bounds as ``minimum``/``maximum`` (what
+    :func:`pipeline.language.values.synth_value` reads)."""
     out = dict(spec)
     if lo is not None:
         out["minimum"] = lo

@@ -116,7 +116,6 @@ WRITE_VERBS = {
 # past tense for confirmations (inflect has no verb conjugation)
 PAST = {
     "set": "set",
-    "put": "put",
     "send": "sent",
     "pay": "paid",
     "make": "made",
@@ -125,7 +124,6 @@ PAST = {
     "shift": "shifted",
     "stop": "stopped",
     "tag": "tagged",
-    "drop": "dropped",
     "forward": "forwarded",
     "freeze": "froze",
     "unfreeze": "unfroze",
@@ -175,7 +173,8 @@ PAST = {
     "unlike": "unliked",
 }
 # whole-name commands (Unix tools and single-word actions): (verb family, verb phrase, object)
-# a name's word that is no noun, said as the thing it means (``search_nearby``: "find the places nearby", never "the nearby")
+# a name's word that is no noun, said as the thing it means (``search_nearby``: "find the places nearby", never "the
+# nearby")
 NOUN_ALIASES = {"nearby": "places nearby"}
 COMMANDS = {
     "ls": ("list", "list what's in", "directory"),
@@ -363,7 +362,8 @@ def intent_of(name: str, read_only: bool) -> Intent:
 
 def _noun_head(tokens: list[str], read_only: bool) -> Intent | None:
     """A name that opens with a thing: the verb after a namespace (``git_create_branch``: create branch; ``git_commit``:
-    commit), or, for a read with no verb, the whole name as what it shows (``directory_tree``: show me the directory tree)."""
+    commit), or, for a read with no verb, the whole name as what it shows (``directory_tree``: show me the directory
+    tree)."""
     rest = tokens[1:]
     joined = "_".join(rest)
     if rest[0] in SHOW_VERBS or (not read_only and (rest[0] in WRITE_VERBS or len(rest) == 1)):

@@ -238,7 +238,8 @@ TEMPLATES = [
     lambda r: "What's a good {} for {}?".format(*r.choice(THINGS)),
     lambda r: f"Why do {r.choice(ANIMALS)} behave the way they do in winter?",
     lambda r: (
-        f"What's the weather usually like in {r.choice(COUNTRIES)} in {r.choice(['April', 'July', 'October', 'January'])}?"
+        f"What's the weather usually like in {r.choice(COUNTRIES)} in "
+        f"{r.choice(['April', 'July', 'October', 'January'])}?"
     ),
     lambda r: f"Give me three tips for {r.choice(ACTIVITIES)}.",
     lambda r: f"Is it true that {r.choice(ANIMALS)} can recognise faces?",

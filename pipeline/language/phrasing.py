@@ -238,7 +238,8 @@ def say_number(param: str, v: float | int, rng: random.Random) -> str:
 
 
 def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.Random, quote: bool = False) -> str:
-    """An entity as a person names it: ``account ACC-0003``, ``Hugo Hughes (CUS-0001)``, ``the Northwind company, CMP-0002``
+    """An entity as a person names it: ``account ACC-0003``, ``Hugo Hughes (CUS-0001)``, ``the Northwind company,
+    CMP-0002``
     (``quote``: the name in quotes, ``"Add monitoring" (API-0005)``, where its words would run into the sentence's)."""
     name = entity_name(record)
     forms = [f"{noun} {eid}", f"the {noun} {eid}", f"{eid}"]

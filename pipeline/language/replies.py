@@ -135,7 +135,8 @@ def fact(k: str, v: Any, rng: random.Random) -> str | None:
     if isinstance(v, str) and v.lower().startswith(name.lower() + "-"):  # "SKU-00027", never "SKU SKU-00027"
         return v
     if isinstance(v, str) and (", " in v or v.rstrip().endswith((".", "!", "?")) or len(v.split()) > 5):
-        return f'{name} "{v.strip()}"'  # a sentence is quoted: never "description Steps to reproduce ... comment., issue type task"
+        # a sentence is quoted: never "description Steps to reproduce ... comment., issue type task"
+        return f'{name} "{v.strip()}"'
     return f"{name} {say_value(k, v, '1970-01-01', rng.again() if isinstance(rng, Steady) else rng)}"
 
 
@@ -144,7 +145,8 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 
 def focus_facts(rec: dict[str, Any], rng: random.Random, focus: str) -> list[str]:
     """The facts of the flat record the reply is about, when the result holds it under the focus's name
-    (``get_store_hours`` -> ``{"hours": {"monday": "08:00-20:00", ...}}``: "Monday 08:00-20:00, ..."), days in week order."""
+    (``get_store_hours`` -> ``{"hours": {"monday": "08:00-20:00", ...}}``: "Monday 08:00-20:00, ..."), days in week
+    order."""
     last = singular(focus.split(" ")[-1])
     inner = next((v for k, v in rec.items() if isinstance(v, dict) and v and singular(words(k)) == last), None)
     if inner is None:  # get_issue -> {"issue": {...}, "comment_count": 0}: the issue's own fields first
@@ -197,7 +199,8 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
     if (
         len(labels) > 1 and len(ids) == 1 and None not in ids
     ):  # every record holds the same id: its parent's, never its own
-        same = f" ({next(iter(ids))[1]})"  # positions of one portfolio: "LTHM and PTRA", never "LTHM (PF-0005) and PTRA (PF-0005)"
+        # positions of one portfolio: "LTHM and PTRA", never "LTHM (PF-0005) and PTRA (PF-0005)"
+        same = f" ({next(iter(ids))[1]})"
         bare = [lb.removesuffix(same) for lb in labels]
         if len(set(bare)) == len(bare) and bare != labels:
             labels = bare
@@ -291,7 +294,10 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
     intent = intent_of(tool.name, tool.read_only)
     flag = undone_flag(intent.verbs[0], data)
     if flag is not None:  # never "Done: I canceled the navigation. Result: cancelled: no."
-        return f"I asked to {describe(tool)}, but the service reports it was not {words(flag.removeprefix('is_'))}, so nothing changed."
+        return (
+            f"I asked to {describe(tool)}, but the service reports it was not "
+            f"{words(flag.removeprefix('is_'))}, so nothing changed."
+        )
     toggle = switch_of(intent, args)  # "I opened the trunk", never "I set the trunk"
     done = [past(SWITCH_VERBS[toggle][0 if args[toggle] else 1] if toggle else intent.verbs[0])]
     used: set[str] = {toggle} if toggle else set()

@@ -194,7 +194,8 @@ PASTE_WORDS = (
 )  # a run this long shared with a tool's description repeats its documentation
 # parameters named by a preposition alone (``at``, ``before``): the preposition and the value are the whole phrase
 BARE_PREPOSITIONS = PREPOSITIONS | {"before", "after", "since", "until", "near"}
-# role words said as the preposition they stand for: origin_place_id "from place PLC-0003", destination_place_id "to ..."
+# role words said as the preposition they stand for: origin_place_id "from place PLC-0003", destination_place_id "to
+# ..."
 ROLE_PREPOSITIONS = {"origin": "from", "destination": "to"}
 # a parameter described as the user a call acts as ("Id of the signed-in user performing the action", "Id of the
 # workspace member acting"): said "as the user Priya Sato (USR-0017)", never as what the call acts on
@@ -398,8 +399,11 @@ class StepWriter:
         prep, rest = role(noun)
         if terse:  # "from ACC-0001", "to PLC-0019": a route or a transfer keeps its direction even in a terse turn
             return f"{prep} {v}" if prep else str(v)
-        if prep:  # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)"; origin_place_id: "from place PLC-0003"
-            return f"{prep} {say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng, quote=self.careful).removeprefix('the ')}"
+        # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)";
+        # origin_place_id: "from place PLC-0003"
+        if prep:
+            said = say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng, quote=self.careful)
+            return f"{prep} {said.removeprefix('the ')}"
         return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng, quote=self.careful)
 
     def back_ref(self, step: dict[str, Any], p: str, terse: bool) -> tuple[str, bool]:
@@ -505,7 +509,8 @@ class StepWriter:
             return self.rng.choice(
                 ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]
             ).format(w=pw, v=val)
-        # a word or a date: "with status in progress", never "with the status at in progress" or "reason of changed mind"
+        # a word or a date: "with status in progress", never "with the status at in progress" or "reason of changed
+        # mind"
         return self.rng.choice(
             ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}"]
         ).format(w=pw, v=val)
@@ -558,6 +563,42 @@ class StepWriter:
                 self.careful = False
         return said
 
+    def _noun_slots(
+        self,
+        step: dict[str, Any],
+        intent: Intent,
+        verb: str,
+        toggle: str | None,
+        withheld: list[str],
+        used: set[str],
+        terse: bool,
+    ) -> list[str]:
+        """The phrases of the nouns a tool's name holds, each with its preposition: "to the cart", "the account
+        ACC-0003" (the parameters they name are added to ``used``)."""
+        tool, args = step["tool"], step["args"]
+        slots: list[str] = []
+        for prep, noun in intent.nouns:
+            if prep == "to" and verb in ("put", "include"):
+                prep = "in"  # "put it in the cart", never "put it to the cart"
+            if toggle:
+                noun = noun.removesuffix(f" {toggle}")  # set_automation_enabled: "enable the automation"
+            p = self._param_for(tool, noun, args, used)
+            # an id the noun's word names only in its description: "the attendee CON-0001"
+            said_as = words(p) if p is not None else noun
+            p = p if p is not None else described_param(tool, noun, args, used)
+            if p is not None:
+                used.add(p)
+                if p in withheld:
+                    ent = ("the " if terse else self.rng.choice(["the ", "my ", article(noun) + " "])) + singular(noun)
+                elif p in step["sources"]:
+                    ent, _ = self.back_ref(step, p, terse)
+                else:
+                    ent = self.entity(p, args[p], said_as, terse)
+            else:
+                ent = ("" if terse else "the ") + noun
+            slots.append(f"{prep} {ent}".strip())
+        return slots
+
     def _phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
         tool = step["tool"]
         self.said_it = False
@@ -571,40 +612,14 @@ class StepWriter:
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
         args = step["args"]
         toggle = switch_of(intent, args, withheld)
-        if (
-            toggle
-        ):  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk of my vehicle and open"
+        if toggle:  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk ... and open"
             verb = SWITCH_VERBS[toggle][0 if args[toggle] else 1]
         self.verb = verb
         self.taking_off = False
         used: set[str] = {toggle} if toggle else set()
-        slots: list[str] = []
-        for k, (prep, noun) in enumerate(intent.nouns):
-            prep = (
-                "in" if prep == "to" and verb in ("put", "include") else prep
-            )  # "put it in the cart", never "put it to the cart"
-            noun = (
-                noun.removesuffix(f" {toggle}") if toggle else noun
-            )  # set_automation_enabled: "enable the automation"
-            p = self._param_for(tool, noun, args, used)
-            said_as = (
-                words(p) if p is not None else noun
-            )  # an id the noun's word names only in its description: "the attendee CON-0001"
-            p = p if p is not None else described_param(tool, noun, args, used)
-            if p is not None:
-                used.add(p)
-                if p in withheld:
-                    ent = ("the " if terse else self.rng.choice(["the ", "my ", article(noun) + " "])) + singular(noun)
-                elif p in step["sources"]:
-                    ent, _ = self.back_ref(step, p, terse)
-                else:
-                    ent = self.entity(p, args[p], said_as, terse)
-            else:
-                ent = ("" if terse else "the ") + noun
-            slots.append(f"{prep} {ent}".strip())
-        if (
-            not intent.nouns and not terse and tool.output_schema is None
-        ):  # git_add: "add the files README.md", not "add with files ..."
+        slots = self._noun_slots(step, intent, verb, toggle, withheld, used, terse)
+        # git_add: "add the files README.md", not "add with files ..."
+        if not intent.nouns and not terse and tool.output_schema is None:
             obj = next(
                 (
                     p
@@ -620,10 +635,12 @@ class StepWriter:
             if obj is not None:
                 used.add(obj)
                 slots.append(
-                    f"the {words(obj)} {join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}"
+                    f"the {words(obj)} "
+                    f"{join_prose([str(x) for x in args[obj]]) if isinstance(args[obj], list) else args[obj]}"
                 )
         if intent.nouns and intent.nouns[0][0]:  # add_to_cart: the thing added comes before "to the cart"
-            # the last id left: owner ids come first (food add_to_cart(customer_id, item_id) adds the item, not the customer)
+            # the last id left: owner ids come first (food add_to_cart(customer_id, item_id) adds the item, not the
+            # customer)
             direct = next(
                 (p for p in reversed(args) if p not in used and p.endswith("_id") and not acts_as(tool, p)), None
             )
@@ -646,7 +663,8 @@ class StepWriter:
         # what is removed is named and its name has no "from": the other ids are what it comes off
         self.taking_off = intent.family == "remove" and bool(used) and not any(prep for prep, _ in intent.nouns)
         # the user the call acts as: right after what it acts on where the verb's slots name it ("comment on the post
-        # PST-0004 as Priya Sato, ..."), else after the rest ("get the thread of message M-00024 as U-0001"); never "and for"
+        # PST-0004 as Priya Sato, ..."), else after the rest ("get the thread of message M-00024 as U-0001"); never
+        # "and for"
         actor = [p for p in args if p not in used and acts_as(tool, p)]
         acting: list[str] = []
         for p in actor:
@@ -659,26 +677,23 @@ class StepWriter:
         named = len(used) > len(actor)
         parts += acting if named else []
         extras: list[str] = []
-        tail: list[str] = (
-            [] if named else acting
-        )  # "at 9 am today": a bare preposition's phrase closes the request, never joined with "and"
+        # "at 9 am today": a bare preposition's phrase closes the request, never joined with "and"
+        tail: list[str] = [] if named else acting
         for p, v in args.items():
-            if (
-                p in withheld and p not in used and p.endswith("_id") and not terse
-            ):  # "the balance of my account": which one is asked for
+            # "the balance of my account": which one is asked for
+            if p in withheld and p not in used and p.endswith("_id") and not terse:
                 noun = words(p)
                 extras.append(
-                    f"{self.rng.choice(['for', 'of', 'on'])} {self.rng.choice(['my ', 'the ', article(noun) + ' '])}{noun}"
+                    f"{self.rng.choice(['for', 'of', 'on'])} "
+                    f"{self.rng.choice(['my ', 'the ', article(noun) + ' '])}{noun}"
                 )
                 continue
             if p in used or p in withheld:
                 continue
             if p in step["sources"]:
                 ref, named = self.back_ref(step, p, terse)
-                if ref.split(" ")[0] in PREPOSITIONS or (
-                    named and not p.endswith(("_id", "_ids"))
-                ):  # a value said as a value
-                    extras.append(ref)
+                if ref.split(" ")[0] in PREPOSITIONS or (named and not p.endswith(("_id", "_ids"))):
+                    extras.append(ref)  # a value said as a value
                 elif p.endswith(("_id", "_ids")):  # an entity: "for the account you just found"
                     extras.append(f"for {ref}")
                 else:  # a value from a result, not named: "with the same start time"
@@ -734,7 +749,8 @@ def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int
             ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
             forms = [f"{_cap(ctx)}: {text}", f"{text[:-1]} {ctx}{text[-1]}"]
             # after the request only a when, right after it ("... before my flight boards"): never "savings goal of 500
-            # from the airport" (the goal's source?), "..., if that's OK before the kids get home" or "from before before noon"
+            # from the airport" (the goal's source?), "..., if that's OK before the kids get home" or "from before
+            # before noon"
             trails = (
                 _first_word(ctx) in WHEN_WORDS
                 and _last_word(text[:-1]) != _first_word(ctx)

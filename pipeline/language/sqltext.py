@@ -36,7 +36,8 @@ TEXT_VALUES = {
 
 
 def sql_kind(tool: Any, param: str) -> str | None:
-    """``"read"``, ``"write"`` or ``"create"`` when ``param`` of a tool without an output schema takes SQL text; else None."""
+    """``"read"``, ``"write"`` or ``"create"`` when ``param`` of a tool without an output schema takes SQL text;
+    else None."""
     if tool.output_schema is not None or not (param in SQL_PARAMS or "sql" in param.lower()):
         return None
     spec = tool.properties.get(param) or {}
@@ -152,7 +153,10 @@ def _write(table: str, tables: dict[str, Any], rng: random.Random) -> str:
     form = rng.choice(["insert", "insert", "update", "delete"]) if rows else "insert"
     if form == "update":
         c = rng.choice([c for c in cols if not c["name"].lower().endswith("_id")] or cols)
-        return f"UPDATE {table} SET {c['name']} = {_lit(_new_value(c, table, tables, rng))} WHERE id = {rng.choice(rows)['id']}"
+        return (
+            f"UPDATE {table} SET {c['name']} = {_lit(_new_value(c, table, tables, rng))} "
+            f"WHERE id = {rng.choice(rows)['id']}"
+        )
     if form == "delete":
         return f"DELETE FROM {table} WHERE id = {rng.choice(rows)['id']}"
     vals = [_new_value(c, table, tables, rng) for c in cols]
@@ -173,7 +177,8 @@ def _create(tables: dict[str, Any], rng: random.Random) -> str:
 
 
 def compose(kind: str, tables: dict[str, Any], rng: random.Random, table: str | None = None) -> str | None:
-    """A statement of ``kind`` on ``table`` (else a table drawn from those with known columns); None when none is known."""
+    """A statement of ``kind`` on ``table`` (else a table drawn from those with known columns); None when none
+    is known."""
     if kind == "create":
         return _create(tables, rng)
     known = sorted(t for t, info in tables.items() if info.get("columns"))
@@ -208,7 +213,8 @@ def say(sql: str) -> str | None:
         what = ", ".join(f"{_words(c)} {v}" for c, v in zip(cols, vals))
         return f"add a new {singular(_words(m.group(1)))} with {what}"
     if m := re.fullmatch(r"UPDATE (\w+) SET (\w+) = (.+) WHERE id = (\d+)", sql):
-        return f"change the {_words(m.group(2))} of {singular(_words(m.group(1)))} {m.group(4)} to {m.group(3).strip(chr(39))}"
+        table, column, value, row = m.group(1), m.group(2), m.group(3), m.group(4)
+        return f"change the {_words(column)} of {singular(_words(table))} {row} to {value.strip(chr(39))}"
     if m := re.fullmatch(r"DELETE FROM (\w+) WHERE id = (\d+)", sql):
         return f"delete {singular(_words(m.group(1)))} {m.group(2)}"
     if m := re.fullmatch(r"CREATE TABLE (\w+) \(id INTEGER PRIMARY KEY, (.*)\)", sql):

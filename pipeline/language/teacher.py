@@ -77,13 +77,17 @@ def user_turns_prompt(
     server: str, persona: str, info_level: str, reference: str, touched: Any, spec: list[dict[str, Any]]
 ) -> str:
     return (
-        f"You write the user's messages in a conversation with an assistant that operates a {server.replace('_', ' ')} service.\n"
-        f"What the user's account holds (the only entities you may refer to): {json.dumps(touched, default=str, sort_keys=True)}\n"
+        f"You write the user's messages in a conversation with an assistant that operates a "
+        f"{server.replace('_', ' ')} service.\n"
+        f"What the user's account holds (the only entities you may refer to): "
+        f"{json.dumps(touched, default=str, sort_keys=True)}\n"
         f"Persona: {persona.replace('_', ' ')}. Information level: {info_level} (complete: give every value listed; "
         "missing: leave out what 'leave_out' names, the assistant will ask; minimal: be terse but keep every value).\n"
-        f"Today is {reference}. Mention ONLY the values listed; never invent ids or names. Say what you want in your own words: "
+        f"Today is {reference}. Mention ONLY the values listed; never invent ids or names. Say what you want "
+        f"in your own words: "
         "no JSON, no parameter names with underscores, no text copied from tool documentation; lists as prose.\n"
-        "Turn 1 is the request; every later turn is a follow-up written after the assistant reported 'assistant_reported'.\n"
+        "Turn 1 is the request; every later turn is a follow-up written after the assistant reported "
+        "'assistant_reported'.\n"
         f"Turns (one user message per turn, in order): {json.dumps(spec, default=str)}\n"
         'Answer with JSON: {"turns": ["message for turn 1", ...]}'
     )

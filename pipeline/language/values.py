@@ -382,7 +382,8 @@ def _linked(
     return None
 
 
-# fields that tell one entity from another: a new payee or contact takes none of an existing one's together (a copy is refused)
+# fields that tell one entity from another: a new payee or contact takes none of an existing one's together (a copy is
+# refused)
 IDENTIFYING = re.compile("|".join((*ROLE_FIELDS, "number", "phone", "username", "handle", "iban")))
 
 
@@ -624,7 +625,8 @@ def fill_args(
     memo = memo if memo is not None else ValueMemo()
     props, required, optional, sens = memo.facts(tool)
     wanted = list(required) + [p for p in optional if p in fixed or rng.random() < optional_rate]
-    # a writer with only optional fields gets one (an update changing nothing is refused); not a third-party one with required ones
+    # a writer with only optional fields gets one (an update changing nothing is refused); not a third-party one with
+    # required ones
     if (
         not tool.read_only
         and optional

@@ -265,17 +265,7 @@ def score(
     cfg = config or _DEFAULT
     idx = tool_index(tools)
     n = len(calls)
-    names_ok = idx.names
-    # validity
-    val_sum = 0.0
-    for c in calls:
-        nm = _name(c)
-        if nm in names_ok:
-            if idx.structure_ok(nm, _args(c)):
-                val_sum += 1.0 if c.get("ok") is True else 2.0 / 3.0
-            else:
-                val_sum += 1.0 / 3.0
-    validity = val_sum / n if n else 0.0
+    validity = _validity(calls, idx)
     state = None if state_match is None else float(state_match)
 
     n_gt = len(reference)
@@ -297,15 +287,63 @@ def score(
             exact=n == 0,
         )
 
-    # greedy matching: g takes the earliest unmatched call with its name whose argument keys include g's keys
     call_names = [_name(c) for c in calls]
     call_args = [_args(c) for c in calls]
+    mu = _match(reference, call_names, call_args)
+    ref_names = {g["name"] for g in reference}
+    cov_sum, arg_sum, n_pairs, exact = _placed_and_valued(reference, mu, call_args, dep_offset, external_matched or {})
+    coverage = cov_sum / n_gt
+    args = arg_sum / n_pairs if n_pairs else 0.0
+    budget = n_gt + math.ceil(cfg.beta * n_gt)
+    efficiency = -cfg.alpha * max(0, n - budget) / budget
+    name = sum(1 for nm in call_names if nm in ref_names) / n if n else 0.0
+    total = (
+        cfg.w_validity * validity
+        + cfg.w_coverage * coverage
+        + cfg.w_efficiency * efficiency
+        + cfg.w_name * name
+        + cfg.w_args * args
+    )
+    if state is not None and cfg.w_state:
+        total += cfg.w_state * state
+    return RewardBreakdown.model_construct(
+        validity=validity,
+        coverage=coverage,
+        efficiency=efficiency,
+        name=name,
+        args=args,
+        state=state,
+        abstention=None,
+        total=total,
+        n_calls=n,
+        n_reference=n_gt,
+        matched=mu,
+        exact=exact,
+    )
+
+
+def _validity(calls: Sequence[Mapping[str, Any]], idx: ToolIndex) -> float:
+    """R_val: per call a third for a known name, a third for its required parameters with compatible types, a
+    third for a successful execution (cumulative), averaged over the calls; 0 without calls."""
+    val_sum = 0.0
+    for c in calls:
+        nm = _name(c)
+        if nm in idx.names:
+            if idx.structure_ok(nm, _args(c)):
+                val_sum += 1.0 if c.get("ok") is True else 2.0 / 3.0
+            else:
+                val_sum += 1.0 / 3.0
+    return val_sum / len(calls) if calls else 0.0
+
+
+def _match(reference: Sequence[Mapping[str, Any]], call_names: list[str], call_args: list[Any]) -> list[int | None]:
+    """Greedy matching: step g takes the earliest unmatched call with its name whose argument keys include g's keys
+    (``mu[g]`` is that call's position, or None)."""
+    n = len(call_names)
     taken = [False] * n
-    mu: list[int | None] = [None] * n_gt
-    ref_names = set()
+    mu: list[int | None] = [None] * len(reference)
     for gi, g in enumerate(reference):
         gname = g["name"]
-        ref_names.add(gname)
         gargs = g.get("arguments") or {}
         for ci in range(n):
             if not taken[ci] and call_names[ci] == gname:
@@ -314,12 +352,23 @@ def score(
                     taken[ci] = True
                     mu[gi] = ci
                     break
+    return mu
 
+
+def _placed_and_valued(
+    reference: Sequence[Mapping[str, Any]],
+    mu: list[int | None],
+    call_args: list[Any],
+    dep_offset: int,
+    ext: Mapping[int, bool],
+) -> tuple[float, float, int, bool]:
+    """Over the matched steps: how many are placed after every step they depend on (coverage's sum), the share of
+    their argument values given right (argument values' sum), how many pairs, and whether all of it is exact."""
+    n_gt = len(reference)
     cov_sum = 0.0
     arg_sum = 0.0
     n_pairs = 0
     exact = True
-    ext = external_matched or {}
     for gi, g in enumerate(reference):
         ci = mu[gi]
         if ci is None:
@@ -354,34 +403,7 @@ def score(
                 exact = False
         else:
             arg_sum += 1.0
-    coverage = cov_sum / n_gt
-    args = arg_sum / n_pairs if n_pairs else 0.0
-    budget = n_gt + math.ceil(cfg.beta * n_gt)
-    efficiency = -cfg.alpha * max(0, n - budget) / budget
-    name = sum(1 for nm in call_names if nm in ref_names) / n if n else 0.0
-    total = (
-        cfg.w_validity * validity
-        + cfg.w_coverage * coverage
-        + cfg.w_efficiency * efficiency
-        + cfg.w_name * name
-        + cfg.w_args * args
-    )
-    if state is not None and cfg.w_state:
-        total += cfg.w_state * state
-    return RewardBreakdown.model_construct(
-        validity=validity,
-        coverage=coverage,
-        efficiency=efficiency,
-        name=name,
-        args=args,
-        state=state,
-        abstention=None,
-        total=total,
-        n_calls=n,
-        n_reference=n_gt,
-        matched=mu,
-        exact=exact,
-    )
+    return cov_sum, arg_sum, n_pairs, exact
 
 
 _DEFAULT = RewardConfig()
@@ -510,7 +532,8 @@ def parse_tools(obj: Any, line: int | None = None) -> ToolIndex:
 def parse_reference(obj: Any, line: int | None = None, field: str = "reference") -> list[dict[str, Any]]:
     if not isinstance(obj, list):
         raise RewardInputError(
-            f"{_where(line, field)}: expected a list of {{name, arguments, depends_on}} ([] for abstention), got {type(obj).__name__}"
+            f"{_where(line, field)}: expected a list of {{name, arguments, depends_on}} ([] for abstention), "
+            f"got {type(obj).__name__}"
         )
     out = []
     for i, g in enumerate(obj):

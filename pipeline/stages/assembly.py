@@ -136,7 +136,8 @@ def tool_pool(snapshots: dict[str, Snapshot], minimum: int = 3) -> dict[str, lis
 
 @dataclass(frozen=True)
 class AugmentStep:
-    """Select the multi-turn examples by the composition plan, add the no-call kinds, apply the robustness augmentations."""
+    """Select the multi-turn examples by the composition plan, add the no-call kinds, apply the robustness
+    augmentations."""
 
     augment: AugmentConfig
     composition: Composition

@@ -151,7 +151,8 @@ STAGES = Registry(
         Stage(
             StageName.AUGMENT,
             "augmented_examples",
-            "Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, missing function.",
+            "Examples with robustness augmentation: distractors, enum stripping, irrelevance, abstention, "
+            "missing function.",
             ("unique_conversations", "server_snapshots"),
             per_server=False,
             group="corpus",

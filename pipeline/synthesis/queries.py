@@ -122,7 +122,8 @@ class LLMBackend:
         raise RuntimeError(f"LLM endpoint {self.cfg.llm_base_url} failed after {self.cfg.llm_retries} tries: {last}")
 
     def write(self, server, turns, info_level, persona, withheld, snapshot, rng):
-        """The user's turns, written by the teacher from the offline drafts and checked (:mod:`pipeline.language.teacher`)."""
+        """The user's turns, written by the teacher from the offline drafts and checked
+        (:mod:`pipeline.language.teacher`)."""
 
         drafts = TemplateBackend(self.cfg).write(server, turns, info_level, persona, withheld, snapshot, rng)
         spec = turn_spec(turns, drafts, withheld, self.cfg.reference_date)

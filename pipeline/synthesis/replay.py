@@ -76,7 +76,10 @@ def describe_mismatch(i: int, recorded: TraceCall, replayed: dict[str, Any]) -> 
     """Why replayed call ``i`` does not match the recording: the outcome, or where the results differ."""
     name = recorded.name
     if recorded.ok and not replayed["ok"]:
-        return f"call {i} {name} succeeded when recorded but failed on replay: {replayed['error_code']}: {replayed.get('error')}"
+        return (
+            f"call {i} {name} succeeded when recorded but failed on replay: "
+            f"{replayed['error_code']}: {replayed.get('error')}"
+        )
     if not recorded.ok and replayed["ok"]:
         return (
             f"call {i} {name} failed when recorded ({recorded.error_code}: {recorded.error}) "
@@ -138,7 +141,7 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
     hashes = []
     # the recorded simulation is one execution already when its final state hash was recorded
     runs = max(1, cfg.determinism_runs - (1 if conv.final_state_hash else 0))
-    for run in range(runs):
+    for _run in range(runs):
         results, h = replay_trace(env, conv)
         for i, (t, r) in enumerate(zip(conv.trace, results)):
             if t.ok != r["ok"] or (t.ok and t.result != r["result"]):

@@ -100,7 +100,8 @@ def resolve_chain(
                     if val is None:
                         return (
                             steps,
-                            f"step {k} ({st.name}) needs {src.field} from step {src.step} ({steps[src.step]['tool'].name}), which returned none",
+                            f"step {k} ({st.name}) needs {src.field} from step {src.step} "
+                            f"({steps[src.step]['tool'].name}), which returned none",
                         )
                     fixed[p] = val
                     from_steps.append(p)
@@ -228,85 +229,24 @@ def plan_query(
     up = {"snapshot_id": snap.snapshot_id, "chain_id": chain.chain_id}
     info_level = info_level or pick_info_level(rng, cfg)
     persona = persona or rng.choice(sorted(PERSONAS))
-    best: tuple[float, list[dict[str, Any]], int, int] | None = None
-    problem: str | None = None
-    steps: list[dict[str, Any]] = []
-    by_name = {t.name: t for t in snap.tools}
-    for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
-        steps, problem = resolve_chain(env, snap, chain, rng, qcfg, by_name, memo)
-        if problem:
-            continue
-        calls, errors = live_calls(chain, [st["result"].ok for st in steps])
-        rate = error_rate(calls, errors)
-        if best is None or rate < best[0]:
-            best = (rate, steps, calls, errors)
-        if not over_budget(calls, errors, max_error_rate):
-            break
-    if best is None:
-        return None, rejection(
-            StageName.QUERY,
-            "unresolvable_dependency",
-            f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)",
-            snap.server,
-            up,
-            _with_dry_run(chain, steps),
-            record_type="chain",
-        )
-    _rate, steps, calls, errors = best
-    if over_budget(calls, errors, max_error_rate):
-        failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
-        return None, rejection(
-            StageName.QUERY,
-            "error_rate",
-            f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
-            f"calls in the dry run; fewest failing: {failing}",
-            snap.server,
-            up,
-            _with_dry_run(chain, steps),
-            record_type="chain",
-        )
-
-    def known(v: str) -> bool:
-        return is_known_id(v, snap)
-
-    for _split in range(
-        8
-    ):  # a write on a value a list returned needs the list shown in an earlier turn, or a value the user knows
-        turns_idx = split_turns(len(steps), rng, cfg)
-        unnamed = unnamed_writes(turns_idx, steps, known)
-        if not unnamed:
-            break
-    if unnamed:
-        return None, rejection(
-            StageName.QUERY,
-            "unnamed_entity",
-            f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
-            "result of the same turn did not single out, and no turn split lets the user name it",
-            snap.server,
-            up,
-            _with_dry_run(chain, steps),
-            record_type="chain",
-        )
+    tried = _dry_run(env, snap, chain, rng, qcfg, memo, max_error_rate, up)
+    if isinstance(tried, Rejection):
+        return None, tried
+    steps = tried
+    turns_idx = _named_split(snap, chain, steps, rng, cfg, up)
+    if isinstance(turns_idx, Rejection):
+        return None, turns_idx
     turns = [[steps[i] for i in idx] for idx in turns_idx]
-    withheld: dict[str, Any] = {}
-    if info_level == "missing":
-        # a yes/no flag is no value a person forgets to give: only values are withheld
-        cands = [
-            p
-            for p in turns[0][0]["tool"].required
-            if p in turns[0][0]["user_args"] and not isinstance(turns[0][0]["user_args"][p], bool)
-        ]
-        if not cands:
-            return None, rejection(
-                StageName.QUERY,
-                "nothing_to_withhold",
-                f"{turns[0][0]['tool'].name} takes no user value the user could omit",
-                snap.server,
-                up,
-                chain,
-            )
-        p = rng.choice(cands)
-        withheld[p] = turns[0][0]["user_args"][p]
+    withheld = _withheld(turns, info_level, rng)
+    if withheld is None:
+        return None, rejection(
+            StageName.QUERY,
+            "nothing_to_withhold",
+            f"{turns[0][0]['tool'].name} takes no user value the user could omit",
+            snap.server,
+            up,
+            chain,
+        )
     try:
         texts = backend.write(snap.server, turns, info_level, persona, list(withheld), snap, rng)
     except Exception as exc:  # an LLM that answers garbage or times out rejects this query only
@@ -347,6 +287,105 @@ def plan_query(
     return query, None
 
 
+def _dry_run(
+    env: Environment,
+    snap: Snapshot,
+    chain: Chain,
+    rng: random.Random,
+    qcfg: QueryConfig,
+    memo: ValueMemo | None,
+    max_error_rate: float,
+    up: dict[str, Any],
+) -> list[dict[str, Any]] | Rejection:
+    """The chain resolved on a scratch session: the first of ``RESOLVE_ATTEMPTS`` value sets whose dry run resolves
+    every dependency within the error budget (else the one failing least), or why none would do."""
+    best: tuple[float, list[dict[str, Any]], int, int] | None = None
+    problem: str | None = None
+    steps: list[dict[str, Any]] = []
+    by_name = {t.name: t for t in snap.tools}
+    for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
+        steps, problem = resolve_chain(env, snap, chain, rng, qcfg, by_name, memo)
+        if problem:
+            continue
+        calls, errors = live_calls(chain, [st["result"].ok for st in steps])
+        rate = error_rate(calls, errors)
+        if best is None or rate < best[0]:
+            best = (rate, steps, calls, errors)
+        if not over_budget(calls, errors, max_error_rate):
+            break
+    if best is None:
+        return rejection(
+            StageName.QUERY,
+            "unresolvable_dependency",
+            f"{problem} (tried {RESOLVE_ATTEMPTS} sets of values)",
+            snap.server,
+            up,
+            _with_dry_run(chain, steps),
+            record_type="chain",
+        )
+    _rate, steps, calls, errors = best
+    if over_budget(calls, errors, max_error_rate):
+        failing = [f"{st['tool'].name}: {st['result'].error_code}" for st in steps if not st["result"].ok]
+        return rejection(
+            StageName.QUERY,
+            "error_rate",
+            f"every value set tried ({RESOLVE_ATTEMPTS}) fails more than {max_error_rate:.0%} of the "
+            f"calls in the dry run; fewest failing: {failing}",
+            snap.server,
+            up,
+            _with_dry_run(chain, steps),
+            record_type="chain",
+        )
+    return steps
+
+
+def _named_split(
+    snap: Snapshot,
+    chain: Chain,
+    steps: list[dict[str, Any]],
+    rng: random.Random,
+    cfg: SimulateConfig,
+    up: dict[str, Any],
+) -> list[list[int]] | Rejection:
+    """The steps split into user turns so that every write names its entity: a write on a value a list returned
+    needs the list shown in an earlier turn, or a value the user knows (eight splits tried)."""
+
+    def known(v: str) -> bool:
+        return is_known_id(v, snap)
+
+    for _split in range(8):
+        turns_idx = split_turns(len(steps), rng, cfg)
+        unnamed = unnamed_writes(turns_idx, steps, known)
+        if not unnamed:
+            return turns_idx
+    return rejection(
+        StageName.QUERY,
+        "unnamed_entity",
+        f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
+        "result of the same turn did not single out, and no turn split lets the user name it",
+        snap.server,
+        up,
+        _with_dry_run(chain, steps),
+        record_type="chain",
+    )
+
+
+def _withheld(turns: list[list[dict[str, Any]]], info_level: str, rng: random.Random) -> dict[str, Any] | None:
+    """The value the user leaves out of the first request at the "missing" level (empty at the other levels), or
+    None when the first call takes no value the user could omit. A yes/no flag is no value a person forgets to
+    give: only values are withheld."""
+    if info_level != "missing":
+        return {}
+    first = turns[0][0]
+    cands = [
+        p for p in first["tool"].required if p in first["user_args"] and not isinstance(first["user_args"][p], bool)
+    ]
+    if not cands:
+        return None
+    p = rng.choice(cands)
+    return {p: first["user_args"][p]}
+
+
 def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) -> int:
     """How many corrected wrong attempts the conversation can show and stay within the replay's
     error-rate threshold, given which steps the dry run saw fail."""
@@ -354,6 +393,35 @@ def recovery_budget(chain: Chain, step_ok: list[bool], max_error_rate: float) ->
         return 0
     calls, fails = live_calls(chain, step_ok)
     return recovery_room(calls, fails, max_error_rate)
+
+
+def _record_call(
+    messages: list[Message],
+    trace: list[TraceCall],
+    cid: str,
+    turn: int,
+    name: str,
+    args: dict[str, Any],
+    res: Any,
+    *,
+    reference: bool,
+) -> None:
+    """A call as the conversation shows it (the assistant's call, the tool's message) and as its trace records it
+    (``reference``: a call of the reference, not a recovery demonstration's wrong attempt)."""
+    messages.append(Message.calling(cid, name, args))
+    messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
+    trace.append(
+        TraceCall(
+            turn=turn,
+            name=name,
+            arguments=args,
+            ok=res.ok,
+            error_code=res.error_code,
+            reference=reference,
+            result=res.data if res.ok else None,
+            error=res.error,
+        )
+    )
 
 
 def run_conversation(
@@ -372,12 +440,12 @@ def run_conversation(
 
     Some calls are preceded by a plausible wrong attempt that the assistant then corrects (a
     recovery demonstration), as many as the error-rate threshold of replay leaves room for. ``replier``: a teacher
-    (:meth:`pipeline.synthesis.queries.LLMBackend.reply`) that rewrites each turn's final reply from its calls, or None."""
+    (:meth:`pipeline.synthesis.queries.LLMBackend.reply`) that rewrites each turn's final reply from its calls, or
+    None."""
     by_name = {t.name: t for t in snap.tools}
     texts, withheld = query.turns, query.withheld
-    say = random.Random(
-        f"words:{query.query_id}"
-    )  # the assistant's wording; ``rng`` keeps deciding the recovery attempts
+    # the assistant's wording; ``rng`` keeps deciding the recovery attempts
+    say = random.Random(f"words:{query.query_id}")
     messages: list[Message] = [Message(role="system", content=system_prompt(snap.server))]
     reference: list[list[RefCall]] = []
     trace: list[TraceCall] = []
@@ -417,42 +485,13 @@ def run_conversation(
                         budget -= 1
                         bad_args, _ = corrupted
                         call_no += 1
-                        cid = f"call_{call_no}"
                         res = s.call(tool.name, bad_args)
-                        messages.append(Message.calling(cid, tool.name, bad_args))
-                        messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
-                        trace.append(
-                            TraceCall(
-                                turn=ti,
-                                name=tool.name,
-                                arguments=bad_args,
-                                ok=res.ok,
-                                error_code=res.error_code,
-                                reference=False,
-                                result=res.data if res.ok else None,
-                                error=res.error,
-                            )
-                        )
+                        _record_call(messages, trace, f"call_{call_no}", ti, tool.name, bad_args, res, reference=False)
                 call_no += 1
-                cid = f"call_{call_no}"
-                res = s.call(
-                    tool.name, args, hash_after=ti == len(query.turn_steps) - 1 and k == idx[-1]
-                )  # the final hash comes with it
+                # the final hash comes with the conversation's last call
+                res = s.call(tool.name, args, hash_after=ti == len(query.turn_steps) - 1 and k == idx[-1])
                 attempted += 1
-                messages.append(Message.calling(cid, tool.name, args))
-                messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
-                trace.append(
-                    TraceCall(
-                        turn=ti,
-                        name=tool.name,
-                        arguments=args,
-                        ok=res.ok,
-                        error_code=res.error_code,
-                        reference=True,
-                        result=res.data if res.ok else None,
-                        error=res.error,
-                    )
-                )
+                _record_call(messages, trace, f"call_{call_no}", ti, tool.name, args, res, reference=True)
                 turn_ref.append(
                     RefCall(name=tool.name, arguments=args, depends_on=[flat_index[d] for d in deps if d in flat_index])
                 )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from servers.calendar.world import (
@@ -27,10 +29,27 @@ from servers.calendar.world import (
 from servers.names import FIRST_NAMES, LAST_NAMES
 
 
-def seed_world(rng: random.Random, seed: int) -> CalendarWorld:
-    w = CalendarWorld(seed=seed)
+@dataclass(frozen=True)
+class _Cast:
+    """Who and where the seeded events involve: the user, the other contacts, the calendars and the rooms."""
+
+    me: str
+    others: list[str]
+    lead: str  # owner of the team calendar
+    peers: list[str]  # the two contacts who share their calendar with the user
+    work: str
+    personal: str
+    team: str
+    launch: str
+    holidays: str
+    peer_cals: list[str]
+    rooms: list[str]
+
+
+def _seed_contacts(w: CalendarWorld, rng: random.Random) -> None:
+    """22 contacts with distinct names; the first is the user."""
     used: set[str] = set()
-    for i in range(22):
+    for _i in range(22):
         for _ in range(50):
             first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
             if f"{first} {last}" not in used:
@@ -43,6 +62,10 @@ def seed_world(rng: random.Random, seed: int) -> CalendarWorld:
             email=f"{first.lower()}.{last.lower()}@northwind.example",
             department=rng.choice(DEPARTMENTS),
         )
+
+
+def _seed_calendars(w: CalendarWorld, rng: random.Random) -> _Cast:
+    """The user's calendars, the shared team, launch, holiday and peer calendars, and the meeting rooms."""
     ids = list(w.contacts)
     me = ids[0]
     w.me_id = me
@@ -79,6 +102,24 @@ def seed_world(rng: random.Random, seed: int) -> CalendarWorld:
             has_video=rng.random() < 0.6,
         )
     rooms = list(w.rooms)
+    return _Cast(
+        me=me,
+        others=others,
+        lead=lead,
+        peers=peers,
+        work=work,
+        personal=personal,
+        team=team,
+        launch=launch,
+        holidays=holidays,
+        peer_cals=peer_cals,
+        rooms=rooms,
+    )
+
+
+def _event_adder(w: CalendarWorld, rng: random.Random, me: str) -> Callable[..., None]:
+    """``add(...)``: add an event unless it clashes with the user's or the room's other events (then it drops
+    the room, or the event)."""
 
     def add(
         cal_id: str,
@@ -130,8 +171,13 @@ def seed_world(rng: random.Random, seed: int) -> CalendarWorld:
         ev.event_id = w.new_id("EVT")
         w.events[ev.event_id] = ev
 
-    base = datetime(2026, 2, 2)
-    # recurring series
+    return add
+
+
+def _seed_series(w: CalendarWorld, rng: random.Random, c: _Cast, add: Callable[..., None]) -> None:
+    """The recurring series: standup, a 1:1, metrics review, sprint planning, gym, launch readiness."""
+    me, others, lead, rooms = c.me, c.others, c.lead, c.rooms
+    work, personal, team, launch = c.work, c.personal, c.team, c.launch
     add(
         team,
         "Daily standup",
@@ -193,7 +239,14 @@ def seed_world(rng: random.Random, seed: int) -> CalendarWorld:
         rooms[3],
         rec=Recurrence(frequency="weekly", interval=1, count=5),
     )
-    # single events
+
+
+def _seed_single_events(w: CalendarWorld, rng: random.Random, c: _Cast, add: Callable[..., None]) -> None:
+    """60 one-off events: team meetings, personal appointments, peers' meetings, team-calendar meetings."""
+    me, others, lead, rooms = c.me, c.others, c.lead, c.rooms
+    work, personal, team, launch = c.work, c.personal, c.team, c.launch
+    peers, peer_cals = c.peers, c.peer_cals
+    base = datetime(2026, 2, 2)
     for _ in range(60):
         day = base + timedelta(days=rng.randint(0, 62))
         if day.weekday() >= 5 and rng.random() < 0.8:
@@ -253,6 +306,15 @@ def seed_world(rng: random.Random, seed: int) -> CalendarWorld:
                 rng.choice(rooms),
                 status=status,
             )
+
+
+def seed_world(rng: random.Random, seed: int) -> CalendarWorld:
+    w = CalendarWorld(seed=seed)
+    _seed_contacts(w, rng)
+    c = _seed_calendars(w, rng)
+    add = _event_adder(w, rng, c.me)
+    _seed_series(w, rng, c, add)  # recurring series
+    _seed_single_events(w, rng, c, add)
     for d, name in [
         ("2026-04-03", "Good Friday (office closed)"),
         ("2026-05-01", "Labour Day (office closed)"),
@@ -261,11 +323,11 @@ def seed_world(rng: random.Random, seed: int) -> CalendarWorld:
         ev_id = w.new_id("EVT")
         w.events[ev_id] = Event(
             event_id=ev_id,
-            calendar_id=holidays,
+            calendar_id=c.holidays,
             title=name,
             start=f"{d}T00:00",
             end=f"{d}T23:59",
-            organizer_id=w.calendars[holidays].owner_id,
+            organizer_id=w.calendars[c.holidays].owner_id,
             created_at="2026-01-02T09:00",
             updated_at="2026-01-02T09:00",
         )

@@ -114,10 +114,10 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
             email=email,
             company_name=company_name,
             source=rng.choice(["web", "referral", "event", "cold_call", "partner"]),  # type: ignore[arg-type]
-            status=status,
+            status=status,  # type: ignore[arg-type]
             owner_id=rng.choice(owners),
             created_on=_date(rng, "2025-10-01", "2026-02-28"),
-        )  # type: ignore[arg-type]
+        )
         if status == "converted":
             # converted earlier: a contact was created under an existing company
             com = rng.choice(companies)
@@ -136,12 +136,19 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
             lead.contact_id, lead.company_id, lead.converted_on = kid, com, lead.created_on
         w.leads[lid] = lead
     # two open leads whose email already belongs to a contact (conversion would duplicate it)
-    open_leads = [l for l in w.leads.values() if l.status in ("qualified", "contacted")]
+    open_leads = [lead for lead in w.leads.values() if lead.status in ("qualified", "contacted")]
     for lead in open_leads[:2]:
         c = w.contacts[rng.choice(contact_ids)]
         lead.first_name, lead.last_name, lead.email = c.first_name, c.last_name, c.email
         lead.company_name = w.companies[c.company_id].name if c.company_id else lead.company_name
+    _seed_deals_and_activities(w, rng, companies, active, contact_ids)
+    return w
 
+
+def _seed_deals_and_activities(
+    w: CrmWorld, rng: random.Random, companies: list[str], active: list[str], contact_ids: list[str]
+) -> None:
+    """Deals across every stage, then activities on deals, contacts (``contact_ids``) and open leads."""
     stages = (
         ["prospecting"] * 6
         + ["qualification"] * 6
@@ -196,7 +203,8 @@ def seed_world(rng: random.Random, seed: int) -> CrmWorld:
         elif r < 0.8:
             a.contact_id = rng.choice(contact_ids)
         else:
-            lead = rng.choice([l for l in w.leads.values() if l.status in ("contacted", "qualified", "unqualified")])
+            lead = rng.choice(
+                [other for other in w.leads.values() if other.status in ("contacted", "qualified", "unqualified")]
+            )
             a.lead_id = lead.lead_id
         w.activities[aid] = a
-    return w

@@ -232,11 +232,11 @@ def list_leads(
 ) -> LeadList:
     """List leads (unqualified prospects), filtered by status, owner or source. Converted leads show the contact, company and deal they became."""
     out = [
-        l
-        for l in w.leads.values()
-        if (status is None or l.status == status)
-        and (owner_id is None or l.owner_id == owner_id)
-        and (source is None or l.source == source)
+        lead
+        for lead in w.leads.values()
+        if (status is None or lead.status == status)
+        and (owner_id is None or lead.owner_id == owner_id)
+        and (source is None or lead.source == source)
     ]
     return LeadList(leads=out, total=len(out))
 
@@ -254,7 +254,7 @@ def create_lead(
     """Create a new lead assigned to an active sales owner."""
     _owner(w, owner_id)
     e = email.lower()
-    dup = next((l for l in w.leads.values() if l.email.lower() == e and l.status != "converted"), None)
+    dup = next((other for other in w.leads.values() if other.email.lower() == e and other.status != "converted"), None)
     if dup is not None:
         raise StateConflict(f"an open lead with email {email!r} already exists ({dup.lead_id})")
     lid = w.new_id("LEA")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from servers.email.world import (
@@ -21,9 +22,23 @@ from servers.email.world import (
 )
 from servers.names import FIRST_NAMES, LAST_NAMES
 
+LABELS = [
+    ("work", "blue", "Work mail"),
+    ("project-atlas", "purple", "Project Atlas"),
+    ("clients", "orange", "Client mail"),
+    ("finance", "green", "Banking and budgets"),
+    ("travel", "yellow", "Trips and bookings"),
+    ("receipts", "gray", "Orders and invoices"),
+    ("newsletters", "gray", "Subscriptions"),
+    ("personal", "red", "Personal"),
+    ("follow-up", "red", "Needs an answer"),
+]
 
-def seed_world(rng: random.Random, seed: int) -> MailWorld:
-    w = MailWorld(seed=seed)
+
+def _seed_contacts(w: MailWorld, rng: random.Random) -> str:
+    """The user, colleagues and external contacts, the services that mail them, and the labels.
+
+    Returns the user's first name (letters sign off with it)."""
     first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
     w.me_name, w.me_address = f"{first} {last}", f"{first.lower()}.{last.lower()}@{DOMAIN}"
     seen = {w.me_address}
@@ -40,21 +55,13 @@ def seed_world(rng: random.Random, seed: int) -> MailWorld:
     for name, email, *_ in SERVICES:
         cid = w.new_id("CON")
         w.contacts[cid] = Contact(contact_id=cid, name=name, email=email, organization=name)
-    for name, color, desc in [
-        ("work", "blue", "Work mail"),
-        ("project-atlas", "purple", "Project Atlas"),
-        ("clients", "orange", "Client mail"),
-        ("finance", "green", "Banking and budgets"),
-        ("travel", "yellow", "Trips and bookings"),
-        ("receipts", "gray", "Orders and invoices"),
-        ("newsletters", "gray", "Subscriptions"),
-        ("personal", "red", "Personal"),
-        ("follow-up", "red", "Needs an answer"),
-    ]:
+    for name, color, desc in LABELS:
         w.labels[name] = Label(label=name, color=color, description=desc)  # type: ignore[arg-type]
-    people = [c for c in w.contacts.values() if c.organization != c.name]
-    colleagues = [c for c in people if c.email.endswith(DOMAIN)]
-    externals = [c for c in people if not c.email.endswith(DOMAIN)]
+    return first
+
+
+def _messenger(w: MailWorld, rng: random.Random) -> Callable[..., Message]:
+    """``msg(...)``: add a message to ``w`` (starred at random) and return it."""
 
     def msg(
         thread: str,
@@ -91,7 +98,19 @@ def seed_world(rng: random.Random, seed: int) -> MailWorld:
         w.messages[mid] = m
         return m
 
-    start = datetime(2026, 2, 2, 8, 0)
+    return msg
+
+
+def _seed_work_threads(
+    w: MailWorld,
+    rng: random.Random,
+    msg: Callable[..., Message],
+    first: str,
+    colleagues: list[Contact],
+    externals: list[Contact],
+    start: datetime,
+) -> None:
+    """A thread per work topic: a first message to the user and up to four replies back and forth."""
     for subject, body, att, label in WORK_TOPICS:
         tid = w.new_id("THR")
         pool = colleagues if label != "clients" else externals
@@ -146,7 +165,53 @@ def seed_world(rng: random.Random, seed: int) -> MailWorld:
             m = r
         if rng.random() < 0.3:
             w.messages[m.message_id].labels = sorted(set(m.labels) | {"follow-up"})
-    for name, email, label, subj, body, att in SERVICES:
+
+
+def _seed_drafts(w: MailWorld, rng: random.Random, externals: list[Contact], start: datetime) -> None:
+    """Drafts: editable; two have no recipients yet, one replies to a received message."""
+    received = [m for m in w.messages.values() if m.folder == "inbox" and m.from_address != w.me_address]
+    target = rng.choice(received)
+    draft_specs = [
+        ([], "Team offsite agenda", "Draft agenda:\n1. Roadmap\n2. Retro\n3. Dinner", None),
+        ([], "", "Notes to self: follow up with finance", None),
+        (
+            [rng.choice(externals).email],
+            "Proposal follow-up",
+            "Hi,\n\nFollowing up on our proposal from last week.",
+            None,
+        ),
+        (
+            [target.from_address],
+            "Re: " + target.subject.removeprefix("Re: "),
+            "Thanks! I'll get back to you by Friday.",
+            target,
+        ),
+    ]
+    for to, subj, body, reply in draft_specs:
+        mid = w.new_id("MSG")
+        w.messages[mid] = Message(
+            message_id=mid,
+            thread_id=reply.thread_id if reply else w.new_id("THR"),
+            folder="drafts",
+            from_address=w.me_address,
+            to=to,
+            subject=subj,
+            body=body,
+            updated_at=_t(start + timedelta(days=rng.randint(20, 27))),
+            in_reply_to=reply.message_id if reply else None,
+        )
+
+
+def seed_world(rng: random.Random, seed: int) -> MailWorld:
+    w = MailWorld(seed=seed)
+    first = _seed_contacts(w, rng)
+    people = [c for c in w.contacts.values() if c.organization != c.name]
+    colleagues = [c for c in people if c.email.endswith(DOMAIN)]
+    externals = [c for c in people if not c.email.endswith(DOMAIN)]
+    msg = _messenger(w, rng)
+    start = datetime(2026, 2, 2, 8, 0)
+    _seed_work_threads(w, rng, msg, first, colleagues, externals, start)
+    for _name, email, label, subj, body, att in SERVICES:
         for _ in range(rng.randint(1, 2)):
             tid = w.new_id("THR")
             vals = dict(
@@ -205,36 +270,5 @@ def seed_world(rng: random.Random, seed: int) -> MailWorld:
             start + timedelta(days=rng.randint(0, 27)),
             labels=["work"] if subj.startswith("Weekly") else ["clients"],
         )
-    # drafts: editable; two have no recipients yet
-    received = [m for m in w.messages.values() if m.folder == "inbox" and m.from_address != w.me_address]
-    target = rng.choice(received)
-    draft_specs = [
-        ([], "Team offsite agenda", "Draft agenda:\n1. Roadmap\n2. Retro\n3. Dinner", None),
-        ([], "", "Notes to self: follow up with finance", None),
-        (
-            [rng.choice(externals).email],
-            "Proposal follow-up",
-            "Hi,\n\nFollowing up on our proposal from last week.",
-            None,
-        ),
-        (
-            [target.from_address],
-            "Re: " + target.subject.removeprefix("Re: "),
-            "Thanks! I'll get back to you by Friday.",
-            target,
-        ),
-    ]
-    for to, subj, body, reply in draft_specs:
-        mid = w.new_id("MSG")
-        w.messages[mid] = Message(
-            message_id=mid,
-            thread_id=reply.thread_id if reply else w.new_id("THR"),
-            folder="drafts",
-            from_address=w.me_address,
-            to=to,
-            subject=subj,
-            body=body,
-            updated_at=_t(start + timedelta(days=rng.randint(20, 27))),
-            in_reply_to=reply.message_id if reply else None,
-        )
+    _seed_drafts(w, rng, externals, start)
     return w

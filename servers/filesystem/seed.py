@@ -437,7 +437,7 @@ def _seed_notes_and_media(t: _Tree, h: str) -> None:
     f(dl, "boarding-pass.pdf", binary_size=rng.randint(80_000, 200_000))
     pics = d(h, "pictures", owner=me, group=me)
     vac = d(pics, f"{rng.choice(['lisbon', 'kyoto', 'oslo', 'porto', 'dublin'])}-2025", owner=me, group=me)
-    for k in range(rng.randint(4, 7)):
+    for _k in range(rng.randint(4, 7)):
         f(vac, f"IMG_{rng.randint(1000, 9999)}.jpg", binary_size=rng.randint(1_500_000, 4_500_000))
     shots = d(pics, "screenshots", owner=me, group=me)
     for k in range(3):

@@ -131,10 +131,8 @@ def _seed_restaurants(w: FoodWorld, rng: random.Random) -> None:
                 )
 
 
-def seed_world(rng: random.Random, seed: int) -> FoodWorld:
-    w = FoodWorld(seed=seed, city=rng.choice(CITIES))
-    _seed_restaurants(w, rng)
-    # customers and addresses
+def _seed_customers(w: FoodWorld, rng: random.Random) -> None:
+    """Customers, each with an empty cart and one to three addresses."""
     used_names: set[str] = set()
     for _ in range(12):
         first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
@@ -164,7 +162,10 @@ def seed_world(rng: random.Random, seed: int) -> FoodWorld:
                     [None, None, "Ring twice", "Leave at the door", "Call on arrival", "Buzzer 4B"]
                 ),
             )
-    # promo codes
+
+
+def _seed_promos(w: FoodWorld, rng: random.Random) -> None:
+    """Platform-wide promo codes, four restaurant codes, and who already redeemed the single-use ones."""
     rids = list(w.restaurants)
     promo_specs = [
         ("WELCOME10", "10% off your order", "percent", 10.0, 15.0, None, "2026-12-31", True),
@@ -202,7 +203,11 @@ def seed_world(rng: random.Random, seed: int) -> FoodWorld:
     cids = list(w.customers)
     w.promos["WELCOME10"].redeemed_by = rng.sample(cids, k=4)
     w.promos["NEWYEAR8"].redeemed_by = rng.sample(cids, k=2)
-    # order history and in-flight orders
+
+
+def _seed_orders(w: FoodWorld, rng: random.Random) -> None:
+    """Order history (delivered, cancelled) and in-flight orders at every step of the flow."""
+    rids, cids = list(w.restaurants), list(w.customers)
     plan = (
         ["delivered"] * 12
         + ["cancelled"] * 2
@@ -219,7 +224,7 @@ def seed_world(rng: random.Random, seed: int) -> FoodWorld:
         ]
     )
     flow = ["placed", "accepted", "preparing", "ready_for_pickup", "picked_up", "delivered"]
-    for k, status in enumerate(plan):
+    for status in plan:
         cid = rng.choice(cids)
         addrs = [a for a in w.addresses.values() if a.customer_id == cid]
         rid = rng.choice(rids)
@@ -281,6 +286,15 @@ def seed_world(rng: random.Random, seed: int) -> FoodWorld:
                 comment=rng.choice([None, "Great food!", "Arrived a bit cold", "Fast delivery", "Portion was small"]),
             )
         w.orders[oid] = o
+
+
+def seed_world(rng: random.Random, seed: int) -> FoodWorld:
+    w = FoodWorld(seed=seed, city=rng.choice(CITIES))
+    _seed_restaurants(w, rng)
+    _seed_customers(w, rng)  # customers and addresses
+    _seed_promos(w, rng)  # promo codes
+    _seed_orders(w, rng)  # order history and in-flight orders
+    rids, cids = list(w.restaurants), list(w.customers)
     # a couple of customers start with something in their cart
     for cid in rng.sample(cids, k=3):
         rid = rng.choice(rids)

@@ -248,7 +248,7 @@ def _seed_devices(w: IotWorld, rng: random.Random, hid: str, rooms: dict[str, Ro
         add("Bathroom", "humidity_sensor", "Bathroom Humidity Sensor")
     if "Master Bedroom" in rooms and rng.random() < 0.5:
         add("Master Bedroom", "thermostat", "Bedroom Thermostat")
-    for rname, room in rooms.items():
+    for rname in rooms:
         if rname in ("Porch", "Garage"):
             continue
         add(rname, "light", f"{rname} Ceiling Light")

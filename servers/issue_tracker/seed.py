@@ -69,8 +69,8 @@ def seed_world(rng: random.Random, seed: int) -> TrackerWorld:
             name=f"{first} {last}",
             email=f"{first.lower()}.{last.lower()}@devco.example",
             username=f"{first[0].lower()}{last.lower()}",
-            role=role,
-        )  # type: ignore[arg-type]
+            role=role,  # type: ignore[arg-type]
+        )
         users.append(uid)
 
     for key, name, desc in PROJECTS:
@@ -160,12 +160,16 @@ def seed_world(rng: random.Random, seed: int) -> TrackerWorld:
                 updated_on=_d(created, rng.randint(0, 2)),
                 resolved_on=_d(created, rng.randint(1, 3)) if status == "done" else None,
             )
+    _seed_links_and_comments(w, rng)
+    return w
 
+
+def _seed_links_and_comments(w: TrackerWorld, rng: random.Random) -> None:
+    """Blocks and relates links between live issues, then comments on up to 30 issues."""
     # links: a few open issues block issues that are already in review (closing those fails), plus relates links
     live = [i for i in w.issues.values() if w.projects[i.project_id].status == "active"]
-    for i in [i for i in live if i.status == "in_progress"][
-        : max(0, 4 - sum(1 for i in live if i.status == "in_review"))
-    ]:
+    missing_in_review = max(0, 4 - sum(1 for i in live if i.status == "in_review"))
+    for i in [i for i in live if i.status == "in_progress"][:missing_in_review]:
         i.status = "in_review"  # enough issues waiting in review for the blocked-close case
     in_review = [i for i in live if i.status == "in_review"]
     blockers = [i for i in live if i.status in ("open", "in_progress")]
@@ -195,4 +199,3 @@ def seed_world(rng: random.Random, seed: int) -> TrackerWorld:
                 body=rng.choice(COMMENTS),
                 created_on=_d(issue.created_on, rng.randint(0, 3)),
             )
-    return w

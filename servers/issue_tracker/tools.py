@@ -156,7 +156,7 @@ def list_issues(
 def get_issue(w: TrackerWorld, issue_id: IssueId) -> IssueDetail:
     """Get an issue with its allowed next statuses, the open issues blocking it, its links and comment count."""
     i = _issue(w, issue_id)
-    links = [l for l in w.links.values() if issue_id in (l.issue_id, l.target_issue_id)]
+    links = [link for link in w.links.values() if issue_id in (link.issue_id, link.target_issue_id)]
     n = sum(1 for c in w.comments.values() if c.issue_id == issue_id)
     return IssueDetail(
         issue=i,
@@ -177,7 +177,7 @@ def create_issue(
     reporter_id: Annotated[str, Field(description="user_id of the reporter; must be a project member")],
     priority: Annotated[Priority, Field(description="Priority")] = "medium",
     description: Annotated[str | None, Field(description="Longer description")] = None,
-    labels: Labels = [],
+    labels: Labels = [],  # noqa: B006 -- never mutated (read via sorted(set(labels))); [] keeps the schema default
     assignee_id: Annotated[str | None, Field(description="user_id to assign; must be a project member")] = None,
     story_points: Annotated[int | None, Field(description="Estimate in story points", ge=0, le=100)] = None,
 ) -> Issue:
@@ -342,14 +342,14 @@ def link_issues(
     _issue(w, target_issue_id)
     if issue_id == target_issue_id:
         raise InvalidArgument("issue_id and target_issue_id must differ: an issue cannot be linked to itself")
-    for l in w.links.values():
-        if l.link_type == link_type and {l.issue_id, l.target_issue_id} == {issue_id, target_issue_id}:
-            if link_type == "relates" or l.issue_id == issue_id:
+    for link in w.links.values():
+        if link.link_type == link_type and {link.issue_id, link.target_issue_id} == {issue_id, target_issue_id}:
+            if link_type == "relates" or link.issue_id == issue_id:
                 raise StateConflict(
-                    f"{issue_id} and {target_issue_id} are already linked with {link_type} ({l.link_id})"
+                    f"{issue_id} and {target_issue_id} are already linked with {link_type} ({link.link_id})"
                 )
             raise StateConflict(
-                f"{target_issue_id} already blocks {issue_id} ({l.link_id}); two issues cannot block each other"
+                f"{target_issue_id} already blocks {issue_id} ({link.link_id}); two issues cannot block each other"
             )
     lid = w.new_id("LNK")
     link = Link(link_id=lid, issue_id=issue_id, link_type=link_type, target_issue_id=target_issue_id)

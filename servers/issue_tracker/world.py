@@ -208,12 +208,12 @@ def _member(w: TrackerWorld, p: Project, user_id: str, what: str) -> User:
 
 def _open_blockers(w: TrackerWorld, issue_id: str) -> list[str]:
     return [
-        l.issue_id
-        for l in w.links.values()
-        if l.link_type == "blocks"
-        and l.target_issue_id == issue_id
-        and l.issue_id in w.issues
-        and w.issues[l.issue_id].status != "done"
+        link.issue_id
+        for link in w.links.values()
+        if link.link_type == "blocks"
+        and link.target_issue_id == issue_id
+        and link.issue_id in w.issues
+        and w.issues[link.issue_id].status != "done"
     ]
 
 

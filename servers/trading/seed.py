@@ -23,8 +23,8 @@ from servers.trading.world import (
 )
 
 
-def seed_world(rng: random.Random, seed: int) -> TradingWorld:
-    w = TradingWorld(seed=seed)
+def _seed_market(w: TradingWorld, rng: random.Random) -> None:
+    """Exchanges, symbols (three of them halted) and each symbol's five-level order book."""
     for code, name, country, session, is_open in EXCHANGES:
         w.exchanges[code] = Exchange(
             exchange=code, name=name, country=country, session_utc=session, market_open=is_open
@@ -58,6 +58,11 @@ def seed_world(rng: random.Random, seed: int) -> TradingWorld:
                 BookLevel(price=_r2(ask + i * tick), quantity=rng.randint(1, 40) * 25, orders=rng.randint(1, 12))
             )
         w.books[sym] = {"bids": bids, "asks": asks}
+
+
+def seed_world(rng: random.Random, seed: int) -> TradingWorld:
+    w = TradingWorld(seed=seed)
+    _seed_market(w, rng)
 
     for _ in range(14):
         tid = w.new_id("TRD")

@@ -43,7 +43,7 @@ def _km(a: tuple[float, float], b: tuple[float, float]) -> float:
 def _seed_hotels(w: TravelWorld, rng: random.Random) -> None:
     """Hotels: 2-3 per city, some with fully booked windows."""
     # hotels: 2-3 per city, some with fully booked windows
-    for code, city, *_ in AIRPORTS:
+    for _iata, city, *_ in AIRPORTS:
         for _ in range(rng.randint(2, 3)):
             hid = w.new_id("HTL")
             stars = rng.choice([2, 3, 3, 4, 4, 5])
@@ -86,14 +86,8 @@ def _seed_hotels(w: TravelWorld, rng: random.Random) -> None:
                 w.rooms[rid] = room
 
 
-def seed_world(rng: random.Random, seed: int) -> TravelWorld:
-    w = TravelWorld(seed=seed)
-    coords: dict[str, tuple[float, float]] = {}
-    for code, city, name, lat, lon in AIRPORTS:
-        w.airports[code] = Airport(code=code, city=city, name=name)
-        coords[code] = (lat, lon)
-    codes = [a[0] for a in AIRPORTS]
-
+def _seed_flights(w: TravelWorld, rng: random.Random, codes: list[str], coords: dict[str, tuple[float, float]]) -> None:
+    """Flights between 18 airport pairs, with fares per cabin (some sold out)."""
     # flights: ~18 city pairs, both directions, 2-4 dates each between 2026-02-26 and 2026-03-28
     pairs = rng.sample([(a, b) for i, a in enumerate(codes) for b in codes[i + 1 :]], k=18)
     day0 = date(2026, 2, 26)
@@ -144,9 +138,9 @@ def seed_world(rng: random.Random, seed: int) -> TravelWorld:
                     fares=fares,
                 )
 
-    _seed_hotels(w, rng)
 
-    # travellers and loyalty accounts
+def _seed_travellers(w: TravelWorld, rng: random.Random, codes: list[str]) -> None:
+    """Travellers, most with a loyalty account."""
     nationalities = ["PT", "US", "GB", "FR", "ES", "IE", "NO", "CA", "DE", "BR", "IN", "JP"]
     used: set[str] = set()
     for _ in range(26):
@@ -174,6 +168,18 @@ def seed_world(rng: random.Random, seed: int) -> TravelWorld:
                 points=0 if rng.random() < 0.15 else rng.randint(500, 90000),  # type: ignore[arg-type]
                 enrolled_on=f"20{rng.randint(16, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
             )
+
+
+def seed_world(rng: random.Random, seed: int) -> TravelWorld:
+    w = TravelWorld(seed=seed)
+    coords: dict[str, tuple[float, float]] = {}
+    for code, city, name, lat, lon in AIRPORTS:
+        w.airports[code] = Airport(code=code, city=city, name=name)
+        coords[code] = (lat, lon)
+    codes = [a[0] for a in AIRPORTS]
+    _seed_flights(w, rng, codes, coords)
+    _seed_hotels(w, rng)
+    _seed_travellers(w, rng, codes)  # travellers and loyalty accounts
 
     # existing bookings and itineraries
     flights = list(w.flights.values())

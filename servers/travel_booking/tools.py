@@ -454,7 +454,7 @@ def create_itinerary(
     name: Annotated[str, Field(description="Trip name, e.g. 'Lyon conference'", min_length=2, max_length=80)],
     booking_ids: Annotated[
         list[str], Field(description="Existing booking ids of the same traveller to group into the itinerary")
-    ] = [],
+    ] = [],  # noqa: B006 -- never mutated (only iterated); [] keeps the schema default
 ) -> ItineraryDetails:
     """Create an itinerary (a named trip) for a traveller, optionally grouping existing bookings into it."""
     _traveller(w, traveller_id)

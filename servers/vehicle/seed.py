@@ -24,23 +24,24 @@ from servers.vehicle.world import (
     _update_range,
 )
 
-
 # --------------------------------------------------------------------------- seeding
-def seed_world(rng: random.Random, seed: int) -> VehicleWorld:
-    w = VehicleWorld(seed=seed)
+STREETS = [
+    "Main St",
+    "Harbor Rd",
+    "Station Ave",
+    "Market St",
+    "Park Lane",
+    "Mill Rd",
+    "Church St",
+    "Bridge St",
+    "King St",
+]
+
+
+def _seed_places(w: VehicleWorld, rng: random.Random) -> None:
+    """Places around a random city: the depot, offices, customers, chargers and airports."""
     city = rng.choice(CITIES)
     clat, clon = CITY_COORDS[city]
-    streets = [
-        "Main St",
-        "Harbor Rd",
-        "Station Ave",
-        "Market St",
-        "Park Lane",
-        "Mill Rd",
-        "Church St",
-        "Bridge St",
-        "King St",
-    ]
     for cat, names in PLACE_NAMES.items():
         pick = names if cat != "customer" else rng.sample(names, k=8)
         for name in pick:
@@ -60,12 +61,17 @@ def seed_world(rng: random.Random, seed: int) -> VehicleWorld:
                 place_id=pid,
                 name=name,
                 category=cat,
-                address=f"{rng.randint(1, 400)} {rng.choice(streets)}, {city}",  # type: ignore[arg-type]
+                address=f"{rng.randint(1, 400)} {rng.choice(STREETS)}, {city}",  # type: ignore[arg-type]
                 lat=lat,
                 lon=lon,
                 has_charger=charger,
                 charger_kw=(rng.choice([50, 150, 250]) if cat == "charging_station" else 11) if charger else None,
             )
+
+
+def seed_world(rng: random.Random, seed: int) -> VehicleWorld:
+    w = VehicleWorld(seed=seed)
+    _seed_places(w, rng)
     places = list(w.places.values())
     depot = next(p for p in places if p.category == "depot")
     # at least two electric vehicles and two combustion vehicles, the rest drawn from all models
@@ -148,7 +154,13 @@ def seed_world(rng: random.Random, seed: int) -> VehicleWorld:
         v.tires.rear_left_kpa = v.tires.recommended_kpa - 65
     for v in vs:
         _update_range(v)
-    # trip history
+    _seed_trips(w, rng)
+    return w
+
+
+def _seed_trips(w: VehicleWorld, rng: random.Random) -> None:
+    """Trip history: three to six trips per vehicle between random places, numbered in time order."""
+    places, vs = list(w.places.values()), list(w.vehicles.values())
     log = []
     for v in vs:
         for _ in range(rng.randint(3, 6)):
@@ -180,4 +192,3 @@ def seed_world(rng: random.Random, seed: int) -> VehicleWorld:
             ended_at=_plus(start, dur),
             energy_used=used,
         )
-    return w

@@ -207,8 +207,10 @@ mutation($repo: RepositorySelector!, $key: String!) {
   }
 }"""
 
-RUN_STATUS = """
-query($id: ID!) { runOrError(runId: $id) { __typename ... on Run { runId status tags { key value } } ... on Error { message } } }"""
+RUN_STATUS = (
+    "\nquery($id: ID!) { runOrError(runId: $id) { __typename ... on Run { runId status tags { key value } } "
+    "... on Error { message } } }"
+)
 
 RUN_FAILURES = """
 query($id: ID!) {
@@ -229,7 +231,8 @@ def run_config(data_dir: Path) -> dict[str, Any]:
             "training": {"config": {"train": False}},
         },
         "loggers": {"console": {"config": {"log_level": "WARNING"}}},
-        # one run worker per run, its steps in that process (a subprocess per step costs seconds each on a small machine)
+        # one run worker per run, its steps in that process (a subprocess per step costs seconds each on a small
+        # machine)
         "execution": {"config": {"in_process": {}}},
     }
 

@@ -18,7 +18,8 @@ def _args(**kw) -> argparse.Namespace:
 def test_the_config_file_sets_the_stage_parameters_and_its_data_dir(tmp_path):
     f = tmp_path / "build.yaml"
     f.write_text(
-        f"examples: 300\ndata_dir: {tmp_path / 'elsewhere'}\nprobe:\n  refresh_every: 50\nsimulate:\n  recovery_rate: 0.0\n"
+        f"examples: 300\ndata_dir: {tmp_path / 'elsewhere'}\n"
+        "probe:\n  refresh_every: 50\nsimulate:\n  recovery_rate: 0.0\n"
     )
     cfg = _build_config(_args(config=str(f)))
     assert cfg.examples == 300 and cfg.probe.refresh_every == 50 and cfg.simulate.recovery_rate == 0.0

@@ -38,7 +38,8 @@ def test_the_config_refuses_an_example_count_below_one_naming_the_field(tmp_path
 
 @pytest.fixture(scope="module")
 def good_then_failed(tmp_path_factory):
-    """A good version (built in process on an ephemeral Dagster instance), then `prove build` whose composition gate must fail."""
+    """A good version (built in process on an ephemeral Dagster instance), then `prove build` whose composition
+    gate must fail."""
     root = tmp_path_factory.mktemp("gates")
     data = root / "data"
     good = build_corpus(BuildConfig(examples=20, servers=["banking"], data_dir=str(data)))

@@ -129,7 +129,8 @@ def test_workers_stop_with_their_servers_when_prove_itself_is_killed(tmp_path):
 
 
 def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(tmp_path):
-    """Inside a run Dagster takes SIGTERM over (it becomes an interrupted step); the build still stops as interrupted."""
+    """Inside a run Dagster takes SIGTERM over (it becomes an interrupted step); the build still stops as
+    interrupted."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
     with open(tmp_path / "build.log", "w") as log:
         proc = subprocess.Popen(
@@ -171,7 +172,8 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
         _kill_group(proc)
 
 
-STOPPER = """
+STOPPER = (
+    """
 import json, signal, subprocess, sys, time
 from assets.cli.interrupt import ignores_sigterm, stop_descendants
 # the children below inherit this process's SIGTERM disposition and mask, and this process those of the test worker
@@ -179,13 +181,15 @@ from assets.cli.interrupt import ignores_sigterm, stop_descendants
 signal.signal(signal.SIGTERM, signal.SIG_DFL)
 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 code = "import signal, time; {} print('ready', flush=True); time.sleep(600)"
-deaf = subprocess.Popen([sys.executable, "-c", code.format("signal.signal(signal.SIGTERM, signal.SIG_IGN);")], stdout=subprocess.PIPE)
+deaf = subprocess.Popen([sys.executable, "-c", code.format("signal.signal(signal.SIGTERM, signal.SIG_IGN);")], """
+    """stdout=subprocess.PIPE)
 plain = subprocess.Popen([sys.executable, "-c", code.format("")], stdout=subprocess.PIPE)
 deaf.stdout.readline(), plain.stdout.readline()
 seen = [ignores_sigterm(deaf.pid), ignores_sigterm(plain.pid)]
 stopped = stop_descendants(grace_s=float(sys.argv[1]))
 print(json.dumps({"ignores": seen, "stopped": stopped, "gone": [deaf.wait(5) is not None, plain.wait(5) is not None]}))
 """
+)
 
 
 @pytest.mark.timeout(90)

@@ -68,16 +68,19 @@ def test_every_asset_has_a_code_version_computed_from_its_source_and_import_clos
 
 
 def test_the_statement_walk_finds_every_import_a_full_walk_finds_in_every_project_module():
-    """Code versions read imports from statements only (cheaper as a process starts): the same imports as walking every node."""
+    """Code versions read imports from statements only (cheaper as a process starts): the same imports as
+    walking every node."""
     import ast
 
     def imports(nodes) -> list[str]:
         return sorted(ast.dump(n) for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
 
     nested = ast.parse(
-        "import a\nclass C:\n    def f(self):\n        try:\n            import b\n        except E:\n            import c\n"
+        "import a\nclass C:\n    def f(self):\n        try:\n            import b\n"
+        "        except E:\n            import c\n"
         "        else:\n            import d\n        finally:\n            import e\n"
-        "with x:\n    for i in y:\n        while z:\n            if w:\n                pass\n            else:\n                from . import f\n"
+        "with x:\n    for i in y:\n        while z:\n            if w:\n                pass\n"
+        "            else:\n                from . import f\n"
         "match v:\n    case 1:\n        import g\nasync def h():\n    async with q:\n        import i\n"
     )
     assert imports(CV.statements(nested)) == imports(ast.walk(nested))

@@ -25,25 +25,31 @@ query($key: AssetKeyInput!) {
   }
 }"""
 
-CHECK_STATUS = """
+CHECK_STATUS = (
+    """
 query($key: AssetKeyInput!) {
   assetNodeOrError(assetKey: $key) {
     __typename
     ... on AssetNode {
       assetChecksOrError {
         __typename
-        ... on AssetChecks { checks { name blocking executionForLatestMaterialization { runId status evaluation { success } } } }
+        ... on AssetChecks { checks { name blocking executionForLatestMaterialization """
+    """{ runId status evaluation { success } } } }
       }
     }
   }
 }"""
+)
 
-PARTITIONS = """
+PARTITIONS = (
+    """
 query($key: AssetKeyInput!) {
   assetNodeOrError(assetKey: $key) {
-    ... on AssetNode { partitionKeys assetPartitionStatuses { __typename ... on DefaultPartitionStatuses { materializedPartitions } } }
+    ... on AssetNode { partitionKeys assetPartitionStatuses { __typename """
+    """... on DefaultPartitionStatuses { materializedPartitions } } }
   }
 }"""
+)
 
 
 def _latest(ui, asset: str) -> dict:

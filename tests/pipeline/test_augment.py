@@ -173,7 +173,8 @@ def test_missing_function_variant_hides_the_first_needed_tool(conversations):
     v = missing_function_variant(src, random.Random(0))
     _no_calls(v)
     assert v.kind == "missing_function" and v.parent_id == src.conversation_id
-    # what the hidden tool does, with its article: "No tool of mine lets me look up the balance", never "look up balance"
+    # what the hidden tool does, with its article: "No tool of mine lets me look up the balance", never
+    # "look up balance"
     assert describe(next(t for t in src.tools if t.name == first)) in v.messages[2].content
     assert first not in {t.name for t in v.tools}
     assert len(v.tools) == len(src.tools) - 1

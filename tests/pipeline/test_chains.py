@@ -46,7 +46,7 @@ def test_step_sourced_arguments_name_an_earlier_steps_output_field(chains, tools
         for k, step in enumerate(c.steps):
             tool = tools_by_name[step.name]
             assert set(tool.required) <= set(step.args), "every required input has a source"
-            for p, src in step.args.items():
+            for _name, src in step.args.items():
                 if src.kind == "step":
                     n_step_args += 1
                     assert src.step is not None and 0 <= src.step < k

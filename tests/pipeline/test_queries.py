@@ -183,7 +183,7 @@ class _ChatServer:
                     content = json.dumps({"reply": lead + ast.literal_eval(draft.group(1))})
                 else:  # the user-turn prompt: the actions and values of each turn, in the script's own words
                     msgs = []
-                    for ti, turn in enumerate(json.loads(TURNS_RE.search(prompt).group(1))):
+                    for _ti, turn in enumerate(json.loads(TURNS_RE.search(prompt).group(1))):
                         vals = ", ".join(
                             f"{k} {', '.join(map(str, v)) if isinstance(v, list) else v}"
                             for k, v in turn["values"].items()
@@ -732,7 +732,8 @@ def test_a_listing_whose_records_share_a_label_names_each_by_the_id_that_tells_t
 
 
 def test_a_listing_whose_records_all_carry_their_parents_id_names_them_without_it():
-    """list_positions: each position holds its portfolio's id; "LTHM and PTRA", never "LTHM (PF-0005) and PTRA (PF-0005)"."""
+    """list_positions: each position holds its portfolio's id; "LTHM and PTRA", never
+    "LTHM (PF-0005) and PTRA (PF-0005)"."""
     from pipeline.language.replies import list_reply
 
     positions = [
@@ -748,7 +749,8 @@ def test_a_listing_whose_records_all_carry_their_parents_id_names_them_without_i
 
 
 def test_a_listing_named_by_the_id_that_tells_them_apart_counts_what_those_ids_name():
-    """list_following's records are "follows"; listed by whom they follow, they are counted as users: never "8 follows came back"."""
+    """list_following's records are "follows"; listed by whom they follow, they are counted as users: never
+    "8 follows came back"."""
     from pipeline.language.replies import list_reply
 
     follows = [
@@ -1031,7 +1033,8 @@ def test_a_noun_of_the_tool_name_takes_the_id_its_description_names():
     }
     for i in range(20):
         text = StepWriter([step], {}, "2026-03-02", random.Random(i)).phrase(step, [], terse=i % 2 == 0)
-        # "remove CON-0001 from event EVT-0001"-like, never "take off the attendee on EVT-0001 and for the contact CON-0001"
+        # "remove CON-0001 from event EVT-0001"-like, never
+        # "take off the attendee on EVT-0001 and for the contact CON-0001"
         assert text.index("CON-0001") < text.index("EVT-0001") and " and " not in text, text
         assert not re.search(r"attendee (on|for|with)\b", text), text
         assert i % 2 == 0 or re.search(r"CON-0001\)? from (the )?(event )?EVT-0001", text), text
@@ -1050,7 +1053,8 @@ def test_a_parameter_named_with_a_trailing_preposition_takes_its_value_directly(
 
 
 def test_a_confirmation_says_the_fields_the_call_set_as_the_result_reports_them():
-    """ "I set the lights. It now shows headlights off", never "Result: nickname Unit 17, make Tesla" (what was not asked)."""
+    """ "I set the lights. It now shows headlights off", never "Result: nickname Unit 17, make Tesla" (what was
+    not asked)."""
     from pipeline.core.records import ToolSpec
     from pipeline.language.replies import confirm_reply
 
@@ -1094,7 +1098,8 @@ def test_a_reply_says_each_fact_once():
 
 
 def test_a_context_after_the_request_is_only_ever_a_when():
-    """ "... savings goal of 500 from the airport" reads as where the goal comes from: a place or a purpose leads the turn."""
+    """ "... savings goal of 500 from the airport" reads as where the goal comes from: a place or a purpose leads
+    the turn."""
     from pipeline.language.request_writer import CONTEXTS, WHEN_WORDS, compose_turn
 
     trailing = [c for cs in CONTEXTS.values() for c in cs if c.split(" ")[0] not in WHEN_WORDS]
@@ -1163,7 +1168,8 @@ def test_a_confirmed_delete_does_not_report_its_own_flag():
 
 
 def test_a_switch_is_said_as_its_verb_in_the_request_and_the_reply():
-    """set_trunk(open=true): "open the trunk of my vehicle" / "I opened the trunk", never "change the trunk of my vehicle and open"."""
+    """set_trunk(open=true): "open the trunk of my vehicle" / "I opened the trunk", never
+    "change the trunk of my vehicle and open"."""
     from pipeline.language.replies import confirm_reply
     from pipeline.language.request_writer import StepWriter
 
@@ -1206,7 +1212,8 @@ def test_a_listing_is_said_as_what_the_tool_lists_and_an_empty_side_list_is_not_
 
 
 def test_a_value_named_as_a_verb_phrase_is_pointed_at_as_a_noun():
-    """book_hotel(check_in from an earlier search): "with that check-in date again", never "with that check in again"."""
+    """book_hotel(check_in from an earlier search): "with that check-in date again", never
+    "with that check in again"."""
     from pipeline.language.request_writer import StepWriter
 
     search = _step("search_hotels", "Search hotels.", {"city": "Oslo", "check_in": "2026-03-20"})
@@ -1298,7 +1305,8 @@ def test_a_reply_says_the_nested_record_asked_for_and_quotes_its_sentences():
 
 
 def test_an_answer_of_the_enum_value_none_never_reads_as_a_placeholder():
-    """set_recurrence(frequency="none"): "Let's go with none.", never "None, please." (the linter's placeholder rule)."""
+    """set_recurrence(frequency="none"): "Let's go with none.", never "None, please." (the linter's placeholder
+    rule)."""
     from pipeline.core.records import ToolSpec
     from pipeline.language.phrasing import PLACEHOLDER
     from pipeline.language.replies import answer_with
@@ -1349,7 +1357,8 @@ def test_a_flag_is_said_without_its_is():
 
 
 def test_a_contains_filter_and_a_state_filter_are_said_as_filters():
-    """ "with the merchant containing notes", never "notes as the merchant contains"; "only the disabled ones", never "and not enabled"."""
+    """ "with the merchant containing notes", never "notes as the merchant contains"; "only the disabled ones",
+    never "and not enabled"."""
     from pipeline.language.request_writer import StepWriter
 
     spend = _step("list_expenses", "List expenses.", {"category_id": "CAT-0002", "merchant_contains": "notes"})

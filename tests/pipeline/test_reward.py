@@ -167,7 +167,7 @@ def test_each_call_matches_at_most_one_reference_step():
     assert b.matched == [0, None] and b.coverage == 0.5
 
 
-# ---------------------------------------------------------------------------------------------- efficiency / name / args
+# ------------------------------------------------------------------------------------------- efficiency / name / args
 
 
 def test_a_four_call_task_has_budget_six():

@@ -61,7 +61,7 @@ def test_two_or_three_user_turns_each_ending_in_an_answer(simulated):
         starts = _user_turn_starts(conv)
         assert len(starts) == len(q.turns) == len(conv.reference) == len(conv.outcomes)
         assert 2 <= len(q.turns) <= 3
-        for a, b in zip(starts, starts[1:] + [len(conv.messages)]):
+        for _a, b in zip(starts, starts[1:] + [len(conv.messages)]):
             last = conv.messages[b - 1]
             assert last.role == "assistant" and not last.tool_calls
 
@@ -277,7 +277,8 @@ def test_recovery_budget_counts_the_dry_run_failures():
 
 
 def test_two_ids_taken_from_one_result_field_name_two_different_entities(banking_env, snapshot):
-    """A transfer whose two accounts both come from one listing goes between its first two accounts, never from an account to itself."""
+    """A transfer whose two accounts both come from one listing goes between its first two accounts, never from
+    an account to itself."""
     from pipeline.core.config import QueryConfig
     from pipeline.synthesis.simulate import resolve_chain
 
@@ -309,7 +310,8 @@ def test_two_ids_taken_from_one_result_field_name_two_different_entities(banking
 
 
 def test_an_id_from_a_result_with_one_value_keeps_it_and_the_other_id_moves():
-    """The destination comes from a result holding one place, the origin from a listing: the origin takes the listing's next place."""
+    """The destination comes from a result holding one place, the origin from a listing: the origin takes the
+    listing's next place."""
     from pipeline.core.records import CallResult
     from pipeline.synthesis.simulate import _distinct_ids
 

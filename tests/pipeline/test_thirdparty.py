@@ -169,7 +169,8 @@ def test_servers_file_errors_name_the_entry_and_field(tmp_path):
         load_servers_file(bad)
     good = tmp_path / "servers.toml"
     good.write_text(
-        '[[servers]]\nname = "banking"\n\n[[servers]]\nname = "notes"\nkind = "stdio"\ncommand = "python"\nargs = ["n.py"]\n'
+        '[[servers]]\nname = "banking"\n\n'
+        '[[servers]]\nname = "notes"\nkind = "stdio"\ncommand = "python"\nargs = ["n.py"]\n'
     )
     cfgs = load_servers_file(good)
     assert [c.isolation for c in cfgs] == ["meta", "process"]

@@ -538,9 +538,9 @@ def test_same_seed_same_state_over_stdio(sut: ServerUnderTest) -> None:
     m = sut.mutation()
     remote = sut.stdio()
     assert sorted(t.name for t in remote.tools()) == sorted(t.name for t in sut.tools)
-    for seed in (SEED, 3):
-        rs, ls = remote.session(seed), sut.env.session(seed)
-        assert rs.state_hash() == ls.state_hash(), f"{sut.name}: seed {seed} differs between stdio and in-process"
+    for world_seed in (SEED, 3):
+        rs, ls = remote.session(world_seed), sut.env.session(world_seed)
+        assert rs.state_hash() == ls.state_hash(), f"{sut.name}: seed {world_seed} differs between stdio and in-process"
         rs.close()
         ls.close()
     a, b = remote.session(3), remote.session(4)
