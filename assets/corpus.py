@@ -23,6 +23,7 @@ from pipeline.corpus.lint import lint_version
 from pipeline.corpus.report import rejections_png
 from pipeline.corpus.sql import refresh
 from pipeline.corpus.store import off_target, read_examples, record_gate, refresh_latest
+from pipeline.language.teacher_client import usage_summary
 from pipeline.stages.assembly import stage_augment, stage_corpus, stage_dedup
 from pipeline.stages.base import StageOutput
 from pipeline.stages.discovery import probe_rejections
@@ -151,12 +152,44 @@ def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
     }
 
 
-@versioned(group_name=GROUP, description=STAGES["corpus"].description)
+def teacher_usage(settings: ProveSettings, **by_stage: dict[str, Any]) -> dict[str, Any] | None:
+    """The teacher's usage per stage and server of this build (from the stages' stats), with the total."""
+    usages = {
+        f"{stage}/{server}": out.stats["teacher"]
+        for stage, per in by_stage.items()
+        for server, out in sorted(selected(settings, per).items())
+        if out.stats.get("teacher")
+    }
+    return usage_summary(usages) if usages else None
+
+
+def teacher_metadata(summary: dict[str, Any] | None) -> dict[str, Any]:
+    """The teacher's totals as numbers Dagster can plot across versions, and the breakdown as JSON."""
+    if not summary:
+        return {}
+    total = summary["total"]
+    keys = ("requests", "completions", "prompt_tokens", "completion_tokens", "cache_hits", "wait_s", "peak_in_flight")
+    return {**{f"teacher_{k}": total[k] for k in keys}, "teacher": MetadataValue.json(summary)}
+
+
+@versioned(
+    group_name=GROUP,
+    description=STAGES["corpus"].description,
+    # the query and conversation stages' stats only (the small sidecar the rejections asset reads too)
+    ins={k: dg.AssetIn(metadata={"prove/part": "rejections"}) for k in ("user_queries", "conversations")},
+)
 def corpus(
-    context: AssetExecutionContext, settings: ProveSettings, augmented_examples, rejections, server_snapshots
+    context: AssetExecutionContext,
+    settings: ProveSettings,
+    augmented_examples,
+    rejections,
+    server_snapshots,
+    user_queries,
+    conversations,
 ) -> dg.Output[str]:
     cfg = settings.build_config()
     snaps = selected(settings, server_snapshots)
+    teacher = teacher_usage(settings, query=user_queries, simulate=conversations)
     progress.report("corpus", 2, 3, stage="write")
     # the code versions of the assets that made this version (the policy's are its own run's business)
     versions = {k.to_user_string(): v for a in (*PER_SERVER, *CORPUS) for k, v in a.code_versions_by_key.items()}
@@ -169,6 +202,7 @@ def corpus(
         extra={
             "schema_hashes": {s: snap.schema_hash for s, snap in sorted(snaps.items())},
             "dagster": {"run_id": context.run_id},
+            **({"teacher": teacher} if teacher else {}),
         },
     )
     m = json.loads((path / "manifest.json").read_text())
@@ -183,6 +217,7 @@ def corpus(
         "by_server": MetadataValue.json(comp["by_server"]),
         "shares_vs_targets": MetadataValue.json({k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"]}),
         "tool_coverage": MetadataValue.json(m["tool_coverage"]),
+        **teacher_metadata(teacher),
     }
     png = path / "composition.png"
     if png.exists():

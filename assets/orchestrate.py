@@ -13,6 +13,7 @@ worker processes and marks a version written but not yet checked as failed (neve
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from assets.training import grpo_policy
 from pipeline.core.config import BuildConfig
 from pipeline.core.speedups import settled_run
 from pipeline.corpus.store import CHECKED_GATES, gate_results, list_versions, record_gate, refresh_latest
+from pipeline.language.teacher_client import PARTITIONS_ENV
 
 # the runs' own log lines go to the Dagster instance (the UI); the console shows warnings only
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -116,9 +118,13 @@ def _interrupted(signalled: Callable[[], bool], result: Any) -> bool:
 
 @relaxed_sync()
 @settled_run()
-def _materialize_partition(server: str, build_config_json: str, dagster_home: str) -> tuple[str, bool, str, str]:
-    """One server's partition of the per-server assets, in a worker process of a parallel build."""
+def _materialize_partition(
+    server: str, build_config_json: str, dagster_home: str, at_once: int = 1
+) -> tuple[str, bool, str, str]:
+    """One server's partition of the per-server assets, in a worker process of a parallel build (``at_once``:
+    how many partitions run at the same time, which share the teacher's ``max_concurrency`` equally)."""
     os.environ["DAGSTER_HOME"] = dagster_home
+    os.environ[PARTITIONS_ENV] = str(at_once)
     cfg = BuildConfig.model_validate_json(build_config_json)
     try:
         r = dg.materialize(
@@ -136,32 +142,79 @@ def _materialize_partition(server: str, build_config_json: str, dagster_home: st
     return server, r.success, r.run_id, "" if r.success else run_error(r)
 
 
+def _forwarding_worker_init(updates: Any) -> None:
+    """A build worker that also sends its teacher progress (answers per second, requests in flight) to the parent."""
+    worker_init()
+    if updates is not None:
+        pid = os.getpid()
+
+        def forward(phase: str, step: int, total: int, **metrics: Any) -> None:
+            if phase == "synthesis" and "in_flight" in metrics:
+                updates.put((pid, metrics))
+
+        progress.listen(forward)
+
+
+def _show_teacher(updates: Any, latest: dict[int, dict[str, Any]]) -> None:
+    """The workers' teacher progress since the last look, summed on the synthesis bar."""
+    import queue
+
+    got = False
+    while True:
+        try:
+            pid, metrics = updates.get_nowait()
+        except queue.Empty:
+            break
+        latest[pid], got = metrics, True
+    if got:
+        per_s = round(sum(m.get("answers_per_s") or 0.0 for m in latest.values()), 1)
+        in_flight = sum(m.get("in_flight") or 0 for m in latest.values())
+        progress.report("synthesis", 0, 1, answers_per_s=per_s, in_flight=in_flight)
+
+
 def _partitions_parallel(
     cfg: BuildConfig, workers: int, done: Callable[[str], None]
 ) -> tuple[list[str], dict[str, str]]:
-    """Every server's partition as its own Dagster run, ``workers`` at a time, each in its own process."""
+    """Every server's partition as its own Dagster run, ``workers`` at a time, each in its own process. With the
+    teacher in use, the workers split its ``max_concurrency`` and report its progress to this process."""
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     runs, failed = [], {}
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=worker_init)
+    ctx = mp.get_context("spawn")
+    manager = ctx.Manager() if cfg.query.backend == "llm" and progress.active() else None
+    updates = manager.Queue() if manager is not None else None
+    latest: dict[int, dict[str, Any]] = {}
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_forwarding_worker_init, initargs=(updates,)
+    )
+    at_once = min(workers, len(cfg.servers))
     try:
-        futures = [
-            pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"])
+        pending = {
+            pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"], at_once)
             for s in cfg.servers
-        ]
-        for f in as_completed(futures):
-            server, ok, run_id, why = f.result()
-            runs.append(run_id)
-            if not ok:
-                failed[server] = f"the per-server run failed (Dagster run {run_id}): {why}"
-            done(server)
+        }
+        while pending:
+            timeout = 0.5 if updates is not None else None
+            finished, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+            if updates is not None:
+                _show_teacher(updates, latest)
+            for f in finished:
+                server, ok, run_id, why = f.result()
+                runs.append(run_id)
+                if not ok:
+                    failed[server] = f"the per-server run failed (Dagster run {run_id}): {why}"
+                done(server)
     except BaseException:
         # interrupted (or a worker broke): stop the workers and their servers now rather than wait for them. The
         # pool is told to end first, so a worker whose run the SIGTERM interrupted exits instead of waiting for work.
         pool.shutdown(wait=False, cancel_futures=True)
         stop_descendants()
         raise
+    finally:
+        if manager is not None:
+            with contextlib.suppress(Exception):  # stopped with the workers on an interrupt
+                manager.shutdown()
     pool.shutdown(wait=True)
     return runs, failed
 

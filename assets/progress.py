@@ -27,6 +27,11 @@ def active() -> bool:
     return bool(_listeners)
 
 
+def listen(fn: Callable[..., None]) -> None:
+    """``fn`` hears every report from now on (a build worker forwarding its reports to the parent's display)."""
+    _listeners.append(fn)
+
+
 @contextmanager
 def listening(fn: Callable[..., None]) -> Iterator[None]:
     _listeners.append(fn)

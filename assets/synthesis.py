@@ -10,6 +10,7 @@ from typing import Any
 import dagster as dg
 from dagster import AssetExecutionContext, MetadataValue
 
+from assets import progress
 from assets.code_versions import code_version
 from assets.resources import ProveSettings, rejection_meta, server_partitions
 from pipeline.stages.base import Markdown, StageOutput
@@ -20,10 +21,20 @@ GROUP = "synthesis"
 
 def _logged(context: AssetExecutionContext, what: str):
     """A progress callback logging ``what i/n`` at every tenth of the way and at the end: each log line is an
-    event Dagster stores (at 13,500 examples a line every 50 items came to 1,800 events)."""
+    event Dagster stores (at 13,500 examples a line every 50 items came to 1,800 events). The teacher's answers
+    (``phase="teacher"``) are logged the same way with answers per second and requests in flight, and shown on the
+    synthesis bar of ``prove build``."""
 
-    def log(i: int, n: int) -> None:
-        if i == n or (i * 10 // n) != ((i - 1) * 10 // n):
+    def log(i: int, n: int, phase: str | None = None, **metrics: Any) -> None:
+        tenth = i == n or (i * 10 // n) != ((i - 1) * 10 // n)
+        if phase == "teacher":
+            per_s, in_flight = metrics.get("per_s", 0.0), metrics.get("in_flight")
+            progress.report("synthesis", 0, 1, answers_per_s=per_s, in_flight=in_flight)
+            if tenth:
+                context.log.info(
+                    f"{what}: teacher {i}/{n} answered, {metrics.get('in_flight')} in flight, {metrics.get('per_s')}/s"
+                )
+        elif tenth:
             context.log.info(f"{what} {i}/{n}")
 
     return log

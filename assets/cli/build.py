@@ -104,6 +104,9 @@ def cmd_build(a: argparse.Namespace) -> int:
     unknown = [s for s in cfg.servers if s not in available() and not any(c.name == s for c in cfg.server_configs)]
     if unknown:
         raise SystemExit(f"prove: unknown server(s) {unknown}; built-in servers: {', '.join(available())}")
+    if a.estimate:
+        print("\n".join(estimate_lines(cfg)))
+        return 0
     log_path = cfg.data_path / "logs" / f"build-{dt.datetime.now(dt.UTC):%Y%m%d-%H%M%S}.log"
     with Console(log_path, verbose=a.verbose) as con, Interrupts() as intr, progress.listening(con.progress):
         try:
@@ -155,6 +158,43 @@ def _build(a: argparse.Namespace, cfg: Any, intr: Any, con: Any) -> int:
     return 0
 
 
+def estimate_lines(cfg: Any) -> list[str]:
+    """``prove build --estimate``: the teacher completions and tokens the build would ask for, sending none."""
+    # deferred: the pipeline and the servers' catalogue load only when a command that needs them runs
+    from pipeline.stages.base import cache_dir
+    from pipeline.stages.plan import TOKENS_PER_REQUEST, teacher_estimate
+    from servers.registry import CATALOGUE
+
+    tools = {e.name: e.tools for e in CATALOGUE}
+    cache = cache_dir(cfg.query.cache_dir, cfg.data_path, "llm")
+    cached = sum(1 for _ in cache.glob("*.json")) if cache.is_dir() else 0
+    est = teacher_estimate(cfg, {s: tools.get(s) for s in cfg.servers}, cached)
+    c = est["completions"]
+    who = (
+        f"the teacher {cfg.query.llm_model} at {cfg.query.llm_base_url}"
+        if cfg.query.backend == "llm"
+        else "no teacher: query.backend is template (the offline writer); with backend llm it would be"
+    )
+    lines = [
+        f"estimate for {cfg.examples} examples over {len(cfg.servers)} servers ({who}):",
+        f"  user turns  ~{c['user_turns']:,} completions (one per planned request, "
+        f"~{TOKENS_PER_REQUEST['user_turns'][0]} prompt tokens each)",
+        f"  replies     ~{c['reply']:,} completions (one per turn)",
+        f"  tool pairs  ~{c['tool_pair']:,} completions" + (" (graph.llm)" if cfg.graph.llm else " (graph.llm is off)"),
+        f"  total       ~{est['total_completions']:,} completions, ~{est['prompt_tokens']:,} prompt + "
+        f"~{est['completion_tokens']:,} completion tokens (upper bounds: requests rejected at their dry run are "
+        "never sent)",
+        f"  cached      {est['cached_answers']:,} answers in {cache} (not sent again)",
+    ]
+    if est["servers_without_tool_count"]:
+        lines.append(f"  tool pairs of {', '.join(est['servers_without_tool_count'])} not counted (tools unknown)")
+    n, k = est["total_completions"], est["max_concurrency"]
+    lo, hi = n / k, 3 * n / k
+    span = f"{lo:.0f}-{hi:.0f} s" if hi < 120 else f"{lo / 60:.0f}-{hi / 60:.0f} min"
+    lines.append(f"  at {k} in flight and 1-3 s a completion: about {span} of teacher time")
+    return lines
+
+
 def register(sub: Any) -> None:
     x = sub.add_parser("build", help="materialize the corpus (and the policy) through Dagster")
     x.add_argument("--examples", type=positive_int, help="how many examples to write (at least 1)")
@@ -168,6 +208,11 @@ def register(sub: Any) -> None:
         "(default: the config file's data_dir, else data)",
     )
     x.add_argument("--no-train", action="store_true")
+    x.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print how many teacher completions and roughly how many tokens the build needs, then stop (sends none)",
+    )
     x.add_argument("--grpo-steps", type=positive_int)
     x.add_argument("--train-config", help="train.yaml for the grpo_policy asset (as prove train --config)")
     x.add_argument(

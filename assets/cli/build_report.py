@@ -61,6 +61,7 @@ def _eval_line(report: dict[str, Any]) -> str:
 def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path: Path | None) -> list[str]:
     # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
     # (prove --help stays fast)
+    from pipeline.corpus.report import teacher_line
     from pipeline.corpus.store import latest_good, list_versions
 
     lines: list[str] = []
@@ -68,7 +69,11 @@ def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path:
     latest = versions[-1] if versions else None
     checks = {ev.check_name: ev.passed for ev in r.get_asset_check_evaluations()}
     if latest:
-        lines += _corpus_lines(json.loads((Path(latest["path"]) / "manifest.json").read_text()), list(cfg.servers))
+        manifest = json.loads((Path(latest["path"]) / "manifest.json").read_text())
+        lines += _corpus_lines(manifest, list(cfg.servers))
+        said = teacher_line(manifest)
+        if said:
+            lines.append(said)
     if checks:
         lines.append("quality gates: " + ", ".join(f"{k}={'pass' if v else 'FAIL'}" for k, v in checks.items()))
     if latest and latest["status"] == "failed":

@@ -225,6 +225,11 @@ class QueryConfig(StageConfig):
     llm_api_key_env: str = "OPENAI_API_KEY"
     llm_timeout_s: float = 60.0
     llm_retries: int = 3
+    # requests in flight to the teacher at once, for the whole build: partitions run at the same time share it
+    # equally (each of N gets max_concurrency // N, at least 1)
+    max_concurrency: int = Field(default=32, ge=1)
+    # the share of a stage's teacher requests that may fail (after their retries) before the partition fails
+    llm_error_budget: float = Field(default=0.05, ge=0, le=1)
     cache_dir: str | None = None
 
 

@@ -80,4 +80,24 @@ def show_text(manifest: dict[str, Any]) -> str:
         lines.append(f"  {s:<16} {c['covered']}/{c['tools']} ({c['share']:.0%})")
     lines.append("rejections by stage:  " + json.dumps(manifest["rejections"]["by_stage"]))
     lines.append("rejections by reason: " + json.dumps(manifest["rejections"]["by_reason"]))
+    said = teacher_line(manifest)
+    if said:
+        lines.append(said)
+        for where, u in (manifest["teacher"].get("by_stage_server") or {}).items():
+            lines.append(
+                f"  {where:<24} {u['requests']} requests, {u['prompt_tokens']:,} + {u['completion_tokens']:,} tokens, "
+                f"{u['cache_hits']} cache hits, {u['wait_s']:.1f} s"
+            )
     return "\n".join(lines)
+
+
+def teacher_line(manifest: dict[str, Any]) -> str | None:
+    """What the teacher cost a version (``manifest["teacher"]``), in one line; None when no teacher was used."""
+    t = (manifest.get("teacher") or {}).get("total")
+    if not t:
+        return None
+    return (
+        f"teacher: {t['requests']} requests ({t['completions']} answered, {t['retries']} retries, "
+        f"{t['rate_limited']} rate-limited), {t['prompt_tokens']:,} prompt + {t['completion_tokens']:,} completion "
+        f"tokens, {t['cache_hits']} cache hits, {t['wait_s']:.1f} s waiting, at most {t['peak_in_flight']} in flight"
+    )

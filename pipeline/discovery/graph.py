@@ -453,29 +453,33 @@ def to_networkx(g: DependencyGraph) -> nx.MultiDiGraph:
     return G
 
 
+def _pair_prompt(a: ToolSpec, b: ToolSpec) -> str:
+    return (
+        'Two tools of one service. Answer JSON {"direction": "a_to_b"|"b_to_a"|"none", '
+        '"kind": "explicit"|"implicit"|"none"}.\n'
+        f"A: {a.name}: {a.description}\ninputs {json.dumps(a.properties)}\n"
+        f"B: {b.name}: {b.description}\ninputs {json.dumps(b.properties)}"
+    )
+
+
 def llm_pair_classifier(client: Any, model: str) -> Callable[[list[ToolSpec]], list[Edge]]:
     """The paper's classifier: ask an OpenAI-compatible model about tool pairs (optional)."""
 
     def classify(tools: list[ToolSpec]) -> list[Edge]:
+        pairs = [(a, b, _pair_prompt(a, b)) for a in tools for b in tools if a.name < b.name]
+        teacher = getattr(client, "teacher", None)
+        if teacher is not None:  # every pair's prompt is known up front: all of them in flight at once
+            teacher.fetch([prompt for _, _, prompt in pairs])
         edges = []
-        for a in tools:
-            for b in tools:
-                if a.name >= b.name:
-                    continue
-                prompt = (
-                    'Two tools of one service. Answer JSON {"direction": "a_to_b"|"b_to_a"|"none", '
-                    '"kind": "explicit"|"implicit"|"none"}.\n'
-                    f"A: {a.name}: {a.description}\ninputs {json.dumps(a.properties)}\n"
-                    f"B: {b.name}: {b.description}\ninputs {json.dumps(b.properties)}"
-                )
-                text = client.complete(prompt)
-                try:
-                    ans = json.loads(text[text.index("{") : text.rindex("}") + 1])
-                except ValueError:
-                    continue
-                if ans.get("kind") in ("explicit", "implicit") and ans.get("direction") in ("a_to_b", "b_to_a"):
-                    s, d = (a, b) if ans["direction"] == "a_to_b" else (b, a)
-                    edges.append(Edge(src=s.name, dst=d.name, kind=ans["kind"], source="llm", confirmed=True))
+        for a, b, prompt in pairs:
+            text = client.complete(prompt)
+            try:
+                ans = json.loads(text[text.index("{") : text.rindex("}") + 1])
+            except ValueError:
+                continue
+            if ans.get("kind") in ("explicit", "implicit") and ans.get("direction") in ("a_to_b", "b_to_a"):
+                s, d = (a, b) if ans["direction"] == "a_to_b" else (b, a)
+                edges.append(Edge(src=s.name, dst=d.name, kind=ans["kind"], source="llm", confirmed=True))
         return edges
 
     return classify

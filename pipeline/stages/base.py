@@ -14,7 +14,18 @@ from pipeline.core.config import BuildConfig
 from pipeline.core.records import Rejection
 from pipeline.env import Environment
 
-Progress = Callable[[int, int], None]
+# ``progress(i, n)`` as a stage's items go; ``progress(done, total, phase="teacher", in_flight=k, per_s=r)`` as the
+# teacher's answers come in
+Progress = Callable[..., None]
+
+
+def teacher_progress(progress: Progress | None) -> Callable[[int, int, int, float], None] | None:
+    """A stage's progress callback as the teacher's fetch reports to it (answers, in flight, answers per second)."""
+    if progress is None:
+        return None
+    return lambda done, total, in_flight, per_s: progress(
+        done, total, phase="teacher", in_flight=in_flight, per_s=round(per_s, 1)
+    )
 
 
 class Markdown(str):

@@ -161,7 +161,7 @@ STAGES = Registry(
             StageName.CORPUS,
             "corpus",
             "A new immutable corpus version: Parquet train/eval splits, rejections and manifest.json.",
-            ("augmented_examples", "server_snapshots"),
+            ("augmented_examples", "server_snapshots", "user_queries", "conversations"),
             per_server=False,
             rejects=False,
             group="corpus",

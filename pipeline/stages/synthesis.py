@@ -18,8 +18,18 @@ from pipeline.core.redact import Redactor
 from pipeline.core.speedups import heap_settled
 from pipeline.core.stage_names import StageName
 from pipeline.env import Environment, ServerBudgetExceeded
+from pipeline.language.teacher_client import prefetched
 from pipeline.language.values import ValueMemo
-from pipeline.stages.base import Markdown, Produced, Progress, StageOutput, cache_dir, server_env, stage_rng
+from pipeline.stages.base import (
+    Markdown,
+    Produced,
+    Progress,
+    StageOutput,
+    cache_dir,
+    server_env,
+    stage_rng,
+    teacher_progress,
+)
 from pipeline.synthesis.queries import LLMBackend, make_backend
 from pipeline.synthesis.replay import validate
 from pipeline.synthesis.simulate import plan_query, run_conversation
@@ -59,8 +69,29 @@ class QueryStep:
     def run(
         self, env: Environment, snap: Snapshot, chains: list[Chain], progress: Progress | None = None
     ) -> StageOutput:
-        out = StageOutput()
         backend = make_backend(self.query, self.llm_cache)
+        teacher = getattr(backend, "teacher", None)
+        out = prefetched(
+            teacher,
+            lambda final: self._plan_all(env, snap, chains, backend, progress if final else None),
+            teacher_progress(progress),
+        )
+        out.stats = {
+            "queries": len(out.items),
+            "backend": backend.name,
+            "contexts": len({q.snapshot_id for q in out.items}),
+            "info_levels": dict(Counter(q.info_level for q in out.items)),
+        }
+        if teacher is not None:
+            out.stats.update(
+                llm_calls=backend.calls, llm_cache_hits=backend.cache_hits, teacher=teacher.usage.as_dict()
+            )
+        return out
+
+    def _plan_all(
+        self, env: Environment, snap: Snapshot, chains: list[Chain], backend: Any, progress: Progress | None
+    ) -> StageOutput:
+        out = StageOutput()
         levels = assign_levels(
             chains, self.composition.level_plan(len(chains), f"{self.seed}:{snap.server}:levels", generation=True)
         )
@@ -85,14 +116,6 @@ class QueryStep:
                 out.rejections.append(rej)
             if progress:
                 progress(i + 1, len(chains))
-        out.stats = {
-            "queries": len(out.items),
-            "backend": backend.name,
-            "contexts": len({q.snapshot_id for q in out.items}),
-            "info_levels": dict(Counter(q.info_level for q in out.items)),
-        }
-        if hasattr(backend, "cache_hits"):
-            out.stats.update(llm_calls=backend.calls, llm_cache_hits=backend.cache_hits)
         return out
 
 
@@ -130,9 +153,38 @@ class ConversationStep:
         queries: list[UserQuery],
         progress: Progress | None = None,
     ) -> StageOutput:
+        replier = self.replier()
+        out = prefetched(
+            replier.teacher if replier is not None else None,
+            lambda final: self._play_all(env, snap, chains, queries, replier, progress if final else None),
+            teacher_progress(progress),
+        )
+        out.stats = {
+            "conversations": len(out.items),
+            "outcomes": dict(Counter(o for c in out.items for o in c.outcomes)),
+        }
+        if replier is not None:
+            out.stats.update(
+                reply_calls=replier.calls,
+                reply_cache_hits=replier.cache_hits,
+                reply_fallbacks=replier.reply_fallbacks,
+                teacher=replier.teacher.usage.as_dict(),
+            )
+        return out
+
+    def _play_all(
+        self,
+        env: Environment,
+        snap: Snapshot,
+        chains: list[Chain],
+        queries: list[UserQuery],
+        replier: LLMBackend | None,
+        progress: Progress | None,
+    ) -> StageOutput:
         by_id = {c.chain_id: c for c in chains}
         out = StageOutput()
-        replier = self.replier()
+        if replier is not None:
+            replier.reply_fallbacks = 0  # counted on the run that is kept
         for i, q in enumerate(queries):
             rng = stage_rng(self.seed, "conv", q.query_id)
             try:
@@ -164,14 +216,6 @@ class ConversationStep:
                 )
             if progress:
                 progress(i + 1, len(queries))
-        out.stats = {
-            "conversations": len(out.items),
-            "outcomes": dict(Counter(o for c in out.items for o in c.outcomes)),
-        }
-        if replier is not None:
-            out.stats.update(
-                reply_calls=replier.calls, reply_cache_hits=replier.cache_hits, reply_fallbacks=replier.reply_fallbacks
-            )
         return out
 
 
@@ -268,6 +312,7 @@ def run_queries(
             "queries": len(out.items),
             "info_levels": out.stats.get("info_levels", {}),
             "preview": Markdown("\n".join(f"- {red.text(q.turns[0])}" for q in out.items[:8])),
+            **teacher_meta(out),
         },
     )
 
@@ -281,7 +326,18 @@ def run_conversations(
     user_queries: StageOutput,
 ) -> Produced:
     out = stage_conversations(cfg, server_snapshots, tool_chains.items, user_queries.items, progress=progress)
-    return Produced(out, {"conversations": len(out.items), "outcomes": out.stats.get("outcomes", {})})
+    return Produced(
+        out, {"conversations": len(out.items), "outcomes": out.stats.get("outcomes", {}), **teacher_meta(out)}
+    )
+
+
+def teacher_meta(out: StageOutput) -> dict[str, Any]:
+    """What the teacher cost the stage, when it wrote for it: numbers to plot, and the whole account."""
+    u = out.stats.get("teacher")
+    if not u:
+        return {}
+    keys = ("requests", "prompt_tokens", "completion_tokens", "cache_hits", "wait_s", "peak_in_flight")
+    return {**{f"teacher_{k}": u[k] for k in keys}, "teacher": u}
 
 
 def run_validate(cfg: BuildConfig, server: str, progress: Progress | None, conversations: StageOutput) -> Produced:

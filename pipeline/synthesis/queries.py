@@ -5,8 +5,9 @@ Two backends, one interface (``QueryBackend.write``):
 * ``TemplateBackend`` (default, offline, deterministic): many phrasings per tool verb and per
   chain shape, personas, openers, relative dates against a reference date; it mentions only
   values taken from the snapshot or synthesized from the schema.
-* ``LLMBackend``: any OpenAI-compatible endpoint (vLLM, Ollama, OpenAI) with retries, timeouts
-  and an on-disk response cache keyed by the prompt hash, so re-runs cost nothing.
+* ``LLMBackend``: any OpenAI-compatible endpoint (vLLM, Ollama, OpenAI) through
+  :class:`~pipeline.language.teacher_client.TeacherClient`: retries (Retry-After honoured), timeouts, many
+  requests in flight, accounting, and an on-disk response cache keyed by the prompt hash, so re-runs cost nothing.
 
 Both are checked by :func:`grounding_errors`: a request naming an entity id absent from the
 snapshot is rejected.
@@ -14,15 +15,12 @@ snapshot is rejected.
 
 from __future__ import annotations
 
-import json
 import random
-import time
 from pathlib import Path
 from typing import Any, Protocol
 
 from pipeline.core.config import QueryConfig
-from pipeline.core.records import Snapshot, stable_hash
-from pipeline.core.storage import atomic_write_text
+from pipeline.core.records import Snapshot
 from pipeline.discovery.probe import narrow
 from pipeline.language.phrasing import ID_TOKEN
 from pipeline.language.request_writer import write_turns
@@ -34,6 +32,7 @@ from pipeline.language.teacher import (
     user_turn_problems,
     user_turns_prompt,
 )
+from pipeline.language.teacher_client import TeacherClient, concurrency_share
 
 PERSONAS = ("busy_parent", "small_business_owner", "student", "ops_engineer", "retiree", "traveller")
 
@@ -77,49 +76,27 @@ class TemplateBackend:
 
 
 class LLMBackend:
-    """Requests written by a model behind any OpenAI-compatible endpoint, cached by prompt hash."""
+    """Requests written by a model behind any OpenAI-compatible endpoint (:class:`TeacherClient`: cached by prompt
+    hash, many in flight when a stage prefetches)."""
 
     name = "llm"
 
-    def __init__(self, cfg: QueryConfig, cache_dir: Path, client: Any | None = None):
-        import os
-
-        from openai import OpenAI
-
-        if not cfg.llm_base_url or not cfg.llm_model:
-            raise ValueError("the llm query backend needs query.llm_base_url and query.llm_model")
+    def __init__(self, cfg: QueryConfig, cache_dir: Path, client: Any | None = None, concurrency: int | None = None):
         self.cfg = cfg
-        self.cache_dir = Path(cache_dir)
-        self.client = client or OpenAI(
-            base_url=cfg.llm_base_url,
-            api_key=os.environ.get(cfg.llm_api_key_env, "not-needed"),
-            timeout=cfg.llm_timeout_s,
-            max_retries=0,
-        )
-        self.calls = 0
-        self.cache_hits = 0
+        self.teacher = TeacherClient(cfg, cache_dir, client, concurrency or concurrency_share(cfg.max_concurrency))
         self.reply_fallbacks = 0
 
+    @property
+    def calls(self) -> int:
+        """Requests sent to the endpoint (retries included)."""
+        return self.teacher.usage.requests
+
+    @property
+    def cache_hits(self) -> int:
+        return self.teacher.usage.cache_hits
+
     def complete(self, prompt: str) -> str:
-        key = stable_hash([self.cfg.llm_model, prompt], 24)
-        path = self.cache_dir / f"{key}.json"
-        if path.exists():
-            self.cache_hits += 1
-            return json.loads(path.read_text())["text"]
-        last: Exception | None = None
-        for attempt in range(self.cfg.llm_retries):
-            try:
-                self.calls += 1
-                resp = self.client.chat.completions.create(
-                    model=self.cfg.llm_model, messages=[{"role": "user", "content": prompt}], temperature=0.7
-                )
-                text = resp.choices[0].message.content or ""
-                atomic_write_text(path, json.dumps({"prompt": prompt, "text": text}))
-                return text
-            except Exception as exc:  # timeouts, 5xx, connection resets: retry with backoff
-                last = exc
-                time.sleep(min(2.0, 0.2 * 2**attempt))
-        raise RuntimeError(f"LLM endpoint {self.cfg.llm_base_url} failed after {self.cfg.llm_retries} tries: {last}")
+        return self.teacher.complete(prompt)
 
     def write(self, server, turns, info_level, persona, withheld, snapshot, rng):
         """The user's turns, written by the teacher from the offline drafts and checked

@@ -3,12 +3,9 @@ OpenAI-compatible HTTP server started here on 127.0.0.1."""
 
 from __future__ import annotations
 
-import ast
 import json
 import random
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -20,10 +17,7 @@ from pipeline.language.phrasing import relative_date, say_value
 from pipeline.synthesis.queries import LLMBackend, TemplateBackend, grounding_errors
 from pipeline.synthesis.simulate import plan_query
 from tests.builds import build_run
-
-TURNS_RE = re.compile(r"Turns \(one user message per turn, in order\): (.*)\n")
-DRAFT_RE = re.compile(r"A plain draft of your reply: (.*)\n")
-
+from tests.teacher_endpoint import ScriptedTeacher
 
 # ---------------------------------------------------------------------------------------------- templates
 
@@ -152,84 +146,9 @@ def test_dates_are_said_as_a_person_says_them_never_wrong():
 # ---------------------------------------------------------------------------------------------- LLM backend
 
 
-class _ChatServer:
-    """A tiny OpenAI-compatible /v1/chat/completions endpoint with a request counter."""
-
-    def __init__(self):
-        self.requests = 0
-        self.fail_next = 0
-        self.ungrounded = False
-        self.bad_replies = False
-        self.prompts: list[str] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                server.requests += 1
-                if self.path.rstrip("/") != "/v1/chat/completions":
-                    return self._send(404, {"error": {"message": "not found"}})
-                if server.fail_next > 0:
-                    server.fail_next -= 1
-                    return self._send(500, {"error": {"message": "overloaded", "type": "server_error"}})
-                prompt = body["messages"][-1]["content"]
-                server.prompts.append(prompt)
-                draft = DRAFT_RE.search(prompt)
-                if draft:  # the reply prompt: the teacher keeps the draft's facts in its own lead-in
-                    lead = "I found 99.5 webhooks. " if server.bad_replies else "Here is what I found. "
-                    content = json.dumps({"reply": lead + ast.literal_eval(draft.group(1))})
-                else:  # the user-turn prompt: the actions and values of each turn, in the script's own words
-                    msgs = []
-                    for _ti, turn in enumerate(json.loads(TURNS_RE.search(prompt).group(1))):
-                        vals = ", ".join(
-                            f"{k} {', '.join(map(str, v)) if isinstance(v, list) else v}"
-                            for k, v in turn["values"].items()
-                        )
-                        todo = " and ".join(turn["actions"])
-                        msgs.append(
-                            f"{vals} — {todo}, please." if vals else f"{todo[:1].upper() + todo[1:]} — that's all."
-                        )
-                    if server.ungrounded:
-                        msgs[0] += " And also close account ACC-9999."
-                    content = "Sure:\n" + json.dumps({"turns": msgs})
-                self._send(
-                    200,
-                    {
-                        "id": f"chatcmpl-{server.requests}",
-                        "object": "chat.completion",
-                        "created": 1700000000,
-                        "model": body.get("model", "m"),
-                        "choices": [
-                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-                        ],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-                    },
-                )
-
-            def _send(self, code, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture()
 def chat_server():
-    s = _ChatServer()
+    s = ScriptedTeacher()
     yield s
     s.close()
 
