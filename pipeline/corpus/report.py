@@ -99,5 +99,6 @@ def teacher_line(manifest: dict[str, Any]) -> str | None:
     return (
         f"teacher: {t['requests']} requests ({t['completions']} answered, {t['retries']} retries, "
         f"{t['rate_limited']} rate-limited), {t['prompt_tokens']:,} prompt + {t['completion_tokens']:,} completion "
-        f"tokens, {t['cache_hits']} cache hits, {t['wait_s']:.1f} s waiting, at most {t['peak_in_flight']} in flight"
+        f"tokens, {t['cache_hits']} cache hits, {t['wait_s']:.1f} s waiting, at most {t['peak_in_flight']} in flight "
+        "in one partition"
     )
