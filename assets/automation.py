@@ -35,8 +35,15 @@ def asset_jobs(per_server: list[dg.AssetsDefinition], cross: list[dg.AssetsDefin
         selection=dg.AssetSelection.assets(*per_server),
         partitions_def=server_partitions,
         config=FORKED_STEPS,
+        description="One server's partition: probe, dependency graph, chains, requests, conversations, replay.",
     )
-    corpus = dg.define_asset_job("corpus_job", selection=dg.AssetSelection.assets(*cross), config=FORKED_STEPS)
+    corpus = dg.define_asset_job(
+        "corpus_job",
+        selection=dg.AssetSelection.assets(*cross),
+        config=FORKED_STEPS,
+        description="Over every server's latest outputs: dedup, augmentation, rejections, a new corpus version and "
+        "its quality gates, then the policy.",
+    )
     return server, corpus
 
 

@@ -126,6 +126,8 @@ def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
     cols = ("rejection_id", "rule", "server", "failing_call", "detail")
     return {
         "total": len(out),
+        # each reason's count as a number, so the Plots tab draws it across builds
+        **{f"rejected_{k.replace('/', '_')}": n for k, n in sorted(by.items())},
         "by_stage_reason": MetadataValue.md(table),
         "by_stage_reason_table": MetadataValue.table(
             records=[
@@ -172,6 +174,16 @@ def teacher_metadata(summary: dict[str, Any] | None) -> dict[str, Any]:
     return {**{f"teacher_{k}": total[k] for k in keys}, "teacher": MetadataValue.json(summary)}
 
 
+def corpus_numbers(manifest: dict[str, Any]) -> dict[str, float | int]:
+    """A version's counts and shares as plain numbers, which the asset's Plots tab draws across versions."""
+    comp = manifest["composition"]
+    out: dict[str, float | int] = {f"kind_{k}": int(v) for k, v in sorted(comp["by_kind"].items())}
+    out.update({f"share_{k}": float(comp["shares"][k]) for k in comp["targets"]})
+    out["rejections"] = int(manifest["counts"]["rejections"])
+    out["servers"] = len(comp["by_server"])
+    return out
+
+
 @versioned(
     group_name=GROUP,
     description=STAGES["corpus"].description,
@@ -210,12 +222,15 @@ def corpus(
     progress.report("corpus", 3, 3, stage="written", examples=comp["examples"])
     meta: dict[str, Any] = {
         "version": m["version"],
-        "path": str(path),
+        "path": MetadataValue.path(str(Path(path).resolve())),
         "examples": comp["examples"],
         "content_hash": m["content_hash"],
         "by_kind": MetadataValue.json(comp["by_kind"]),
         "by_server": MetadataValue.json(comp["by_server"]),
-        "shares_vs_targets": MetadataValue.json({k: [comp["shares"][k], comp["targets"][k]] for k in comp["targets"]}),
+        "shares_vs_targets": MetadataValue.json(
+            {k: {"share": comp["shares"][k], "target": comp["targets"][k]} for k in comp["targets"]}
+        ),
+        **corpus_numbers(m),
         "tool_coverage": MetadataValue.json(m["tool_coverage"]),
         **teacher_metadata(teacher),
     }
@@ -289,7 +304,30 @@ def corpus_composition(settings: ProveSettings, corpus: str) -> AssetCheckResult
     m = json.loads((Path(corpus) / "manifest.json").read_text())
     tol = float(os.environ.get("PROVE_COMPOSITION_TOLERANCE", "0.02"))
     off = off_target(m["composition"], tol)
-    return _gate(settings, corpus, "corpus_composition", not off, {"off_target": off, "tolerance": tol})
+    return _gate(
+        settings,
+        corpus,
+        "corpus_composition",
+        not off,
+        {"off_target": off, "tolerance": tol, "knobs": composition_allowances(m["composition"], tol)},
+    )
+
+
+def composition_allowances(comp: dict[str, Any], tol: float) -> dict[str, dict[str, Any]]:
+    """Per knob: its share, its target, the allowance it is held to (the tolerance, or one example's share of the
+    kind it counts when that is larger: 1 example of 12 cannot come nearer than 1/12) and whether it is within."""
+    step = comp.get("granularity", {})
+    out = {}
+    for k, target in comp["targets"].items():
+        allowance = max(tol, step.get(k, 0.0)) if tol >= 0 else tol
+        out[k] = {
+            "share": comp["shares"][k],
+            "target": target,
+            "allowance": round(allowance, 4),
+            "one_example": round(step.get(k, 0.0), 4),
+            "within": abs(comp["shares"][k] - target) <= allowance + 1e-9,
+        }
+    return out
 
 
 @dg.asset_check(

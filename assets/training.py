@@ -58,6 +58,16 @@ def _log_progress(context: AssetExecutionContext):
     return log
 
 
+def eval_numbers(phase: str, ev: dict[str, Any]) -> dict[str, float]:
+    """An evaluation phase's means as plain numbers, which the asset's Plots tab draws across versions."""
+    out = {}
+    for k in ("reward", "exact_success", "abstention_accuracy"):
+        mean = (ev.get(k) or {}).get("mean")
+        if mean is not None:
+            out[f"eval_{phase}_{k}"] = float(mean)
+    return out
+
+
 @versioned(
     group_name="training",
     description="SFT on every turn, then GRPO on multi-step live rollouts with the programmatic reward; "
@@ -79,14 +89,17 @@ def grpo_policy(
     )
     report = json.loads((out_dir / "eval_report.json").read_text())
     meta: dict[str, Any] = {
-        "out_dir": str(out_dir),
+        "out_dir": MetadataValue.path(str(out_dir.resolve())),
         "result": MetadataValue.json(json.loads(json.dumps(result, default=str))),
     }
     for phase, ev in report["phases"].items():  # before / after_sft / after_grpo, 95% bootstrap intervals
         meta[f"eval_{phase}"] = MetadataValue.json(
             {k: ev[k] for k in ("reward", "exact_success", "abstention_accuracy", "by_kind", "by_server")}
         )
+        meta.update(eval_numbers(phase, ev))
     meta["grpo_vs_sft"] = MetadataValue.json(report.get("grpo_vs_sft") or {})
+    if (report.get("grpo_vs_sft") or {}).get("mean") is not None:
+        meta["grpo_minus_sft"] = float(report["grpo_vs_sft"]["mean"])
     meta["frac_reward_zero_std_per_step"] = MetadataValue.json(report["frac_reward_zero_std_per_step"])
     meta["eval_report"] = MetadataValue.md((out_dir / "eval_report.md").read_text())
     curve = out_dir / "reward_curve.png"

@@ -57,6 +57,22 @@ def test_materialize_all_assets_writes_a_corpus_version_with_rejections_and_a_po
     assert (run_dir / "checkpoint").is_dir()
     steps = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
     assert any("reward" in json.dumps(s) for s in steps)
+    # numbers Dagster's Plots tab draws across versions: eval rewards, corpus counts and shares, rejection counts
+    policy = ev.asset_materialization.metadata
+    for phase in ("before", "after_sft", "after_grpo"):
+        assert isinstance(policy[f"eval_{phase}_reward"], dg.FloatMetadataValue), phase
+    assert policy["out_dir"].value == str(run_dir.resolve())
+    meta = instance.get_latest_materialization_event(dg.AssetKey("corpus")).asset_materialization.metadata
+    assert meta["examples"].value == sum(m["composition"]["by_kind"].values())
+    assert meta["kind_multi_turn"].value == m["composition"]["by_kind"]["multi_turn"]
+    assert isinstance(meta["share_distractors"], dg.FloatMetadataValue) and meta["rejections"].value == rej.height
+    assert meta["path"].value == str(versions[0].resolve()) and Path(meta["path"].value).is_absolute()
+    assert set(meta["shares_vs_targets"].value["distractors"]) == {"share", "target"}
+    rejected = instance.get_latest_materialization_event(dg.AssetKey("rejections")).asset_materialization.metadata
+    counted = {k: v.value for k, v in rejected.items() if k.startswith("rejected_")}
+    assert sum(counted.values()) == rejected["total"].value == rej.height
+    knobs = next(e for e in r.get_asset_check_evaluations() if e.check_name == "corpus_composition").metadata["knobs"]
+    assert all({"share", "target", "allowance", "one_example", "within"} <= set(k) for k in knobs.value.values())
 
 
 def test_failing_quality_gate_stops_before_grpo_policy(tmp_path, monkeypatch):
