@@ -18,7 +18,7 @@ from pipeline.core.records import TOOL_KINDS, Rejection, rejection
 from pipeline.core.redact import Redactor, redact_rejections
 from pipeline.core.similarity import reference_shingles, similar_pairs
 from pipeline.core.stage_names import StageName
-from pipeline.corpus.lineage import rejection_samples, samples_markdown
+from pipeline.corpus.lineage import rejection_samples, rejection_story, samples_markdown, story_markdown
 from pipeline.corpus.lint import lint_version
 from pipeline.corpus.report import rejections_png
 from pipeline.corpus.sql import refresh
@@ -149,9 +149,20 @@ def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
             schema=dg.TableSchema(columns=[dg.TableColumn(c, "string") for c in cols]),
         ),
         "see_one": MetadataValue.text(
-            "prove lineage <rejection_id>  (the full path of any rejection; prove rejected --reason R lists them)"
+            "the lineage_<stage>_<reason> entries: the whole story of one rejection per rule; any rejection: "
+            "prove lineage <rejection_id> (prove rejected --reason R lists them)"
         ),
+        **lineage_entries(out, red),
     }
+
+
+def lineage_entries(out: list[Rejection], red: Redactor) -> dict[str, Any]:
+    """Per rule, the whole lineage of its first rejection (in id order, as the samples list them), as Markdown:
+    read in the UI, without the command line."""
+    first: dict[str, Rejection] = {}
+    for r in sorted(out, key=lambda r: r.rejection_id):
+        first.setdefault(f"lineage_{r.stage}_{r.reason}", r)
+    return {k: MetadataValue.md(story_markdown(rejection_story(r), red)) for k, r in sorted(first.items())}
 
 
 def teacher_usage(settings: ProveSettings, **by_stage: dict[str, Any]) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ import dagster as dg
 
 from assets.automation import CROSS, asset_jobs, corpus_job, schema_change_sensor, server_job, weekly_regeneration
 from assets.corpus import CHECKS, augmented_examples, corpus, rejections_asset, unique_conversations
+from assets.lineage import lineage_job
 from assets.resources import StageStore, settings_for
 from assets.synthesis import PER_SERVER, per_server_assets
 from assets.training import grpo_policy, training_settings
@@ -62,6 +63,7 @@ def make_definitions(stages: Registry = STAGES, data_dir: str | None = None) -> 
     there is an asset of the graph, a step of ``server_job`` and, if it rejects, an input of ``rejections``."""
     per_server, cross = stage_assets(stages)
     jobs = [corpus_job, server_job] if stages is STAGES else list(asset_jobs(per_server, cross))
+    jobs.append(lineage_job)
     return dg.Definitions(
         assets=per_server + cross,
         asset_checks=CHECKS,

@@ -121,26 +121,85 @@ def rejection_calls(payload: str, record_type: str) -> list[dict[str, Any]]:
     return _payload_path(record_type, _loads(payload, None) or {}).get("calls", [])
 
 
+def rejection_story(r: Any) -> dict[str, Any]:
+    """The whole path of one rejection (a :class:`~pipeline.core.records.Rejection`, or a row of a version's
+    rejections): its rule, the ids it came from, and the snapshot, chain, query and calls its record carries."""
+    get = r.get if isinstance(r, dict) else lambda k, default=None: getattr(r, k, default)
+    out = {
+        "type": "rejection",
+        "id": get("rejection_id"),
+        "server": get("server"),
+        "rule": {"stage": get("stage"), "reason": get("reason"), "detail": get("detail")},
+        "upstream": get("upstream") or {},
+        **_payload_path(get("record_type") or "none", _loads(get("payload"), None) or {}),
+    }
+    if "calls" in out:
+        out["failing_calls"] = [c["index"] for c in out["calls"] if not c["ok"]]
+    return out
+
+
+RESULT_CHARS = 600  # a successful call's result beyond this is cut (its whole text: prove lineage ID)
+
+
+def story_markdown(story: dict[str, Any], redactor: Any = None) -> str:
+    """A rejection's story as Markdown a reader follows top to bottom: the rule, where it came from, the request,
+    every call with its arguments and its result or error (failing calls whole), sensitive values redacted."""
+    red = redactor if redactor is not None else _NoRedaction()
+    rule = story["rule"]
+    lines = [
+        f"**{story['id']}** on `{story.get('server')}`: rule `{rule['stage']}/{rule['reason']}`",
+        "",
+        f"> {red.text(rule.get('detail') or '')}",
+        "",
+        "upstream: " + ", ".join(f"{k} `{v}`" for k, v in (story.get("upstream") or {}).items() if v),
+    ]
+    chain = story.get("chain") or {}
+    if chain.get("tools"):
+        lines += ["", f"chain `{chain.get('chain_id')}`: " + " → ".join(f"`{t}`" for t in chain["tools"])]
+    query = story.get("query") or {}
+    if query.get("turns"):
+        lines += ["", f"request ({query.get('info_level')}, {query.get('persona')}):"]
+        lines += [f"{i + 1}. {red.text(turn)}" for i, turn in enumerate(query["turns"])]
+    calls = story.get("calls") or []
+    if calls:
+        source = {"dry_run": "the query stage's dry run", "probe": "the probe"}.get(
+            story.get("calls_from"), "the trace"
+        )
+        lines += ["", f"calls ({source}):"]
+        lines += [f"{c['index'] + 1}. {call_markdown(c, redactor)}" for c in calls]
+    lines += ["", f"The same from the command line: `prove lineage {story['id']}`."]
+    return "\n".join(lines)
+
+
+def call_markdown(call: dict[str, Any], redactor: Any = None) -> str:
+    """One call: ✓ with its result (cut past ``RESULT_CHARS``) or ✗ with its error code and whole message."""
+    red = redactor.with_values(redactor.call_values(call.get("arguments"))) if redactor is not None else _NoRedaction()
+    args = json.dumps(red.obj(call.get("arguments")), sort_keys=True, default=str)
+    if not call.get("ok"):
+        return red.text(f"✗ `{call.get('name')}` `{args}` → `{call.get('error_code')}`: {call.get('error') or ''}")
+    result = json.dumps(red.obj(call.get("result")), sort_keys=True, default=str)
+    if len(result) > RESULT_CHARS:
+        result = result[:RESULT_CHARS] + f"… ({len(result) - RESULT_CHARS} more characters)"
+    empty = " (nothing came back)" if call.get("result") in (None, [], {}, "") else ""
+    return red.text(f"✓ `{call.get('name')}` `{args}` → `{result}`{empty}")
+
+
+class _NoRedaction:
+    def text(self, s: str) -> str:
+        return s
+
+    def obj(self, o: Any) -> Any:
+        return o
+
+
 def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
     rej_file = path / "rejections.parquet"
     rej = pl.read_parquet(rej_file) if rej_file.exists() else pl.DataFrame(schema=REJECTION_SCHEMA)
     hit = rej.filter(pl.col("rejection_id") == record_id)
     if hit.height:
         r = hit.row(0, named=True)
-        body = _loads(r["payload"], None)
-        kind = r.get("record_type") or "none"  # a version written before rejections named their record type: none
-        out = {
-            "type": "rejection",
-            "version": path.name,
-            "id": r["rejection_id"],
-            "server": r["server"],
-            "rule": {"stage": r["stage"], "reason": r["reason"], "detail": r["detail"]},
-            "upstream": _loads(r["upstream"], {}),
-            **_payload_path(kind, body or {}),
-        }
-        if "calls" in out:
-            out["failing_calls"] = [c["index"] for c in out["calls"] if not c["ok"]]
-        return out
+        # a version written before rejections named their record type: none
+        return {"version": path.name, **rejection_story({**r, "upstream": _loads(r["upstream"], {})})}
     ex = read_examples(path)
     hit = ex.filter((pl.col("example_id") == record_id) | (pl.col("conversation_id") == record_id))
     if not hit.height:
@@ -199,12 +258,17 @@ def lineage(data_dir: str | Path, record_id: str, version: str | None = None) ->
 
 
 def _call_text(call: dict[str, Any], redactor: Any) -> str:
+    """A failing call whole (its arguments as valid JSON, its error code and message), or, for a call that
+    succeeded but gave the next step nothing to use, what it returned."""
     red = redactor.with_values(redactor.call_values(call.get("arguments"))) if redactor is not None else None
     args = red.obj(call.get("arguments")) if red is not None else call.get("arguments")
-    text = (
-        f"{call.get('name')}({json.dumps(args, sort_keys=True, default=str)[:120]}) -> "
-        f"{call.get('error_code')}: {(call.get('error') or '')[:160]}"
-    )
+    head = f"{call.get('name')}({json.dumps(args, sort_keys=True, default=str)})"
+    if call.get("ok"):
+        result = json.dumps(red.obj(call.get("result")) if red is not None else call.get("result"), default=str)
+        short = result if len(result) <= 200 else result[:200] + f"… ({len(result) - 200} more characters)"
+        text = f"{head} -> ok, but returned nothing the next step could use: {short}"
+    else:
+        text = f"{head} -> {call.get('error_code')}: {call.get('error') or ''}"
     return red.text(text) if red is not None else text
 
 
@@ -218,7 +282,10 @@ def rejection_samples(rejections: list[Any], per_reason: int = 5, redactor: Any 
     rows = []
     for rule in sorted(by, key=lambda k: (-len(by[k]), k)):
         for r in by[rule][:per_reason]:
-            failing = next((c for c in rejection_calls(r.payload, r.record_type) if not c.get("ok")), None)
+            calls = rejection_calls(r.payload, r.record_type)
+            failing = next((c for c in calls if not c.get("ok")), None)
+            if failing is None and calls and r.reason == "unresolvable_dependency":
+                failing = calls[-1]  # the read whose result held nothing the next step needed
             detail = redactor.text(r.detail) if redactor is not None else r.detail
             rows.append(
                 {
@@ -226,7 +293,7 @@ def rejection_samples(rejections: list[Any], per_reason: int = 5, redactor: Any 
                     "rule": rule,
                     "server": r.server or "",
                     "failing_call": _call_text(failing, redactor) if failing else "",
-                    "detail": detail[:200],
+                    "detail": detail,
                 }
             )
     return rows
@@ -239,9 +306,9 @@ def samples_markdown(rows: list[dict[str, Any]], total_by_rule: dict[str, int]) 
         return v.replace("|", "\\|").replace("\n", " ")
 
     out = [
-        "Sample rejections per rule. See any one in full (snapshot, chain, query, every call with its "
-        "result or error, the rule) with `prove lineage <rejection_id>`; all of them with `prove rejected "
-        "--reason REASON`."
+        "Sample rejections per rule. The whole story of the first of each rule (where it came from, the request, "
+        "every call with its result or error) is in this asset's `lineage_<stage>_<reason>` entries; any one "
+        "with `prove lineage <rejection_id>`; all of them with `prove rejected --reason REASON`."
     ]
     for rule in dict.fromkeys(r["rule"] for r in rows):
         out += [

@@ -140,3 +140,33 @@ def test_asset_graph_and_rejections_pages_show_the_assets(
     for label in ("total", "by_stage_reason"):
         assert label in body, f"metadata {label!r} not on the rejections page:\n{body[:2000]}"
     print(f"browser checks in {time.monotonic() - t0:.1f}s; screenshot {SCREENSHOT} ({size} bytes)")
+
+
+LINEAGE_SCREENSHOT = ROOT / "docs" / "dagster-rejection-lineage.png"
+
+
+def test_a_rejections_whole_lineage_is_read_in_the_ui(chromium, page, dagster_ui, materialized_through_ui, tmp_path):
+    """From the rejections asset's page to one rejection's whole story (rule, upstream ids, request, every call with
+    its result or error), in the UI alone. PROVE_UPDATE_SCREENSHOT=1 refreshes docs/dagster-rejection-lineage.png."""
+    shot = LINEAGE_SCREENSHOT if os.environ.get("PROVE_UPDATE_SCREENSHOT") == "1" else tmp_path / "lineage.png"
+    ui, pg = dagster_ui, page
+    pg.goto(f"{ui.url}/assets/rejections")
+    row = pg.locator("tr").filter(has_text=re.compile(r"lineage_\w+")).first
+    try:
+        row.wait_for()
+    except Exception as exc:
+        raise AssertionError(f"no lineage entry on the rejections page:\n{pg.inner_text('body')[:3000]}") from exc
+    label = re.search(r"lineage_\w+", row.inner_text()).group(0)
+    row.get_by_text("[Show Markdown]").click()
+    dialog = pg.get_by_role("dialog")
+    dialog.get_by_text("The same from the command line").wait_for()
+    text = dialog.inner_text()
+    stage, reason = label.removeprefix("lineage_").split("_", 1)
+    assert f"rule {stage}/{reason}" in text and "upstream:" in text, text[:2000]
+    assert re.search(r"rej-\w+ on \w+", text), text[:2000]
+    if "calls (" in text:  # a record that carries calls shows each with its result or its error
+        assert "✓" in text or "✗" in text, text[:2000]
+    pg.wait_for_load_state("networkidle")
+    shot.parent.mkdir(exist_ok=True)
+    pg.screenshot(path=str(shot))
+    assert shot.stat().st_size < 300_000, f"{shot} is {shot.stat().st_size} bytes; keep it under 300 KB"
