@@ -11,13 +11,22 @@
 ``prove build`` runs these same definitions through ``assets.orchestrate``.
 """
 
-import os
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
-from assets.automation import CROSS, asset_jobs, corpus_job, schema_change_sensor, server_job, weekly_regeneration
+from assets.automated_build import AutomatedBuild
+from assets.automation import (
+    AUTOMATED,
+    CROSS,
+    asset_jobs,
+    corpus_after_changes,
+    corpus_job,
+    schema_change_sensor,
+    server_job,
+    weekly_regeneration,
+)
 from assets.corpus import CHECKS, augmented_examples, corpus, rejections_asset, unique_conversations
 from assets.lineage import lineage_job
 from assets.resources import StageStore, settings_for
@@ -58,19 +67,30 @@ def stage_assets(stages: Registry) -> tuple[list[dg.AssetsDefinition], list[dg.A
     ]
 
 
-def make_definitions(stages: Registry = STAGES, data_dir: str | None = None) -> dg.Definitions:
+def make_definitions(
+    stages: Registry = STAGES, data_dir: str | None = None, build: AutomatedBuild | None = None
+) -> dg.Definitions:
     """The project's definitions for a stage registry (``defs`` is the one of :data:`STAGES`): a stage registered
-    there is an asset of the graph, a step of ``server_job`` and, if it rejects, an input of ``rejections``."""
+    there is an asset of the graph, a step of ``server_job`` and, if it rejects, an input of ``rejections``.
+
+    ``build``: what the launchpads, the schedule and the sensors run (default: the automated build of
+    ``$PROVE_AUTOMATION``, ``assets/automated_build.py``); ``data_dir`` moves its data."""
+    build = build or AUTOMATED
+    if data_dir is not None:
+        build = AutomatedBuild(build.config.model_copy(update={"data_dir": data_dir}), build.train, build.source)
     per_server, cross = stage_assets(stages)
-    jobs = [corpus_job, server_job] if stages is STAGES else list(asset_jobs(per_server, cross))
+    if stages is STAGES and build is AUTOMATED:
+        jobs = [corpus_job, server_job]
+    else:
+        jobs = list(asset_jobs(per_server, cross, build))
     jobs.append(lineage_job)
     return dg.Definitions(
         assets=per_server + cross,
         asset_checks=CHECKS,
         jobs=jobs,
         schedules=[weekly_regeneration],
-        sensors=[schema_change_sensor],
-        resources=resources(data_dir or os.environ.get("PROVE_DATA_DIR", "data")),
+        sensors=[schema_change_sensor, corpus_after_changes],
+        resources=resources(build_config=build.config, train=build.train),
     )
 
 

@@ -10,55 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from assets.cli.common import positive_int
-from pipeline.core.errors import validation_problems, yaml_problem
+from pipeline.core.errors import validation_problems
 
 
 def build_config(a: argparse.Namespace):
     # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
     # (prove --help stays fast)
-    from pipeline.core.config import BuildConfig
+    from pipeline.core.build_file import BuildFileError, load_build_config
 
-    base: dict[str, Any] = {}
-    if a.config:
-        import yaml
-
-        p = Path(a.config)
-        try:
-            base = yaml.safe_load(p.read_text()) or {}
-        except OSError as exc:
-            raise SystemExit(f"prove: cannot read config {p}: {exc.strerror}") from exc
-        except yaml.YAMLError as exc:
-            raise SystemExit(f"prove: config {p} is not valid YAML: {yaml_problem(exc)}") from exc
-        if not isinstance(base, dict):
-            raise SystemExit(f"prove: config {p} must be a mapping at the top level")
-    if a.examples is not None:
-        base["examples"] = a.examples
-    if a.servers_file:
-        # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
-        # (prove --help stays fast)
-        from pipeline.core.servers_file import ConfigFileError, load_servers_file
-
-        try:
-            extra = load_servers_file(a.servers_file)
-        except ConfigFileError as exc:
-            raise SystemExit(f"prove: {exc}") from exc
-        base["server_configs"] = [c.model_dump(mode="json") for c in extra] + list(base.get("server_configs", []))
-        if not a.servers:
-            base["servers"] = [c.name for c in extra]
-    if a.servers:
-        base["servers"] = [s.strip() for s in a.servers.split(",") if s.strip()]
-    if a.data_dir is not None:  # the flag wins over the file; without either, the default "data"
-        base["data_dir"] = a.data_dir
-    from pydantic import ValidationError
-
+    servers = [s.strip() for s in a.servers.split(",") if s.strip()] if a.servers else None
     try:
-        return BuildConfig.model_validate(base)
-    except ValidationError as exc:
-        where = f" in {a.config}" if a.config else ""
-        raise SystemExit(
-            f"prove: invalid build configuration{where}:\n"
-            + "\n".join(f"  {line}" for line in validation_problems(exc))
-        ) from exc
+        return load_build_config(
+            a.config, examples=a.examples, servers_file=a.servers_file, servers=servers, data_dir=a.data_dir
+        )
+    except BuildFileError as exc:
+        raise SystemExit(f"prove: {exc}") from exc
 
 
 def train_params(a: argparse.Namespace) -> dict[str, Any]:

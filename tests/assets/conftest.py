@@ -148,10 +148,16 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
     data_dir.mkdir()
     shutil.copy(ROOT / "dagster.yaml", home / "dagster.yaml")
     port = _free_port()
+    # the automation's build (docs/dagster.md): what the UI's launchpads show and its schedule and sensors run
+    automation = tmp / "automation.yaml"
+    automation.write_text(
+        json.dumps({"servers": SERVERS, "examples": 30, "train": False, "data_dir": str(data_dir)})  # YAML, too
+    )
     env = {
         **os.environ,
         "DAGSTER_HOME": str(home),
         "PROVE_DATA_DIR": str(data_dir),
+        "PROVE_AUTOMATION": str(automation),
         "PYTHONUNBUFFERED": "1",
         "DAGSTER_DISABLE_TELEMETRY": "1",
     }

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.assets.conftest import CROSS, PER_SERVER, ROOT
+from tests.assets.conftest import CROSS, LOCATION, PER_SERVER, REPOSITORY, ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -170,3 +170,22 @@ def test_a_rejections_whole_lineage_is_read_in_the_ui(chromium, page, dagster_ui
     shot.parent.mkdir(exist_ok=True)
     pg.screenshot(path=str(shot))
     assert shot.stat().st_size < 300_000, f"{shot} is {shot.stat().st_size} bytes; keep it under 300 KB"
+
+
+def test_the_launchpad_starts_from_the_automated_build_typed(chromium, page, dagster_ui):
+    """corpus_job's launchpad shows the build of $PROVE_AUTOMATION (the test webserver's: banking and crm, 30
+    examples, no training) as its config, without scaffolding anything."""
+    ui, pg = dagster_ui, page
+    pg.goto(f"{ui.url}/locations/{REPOSITORY}@{LOCATION}/jobs/corpus_job/playground")
+    editor = pg.locator(".CodeMirror").first
+    try:
+        editor.wait_for()
+        pg.get_by_text("examples: 30").first.wait_for()
+    except Exception as exc:
+        raise AssertionError(
+            f"the launchpad does not show the automated build:\n{pg.inner_text('body')[:3000]}"
+        ) from exc
+    # the whole config (CodeMirror draws only the lines in view)
+    text = pg.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    for said in ("settings:", "build:", "examples: 30", "- banking", "- crm", "train: false", str(ui.data_dir)):
+        assert said in text, f"{said!r} not in the launchpad's config:\n{text[:3000]}"

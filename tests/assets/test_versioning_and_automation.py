@@ -240,7 +240,7 @@ def _sensor(cfg: BuildConfig, cursor: dict[str, str] | None, instance: dg.Dagste
     ctx = dg.build_sensor_context(
         cursor=json.dumps(cursor) if cursor is not None else None,
         instance=instance,
-        resources={"settings": R.settings_for(cfg)},
+        resources={"settings": R.settings_for(cfg), "training": T.training_settings(False)},
     )
     return A.schema_change_sensor(ctx)
 
@@ -295,9 +295,9 @@ def test_schema_change_sensor_keeps_the_last_hash_of_an_unreachable_server(built
 
 
 # ----------------------------------------------------------------------------- schedule and jobs
-def test_the_weekly_schedule_targets_the_corpus_job_and_its_cron_is_configurable(monkeypatch):
+def test_the_weekly_schedule_reprobes_every_server_and_its_cron_is_configurable(monkeypatch):
     sched = D.defs.get_schedule_def("weekly_regeneration")
-    assert sched.job_name == "corpus_job"
+    assert sched.job_name == "server_job"  # then corpus_after_changes makes the corpus from the batch
     assert sched.default_status == dg.DefaultScheduleStatus.STOPPED
     assert A.weekly_regeneration.cron_schedule == (A.os.environ.get("PROVE_SCHEDULE_CRON") or A.DEFAULT_CRON)
     job_keys = A.corpus_job.selection.resolve(D.defs.resolve_asset_graph())
@@ -306,7 +306,7 @@ def test_the_weekly_schedule_targets_the_corpus_job_and_its_cron_is_configurable
 
     monkeypatch.setenv("PROVE_SCHEDULE_CRON", "*/30 * * * *")
     assert A.regeneration_schedule().cron_schedule == "*/30 * * * *"
-    assert A.regeneration_schedule().job_name == "corpus_job"
+    assert A.regeneration_schedule().job_name == "server_job"
     monkeypatch.delenv("PROVE_SCHEDULE_CRON")
     assert A.regeneration_schedule().cron_schedule == A.DEFAULT_CRON == "0 3 * * 1"
     assert A.regeneration_schedule("15 4 * * *").cron_schedule == "15 4 * * *"
