@@ -35,12 +35,16 @@ FORKED_STEPS = {
 
 
 def asset_jobs(
-    per_server: list[dg.AssetsDefinition], cross: list[dg.AssetsDefinition], build: AutomatedBuild | None = None
+    per_server: list[dg.AssetsDefinition],
+    cross: list[dg.AssetsDefinition],
+    build: AutomatedBuild | None = None,
+    launchpad: bool = True,
 ) -> tuple[Any, Any]:
     """The two jobs over the given assets: ``server_job`` (one run per server partition: probe -> replay for that
     server) and ``corpus_job`` (dedup -> corpus -> policy). The schedule and the sensors target them by name. Their
-    launchpads start from ``build`` (default: the automated build), typed."""
-    config = {**FORKED_STEPS, **(build or AUTOMATED).run_config()}
+    launchpads start from ``build`` (default: the automated build), typed; ``launchpad=False`` gives them no default
+    config at all (``prove build`` runs them with its own build's resources, which a default would override)."""
+    config = {**FORKED_STEPS, **(build or AUTOMATED).run_config()} if launchpad else None
     server = dg.define_asset_job(
         "server_job",
         selection=dg.AssetSelection.assets(*per_server),

@@ -1,10 +1,10 @@
 """The one way a corpus is built: the Dagster assets of ``assets.definitions``, materialized in order.
 
-1. Each server's partition of the per-server assets (probe -> replay) as its own Dagster run: one after
+1. Each server's partition of the per-server assets (probe -> replay) as its own ``server_job`` run: one after
    another in this process, or ``parallel`` worker processes each materializing one partition's run.
    A server whose run fails is left out and recorded as ``server_unavailable``; the build goes on.
 2. The cross-server assets (dedup -> augment -> rejections -> corpus, and the policy when training)
-   with the corpus's blocking quality gates, as one run.
+   with the corpus's blocking quality gates, as one ``corpus_job`` run.
 
 ``prove build`` calls :func:`build` (with a display listening to :mod:`assets.progress`), and so do the
 tests and ``bench/build_throughput.py``: nothing else re-implements the build. An interrupt stops the
@@ -23,7 +23,7 @@ from typing import Any
 import dagster as dg
 
 from assets import progress
-from assets.automation import CROSS
+from assets.automation import CROSS, asset_jobs
 from assets.cli.interrupt import stop_descendants, worker_init
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
@@ -38,6 +38,14 @@ from pipeline.language.teacher_client import PARTITIONS_ENV
 
 # the runs' own log lines go to the Dagster instance (the UI); the console shows warnings only
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# the project's two jobs, as prove build runs them: the same names and assets as in the UI (so its runs are listed
+# under server_job and corpus_job), without the launchpad's default config (the build's own resources apply)
+BUILD_JOBS = asset_jobs(PER_SERVER, CROSS, launchpad=False)
+
+
+def build_jobs(res: dict[str, Any]) -> dg.Definitions:
+    """``server_job`` and ``corpus_job`` bound to one build's resources."""
+    return dg.Definitions(assets=ALL_ASSETS, asset_checks=CHECKS, jobs=list(BUILD_JOBS), resources=res)
 
 
 @dataclass
@@ -127,15 +135,16 @@ def _materialize_partition(
     os.environ[PARTITIONS_ENV] = str(at_once)
     cfg = BuildConfig.model_validate_json(build_config_json)
     try:
-        r = dg.materialize(
-            ALL_ASSETS,
-            selection=PER_SERVER,
-            partition_key=server,
-            instance=dg.DagsterInstance.get(),
-            resources=resources(build_config=cfg, train=False),
-            run_config=QUIET,
-            tags={"prove/build": "cli", "prove/parallel": "true"},
-            raise_on_error=False,
+        r = (
+            build_jobs(resources(build_config=cfg, train=False))
+            .resolve_job_def("server_job")
+            .execute_in_process(
+                partition_key=server,
+                instance=dg.DagsterInstance.get(),
+                run_config=QUIET,
+                tags={"prove/build": "cli", "prove/parallel": "true"},
+                raise_on_error=False,
+            )
         )
     finally:
         HANDOFF.clear()  # the server's last output is read by the cross-server run, in another process
@@ -235,16 +244,10 @@ def _partitions(
         runs, b.unavailable = _partitions_parallel(b.cfg, parallel, done)
         b.runs.extend(runs)
         return
+    job = build_jobs(res).resolve_job_def("server_job")
     for server in servers:
-        r = dg.materialize(
-            ALL_ASSETS,
-            selection=PER_SERVER,
-            partition_key=server,
-            instance=b.instance,
-            resources=res,
-            run_config=QUIET,
-            tags=tags,
-            raise_on_error=False,
+        r = job.execute_in_process(
+            partition_key=server, instance=b.instance, run_config=QUIET, tags=tags, raise_on_error=False
         )
         if _interrupted(signalled, r):  # Dagster turned the interrupt into a failed step: stop here all the same
             raise KeyboardInterrupt
@@ -287,11 +290,10 @@ def build(
         if b.unavailable:
             b.cfg = cfg.model_copy(update={"servers": kept, "unavailable_servers": b.unavailable})
         cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
-        r = dg.materialize(
-            ALL_ASSETS + CHECKS,
-            selection=dg.AssetSelection.assets(*cross) | dg.AssetSelection.checks(*CHECKS),
+        job = build_jobs(resources(build_config=b.cfg, train=train, train_params=train_params))
+        r = job.resolve_job_def("corpus_job").execute_in_process(
+            asset_selection=[a.key for a in cross],
             instance=instance,
-            resources=resources(build_config=b.cfg, train=train, train_params=train_params),
             tags=tags,
             raise_on_error=False,
             run_config=QUIET,

@@ -312,6 +312,14 @@ def test_the_weekly_schedule_reprobes_every_server_and_its_cron_is_configurable(
     assert A.regeneration_schedule("15 4 * * *").cron_schedule == "15 4 * * *"
 
 
+def test_a_builds_runs_are_listed_under_server_job_and_corpus_job(built):
+    """prove build's runs are the project's jobs' runs (the UI's job pages and run filters find them)."""
+    cfg, _, instance = built
+    runs = instance.get_runs()
+    assert {r.job_name for r in runs} == {"server_job", "corpus_job"}
+    assert sorted(r.tags["dagster/partition"] for r in runs if r.job_name == "server_job") == sorted(cfg.servers)
+
+
 def test_the_server_job_is_partitioned_by_server_over_the_per_server_assets():
     job = D.defs.resolve_job_def("server_job")
     assert job.partitions_def == R.server_partitions
