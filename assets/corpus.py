@@ -22,7 +22,7 @@ from pipeline.corpus.lineage import rejection_samples, rejection_story, samples_
 from pipeline.corpus.lint import lint_version
 from pipeline.corpus.report import rejections_png
 from pipeline.corpus.sql import refresh
-from pipeline.corpus.store import off_target, read_examples, record_gate, refresh_latest
+from pipeline.corpus.store import off_target, read_examples, record_gate, refresh_latest, rejections_of
 from pipeline.language.teacher_client import usage_summary
 from pipeline.stages.assembly import stage_augment, stage_corpus, stage_dedup
 from pipeline.stages.base import StageOutput
@@ -72,11 +72,9 @@ def unavailable_rejections(cfg: BuildConfig, snapshots: dict[str, Any]) -> list[
     return out
 
 
-def collect_rejections(
-    context: AssetExecutionContext, settings: ProveSettings, stages: Registry, inputs: dict[str, Any]
-) -> list[Rejection]:
+def gather_rejections(settings: ProveSettings, stages: Registry, inputs: dict[str, Any]) -> list[Rejection]:
     """Every rejecting stage's rejections (per-server stages over the build's servers, then the cross-server
-    ones, in build order), the unavailable servers', redacted; with counts, samples and a chart as metadata."""
+    ones, in build order) and the unavailable servers', redacted: what the corpus version writes."""
     cfg = settings.build_config()
     out: list[Rejection] = []
     for stage in stages.rejecting():
@@ -85,36 +83,7 @@ def collect_rejections(
             out.extend(o.rejections)
     snapshots = inputs["server_snapshots"]
     out.extend(unavailable_rejections(cfg, snapshots))
-    red = Redactor.for_snapshots(selected(settings, snapshots).values())
-    out = redact_rejections(out, red)
-    meta = _rejections_meta(out, red)
-    try:
-        (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
-        png = rejections_png(
-            dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png"
-        )
-        meta["chart"] = png_markdown("rejections", png)
-    except Exception as exc:  # the chart is a nicety
-        context.log.warning(f"rejection chart not drawn: {exc}")
-    context.add_output_metadata(meta)
-    return out
-
-
-def rejections_asset(stages: Registry = STAGES) -> dg.AssetsDefinition:
-    """The rejections asset, reading the rejections of every stage the registry marks as rejecting."""
-    ins = {s.asset: dg.AssetIn(metadata={"prove/part": "rejections"}) for s in stages.rejecting()}
-    ins["server_snapshots"] = dg.AssetIn()
-
-    def rejections(context: AssetExecutionContext, settings: ProveSettings, **inputs: Any) -> list[Rejection]:
-        return collect_rejections(context, settings, stages, inputs)
-
-    return dg.asset(
-        name="rejections",
-        ins=ins,
-        group_name=GROUP,
-        code_version=code_version(rejections),
-        description="Every rejection of every stage with its reason code, detail and upstream ids.",
-    )(rejections)
+    return redact_rejections(out, Redactor.for_snapshots(selected(settings, snapshots).values()))
 
 
 def _rejections_meta(out: list[Rejection], red: Redactor) -> dict[str, Any]:
@@ -195,21 +164,13 @@ def corpus_numbers(manifest: dict[str, Any]) -> dict[str, float | int]:
     return out
 
 
-@versioned(
-    group_name=GROUP,
-    description=STAGES["corpus"].description,
-    # the query and conversation stages' stats only (the small sidecar the rejections asset reads too)
-    ins={k: dg.AssetIn(metadata={"prove/part": "rejections"}) for k in ("user_queries", "conversations")},
-)
-def corpus(
-    context: AssetExecutionContext,
-    settings: ProveSettings,
-    augmented_examples,
-    rejections,
-    server_snapshots,
-    user_queries,
-    conversations,
+def write_version(
+    context: AssetExecutionContext, settings: ProveSettings, stages: Registry, inputs: dict[str, Any]
 ) -> dg.Output[str]:
+    """A new corpus version from the augmented examples and every stage's rejections, with its metadata."""
+    augmented_examples, server_snapshots = inputs["augmented_examples"], inputs["server_snapshots"]
+    user_queries, conversations = inputs["user_queries"], inputs["conversations"]
+    rejections = gather_rejections(settings, stages, inputs)
     cfg = settings.build_config()
     snaps = selected(settings, server_snapshots)
     teacher = teacher_usage(settings, query=user_queries, simulate=conversations)
@@ -255,6 +216,28 @@ def corpus(
         context.log.warning(f"DuckDB views not refreshed: {exc}")
     # the data version is the content hash: an identical rebuild leaves grpo_policy fresh
     return dg.Output(str(path), data_version=dg.DataVersion(m["content_hash"]), metadata=meta)
+
+
+def corpus_asset(stages: Registry = STAGES) -> dg.AssetsDefinition:
+    """The corpus asset, reading the augmented examples whole and every other rejecting stage's rejections (the
+    small sidecar), so a run cancelled before it leaves no rejections that look like a version's."""
+    part = {"prove/part": "rejections"}
+    ins = {s.asset: dg.AssetIn(metadata=part) for s in stages.rejecting() if s.asset != "augmented_examples"}
+    ins.update(augmented_examples=dg.AssetIn(), server_snapshots=dg.AssetIn())
+    for stats_only in ("user_queries", "conversations"):  # the teacher's usage
+        ins.setdefault(stats_only, dg.AssetIn(metadata=part))
+
+    def corpus(context: AssetExecutionContext, settings: ProveSettings, **inputs: Any) -> dg.Output[str]:
+        return write_version(context, settings, stages, inputs)
+
+    return dg.asset(
+        name="corpus", ins=ins, group_name=GROUP, description=STAGES["corpus"].description,
+        code_version=code_version(corpus),
+    )(corpus)  # fmt: skip
+
+
+# made once every helper it calls is defined (its code version reads them from this module's globals)
+corpus = corpus_asset()
 
 
 def _gate(
@@ -362,7 +345,30 @@ def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
     )
 
 
-# made once every helper it calls is defined (its code version reads them from this module's globals)
-rejections = rejections_asset()
-CORPUS = [unique_conversations, augmented_examples, rejections, corpus]
+# defined once every helper it calls is (its code version reads them from this module's globals)
+@versioned(
+    group_name=GROUP,
+    description="The rejections of the corpus version just written: every stage's, with reason code, detail, "
+    "upstream ids and lineage; counts, samples, a chart and per rule one whole story as metadata.",
+)
+def rejections(
+    context: AssetExecutionContext, settings: ProveSettings, corpus: str, server_snapshots
+) -> list[Rejection]:
+    cfg = settings.build_config()
+    out = rejections_of(corpus)
+    red = Redactor.for_snapshots(selected(settings, server_snapshots).values())
+    meta = {"version": Path(corpus).name, **_rejections_meta(out, red)}
+    try:
+        (cfg.data_path / "reports").mkdir(parents=True, exist_ok=True)
+        png = rejections_png(
+            dict(Counter(f"{r.stage}/{r.reason}" for r in out)), cfg.data_path / "reports" / "rejections.png"
+        )
+        meta["chart"] = png_markdown("rejections", png)
+    except Exception as exc:  # the chart is a nicety
+        context.log.warning(f"rejection chart not drawn: {exc}")
+    context.add_output_metadata(meta)
+    return out
+
+
+CORPUS = [unique_conversations, augmented_examples, corpus, rejections]
 CHECKS = [corpus_nonempty_per_server, corpus_no_near_duplicates, corpus_composition, corpus_lint]

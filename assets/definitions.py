@@ -27,7 +27,7 @@ from assets.automation import (
     server_job,
     weekly_regeneration,
 )
-from assets.corpus import CHECKS, augmented_examples, corpus, rejections_asset, unique_conversations
+from assets.corpus import CHECKS, augmented_examples, corpus_asset, rejections, unique_conversations
 from assets.lineage import lineage_job
 from assets.resources import StageStore, settings_for
 from assets.synthesis import PER_SERVER, per_server_assets
@@ -61,8 +61,8 @@ def stage_assets(stages: Registry) -> tuple[list[dg.AssetsDefinition], list[dg.A
     return per_server_assets(stages), [
         unique_conversations,
         augmented_examples,
-        rejections_asset(stages),
-        corpus,
+        corpus_asset(stages),
+        rejections,
         grpo_policy,
     ]
 
@@ -71,7 +71,8 @@ def make_definitions(
     stages: Registry = STAGES, data_dir: str | None = None, build: AutomatedBuild | None = None
 ) -> dg.Definitions:
     """The project's definitions for a stage registry (``defs`` is the one of :data:`STAGES`): a stage registered
-    there is an asset of the graph, a step of ``server_job`` and, if it rejects, an input of ``rejections``.
+    there is an asset of the graph, a step of ``server_job`` and, if it rejects, an input of ``corpus``, whose
+    version (and so the ``rejections`` asset) holds its rejections.
 
     ``build``: what the launchpads, the schedule and the sensors run (default: the automated build of
     ``$PROVE_AUTOMATION``, ``assets/automated_build.py``); ``data_dir`` moves its data."""

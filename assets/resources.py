@@ -181,7 +181,7 @@ class StageStore(dg.ConfigurableIOManager):
         self._dump(obj, path)
         HANDOFF.give(path, obj)
         if isinstance(obj, StageOutput):
-            # the rejections alone, beside the full output (and written after it): the rejections asset
+            # the rejections alone, beside the full output (and written after it): the corpus asset
             # reads every stage's rejections without unpickling every conversation
             self._dump(StageOutput(rejections=obj.rejections, stats=obj.stats), path.with_suffix(".rejections.pkl"))
 

@@ -78,6 +78,18 @@ REJECTION_SCHEMA = {
 }
 
 
+def rejections_of(version_path: str | Path) -> list[Rejection]:
+    """The rejections a version holds, as the records they were written from."""
+    f = Path(version_path) / "rejections.parquet"
+    if not f.exists():
+        return []
+    rows = pl.read_parquet(f).iter_rows(named=True)
+    return [
+        Rejection(**{**r, "upstream": json.loads(r["upstream"] or "{}"), "record_type": r["record_type"] or "none"})
+        for r in rows
+    ]
+
+
 def corpus_root(data_dir: str | Path) -> Path:
     return Path(data_dir) / "corpus"
 

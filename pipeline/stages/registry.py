@@ -4,7 +4,8 @@ Each :class:`Stage` names what rejections call it, the Dagster asset that runs i
 per-server stage, the function that runs it on one server. Everything else derives from :data:`STAGES`:
 
 * the per-server Dagster assets (``assets.synthesis.per_server_assets``), their inputs and partitions;
-* the ``rejections`` asset's inputs (every stage with ``rejects=True``);
+* the ``corpus`` asset's rejection inputs (every stage with ``rejects=True``: the version writes their rejections,
+  and the ``rejections`` asset shows them);
 * the stage list of ``bench/build_throughput.py``;
 * the stage names rejections record (:class:`~pipeline.core.stage_names.StageName`).
 
@@ -39,7 +40,7 @@ class Stage:
     inputs: tuple[str, ...] = ()
     per_server: bool = True
     run: Callable[..., Produced] | None = None
-    rejects: bool = True  # its output's rejections go into the rejections asset
+    rejects: bool = True  # its output's rejections go into the corpus version
     progress_label: str | None = None
     group: str = "synthesis"
 
@@ -85,7 +86,7 @@ class Registry:
         return [s for s in self if not s.per_server]
 
     def rejecting(self) -> list[Stage]:
-        """The stages whose rejections the rejections asset collects (per-server ones first, in build order)."""
+        """The stages whose rejections a corpus version holds (per-server ones first, in build order)."""
         return [s for s in self.per_server() if s.rejects] + [s for s in self.cross_server() if s.rejects]
 
     def names(self) -> list[str]:

@@ -124,7 +124,7 @@ def test_asset_graph_and_rejections_pages_show_the_assets(
     pg.goto(f"{ui.url}/assets/rejections")
     shot = ui.home.parent / "rejections-page.png"
     try:
-        pg.get_by_text("Every rejection of every stage").first.wait_for()  # the asset's description
+        pg.get_by_text("The rejections of the corpus version just written").first.wait_for()  # its description
         pg.get_by_text("by_stage_reason", exact=True).first.wait_for()  # the latest materialization's metadata
     except Exception as exc:
         pg.screenshot(path=str(shot))
