@@ -315,7 +315,7 @@ def test_the_weekly_schedule_reprobes_every_server_and_its_cron_is_configurable(
 def test_a_builds_runs_are_listed_under_server_job_and_corpus_job(built):
     """prove build's runs are the project's jobs' runs (the UI's job pages and run filters find them)."""
     cfg, _, instance = built
-    runs = instance.get_runs()
+    runs = [r for r in instance.get_runs() if "prove/build" in r.tags]  # other tests here materialize on their own
     assert {r.job_name for r in runs} == {"server_job", "corpus_job"}
     assert sorted(r.tags["dagster/partition"] for r in runs if r.job_name == "server_job") == sorted(cfg.servers)
 
