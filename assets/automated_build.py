@@ -82,20 +82,12 @@ def automated_build(path: str | Path | None = None) -> AutomatedBuild:
     def here(x: str | None) -> str | None:
         return str((p.parent / x).resolve()) if x else None
 
-    data_dir = here(f.data_dir)
-    if data_dir is None and not _names_data_dir(here(f.build)):  # neither file says where: $PROVE_DATA_DIR
-        data_dir = default_data
     cfg = load_build_config(
-        here(f.build), examples=f.examples, servers_file=here(f.servers_file), servers=f.servers, data_dir=data_dir
+        here(f.build),
+        examples=f.examples,
+        servers_file=here(f.servers_file),
+        servers=f.servers,
+        data_dir=here(f.data_dir),
+        default_data_dir=default_data,  # neither file says where: $PROVE_DATA_DIR
     )
     return AutomatedBuild(cfg, f.train, str(p))
-
-
-def _names_data_dir(build_file: str | None) -> bool:
-    if not build_file:
-        return False
-    try:
-        raw = yaml.safe_load(Path(build_file).read_text())
-    except (OSError, yaml.YAMLError):
-        return False  # load_build_config says what is wrong with it
-    return isinstance(raw, dict) and bool(raw.get("data_dir"))

@@ -23,7 +23,7 @@ from pipeline.corpus.lint import lint_version
 from pipeline.corpus.report import rejections_png
 from pipeline.corpus.sql import refresh
 from pipeline.corpus.store import off_target, read_examples, record_gate, refresh_latest, rejections_of
-from pipeline.language.teacher_client import usage_summary
+from pipeline.language.teacher_client import usage_numbers, usage_summary
 from pipeline.stages.assembly import stage_augment, stage_corpus, stage_dedup
 from pipeline.stages.base import StageOutput
 from pipeline.stages.discovery import probe_rejections
@@ -149,9 +149,7 @@ def teacher_metadata(summary: dict[str, Any] | None) -> dict[str, Any]:
     """The teacher's totals as numbers Dagster can plot across versions, and the breakdown as JSON."""
     if not summary:
         return {}
-    total = summary["total"]
-    keys = ("requests", "completions", "prompt_tokens", "completion_tokens", "cache_hits", "wait_s", "peak_in_flight")
-    return {**{f"teacher_{k}": total[k] for k in keys}, "teacher": MetadataValue.json(summary)}
+    return {**usage_numbers(summary["total"]), "teacher": MetadataValue.json(summary)}
 
 
 def corpus_numbers(manifest: dict[str, Any]) -> dict[str, float | int]:

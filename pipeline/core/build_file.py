@@ -26,9 +26,11 @@ def load_build_config(
     servers_file: str | Path | None = None,
     servers: list[str] | None = None,
     data_dir: str | None = None,
+    default_data_dir: str | None = None,
 ) -> BuildConfig:
     """The build file, then the servers file's servers (registered, and built unless ``servers`` names others),
-    then the overrides; validated."""
+    then the overrides; validated. ``default_data_dir``: where the data goes when neither the file nor
+    ``data_dir`` says (else ``BuildConfig``'s default)."""
     base: dict[str, Any] = {}
     if config:
         p = Path(config)
@@ -52,8 +54,10 @@ def load_build_config(
             base["servers"] = [c.name for c in extra]
     if servers:
         base["servers"] = servers
-    if data_dir is not None:  # the override wins over the file; without either, the default "data"
+    if data_dir is not None:  # the override wins over the file; without either, the default
         base["data_dir"] = data_dir
+    elif default_data_dir is not None and not base.get("data_dir"):
+        base["data_dir"] = default_data_dir
     try:
         return BuildConfig.model_validate(base)
     except ValidationError as exc:

@@ -173,8 +173,7 @@ def story_markdown(story: dict[str, Any], redactor: Any = None) -> str:
 
 def call_markdown(call: dict[str, Any], redactor: Any = None) -> str:
     """One call: ✓ with its result (cut past ``RESULT_CHARS``) or ✗ with its error code and whole message."""
-    red = redactor.with_values(redactor.call_values(call.get("arguments"))) if redactor is not None else _NoRedaction()
-    args = json.dumps(red.obj(call.get("arguments")), sort_keys=True, default=str)
+    red, args = _redacted_args(call, redactor)
     if not call.get("ok"):
         return red.text(f"✗ `{call.get('name')}` `{args}` → `{call.get('error_code')}`: {call.get('error') or ''}")
     result = json.dumps(red.obj(call.get("result")), sort_keys=True, default=str)
@@ -182,6 +181,12 @@ def call_markdown(call: dict[str, Any], redactor: Any = None) -> str:
         result = result[:RESULT_CHARS] + f"… ({len(result) - RESULT_CHARS} more characters)"
     empty = " (nothing came back)" if call.get("result") in (None, [], {}, "") else ""
     return red.text(f"✓ `{call.get('name')}` `{args}` → `{result}`{empty}")
+
+
+def _redacted_args(call: dict[str, Any], redactor: Any) -> tuple[Any, str]:
+    """The redactor for one call (the snapshot's sensitive values and the call's own) and its arguments as JSON."""
+    red = redactor.with_values(redactor.call_values(call.get("arguments"))) if redactor is not None else _NoRedaction()
+    return red, json.dumps(red.obj(call.get("arguments")), sort_keys=True, default=str)
 
 
 class _NoRedaction:
@@ -260,16 +265,13 @@ def lineage(data_dir: str | Path, record_id: str, version: str | None = None) ->
 def _call_text(call: dict[str, Any], redactor: Any) -> str:
     """A failing call whole (its arguments as valid JSON, its error code and message), or, for a call that
     succeeded but gave the next step nothing to use, what it returned."""
-    red = redactor.with_values(redactor.call_values(call.get("arguments"))) if redactor is not None else None
-    args = red.obj(call.get("arguments")) if red is not None else call.get("arguments")
-    head = f"{call.get('name')}({json.dumps(args, sort_keys=True, default=str)})"
+    red, args = _redacted_args(call, redactor)
+    head = f"{call.get('name')}({args})"
     if call.get("ok"):
-        result = json.dumps(red.obj(call.get("result")) if red is not None else call.get("result"), default=str)
+        result = json.dumps(red.obj(call.get("result")), default=str)
         short = result if len(result) <= 200 else result[:200] + f"… ({len(result) - 200} more characters)"
-        text = f"{head} -> ok, but returned nothing the next step could use: {short}"
-    else:
-        text = f"{head} -> {call.get('error_code')}: {call.get('error') or ''}"
-    return red.text(text) if red is not None else text
+        return red.text(f"{head} -> ok, but returned nothing the next step could use: {short}")
+    return red.text(f"{head} -> {call.get('error_code')}: {call.get('error') or ''}")
 
 
 def rejection_samples(rejections: list[Any], per_reason: int = 5, redactor: Any = None) -> list[dict[str, Any]]:

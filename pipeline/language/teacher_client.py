@@ -280,6 +280,22 @@ def prefetched(teacher: TeacherClient | None, run: Callable[[bool], T], progress
         teacher._hits_counted = True
 
 
+USAGE_NUMBERS = (
+    "requests",
+    "completions",
+    "prompt_tokens",
+    "completion_tokens",
+    "cache_hits",
+    "wait_s",
+    "peak_in_flight",
+)
+
+
+def usage_numbers(usage: dict[str, Any]) -> dict[str, float | int]:
+    """A usage account's figures as ``teacher_<figure>`` numbers (what Dagster plots across materializations)."""
+    return {f"teacher_{k}": usage[k] for k in USAGE_NUMBERS}
+
+
 def usage_summary(usages: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Teacher usage per stage and server (``{"query/banking": {...}}``) with their total."""
     total = TeacherUsage()

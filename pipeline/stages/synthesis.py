@@ -18,7 +18,7 @@ from pipeline.core.redact import Redactor
 from pipeline.core.speedups import heap_settled
 from pipeline.core.stage_names import StageName
 from pipeline.env import Environment, ServerBudgetExceeded
-from pipeline.language.teacher_client import prefetched
+from pipeline.language.teacher_client import prefetched, usage_numbers
 from pipeline.language.values import ValueMemo
 from pipeline.stages.base import (
     Markdown,
@@ -336,8 +336,7 @@ def teacher_meta(out: StageOutput) -> dict[str, Any]:
     u = out.stats.get("teacher")
     if not u:
         return {}
-    keys = ("requests", "prompt_tokens", "completion_tokens", "cache_hits", "wait_s", "peak_in_flight")
-    return {**{f"teacher_{k}": u[k] for k in keys}, "teacher": u}
+    return {**usage_numbers(u), "teacher": u}
 
 
 def run_validate(cfg: BuildConfig, server: str, progress: Progress | None, conversations: StageOutput) -> Produced:
