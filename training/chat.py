@@ -5,7 +5,7 @@ results (or the next user message) and the template's generation prompt, then th
 :class:`ChatFormat` renders the pieces that are not the policy's own output as token ids, each as the
 template's suffix over a short fixed history, so a piece's tokens do not depend on what the policy wrote.
 SFT sequences are built from the same pieces (:meth:`ChatFormat.sft_example`), with the loss on assistant
-tokens only, so SFT and GRPO see the same token layout.
+tokens only (never on an assistant message of ``weight`` 0), so SFT and GRPO see the same token layout.
 """
 
 from __future__ import annotations
@@ -88,7 +88,9 @@ class ChatFormat:
 
     def sft_example(self, task: Task, max_user_turns: int | None = None) -> dict[str, list[int]]:
         """``input_ids`` and ``completion_mask`` (1 on assistant tokens) of the whole conversation, sequential
-        as the corpus has it; tool results and user turns are laid out exactly as a rollout lays them out."""
+        as the corpus has it; tool results and user turns are laid out exactly as a rollout lays them out. An
+        assistant message with ``weight`` 0 (a recovery demonstration's wrong attempt) is in the sequence with mask
+        0: the model reads the failed call and its error, and learns only the correction."""
         ids = self.prompt_ids(task)
         mask = [0] * len(ids)
         msgs = task.messages[len(task.prompt) :] if task.messages[: len(task.prompt)] == task.prompt else task.messages
@@ -117,7 +119,7 @@ class ChatFormat:
                     break  # two answers in a row do not occur in a rollout
                 seg = self.encode(self.assistant_text(m))
                 ids.extend(seg)
-                mask.extend([1] * len(seg))
+                mask.extend([0 if m.get("weight") == 0 else 1] * len(seg))  # a wrong attempt is read, never learned
                 last = "assistant_call" if m.get("tool_calls") else "assistant_text"
             elif role == "user":
                 if max_user_turns is not None and users >= max_user_turns:

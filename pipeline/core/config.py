@@ -296,6 +296,8 @@ class LintConfig(StageConfig):
     # openings are compared among the first this many examples by id (a hash, so a fair sample): the chance that
     # two turns open alike grows with the corpus, so a share over all 13,500 would not mean what it means at 200
     openings_sample: int = Field(default=3000, ge=1)
+    # a value no example explains, in the wrong first attempts of this many examples, is a generator's constant
+    filler_repeats: int = Field(default=3, ge=2)
 
 
 def default_servers() -> list[str]:

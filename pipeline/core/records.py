@@ -306,12 +306,15 @@ class ToolCall(BaseModel):
 class Message(BaseModel):
     """One chat message in the OpenAI format the corpus stores: system, user, assistant (a reply, or
     tool calls with ``content`` None) or tool (a result answering ``tool_call_id``). Serializes to
-    exactly the keys its role carries, in the corpus's order."""
+    exactly the keys its role carries, in the corpus's order. ``weight``: 0 on an assistant message that training
+    must not learn from (a recovery demonstration's wrong attempt), as the OpenAI fine-tuning format has it; written
+    only when set."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str | None = None
     tool_calls: list[ToolCall] | None = None
     tool_call_id: str | None = None
+    weight: Literal[0, 1] | None = None
 
     @classmethod
     def calling(cls, call_id: str, name: str, arguments: dict[str, Any]) -> Message:
@@ -329,6 +332,8 @@ class Message(BaseModel):
         out: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.tool_calls is not None:
             out["tool_calls"] = [tc.model_dump() for tc in self.tool_calls]
+        if self.weight is not None:
+            out["weight"] = self.weight
         return out
 
 

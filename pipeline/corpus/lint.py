@@ -19,13 +19,20 @@ Per example (a defect names the example):
   result holds;
 * ``clarification_mismatch``: in a clarification example, the assistant's question does not name
   the missing parameter's meaning, or the user's answer does not supply its value;
-* ``duplicate_no_call_request``: two irrelevance or abstention examples ask the same thing.
+* ``duplicate_no_call_request``: two irrelevance or abstention examples ask the same thing;
+* ``filler_value``: a call's argument is a known filler (``12345``, ``foo``, ``placeholder``, ...) that no user
+  turn or tool result of the example holds.
 
 Over the corpus (a defect when under the threshold): ``distinct_frames``, the share of distinct
 request frames (first user turns with values masked and the offered tools' words folded into
 slots: the phrasing around the task) among examples with tool calls, and
 ``unique_openings``, the share of user turns in those examples whose first four words occur
 nowhere else in the corpus. Thresholds: :class:`pipeline.core.config.LintConfig`.
+
+``repeated_filler`` (over the corpus): the same value in the wrong first attempts (``weight`` 0, or failed) of
+``lint.filler_repeats`` examples or more, where it comes from no user turn or tool result of its example and is
+no slip or synonym of the corrected call's value (:func:`pipeline.synthesis.mistakes.explains`): a constant the
+generator puts in, which the corpus would teach. Each such value counts in ``metrics.unexplained_attempt_values``.
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ from pipeline.language.phrasing import (
     stutter,
 )
 from pipeline.language.sqltext import say
+from pipeline.synthesis.mistakes import explains
 
 DECIMAL_COUNT = re.compile(r"\b\d+\.\d+ ([a-z]+)\b")
 ONE_OF = re.compile(r"(?<![\d.,])\b1 ([a-z]+)\b")
@@ -96,8 +104,36 @@ DEFECTS = (
     "invented_write_value",
     "clarification_mismatch",
     "duplicate_no_call_request",
+    "filler_value",
     "distinct_frames",
     "unique_openings",
+    "repeated_filler",
+)
+# argument values a generator fills in when it has nothing real (a constant, a stand-in word)
+FILLERS = frozenset(
+    {
+        "12345",
+        "123456",
+        "1234567890",
+        "99999",
+        "foo",
+        "bar",
+        "baz",
+        "test",
+        "string",
+        "example",
+        "placeholder",
+        "dummy",
+        "xxx",
+        "lorem ipsum",
+        "todo",
+        "tbd",
+        "n/a",
+        "sample",
+        "value",
+        "asdf",
+        "changeme",
+    }
 )
 
 
@@ -263,6 +299,7 @@ class Linter:
         self.cfg, self.read_only, self.ref = cfg, read_only, reference_date
         self._lists: dict[str, ToolList] = {}
         self._tools: dict[str, dict[str, Any]] = {}  # a tool's JSON text -> the tool (read, never changed)
+        self.unexplained: dict[str, set[str]] = defaultdict(set)  # a failed attempt's unexplained value -> examples
 
     def tools(self, tools_json: str) -> list[dict[str, Any]]:
         """A tools column value decoded, each distinct tool once: distractors make most of a corpus's tool
@@ -338,10 +375,31 @@ class Linter:
                     rep.add("non_integer_count", eid, text)
                 if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
                     rep.add("plural_mismatch", eid, text)
+        self.fillers(eid, msgs, rep)
         if row["kind"] in TOOL_KINDS:
             self.writes(eid, msgs, by_name, json.loads(row["reference"]), rep)
         if row["kind"] == "clarification":
             self.clarification(eid, msgs, json.loads(row["reference"]), rep)
+
+    def fillers(self, eid: str, msgs: list[dict[str, Any]], rep: LintReport) -> None:
+        """Known fillers in any call; the values of wrong attempts that nothing in the example explains (gathered
+        for ``repeated_filler``)."""
+        said = [m["content"] for m in msgs if m["role"] in ("user", "tool") and isinstance(m["content"], str)]
+        failed = {
+            m.get("tool_call_id") for m in msgs if m["role"] == "tool" and str(m["content"]).startswith('{"error"')
+        }
+        world = "\n".join(t for t in said if not t.startswith('{"error"'))  # an error echoes the wrong value
+        calls = [(m, _call_args(m)) for m in msgs if m["role"] == "assistant" and m.get("tool_calls")]
+        for i, (m, args) in enumerate(calls):
+            for _p, v in _leaves(args):
+                if str(v).strip().lower() in FILLERS and str(v) not in world:
+                    rep.add("filler_value", eid, f"{m['tool_calls'][0]['function']['name']}({_p}={v!r})")
+            if m.get("weight") != 0 and m["tool_calls"][0].get("id") not in failed:
+                continue  # a wrong attempt is marked, or (in a version from before the marks) failed
+            right = next((a for n, a in calls[i + 1 :] if n.get("weight") != 0), {})
+            for p, v in _leaves(args):
+                if v != right.get(p) and str(v) not in world and not explains(v, right.get(p)):
+                    self.unexplained[str(v)].add(eid)
 
     def writes(
         self,
@@ -456,18 +514,40 @@ def lint_frame(
             no_call[key] += 1
             if no_call[key] == 2:
                 rep.add("duplicate_no_call_request", row["example_id"], users[0])
+    for value, ids in sorted(linter.unexplained.items()):
+        if len(ids) >= lcfg.filler_repeats:
+            rep.add("repeated_filler", "corpus", f"{value!r} in the wrong attempts of {len(ids)} examples")
     distinct = len(set(frames)) / max(1, len(frames))
     unique = sum(openings_all[opening(u)] == 1 for _, u in tool_turns) / max(1, len(tool_turns))
     rep.metrics = {
         "distinct_frames": round(distinct, 4),
         "unique_openings": round(unique, 4),
         "tool_user_turns": len(tool_turns),
+        "unexplained_attempt_values": len(linter.unexplained),
     }
     if frames and distinct < lcfg.min_distinct_frames:
         rep.add("distinct_frames", "corpus", f"{distinct:.3f} < {lcfg.min_distinct_frames}")
     if tool_turns and unique < lcfg.min_unique_openings:
         rep.add("unique_openings", "corpus", f"{unique:.3f} < {lcfg.min_unique_openings}")
     return rep
+
+
+def _call_args(m: dict[str, Any]) -> dict[str, Any]:
+    try:
+        args = json.loads(m["tool_calls"][0]["function"]["arguments"])
+    except (ValueError, KeyError, IndexError, TypeError):
+        return {}
+    return args if isinstance(args, dict) else {}
+
+
+def _leaves(args: dict[str, Any]) -> list[tuple[str, Any]]:
+    """A call's scalar argument values (list items each), by parameter; flags and empty values aside."""
+    out = []
+    for p, v in args.items():
+        for x in v if isinstance(v, list) else [v]:
+            if isinstance(x, (str, int, float)) and not isinstance(x, bool) and str(x).strip():
+                out.append((p, x))
+    return out
 
 
 def _sql_said(said: str, v: Any) -> bool:

@@ -40,6 +40,7 @@ from pipeline.language.replies import answer_with, ask_for, skipped_reply, step_
 from pipeline.language.request_writer import result_values, unnamed_writes
 from pipeline.language.teacher import call_record
 from pipeline.language.values import RecordIndex, ValueMemo, fill_args
+from pipeline.synthesis.mistakes import first_attempt
 from pipeline.synthesis.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
 
 RESOLVE_ATTEMPTS = 5
@@ -154,23 +155,6 @@ def _distinct_ids(fixed: dict[str, Any], st: ChainStep, steps: list[dict[str, An
         alt = next((x for x in field_values(prev.data, src.field) if x not in others), None) if prev.ok else None
         if alt is not None:
             fixed[p] = alt
-
-
-def _corrupt(tool: ToolSpec, args: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any], str] | None:
-    """A plausible wrong first attempt: a required argument left out or given the wrong type."""
-    req = [p for p in tool.required if p in args]
-    if not req:
-        return None
-    p = rng.choice(req)
-    bad = dict(args)
-    if rng.random() < 0.5:
-        del bad[p]
-        return bad, f"missing {p}"
-    v = args[p]
-    # a value no lax validator coerces back: str(25.0) == "25.0" would be accepted as a number and the
-    # "wrong" attempt would run (a double deposit outside the reference)
-    bad[p] = 12345 if isinstance(v, str) else f"{v} (as text)"
-    return bad, f"wrong type for {p}"
 
 
 def live_calls(chain: Chain, step_ok: list[bool]) -> tuple[int, int]:
@@ -408,7 +392,10 @@ def _record_call(
 ) -> None:
     """A call as the conversation shows it (the assistant's call, the tool's message) and as its trace records it
     (``reference``: a call of the reference, not a recovery demonstration's wrong attempt)."""
-    messages.append(Message.calling(cid, name, args))
+    call = Message.calling(cid, name, args)
+    if not reference:
+        call.weight = 0  # a wrong attempt: shown, read by replay and the reward, never trained on
+    messages.append(call)
     messages.append(Message(role="tool", tool_call_id=cid, content=res.as_tool_content()))
     trace.append(
         TraceCall(
@@ -480,13 +467,14 @@ def run_conversation(
                     continue
                 # sometimes a wrong first attempt, then the corrected call (a recovery demonstration)
                 if budget > 0 and rng.random() < recovery_rate:
-                    corrupted = _corrupt(tool, args, rng)
-                    if corrupted is not None:
+                    wrong = first_attempt(s, snap, tool, args, rng, by_name, messages)
+                    if wrong is not None:
                         budget -= 1
-                        bad_args, _ = corrupted
                         call_no += 1
-                        res = s.call(tool.name, bad_args)
-                        _record_call(messages, trace, f"call_{call_no}", ti, tool.name, bad_args, res, reference=False)
+                        bad = wrong.mistake
+                        _record_call(
+                            messages, trace, f"call_{call_no}", ti, bad.tool, bad.args, wrong.result, reference=False
+                        )
                 call_no += 1
                 # the final hash comes with the conversation's last call
                 res = s.call(tool.name, args, hash_after=ti == len(query.turn_steps) - 1 and k == idx[-1])

@@ -322,3 +322,47 @@ def test_a_tools_value_is_read_tool_by_tool_and_a_split_inside_a_tool_falls_back
     # a tool offered in two lists is decoded once and shared
     a, b = linter.tools(json.dumps(plain)), linter.tools(json.dumps([plain[1], fn("get_c")]))
     assert a[1] is b[0]
+
+
+def _with_wrong_attempt(cid: str, wrong: object, weight: int | None = 0) -> Conversation:
+    """A request whose first call is a failed attempt (weight 0, or unmarked as versions before the marks have it)
+    with ``customer_id`` ``wrong``, whose error echoes it, then the right call."""
+    error = {"error": "not_found", "message": f"customer {wrong!r} not found"}
+    attempt = [
+        {
+            "role": "assistant",
+            "content": None,
+            **({"weight": weight} if weight is not None else {}),
+            "tool_calls": [
+                {
+                    "id": "w0",
+                    "type": "function",
+                    "function": {"name": LIST.name, "arguments": json.dumps({"customer_id": wrong})},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "w0", "content": json.dumps(error)},
+    ]
+    return _conv(
+        cid,
+        [f"Could you show me the accounts of customer CUS-0001 ({cid})?"],
+        [(LIST, {"customer_id": "CUS-0001"}, LISTED)],
+        ["I found 2 accounts: ACC-0001 and ACC-0002."],
+        between=attempt,
+    )
+
+
+def test_a_constant_in_wrong_attempts_is_flagged_and_world_drawn_mistakes_are_not(tmp_path):
+    constant = [_with_wrong_attempt(f"c{i}", 12345, weight=0 if i else None) for i in range(3)]
+    rep, _ = _lint(constant, tmp_path / "a")
+    assert rep.counts["filler_value"] == 3 and rep.counts["repeated_filler"] == 1
+    assert "12345" in rep.samples["repeated_filler"][0]
+    # a value no example explains, repeated: the generator's constant even when it is no known filler word
+    stand_in = [_with_wrong_attempt(f"c{i}", "ZZZ-0000") for i in range(3)]
+    rep, _ = _lint(stand_in, tmp_path / "b")
+    assert rep.counts["filler_value"] == 0 and rep.counts["repeated_filler"] == 1
+    # slips of the right id and ids the conversation showed are mistakes drawn from the world
+    drawn = [_with_wrong_attempt(f"c{i}", w) for i, w in enumerate(["CUS-001", "CUS-O001", "CUS0001", "ACC-0001"])]
+    drawn += [_with_wrong_attempt("c9", "ACC-0001")]
+    rep, _ = _lint(drawn, tmp_path / "c")
+    assert rep.passed and rep.metrics["unexplained_attempt_values"] == 0, rep.as_dict()

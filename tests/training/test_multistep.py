@@ -3,6 +3,7 @@ the example's conversation, and the tokens the policy did not write carry no los
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -205,6 +206,49 @@ def test_sft_sequences_train_assistant_tokens_of_every_turn_only(banking):
     trained = tok.decode([t for t, m in zip(ex["input_ids"], ex["completion_mask"]) if m])
     assert trained == render_call("list_accounts", {"customer_id": customer_id}) + "<|end|>None.<|end|>Ok.<|end|>"
     assert tok.decode(ex["input_ids"]) == fmt.render(task.messages, task.tools)  # the same text the template renders
+
+
+def test_a_failed_first_attempt_of_weight_zero_is_read_but_carries_no_loss(banking):
+    """A recovery demonstration: the wrong call (weight 0) and its real error are in the sequence; the loss mask is
+    zero on exactly the wrong call's tokens and one on the correction."""
+    tools, customer_id, account_id = banking
+    task = _task(tools, customer_id, account_id)
+    with Environment("banking") as env, env.session(0) as s:
+        error = s.call("get_balance", {"account_id": customer_id})  # an id of the wrong kind
+        right = s.call("get_balance", {"account_id": account_id})
+    assert not error.ok and right.ok
+
+    def call(cid, args, weight=None):
+        fn = {"name": "get_balance", "arguments": json.dumps(args)}
+        m = {"role": "assistant", "content": "", "tool_calls": [{"id": cid, "type": "function", "function": fn}]}
+        return {**m, "weight": weight} if weight is not None else m
+
+    task.messages = [
+        task.messages[0],
+        task.messages[1],
+        call("c0", {"account_id": customer_id}, weight=0),
+        {"role": "tool", "tool_call_id": "c0", "content": error.as_tool_content()},
+        call("c1", {"account_id": account_id}),
+        {"role": "tool", "tool_call_id": "c1", "content": right.as_tool_content()},
+        {"role": "assistant", "content": "Done."},
+    ]
+    fmt = _fmt(task)
+    ex = fmt.sft_example(task)
+    unweighted = dataclasses.replace(
+        task, messages=[{k: v for k, v in m.items() if k != "weight"} for m in task.messages]
+    )
+    plain = fmt.sft_example(unweighted)
+    tok = fmt.tok
+    assert ex["input_ids"] == plain["input_ids"]  # the wrong call and its error stay in the sequence
+    dropped = [i for i, (a, b) in enumerate(zip(ex["completion_mask"], plain["completion_mask"])) if a != b]
+    assert dropped == list(range(dropped[0], dropped[-1] + 1))  # one span: the wrong call's tokens
+    assert (
+        tok.decode([ex["input_ids"][i] for i in dropped])
+        == render_call("get_balance", {"account_id": customer_id}) + "<|end|>"
+    )
+    trained = tok.decode([t for t, m in zip(ex["input_ids"], ex["completion_mask"]) if m])
+    assert trained == render_call("get_balance", {"account_id": account_id}) + "<|end|>Done.<|end|>"
+    assert '"not_found"' in tok.decode(ex["input_ids"])  # the error the model reads before correcting itself
 
 
 def test_rollout_func_gets_each_prompt_num_generations_times_and_env_mask_reaches_the_trainer(tmp_path):
