@@ -132,8 +132,15 @@ def synth_value(
         pat = s.get("pattern")
         # the precision the pattern asks for (YYYY-MM-DDTHH:MM, or a date only)
         return next((c for c in (v, v[:16], v[:10]) if not pat or re.fullmatch(pat.strip("^$"), c)), v)
-    if "pattern" in s:
-        v = from_pattern(s["pattern"], rng)
+    pat = s.get("pattern") or ""
+    if re.search(r"\\d\{4\}-", pat):  # a date or date-time by its pattern, whatever the name: a real one
+        d = date.fromisoformat(reference_date) + timedelta(days=rng.randint(1, 20))
+        v = f"{d.isoformat()}T{rng.choice(['09', '10', '14', '16'])}:00:00"
+        fit = next((c for c in (v, v[:16], v[:10], v[:7]) if re.fullmatch(pat.strip("^$"), c)), None)
+        if fit is not None:
+            return fit
+    if pat:
+        v = from_pattern(pat, rng)
         if v is not None:
             return v
     for key, words in _WORDS.items():

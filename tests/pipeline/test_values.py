@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+from datetime import datetime
 from typing import Any
 
 from pipeline.core.records import Snapshot, ToolSpec
-from pipeline.language.values import RecordIndex, _records_of, fill_args
+from pipeline.language.values import RecordIndex, _records_of, fill_args, synth_value
 
 
 def carrying_by_walking(eid: str, results: list[Any]) -> list[dict[str, Any]]:
@@ -202,3 +203,15 @@ def test_list_arguments_drawn_from_the_state_share_no_value():
     assert {x for a in drawn for x in a["cc"]} == {"a@x.example", "b@x.example", "c@x.example"}
     fixed = [fill_args(send, snap, random.Random(i), fixed={"to": ["a@x.example"]}) for i in range(30)]
     assert all("a@x.example" not in a["cc"] for a in fixed)
+
+
+def test_a_date_pattern_gets_a_real_date_whatever_the_parameter_is_called():
+    """``start`` with a YYYY-MM-DDTHH:MM pattern once got digits drawn one by one (``5465-06-45T87:92``)."""
+    for pattern, fmt in [
+        (r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$", "%Y-%m-%dT%H:%M"),
+        (r"^\d{4}-\d{2}-\d{2}$", "%Y-%m-%d"),
+        (r"^\d{4}-\d{2}$", "%Y-%m"),
+    ]:
+        for seed in range(20):
+            v = synth_value("start", {"type": "string", "pattern": pattern}, random.Random(seed))
+            datetime.strptime(v, fmt)  # raises on a month 57 or an hour 87
