@@ -42,6 +42,7 @@ import polars as pl
 
 from pipeline.core.config import BuildConfig, LintConfig, QueryConfig
 from pipeline.core.records import TOOL_KINDS
+from pipeline.corpus.columns import messages_of, reference_of, tools_text
 from pipeline.corpus.store import read_examples
 from pipeline.language.lexicon import intent_of, is_plural, words
 from pipeline.language.phrasing import (
@@ -300,8 +301,8 @@ class Linter:
     def example(self, row: dict[str, Any], rep: LintReport, msgs: list[dict[str, Any]] | None = None) -> None:
         """Lint one corpus row (``msgs``: its messages, when the caller has decoded them already)."""
         eid = row["example_id"]
-        msgs = json.loads(row["messages"]) if msgs is None else msgs
-        facts = self.tool_list(row["tools"])
+        msgs = messages_of(row["messages"]) if msgs is None else msgs
+        facts = self.tool_list(tools_text(row["tools"]))
         names, by_name, descs = facts.names, facts.by_name, facts.descriptions
         quoted = [m["content"] for m in msgs if m["role"] == "tool" and isinstance(m.get("content"), str)]
         for m in msgs:
@@ -339,9 +340,9 @@ class Linter:
                 if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
                     rep.add("plural_mismatch", eid, text)
         if row["kind"] in TOOL_KINDS:
-            self.writes(eid, msgs, by_name, json.loads(row["reference"]), rep)
+            self.writes(eid, msgs, by_name, reference_of(row["reference"]), rep)
         if row["kind"] == "clarification":
-            self.clarification(eid, msgs, json.loads(row["reference"]), rep)
+            self.clarification(eid, msgs, reference_of(row["reference"]), rep)
 
     def writes(
         self,
@@ -439,7 +440,7 @@ def lint_frame(
     frames, openings_all, tool_turns = [], Counter(), []
     no_call = Counter()
     for rank, row in enumerate(df.sort("example_id").iter_rows(named=True)):
-        msgs = json.loads(row["messages"])
+        msgs = messages_of(row["messages"])
         linter.example(row, rep, msgs)
         users = [m["content"] for m in msgs if m["role"] == "user" and isinstance(m.get("content"), str)]
         # openings are compared within the first `openings_sample` examples by id (ids are hashes: a fair sample),
@@ -448,7 +449,7 @@ def lint_frame(
         if sampled:
             openings_all.update(opening(u) for u in users)
         if row["kind"] in TOOL_KINDS and users:
-            frames.append(frame_of(users[0], linter.tool_list(row["tools"]).vocab))
+            frames.append(frame_of(users[0], linter.tool_list(tools_text(row["tools"])).vocab))
             if sampled:
                 tool_turns.extend((row["example_id"], u) for u in users)
         elif row["kind"] in ("irrelevance", "abstention") and users:

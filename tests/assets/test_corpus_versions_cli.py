@@ -13,6 +13,7 @@ import pytest
 from assets.cli import main
 from pipeline.core.config import BuildConfig
 from pipeline.core.storage import atomic_dir
+from pipeline.corpus.columns import messages_of, reference_of, trace_of
 from pipeline.corpus.store import list_versions, read_examples, resolve_version, write_corpus
 from tests.builds import build_corpus
 
@@ -212,13 +213,13 @@ def test_lineage_of_an_accepted_example_prints_snapshot_chain_query_and_each_rep
     data, a, b, _ = two_versions
     df = read_examples(b).filter((pl.col("kind") == "multi_turn") & (pl.col("n_calls") >= 2)).sort("example_id")
     e = df.row(0, named=True)
-    trace = json.loads(e["trace"])
-    users = [m["content"] for m in json.loads(e["messages"]) if m["role"] == "user"]
+    trace = trace_of(e["trace"])
+    users = [m["content"] for m in messages_of(e["messages"]) if m["role"] == "user"]
     rc, out, err = _cli(capsys, "lineage", e["example_id"], "--data-dir", str(data), "--width", "400")
     assert rc == 0, err
     assert out.startswith(f"example {e['example_id']}")
     assert f"snapshot  {e['snapshot_id']}  (server banking, seed {e['env_seed']})" in out
-    ref_names = [c["name"] for turn in json.loads(e["reference"]) for c in turn]
+    ref_names = [c["name"] for turn in reference_of(e["reference"]) for c in turn]
     assert f"chain     {e['chain_id']}  " + " -> ".join(ref_names) in out
     assert f"query     {e['query_id']}  (information level {e['info_level']}, persona {e['persona']})" in out
     for i, u in enumerate(users):
