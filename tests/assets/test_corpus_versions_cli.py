@@ -302,3 +302,30 @@ def test_prove_sql_on_an_empty_data_dir_has_empty_views(tmp_path, capsys):
         capsys, "sql", "select count(*) as n from examples", "--json", "--data-dir", str(tmp_path / "data")
     )
     assert rc == 0 and json.loads(out) == [{"n": 0}]
+
+
+# ----------------------------------------------------------------------------- export
+def test_prove_export_writes_both_formats_and_refuses_bad_input_in_one_line(two_versions, tmp_path, capsys):
+    data, a, _, _ = two_versions
+    rc, out, _ = _cli(
+        capsys, "export", a.name, "--format", "openai", "--out", str(tmp_path / "ft"), "--data-dir", str(data)
+    )
+    m = json.loads((a / "manifest.json").read_text())
+    assert rc == 0 and a.name in out and f"train.jsonl ({m['counts']['train.parquet']} examples)" in out
+    assert len((tmp_path / "ft" / "train.jsonl").read_text().splitlines()) == m["counts"]["train.parquet"]
+    rc, out, _ = _cli(capsys, "export", "--format", "hf", "--out", str(tmp_path / "hub"), "--data-dir", str(data))
+    assert rc == 0 and "huggingface-cli upload" in out  # the latest version by default
+    assert (tmp_path / "hub" / "README.md").read_text().startswith("---\n")
+    assert {p.name for p in (tmp_path / "hub").glob("*.parquet")} == {
+        "train.parquet",
+        "eval.parquet",
+        "rejections.parquet",
+    }
+    for argv, says in (
+        (["export", "--format", "hf", "--out", str(tmp_path / "hub")], "not an empty folder"),
+        (["export", "--format", "csv", "--out", str(tmp_path / "x")], "unknown export format 'csv'"),
+        (["export", "nosuch", "--format", "hf", "--out", str(tmp_path / "x")], "corpus version 'nosuch' not found"),
+    ):
+        rc, _, err = _cli(capsys, *argv, "--data-dir", str(data))
+        assert rc == 2 and says in err and "Traceback" not in err
+    assert not (tmp_path / "x").exists()
