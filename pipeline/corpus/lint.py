@@ -42,7 +42,7 @@ import polars as pl
 
 from pipeline.core.config import BuildConfig, LintConfig, QueryConfig
 from pipeline.core.records import TOOL_KINDS
-from pipeline.corpus.columns import messages_of, reference_of, tools_text
+from pipeline.corpus.columns import messages_of, reference_of, tool_items, tools_text
 from pipeline.corpus.store import read_examples
 from pipeline.language.lexicon import intent_of, is_plural, words
 from pipeline.language.phrasing import (
@@ -241,22 +241,6 @@ class ToolList:
     by_name: dict[str, dict[str, Any]]
     descriptions: list[frozenset[tuple[str, ...]]]  # each tool description's n-grams
     vocab: set[str]  # :func:`tool_vocab`
-
-
-_ITEM_SEP = (
-    ', {"type": "function", '  # between two items of a tools column value (``pipeline.core.speedups.ToolsJson``)
-)
-
-
-def tool_items(tools_json: str) -> list[str] | None:
-    """The JSON texts of the tools in a tools column value, split without decoding it (``None``: not a list of
-    function tools). A quote inside a JSON string is escaped, so the separator can only stand between two
-    values; where it stands between two values nested inside a tool, the texts on either side do not decode
-    alone, and :meth:`Linter.tools` decodes the whole value instead."""
-    if not (tools_json.startswith("[" + _ITEM_SEP[2:]) and tools_json.endswith("}]")):
-        return None
-    first, *rest = tools_json[1:-1].split(_ITEM_SEP)
-    return [first, *(_ITEM_SEP[2:] + part for part in rest)]
 
 
 class Linter:
