@@ -109,9 +109,7 @@ def _trace_value(t: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-_ITEM_SEP = (
-    ', {"type": "function", '  # between two items of a tools column text (``pipeline.core.speedups.ToolsJson``)
-)
+_ITEM_SEP = ', {"type": "function", '  # between two items of a tools column text (``pipeline.core.speedups.ToolsJson``)
 
 
 def tool_items(tools_json: str) -> list[str] | None:

@@ -1,4 +1,5 @@
-"""The versioned corpus: ``<data>/corpus/<version>/`` with Parquet files and ``manifest.json``.
+"""The versioned corpus: ``<data>/corpus/<version>/`` with Parquet files (nested columns:
+:mod:`pipeline.corpus.columns`), ``manifest.json`` and the dataset card ``README.md`` (:mod:`pipeline.corpus.card`).
 
 A version is written into a hidden staging directory and renamed into place only when complete,
 so it is either whole or absent; an existing version is never overwritten.
@@ -366,9 +367,10 @@ def record_gate(version_path: str | Path, gate: str, passed: bool, detail: dict[
     out = atomic_write_json(
         p / GATES_DIR / f"{gate}.json", {"gate": gate, "passed": bool(passed), "detail": detail or {}}
     )
-    with open(p / GATES_DIR / ".card.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        write_card(p, json.loads((p / "manifest.json").read_text()), gate_results(p))
+    if (p / "manifest.json").exists():
+        with open(p / GATES_DIR / ".card.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            write_card(p, json.loads((p / "manifest.json").read_text()), gate_results(p))
     return out
 
 
