@@ -223,3 +223,14 @@ def test_tools_text_and_tools_of_read_this_format_and_the_old_one():
     text = "[" + ", ".join(json.dumps(t) for t in tools) + "]"  # the column as versions before this one held it
     assert tools_text(text) == text and tools_of(text) == tools
     assert tools_text([json.dumps(tools[0])]) == text and tools_of([json.dumps(tools[0])]) == tools
+
+
+def test_training_reads_tasks_from_the_nested_columns(version):
+    from training.data import load_tasks
+
+    path, examples = version
+    tasks = load_tasks(path, "train")
+    rows = {r["example_id"]: r for r in map(lambda e: example_row(Example.of(e), 0.0), examples)}
+    assert tasks and all(t.tools_json == rows[t.example_id]["tools"] for t in tasks)
+    assert all(t.messages == json.loads(rows[t.example_id]["messages"]) for t in tasks)
+    assert any(t.reference and any(t.reference) for t in tasks)
