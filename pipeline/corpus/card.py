@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import yaml
 
 from pipeline.core.storage import atomic_write_text
@@ -45,7 +46,7 @@ def size_category(n: int) -> str:
 
 
 def card_metadata(manifest: dict[str, Any], sizes: dict[str, int] | None = None) -> dict[str, Any]:
-    """The card's YAML metadata (``sizes``: each split's file size in bytes)."""
+    """The card's YAML metadata (``sizes``: each split's data size in bytes, uncompressed)."""
     sizes = sizes or {}
     counts = manifest.get("counts") or {}
     cfg = manifest.get("config") or {}
@@ -188,10 +189,16 @@ def card_text(manifest: dict[str, Any], gates: dict[str, dict[str, Any]], sizes:
     return f"---\n{meta}---\n\n" + "\n".join(lines) + "\n"
 
 
+def _data_bytes(path: Path) -> int:
+    """A split's data size uncompressed (the Parquet metadata's row-group sizes): the card's ``num_bytes``."""
+    meta = pq.read_metadata(path)
+    return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+
+
 def write_card(version_path: str | Path, manifest: dict[str, Any], gates: dict[str, dict[str, Any]]) -> Path:
     """Write ``README.md`` into a version folder (atomically; readable by everyone, like the rest of it)."""
     p = Path(version_path)
-    sizes = {s: (p / f"{s}.parquet").stat().st_size for s in SPLITS if (p / f"{s}.parquet").exists()}
+    sizes = {s: _data_bytes(p / f"{s}.parquet") for s in SPLITS if (p / f"{s}.parquet").exists()}
     path = atomic_write_text(p / CARD, card_text(manifest, gates, sizes))
     os.chmod(path, 0o644)
     return path
