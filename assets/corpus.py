@@ -18,6 +18,7 @@ from pipeline.core.records import TOOL_KINDS, Rejection, rejection
 from pipeline.core.redact import Redactor, redact_rejections
 from pipeline.core.similarity import reference_shingles, similar_pairs
 from pipeline.core.stage_names import StageName
+from pipeline.corpus.columns import reference_of
 from pipeline.corpus.lineage import rejection_samples, rejection_story, samples_markdown, story_markdown
 from pipeline.corpus.lint import lint_version
 from pipeline.corpus.report import rejections_png
@@ -283,9 +284,9 @@ def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetChec
     cfg = settings.build_config()
     df = read_examples(corpus)
     mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
-    refs: dict[str, str] = {}
+    refs: dict[str, list[list[dict[str, Any]]]] = {}
     for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):
-        refs.setdefault(cid, ref)  # the first row of each conversation
+        refs.setdefault(cid, reference_of(ref))  # the first row of each conversation
     items = [(cid, reference_shingles(ref, cfg.dedup.include_args)) for cid, ref in refs.items()]
     pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
     return _gate(settings, corpus, "corpus_no_near_duplicates", not pairs, {"pairs": len(pairs), "checked": len(items)})

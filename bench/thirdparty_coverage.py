@@ -34,6 +34,7 @@ def fixture_env() -> None:
 
 
 def coverage(path: Path, configs: list) -> dict[str, dict]:
+    from pipeline.corpus.columns import trace_of
     from pipeline.corpus.store import read_examples
     from pipeline.env import Environment
 
@@ -43,7 +44,7 @@ def coverage(path: Path, configs: list) -> dict[str, dict]:
         with Environment(cfg) as env:
             tools = sorted(t.name for t in env.tools())
         rows = df.filter(pl.col("server") == cfg.name)
-        used = sorted({t["name"] for tr in rows["trace"].to_list() for t in json.loads(tr) if t["ok"]} & set(tools))
+        used = sorted({t["name"] for tr in rows["trace"].to_list() for t in trace_of(tr) if t["ok"]} & set(tools))
         out[cfg.name] = {
             "examples": rows.height,
             "tools": len(tools),

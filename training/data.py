@@ -9,10 +9,11 @@ assistant messages carry the calls, so every user turn of the conversation has i
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pipeline.corpus.columns import messages_of, reference_of, tools_of, tools_text
 
 REQUIRED_COLUMNS = ("example_id", "kind", "servers", "env_seed", "messages", "tools", "reference")
 
@@ -82,11 +83,13 @@ def task_from_row(row: dict[str, Any], where: str = "row") -> Task:
         if c not in row or row[c] is None:
             raise ValueError(f"{where}: column {c!r} is missing")
     try:
-        messages = json.loads(row["messages"])
-        tools = json.loads(row["tools"])
-        reference = json.loads(row["reference"])
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: messages/tools/reference must be JSON strings ({exc})") from None
+        messages = messages_of(row["messages"])
+        tools = tools_of(row["tools"])
+        reference = reference_of(row["reference"])
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise ValueError(
+            f"{where}: messages/tools/reference must be the corpus's nested columns or JSON strings ({exc!r})"
+        ) from None
     if not row["servers"]:
         raise ValueError(f"{where}: column 'servers' is empty")
     user_turns = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
@@ -99,7 +102,7 @@ def task_from_row(row: dict[str, Any], where: str = "row") -> Task:
         env_seed=int(row["env_seed"]),
         messages=messages,
         tools=tools,
-        tools_json=row["tools"],
+        tools_json=tools_text(row["tools"]),
         reference=align_reference(messages, reference, where),
         user_turns=user_turns,
     )

@@ -282,6 +282,8 @@ class AugmentConfig(StageConfig):
 
 class CorpusConfig(StageConfig):
     eval_fraction: float = 0.1
+    # the license the version's dataset card declares (a Hugging Face license id)
+    license: str = "cc-by-4.0"
 
 
 class LintConfig(StageConfig):

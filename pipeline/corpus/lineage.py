@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.corpus.columns import messages_of, reference_of, trace_of
 from pipeline.corpus.store import REJECTION_SCHEMA, list_versions, read_examples, resolve_version
 
 
@@ -210,7 +211,7 @@ def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
     if not hit.height:
         return None
     e = hit.row(0, named=True)
-    reference = _loads(e["reference"], [])
+    reference = reference_of(e["reference"])
     out = {
         "type": "example",
         "version": path.name,
@@ -226,7 +227,7 @@ def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
             "query_id": e["query_id"],
             "info_level": e["info_level"],
             "persona": e["persona"],
-            "turns": _user_turns(_loads(e["messages"], [])),
+            "turns": _user_turns(messages_of(e["messages"])),
         },
         "conversation": {
             "conversation_id": e["conversation_id"],
@@ -235,7 +236,7 @@ def _lineage_in(path: Path, record_id: str) -> dict[str, Any] | None:
             "final_state_hash": e["final_state_hash"],
         },
         "reference": reference,
-        "calls": _calls(_loads(e["trace"], [])),
+        "calls": _calls(trace_of(e["trace"])),
     }
     # rejections of records on the same path (another query or conversation of the same chain, say)
     keys = {k: v for k, v in (("chain_id", e["chain_id"]), ("conversation_id", e["parent_id"])) if v}

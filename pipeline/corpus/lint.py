@@ -49,6 +49,7 @@ import polars as pl
 
 from pipeline.core.config import BuildConfig, LintConfig, QueryConfig
 from pipeline.core.records import TOOL_KINDS
+from pipeline.corpus.columns import messages_of, reference_of, tool_items, tools_text
 from pipeline.corpus.store import read_examples
 from pipeline.language.lexicon import intent_of, is_plural, words
 from pipeline.language.phrasing import (
@@ -278,22 +279,6 @@ class ToolList:
     vocab: set[str]  # :func:`tool_vocab`
 
 
-_ITEM_SEP = (
-    ', {"type": "function", '  # between two items of a tools column value (``pipeline.core.speedups.ToolsJson``)
-)
-
-
-def tool_items(tools_json: str) -> list[str] | None:
-    """The JSON texts of the tools in a tools column value, split without decoding it (``None``: not a list of
-    function tools). A quote inside a JSON string is escaped, so the separator can only stand between two
-    values; where it stands between two values nested inside a tool, the texts on either side do not decode
-    alone, and :meth:`Linter.tools` decodes the whole value instead."""
-    if not (tools_json.startswith("[" + _ITEM_SEP[2:]) and tools_json.endswith("}]")):
-        return None
-    first, *rest = tools_json[1:-1].split(_ITEM_SEP)
-    return [first, *(_ITEM_SEP[2:] + part for part in rest)]
-
-
 class Linter:
     def __init__(self, cfg: LintConfig, read_only: dict[str, bool], reference_date: str):
         self.cfg, self.read_only, self.ref = cfg, read_only, reference_date
@@ -337,8 +322,8 @@ class Linter:
     def example(self, row: dict[str, Any], rep: LintReport, msgs: list[dict[str, Any]] | None = None) -> None:
         """Lint one corpus row (``msgs``: its messages, when the caller has decoded them already)."""
         eid = row["example_id"]
-        msgs = json.loads(row["messages"]) if msgs is None else msgs
-        facts = self.tool_list(row["tools"])
+        msgs = messages_of(row["messages"]) if msgs is None else msgs
+        facts = self.tool_list(tools_text(row["tools"]))
         names, by_name, descs = facts.names, facts.by_name, facts.descriptions
         quoted = [m["content"] for m in msgs if m["role"] == "tool" and isinstance(m.get("content"), str)]
         for m in msgs:
@@ -377,9 +362,9 @@ class Linter:
                     rep.add("plural_mismatch", eid, text)
         self.fillers(eid, msgs, rep)
         if row["kind"] in TOOL_KINDS:
-            self.writes(eid, msgs, by_name, json.loads(row["reference"]), rep)
+            self.writes(eid, msgs, by_name, reference_of(row["reference"]), rep)
         if row["kind"] == "clarification":
-            self.clarification(eid, msgs, json.loads(row["reference"]), rep)
+            self.clarification(eid, msgs, reference_of(row["reference"]), rep)
 
     def fillers(self, eid: str, msgs: list[dict[str, Any]], rep: LintReport) -> None:
         """Known fillers in any call; the values of wrong attempts that nothing in the example explains (gathered
@@ -497,7 +482,7 @@ def lint_frame(
     frames, openings_all, tool_turns = [], Counter(), []
     no_call = Counter()
     for rank, row in enumerate(df.sort("example_id").iter_rows(named=True)):
-        msgs = json.loads(row["messages"])
+        msgs = messages_of(row["messages"])
         linter.example(row, rep, msgs)
         users = [m["content"] for m in msgs if m["role"] == "user" and isinstance(m.get("content"), str)]
         # openings are compared within the first `openings_sample` examples by id (ids are hashes: a fair sample),
@@ -506,7 +491,7 @@ def lint_frame(
         if sampled:
             openings_all.update(opening(u) for u in users)
         if row["kind"] in TOOL_KINDS and users:
-            frames.append(frame_of(users[0], linter.tool_list(row["tools"]).vocab))
+            frames.append(frame_of(users[0], linter.tool_list(tools_text(row["tools"])).vocab))
             if sampled:
                 tool_turns.extend((row["example_id"], u) for u in users)
         elif row["kind"] in ("irrelevance", "abstention") and users:

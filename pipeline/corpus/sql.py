@@ -25,8 +25,10 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
-from pipeline.corpus.store import EXAMPLE_SCHEMA, REJECTION_SCHEMA, corpus_root, list_versions
+from pipeline.corpus.columns import EXAMPLE_ARROW_SCHEMA
+from pipeline.corpus.store import REJECTION_SCHEMA, corpus_root, list_versions
 
 DB_NAME = "prove.duckdb"
 VIEWS = ("examples", "rejections", "versions")
@@ -42,14 +44,26 @@ def _quote(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
+_ARROW_DUCK = {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.bool_(): "BOOLEAN"}
+
+
 def _duck_type(t: Any) -> str:
+    """DuckDB's name for a polars or Arrow column type (what an empty view's columns are cast to)."""
     if isinstance(t, pl.List):
         return _duck_type(t.inner) + "[]"
+    if isinstance(t, pa.DataType):
+        if isinstance(t, pa.BaseExtensionType):
+            return "JSON" if t.extension_name == "arrow.json" else _duck_type(t.storage_type)
+        if pa.types.is_list(t):
+            return _duck_type(t.value_type) + "[]"
+        if pa.types.is_struct(t):
+            return "STRUCT(" + ", ".join(f'"{f.name}" {_duck_type(f.type)}' for f in t) + ")"
+        return _ARROW_DUCK.get(t, "VARCHAR")
     return _DUCK_TYPES.get(t, "VARCHAR")
 
 
 def _empty(schema: dict[str, Any]) -> str:
-    cols = ", ".join(f"CAST(NULL AS {_duck_type(t)}) AS {c}" for c, t in schema.items())
+    cols = ", ".join(f'CAST(NULL AS {_duck_type(t)}) AS "{c}"' for c, t in schema.items())
     return f"SELECT {cols}, CAST(NULL AS VARCHAR) AS version WHERE false"
 
 
@@ -97,7 +111,7 @@ def view_sql(data_dir: str | Path, include_failed: bool = False) -> dict[str, st
             "CAST(NULL AS VARCHAR) AS status WHERE false"
         )
     return {
-        "examples": _union(ex, EXAMPLE_SCHEMA),
+        "examples": _union(ex, {f.name: f.type for f in EXAMPLE_ARROW_SCHEMA}),
         "rejections": _union(rj, REJECTION_SCHEMA),
         "versions": versions_sql,
     }

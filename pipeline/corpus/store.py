@@ -1,4 +1,5 @@
-"""The versioned corpus: ``<data>/corpus/<version>/`` with Parquet files and ``manifest.json``.
+"""The versioned corpus: ``<data>/corpus/<version>/`` with Parquet files (nested columns:
+:mod:`pipeline.corpus.columns`), ``manifest.json`` and the dataset card ``README.md`` (:mod:`pipeline.corpus.card`).
 
 A version is written into a hidden staging directory and renamed into place only when complete,
 so it is either whole or absent; an existing version is never overwritten.
@@ -12,6 +13,7 @@ names the newest version that did not fail.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import hashlib
 import json
 import os
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from pipeline.assembly.augment import ref_to_json
 from pipeline.core.composition import Composition
@@ -29,6 +32,8 @@ from pipeline.core.config import BuildConfig
 from pipeline.core.records import TOOL_KINDS, Augmentation, Conversation, Example, Rejection, messages_json, stable_hash
 from pipeline.core.speedups import ToolsJson
 from pipeline.core.storage import atomic_dir, atomic_write_json, atomic_write_text
+from pipeline.corpus.card import write_card
+from pipeline.corpus.columns import to_table
 from pipeline.corpus.report import composition_png
 
 GATES_DIR = "gates"
@@ -41,6 +46,8 @@ def targets_of(cfg: BuildConfig) -> dict[str, float]:
     return Composition.of(cfg).targets()
 
 
+# the rows as the corpus writer holds them: the nested columns as the JSON texts the content hash is computed
+# from (the Parquet files hold them nested: pipeline.corpus.columns.EXAMPLE_ARROW_SCHEMA)
 EXAMPLE_SCHEMA = {
     "example_id": pl.Utf8,
     "kind": pl.Utf8,
@@ -320,7 +327,7 @@ def write_corpus(
         files = {}
         for split in ("train", "eval"):
             part = df.filter(pl.col("split") == split)
-            part.write_parquet(stage / f"{split}.parquet")
+            pq.write_table(to_table(part.to_dicts()), stage / f"{split}.parquet", compression="zstd")
             files[f"{split}.parquet"] = part.height
         rej.write_parquet(stage / "rejections.parquet")
         files["rejections.parquet"] = rej.height
@@ -348,15 +355,23 @@ def write_corpus(
         except Exception as exc:  # a picture must never cost the corpus
             manifest["report_error"] = str(exc)
         (stage / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str))
+        write_card(stage, manifest, {})
         os.chmod(stage, 0o755)  # the staging directory is created private; a version is for everyone to read
     return root / version
 
 
 def record_gate(version_path: str | Path, gate: str, passed: bool, detail: dict[str, Any] | None = None) -> Path:
-    """Record one quality gate's result for a version (atomically, one file per gate)."""
-    return atomic_write_json(
-        Path(version_path) / GATES_DIR / f"{gate}.json", {"gate": gate, "passed": bool(passed), "detail": detail or {}}
+    """Record one quality gate's result for a version (atomically, one file per gate), and rewrite the version's
+    dataset card with every gate recorded so far (under a lock: gates may be recorded at the same time)."""
+    p = Path(version_path)
+    out = atomic_write_json(
+        p / GATES_DIR / f"{gate}.json", {"gate": gate, "passed": bool(passed), "detail": detail or {}}
     )
+    if (p / "manifest.json").exists():
+        with open(p / GATES_DIR / ".card.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            write_card(p, json.loads((p / "manifest.json").read_text()), gate_results(p))
+    return out
 
 
 def gate_results(version_path: str | Path) -> dict[str, dict[str, Any]]:

@@ -2,9 +2,11 @@
 
 One JSON object per line:
 
-* ``tools``: the offered tool schemas (a list, or the corpus's JSON string of it);
+* ``tools``: the offered tool schemas (a list of objects or of their JSON texts, as a corpus row read from
+  Parquet holds them, or one JSON string of the list);
 * ``reference``: the reference calls ``[{name, arguments, depends_on}]`` (``[]`` for abstention), or the
-  corpus's own per-turn layout ``[[...turn 0...], [...turn 1...]]`` (a list or its JSON string), whose
+  corpus's own per-turn layout ``[[...turn 0...], [...turn 1...]]`` (a list, ``arguments`` as objects or JSON
+  texts, or the list's JSON string), whose
   ``depends_on`` indices are over the flattened reference;
 * ``calls``: the model's calls ``[{name, arguments, ok}]`` (OpenAI ``tool_calls`` are accepted), flat or per
   user turn; ``ok`` is the live outcome, and calls without it are executed on a fresh session of ``server``;
@@ -37,14 +39,28 @@ from pipeline.reward.score import (
 )
 
 
+def _text(value: str, key: str, lineno: int) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        raise RewardInputError(f"line {lineno}: field '{key}': a string that is not valid JSON") from None
+
+
+def _leaves(value: Any, key: str, lineno: int) -> Any:
+    """The JSON-text leaves of a corpus row read from Parquet decoded: each tool of ``tools`` and each reference
+    call's ``arguments`` (pipeline/corpus/columns.py)."""
+    if isinstance(value, list):
+        return [_text(v, key, lineno) if isinstance(v, str) else _leaves(v, key, lineno) for v in value]
+    if isinstance(value, dict) and isinstance(value.get("arguments"), str) and key == "reference":
+        return {**value, "arguments": _text(value["arguments"], key, lineno)}
+    return value
+
+
 def _decoded(rec: dict[str, Any], key: str, lineno: int) -> Any:
     value = rec[key]
-    if isinstance(value, str):  # the corpus's Parquet columns hold JSON strings
-        try:
-            return json.loads(value)
-        except ValueError:
-            raise RewardInputError(f"line {lineno}: field '{key}': a string that is not valid JSON") from None
-    return value
+    if isinstance(value, str):  # a corpus written before its columns were nested held JSON strings
+        return _text(value, key, lineno)
+    return _leaves(value, key, lineno) if key in ("tools", "reference") else value
 
 
 def _per_turn(value: Any) -> bool:

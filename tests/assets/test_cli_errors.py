@@ -13,6 +13,7 @@ import pytest
 
 from assets.cli import main
 from pipeline.core.config import BuildConfig
+from pipeline.corpus.columns import reference_of, trace_of
 from tests.builds import build_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,13 +56,11 @@ def test_rejected_with_an_unknown_reason_lists_the_reasons_that_exist(banking_ve
 def _corpus_lines(path: Path, with_ok: bool) -> list[dict]:
     df = pl.read_parquet(path / "train.parquet").filter(pl.col("kind") == "multi_turn")
     # conversations whose reference calls all succeeded when replayed (a reference may end in a named failure)
-    rows = [r for r in df.iter_rows(named=True) if all(t["ok"] for t in json.loads(r["trace"]) if t.get("reference"))][
-        :3
-    ]
+    rows = [r for r in df.iter_rows(named=True) if all(t["ok"] for t in trace_of(r["trace"]) if t.get("reference"))][:3]
     assert len(rows) == 3
     lines = []
     for row in rows:
-        ref = json.loads(row["reference"])
+        ref = reference_of(row["reference"])
         calls = [
             [{"name": c["name"], "arguments": c["arguments"], **({"ok": True} if with_ok else {})} for c in turn]
             for turn in ref

@@ -13,6 +13,7 @@ import pytest
 from assets.cli import main
 from pipeline.core.config import BuildConfig
 from pipeline.core.storage import atomic_dir
+from pipeline.corpus.columns import messages_of, reference_of, trace_of
 from pipeline.corpus.store import list_versions, read_examples, resolve_version, write_corpus
 from tests.builds import build_corpus
 
@@ -212,13 +213,13 @@ def test_lineage_of_an_accepted_example_prints_snapshot_chain_query_and_each_rep
     data, a, b, _ = two_versions
     df = read_examples(b).filter((pl.col("kind") == "multi_turn") & (pl.col("n_calls") >= 2)).sort("example_id")
     e = df.row(0, named=True)
-    trace = json.loads(e["trace"])
-    users = [m["content"] for m in json.loads(e["messages"]) if m["role"] == "user"]
+    trace = trace_of(e["trace"])
+    users = [m["content"] for m in messages_of(e["messages"]) if m["role"] == "user"]
     rc, out, err = _cli(capsys, "lineage", e["example_id"], "--data-dir", str(data), "--width", "400")
     assert rc == 0, err
     assert out.startswith(f"example {e['example_id']}")
     assert f"snapshot  {e['snapshot_id']}  (server banking, seed {e['env_seed']})" in out
-    ref_names = [c["name"] for turn in json.loads(e["reference"]) for c in turn]
+    ref_names = [c["name"] for turn in reference_of(e["reference"]) for c in turn]
     assert f"chain     {e['chain_id']}  " + " -> ".join(ref_names) in out
     assert f"query     {e['query_id']}  (information level {e['info_level']}, persona {e['persona']})" in out
     for i, u in enumerate(users):
@@ -301,3 +302,30 @@ def test_prove_sql_on_an_empty_data_dir_has_empty_views(tmp_path, capsys):
         capsys, "sql", "select count(*) as n from examples", "--json", "--data-dir", str(tmp_path / "data")
     )
     assert rc == 0 and json.loads(out) == [{"n": 0}]
+
+
+# ----------------------------------------------------------------------------- export
+def test_prove_export_writes_both_formats_and_refuses_bad_input_in_one_line(two_versions, tmp_path, capsys):
+    data, a, _, _ = two_versions
+    rc, out, _ = _cli(
+        capsys, "export", a.name, "--format", "openai", "--out", str(tmp_path / "ft"), "--data-dir", str(data)
+    )
+    m = json.loads((a / "manifest.json").read_text())
+    assert rc == 0 and a.name in out and f"train.jsonl ({m['counts']['train.parquet']} examples)" in out
+    assert len((tmp_path / "ft" / "train.jsonl").read_text().splitlines()) == m["counts"]["train.parquet"]
+    rc, out, _ = _cli(capsys, "export", "--format", "hf", "--out", str(tmp_path / "hub"), "--data-dir", str(data))
+    assert rc == 0 and "huggingface-cli upload" in out  # the latest version by default
+    assert (tmp_path / "hub" / "README.md").read_text().startswith("---\n")
+    assert {p.name for p in (tmp_path / "hub").glob("*.parquet")} == {
+        "train.parquet",
+        "eval.parquet",
+        "rejections.parquet",
+    }
+    for argv, says in (
+        (["export", "--format", "hf", "--out", str(tmp_path / "hub")], "not an empty folder"),
+        (["export", "--format", "csv", "--out", str(tmp_path / "x")], "unknown export format 'csv'"),
+        (["export", "nosuch", "--format", "hf", "--out", str(tmp_path / "x")], "corpus version 'nosuch' not found"),
+    ):
+        rc, _, err = _cli(capsys, *argv, "--data-dir", str(data))
+        assert rc == 2 and says in err and "Traceback" not in err
+    assert not (tmp_path / "x").exists()

@@ -3,7 +3,6 @@ log lines. Materialized for real, then the event log is scanned for the PINs the
 
 from __future__ import annotations
 
-import json
 import pickle
 import re
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from pipeline.core.config import BuildConfig
 from pipeline.core.redact import REDACTED, Redactor
+from pipeline.corpus.columns import messages_of
 from tests.builds import build_run
 
 
@@ -62,7 +62,9 @@ def test_the_corpus_keeps_the_stated_pin_in_the_user_turn(banking_run):
     cfg, _, snap, queries, _, _ = banking_run
     version = next(p for p in (Path(cfg.data_dir) / "corpus").iterdir() if p.is_dir() and not p.name.startswith("."))
     examples = pl.concat([pl.read_parquet(version / f) for f in ("train.parquet", "eval.parquet")])
-    users = "\n".join(m["content"] or "" for ms in examples["messages"] for m in json.loads(ms) if m["role"] == "user")
+    users = "\n".join(
+        m["content"] or "" for ms in examples["messages"].to_list() for m in messages_of(ms) if m["role"] == "user"
+    )
     assert any(p in users for p in _stated_secrets(snap, queries))
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.core.config import BuildConfig, GraphConfig
 from pipeline.core.records import Conversation
+from pipeline.corpus.columns import messages_of, reference_of, tools_of, trace_of
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment
 from pipeline.synthesis.replay import replay_trace
@@ -74,7 +75,7 @@ def test_every_accepted_multi_turn_example_replays_from_its_seed(built):
     for server in ("banking", "crm"):
         with Environment(server) as env:
             for row in mt.filter(pl.col("server") == server).iter_rows(named=True):
-                trace = json.loads(row["trace"])
+                trace = trace_of(row["trace"])
                 conv = Conversation(
                     conversation_id=row["conversation_id"],
                     server=server,
@@ -96,17 +97,17 @@ def test_every_accepted_multi_turn_example_replays_from_its_seed(built):
 def test_accepted_examples_keep_the_replay_rules(built):
     _, _, _, df, _ = built
     for row in df.filter(pl.col("kind").is_in(TOOL_KINDS)).iter_rows(named=True):
-        trace = json.loads(row["trace"])
+        trace = trace_of(row["trace"])
         assert sum(not t["ok"] for t in trace) / len(trace) <= 0.30
-        offered = {t["function"]["name"] for t in json.loads(row["tools"])}
-        assert {c["name"] for turn in json.loads(row["reference"]) for c in turn} <= offered
+        offered = {t["function"]["name"] for t in tools_of(row["tools"])}
+        assert {c["name"] for turn in reference_of(row["reference"]) for c in turn} <= offered
 
 
 def test_no_call_examples_have_empty_references(built):
     _, _, _, df, _ = built
     for row in df.filter(~pl.col("kind").is_in(TOOL_KINDS)).iter_rows(named=True):
-        assert json.loads(row["reference"]) == [[]]
-        assert not any(m.get("tool_calls") for m in json.loads(row["messages"]))
+        assert reference_of(row["reference"]) == [[]]
+        assert not any(m.get("tool_calls") for m in messages_of(row["messages"]))
 
 
 def test_the_built_corpus_passes_the_linter_and_records_tool_annotations(built):

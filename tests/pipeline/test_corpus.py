@@ -13,6 +13,7 @@ import pytest
 from pipeline.assembly.augment import irrelevance_example
 from pipeline.core.config import BuildConfig
 from pipeline.core.records import rejection, stable_hash
+from pipeline.corpus.columns import messages_of, reference_of, tools_of
 from pipeline.corpus.store import (
     ToolsJson,
     assign_splits,
@@ -90,10 +91,10 @@ def test_corpus_rows_hold_the_contract_columns(cfg, examples, rejections):
     mt = df.filter(pl.col("kind") == "multi_turn")
     for row in mt.iter_rows(named=True):
         assert row["servers"] == ["banking"] and row["env_seed"] == 7 and row["chain_id"] and row["snapshot_id"]
-        msgs, tools, ref = json.loads(row["messages"]), json.loads(row["tools"]), json.loads(row["reference"])
+        msgs, tools, ref = messages_of(row["messages"]), tools_of(row["tools"]), reference_of(row["reference"])
         assert msgs[0]["role"] == "system" and tools[0]["type"] == "function" and any(ref)
     irr = df.filter(pl.col("kind") == "irrelevance").row(0, named=True)
-    assert json.loads(irr["reference"]) == [[]] and irr["augmentations"] == ["irrelevance"]
+    assert reference_of(irr["reference"]) == [[]] and irr["augmentations"] == ["irrelevance"]
     rej = pl.read_parquet(path / "rejections.parquet")
     assert set(rej["reason"].to_list()) == {"error_rate", "near_duplicate"}
     assert json.loads(rej.filter(pl.col("reason") == "error_rate")["upstream"][0]) == {"conversation_id": "conv-x"}
@@ -139,6 +140,10 @@ def _row(i: int, first: str, ref: list, parent: str | None = None) -> dict:
     }
 
 
+def _ref_key(r: dict) -> str:
+    return json.dumps(reference_of(r["reference"]))
+
+
 def _shared_across_splits(rows: list[dict], key) -> set:
     sides: dict = {}
     for r in rows:
@@ -158,12 +163,9 @@ def test_split_keeps_base_conversations_first_messages_and_references_on_one_sid
         parent = f"conv-{i - 1}" if i % 7 == 0 and i else None  # an augmented variant of the previous conversation
         rows.append(_row(i, first, ref, parent))
     assign_splits(rows, 0.1)
-    first = lambda r: json.loads(r["messages"])[1]["content"]  # noqa: E731
+    first = lambda r: messages_of(r["messages"])[1]["content"]  # noqa: E731
     assert _shared_across_splits(rows, first) == set()
-    assert (
-        _shared_across_splits([r for r in rows if json.loads(r["reference"]) != [[]]], lambda r: r["reference"])
-        == set()
-    )
+    assert _shared_across_splits([r for r in rows if reference_of(r["reference"]) != [[]]], _ref_key) == set()
     by_id = {r["conversation_id"]: r["split"] for r in rows}
     assert all(by_id[r["parent_id"]] == r["split"] for r in rows if r["parent_id"])
     n_eval = sum(r["split"] == "eval" for r in rows)
@@ -177,11 +179,9 @@ def test_written_corpus_shares_no_first_message_or_reference_across_splits(cfg, 
     df = read_examples(write_corpus(cfg, examples, rejections))
     rows = df.to_dicts()
     assert {r["split"] for r in rows} == {"train", "eval"}
-    first = lambda r: next(m["content"] for m in json.loads(r["messages"]) if m["role"] == "user")  # noqa: E731
+    first = lambda r: next(m["content"] for m in messages_of(r["messages"]) if m["role"] == "user")  # noqa: E731
     assert _shared_across_splits(rows, first) == set()
-    assert (
-        _shared_across_splits([r for r in rows if any(json.loads(r["reference"]))], lambda r: r["reference"]) == set()
-    )
+    assert _shared_across_splits([r for r in rows if any(reference_of(r["reference"]))], _ref_key) == set()
 
 
 def test_composition_is_measured_against_the_configured_knobs(tmp_path, examples, rejections):

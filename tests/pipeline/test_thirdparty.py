@@ -1,7 +1,6 @@
 """Third-party MCP servers (written for these tests with plain mcp MCPServer, not prove's kit),
 started as real subprocesses over stdio and over streamable HTTP."""
 
-import json
 import subprocess
 import sys
 import tempfile
@@ -13,6 +12,7 @@ import pytest
 from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig, ServerConfig
 from pipeline.core.records import Conversation
 from pipeline.core.servers_file import ConfigFileError, load_servers_file
+from pipeline.corpus.columns import trace_of
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
 from pipeline.synthesis.replay import replay_trace
@@ -94,7 +94,7 @@ def test_stdio_third_party_servers_yield_replay_verified_examples_without_leaks(
     # every accepted multi-turn example replays on a fresh session to its recorded results
     configs = {"notes_leakcheck": notes, "counters": counters_cfg()}
     for row in mt.head(6).iter_rows(named=True):
-        trace = json.loads(row["trace"])
+        trace = trace_of(row["trace"])
         conv = Conversation(
             conversation_id="x",
             server=row["server"],

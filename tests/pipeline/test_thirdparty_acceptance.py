@@ -20,6 +20,7 @@ import pytest
 from pipeline.core.config import BuildConfig, ServerConfig
 from pipeline.core.records import Conversation
 from pipeline.core.servers_file import load_servers_file
+from pipeline.corpus.columns import trace_of
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
 from pipeline.synthesis.replay import replay_trace
@@ -122,7 +123,7 @@ def as_conversation(row: dict) -> Conversation:
         messages=[],
         tools=[],
         reference=[],
-        trace=json.loads(row["trace"]),
+        trace=trace_of(row["trace"]),
         setup=setup,
     )
 
@@ -133,11 +134,11 @@ FIXTURE_NAMES = ["memory", "files", "sqlite", "bank", "vehicle", "git", "memory_
 @pytest.mark.parametrize("server", FIXTURE_NAMES)
 def test_each_fixture_yields_at_least_three_accepted_examples_that_replay(build, server):
     df = accepted(build).filter(pl.col("server") == server)
-    with_calls = [r for r in df.iter_rows(named=True) if any(t["ok"] for t in json.loads(r["trace"]))]
+    with_calls = [r for r in df.iter_rows(named=True) if any(t["ok"] for t in trace_of(r["trace"]))]
     assert len(with_calls) >= 3, rejections(build, server)
     with Environment(build["configs"][server]) as env:
         for row in with_calls[:3]:
-            recorded = json.loads(row["trace"])
+            recorded = trace_of(row["trace"])
             replayed, _ = replay_trace(env, as_conversation(row))
             assert [r["ok"] for r in replayed] == [t["ok"] for t in recorded], row["example_id"]
             assert [r["result"] for r in replayed if r["ok"]] == [t["result"] for t in recorded if t["ok"]], row[
@@ -154,15 +155,13 @@ def test_the_shared_http_server_without_a_reset_tool_is_never_written(build):
     used = {
         t["name"]
         for r in accepted(build).filter(pl.col("server") == "memory_http").iter_rows(named=True)
-        for t in json.loads(r["trace"])
+        for t in trace_of(r["trace"])
     }
     assert used <= {"read_graph", "search_nodes", "open_nodes"}
 
 
 def test_the_login_gated_api_examples_start_logged_in_through_the_recorded_setup(build):
-    rows = [
-        r for r in accepted(build).filter(pl.col("server") == "bank").iter_rows(named=True) if json.loads(r["trace"])
-    ]
+    rows = [r for r in accepted(build).filter(pl.col("server") == "bank").iter_rows(named=True) if trace_of(r["trace"])]
     assert rows, rejections(build, "bank")  # every example that calls a tool must carry the login
     for row in rows:
         setup = as_conversation(row).setup

@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 from safetensors.torch import load_file
 
+from pipeline.corpus.columns import reference_of
 from training.fixture import build_fixture_corpus
 from training.train import TrainConfig, train
 
@@ -31,7 +32,7 @@ def test_fixture_corpus_has_the_corpus_columns(corpus):
         "split",
     } <= set(df.columns)
     row = df.row(0, named=True)
-    assert row["servers"] == ["banking"] and isinstance(json.loads(row["reference"]), list)
+    assert row["servers"] == ["banking"] and isinstance(reference_of(row["reference"]), list)
 
 
 def test_sft_then_grpo_changes_the_weights_and_reports_three_phases_with_intervals(corpus, tmp_path):
