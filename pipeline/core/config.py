@@ -209,6 +209,11 @@ class ChainConfig(StageConfig):
     # keep about 60-75% of them on the built-in servers, so 2x leaves a margin without simulating work
     # thrown away (:func:`pipeline.core.composition.Composition.per_server_target`)
     oversample: float = Field(default=2.0, gt=0)
+    # share of the chains with a closing step made a deliberate error case: the closing step is put before the last
+    # write, so that write may work on what was closed (close a listing, then bid on it: the call fails and the
+    # assistant says so). Elsewhere such a chain is rejected, and an undo-then-redo (the later write succeeds)
+    # never is kept (pipeline/discovery/goals.py)
+    closed_entity_rate: float = Field(default=0.02, ge=0, le=1)
 
     @model_validator(mode="after")
     def _range(self) -> ChainConfig:

@@ -157,6 +157,8 @@ class Chain(BaseModel):
     snapshot_id: str
     graph_id: str
     steps: list[ChainStep]
+    # a deliberate error case: something is closed before a later write works on it (pipeline/discovery/goals.py)
+    error_case: bool = False
 
     @property
     def names(self) -> list[str]:

@@ -22,6 +22,13 @@ Per example (a defect names the example):
 * ``duplicate_no_call_request``: two irrelevance or abstention examples ask the same thing;
 * ``filler_value``: a call's argument is a known filler (``12345``, ``foo``, ``placeholder``, ...) that no user
   turn or tool result of the example holds.
+* ``undo_then_redo``: a reference call succeeds on what an earlier call of the same conversation closed,
+  deleted or took off (remove a saved place, then save it again; :mod:`pipeline.discovery.goals`);
+* ``do_then_undo``: a reference call closes what an earlier call of the same conversation made or linked
+  (place a bid, then retract it; add to the cart, then remove it);
+* ``acts_on_closed``: a reference write fails on what the conversation itself closed (close a listing, then
+  bid on it): a deliberate error case, a defect only past the share ``chains.closed_entity_rate`` of the
+  examples with tool calls (the first ones by id are allowed).
 
 Over the corpus (a defect when under the threshold): ``distinct_frames``, the share of distinct
 request frames (first user turns with values masked and the offered tools' words folded into
@@ -47,10 +54,11 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.core.config import BuildConfig, LintConfig, QueryConfig
+from pipeline.core.config import BuildConfig, ChainConfig, LintConfig, QueryConfig
 from pipeline.core.records import TOOL_KINDS
-from pipeline.corpus.columns import messages_of, reference_of, tool_items, tools_text
+from pipeline.corpus.columns import messages_of, reference_of, tool_items, tools_text, trace_of
 from pipeline.corpus.store import read_examples
+from pipeline.discovery.goals import conflicts
 from pipeline.language.lexicon import intent_of, is_plural, words
 from pipeline.language.phrasing import (
     JSONISH,
@@ -106,6 +114,9 @@ DEFECTS = (
     "clarification_mismatch",
     "duplicate_no_call_request",
     "filler_value",
+    "undo_then_redo",
+    "do_then_undo",
+    "acts_on_closed",
     "distinct_frames",
     "unique_openings",
     "repeated_filler",
@@ -285,6 +296,7 @@ class Linter:
         self._lists: dict[str, ToolList] = {}
         self._tools: dict[str, dict[str, Any]] = {}  # a tool's JSON text -> the tool (read, never changed)
         self.unexplained: dict[str, set[str]] = defaultdict(set)  # a failed attempt's unexplained value -> examples
+        self.closed_cases: list[tuple[str, str]] = []  # (example, detail): writes on what the conversation closed
 
     def tools(self, tools_json: str) -> list[dict[str, Any]]:
         """A tools column value decoded, each distinct tool once: distractors make most of a corpus's tool
@@ -363,6 +375,7 @@ class Linter:
         self.fillers(eid, msgs, rep)
         if row["kind"] in TOOL_KINDS:
             self.writes(eid, msgs, by_name, reference_of(row["reference"]), rep)
+            self.goal(eid, row.get("trace"), rep)
         if row["kind"] == "clarification":
             self.clarification(eid, msgs, reference_of(row["reference"]), rep)
 
@@ -417,6 +430,26 @@ class Linter:
                     ):  # a version without annotations: judged by the name
                         continue
                     self.check_write(eid, name, args, by_name.get(name, {}), " \n ".join(said), results, rep)
+
+    def goal(self, eid: str, trace: Any, rep: LintReport) -> None:
+        """Flag an undo-then-redo, and note a write on what the conversation closed (``self.closed_cases``, judged
+        against the allowed share over the corpus), from the trace's reference calls."""
+        calls = [t for t in trace_of(trace) if t.get("reference", True)]
+        found = conflicts(
+            (t["name"], t["arguments"] or {}, bool(t["ok"]), self.is_read(t["name"]), t.get("result")) for t in calls
+        )
+        for c in found:
+            detail = f"{calls[c.later]['name']} after {calls[c.closer]['name']}({calls[c.closer]['arguments']})"
+            if c.kind != "acts_on_closed":
+                rep.add(c.kind, eid, detail)
+            else:
+                self.closed_cases.append((eid, detail))
+                break
+
+    def is_read(self, name: str) -> bool:
+        """Is the tool read-only (by the manifest's annotations, else judged by its name)?"""
+        ro = self.read_only.get(name)
+        return ro if ro is not None else intent_of(name, False).read
 
     def check_write(
         self,
@@ -510,6 +543,7 @@ def lint_frame(
         "tool_user_turns": len(tool_turns),
         "unexplained_attempt_values": len(linter.unexplained),
     }
+    _closed_share(rep, linter.closed_cases, len(frames), getattr(cfg, "chains", None) or ChainConfig())
     if frames and distinct < lcfg.min_distinct_frames:
         rep.add("distinct_frames", "corpus", f"{distinct:.3f} < {lcfg.min_distinct_frames}")
     if tool_turns and unique < lcfg.min_unique_openings:
@@ -533,6 +567,16 @@ def _leaves(args: dict[str, Any]) -> list[tuple[str, Any]]:
             if isinstance(x, (str, int, float)) and not isinstance(x, bool) and str(x).strip():
                 out.append((p, x))
     return out
+
+
+def _closed_share(rep: LintReport, cases: list[tuple[str, str]], tool_examples: int, ccfg: ChainConfig) -> None:
+    """The writes on what a conversation closed, past the deliberate share of the examples with tool calls
+    (``chains.closed_entity_rate``), each a defect; the share itself goes into the metrics."""
+    allowed = int(ccfg.closed_entity_rate * tool_examples)
+    rep.metrics["acts_on_closed"] = len(cases)
+    rep.metrics["acts_on_closed_allowed"] = allowed
+    for eid, detail in cases[allowed:]:
+        rep.add("acts_on_closed", eid, detail)
 
 
 def _sql_said(said: str, v: Any) -> bool:

@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from pipeline.core.config import ChainConfig, DedupConfig
 from pipeline.core.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
 from pipeline.core.similarity import NearDuplicates, shingles
+from pipeline.discovery.goals import closes, goal_order
 from pipeline.discovery.graph import to_networkx, unobserved
 
 
@@ -48,15 +49,22 @@ def _sample_path(
     rng: random.Random,
     usage: _Usage,
     lengths: tuple[list[int], list[int]],
+    reads: frozenset[str] = frozenset(),
 ) -> list[str] | None:
     """The tool names of one chain, walked along the graph's edges (``successors``: each tool's
-    successors in the graph; ``lengths``: :func:`_length_draw`; ``None``: shorter than the minimum)."""
+    successors in the graph; ``lengths``: :func:`_length_draw`; ``reads``: the read-only tools; ``None``: shorter
+    than the minimum). The walk goes on from what finds, decides and acts, never from what closes or deletes
+    (nothing is done with what the conversation ended); a closing step follows a read (never undoes a write of
+    the chain); the path comes back in goal order (:func:`goal_order`)."""
     values, cum = lengths
     target = rng.choices(values, cum_weights=cum, k=1)[0]
     weight = usage.weight
     path = [_weighted(rng, starts, weight)]
     while len(path) < target:
-        cands = sorted({s for n in path for s in successors[n]}.difference(path))
+        # what closes follows only what finds or decides: never "place a bid, then retract it"
+        cands = sorted(
+            {s for n in path if not closes(n) for s in successors[n] if n in reads or not closes(s)}.difference(path)
+        )
         if not cands:
             break
         path.append(_weighted(rng, cands, weight))
@@ -64,7 +72,7 @@ def _sample_path(
         return None
     for name in path:
         usage.count(name)
-    return path
+    return goal_order(path)
 
 
 def _edge_fields(G) -> dict[tuple[str, str], list[tuple[str, str]]]:
@@ -83,6 +91,7 @@ def _build_chain(
     snap: Snapshot,
     by_name: dict,
     nonce: float,
+    error_case: bool = False,
 ) -> Chain:
     """The chain of a sampled path: each step's dependencies and where each argument comes from
     (``links``: :func:`_edge_fields` of the graph)."""
@@ -114,7 +123,27 @@ def _build_chain(
         snapshot_id=snap.snapshot_id,
         graph_id=graph.graph_id,
         steps=steps,
+        error_case=error_case,
     )
+
+
+def _error_case(
+    path: list[str], by_name: dict, successors: dict[str, list[str]], rng: random.Random, rate: float
+) -> list[str] | None:
+    """The goal-ordered ``path`` made a deliberate error case at the share ``rate`` of the paths that close
+    something: its first closing step put before its last write, which may then work on what was closed (the call
+    fails, the assistant says so); None where the path stays as it is (one draw per path that closes)."""
+    closing = [n for n in path if closes(n)]
+    if not closing or rng.random() >= rate:
+        return None
+    writes = [i for i, n in enumerate(path) if not closes(n) and not by_name[n].read_only]
+    if not writes or writes[-1] == 0:
+        return None
+    rest = [n for n in path if n != closing[0]]
+    before = rest[: writes[-1]]
+    if not any(closing[0] in successors[n] for n in before):  # it still depends on a step before it
+        return None
+    return [*before, closing[0], *rest[writes[-1] :]]
 
 
 DEFAULT_DEDUP = DedupConfig()  # chains are kept apart by the dedup stage's threshold unless told otherwise
@@ -140,12 +169,14 @@ def extract_chains(
     """
 
     rng = random.Random(f"chains:{graph.server}:{seed}")
+    errors = random.Random(f"error-cases:{graph.server}:{seed}")  # its own draws: the rate moves no other chain
     G = to_networkx(graph)
-    starts = [n for n in G.nodes if G.out_degree(n) > 0]
+    starts = [n for n in G.nodes if G.out_degree(n) > 0 and not closes(n)]  # a goal does not open by closing
     successors = {n: list(G.successors(n)) for n in G.nodes}
     links = _edge_fields(G)
     lengths = _length_draw(cfg)
     by_name = {t.name: t for t in snap.tools}
+    reads = frozenset(t.name for t in snap.tools if t.read_only)
     usage = _Usage()
     chains: list[Chain] = []
     # consecutive pairs ("a>b") before single tool names: pairs are the rarer tokens
@@ -154,11 +185,13 @@ def extract_chains(
     attempts = misses = 0
     while len(chains) < n and attempts < n * 8 and misses < 400:
         attempts += 1
-        path = _sample_path(successors, starts, rng, usage, lengths) if starts else None
+        path = _sample_path(successors, starts, rng, usage, lengths, reads) if starts else None
         if path is None:
             misses += 1
             continue
         nonce = rng.random()  # the chain id's; drawn for every sampled path, kept or not
+        deliberate = _error_case(path, by_name, successors, errors, cfg.closed_entity_rate)
+        path = deliberate or path
         if near is not None:
             key = tuple(path)
             if key in judged:
@@ -171,7 +204,7 @@ def extract_chains(
                 continue
             near.add(str(len(chains)), sh)
         misses = 0
-        chains.append(_build_chain(links, path, graph, snap, by_name, nonce))
+        chains.append(_build_chain(links, path, graph, snap, by_name, nonce, error_case=deliberate is not None))
     return chains
 
 

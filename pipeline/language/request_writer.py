@@ -36,6 +36,7 @@ from pipeline.language.lexicon import (
     words,
 )
 from pipeline.language.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
+from pipeline.language.references import distinguishing
 from pipeline.language.sqltext import say as say_sql
 from pipeline.language.sqltext import sql_kind
 
@@ -374,6 +375,7 @@ class StepWriter:
             str
         ] = []  # the last three back references said: never "that account again ... that account again"
         self._seen: set[str] | None = None
+        self.acted_as: set[str] = set()  # the users earlier steps acted as (:meth:`same_actor`)
 
     def earlier(self, noun: str, found: bool = True) -> str:
         """``that account``, ``the account from before`` ...: a wording not among the last three said; "the account
@@ -435,6 +437,9 @@ class StepWriter:
                 "the same " + noun if terse else self.earlier(noun, self.steps[src]["tool"].read_only)
             ), False
         nameable = self.seen(str(v)) or self.known(str(v))
+        told = self.told_apart(step, data, field, v, noun, terse)
+        if told is not None:
+            return lead + told, False
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
             return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
         if step["tool"].read_only and not nameable:
@@ -442,6 +447,18 @@ class StepWriter:
         if not p.endswith(("_id", "_ids")):  # a value, not an entity: "end time 10:30 March 15", "named Nora Ibrahim"
             return self.arg_phrase(p, v, step["tool"].read_only, terse), True
         return self.entity(p, v, words(p) or "one", terse), True
+
+    def same_actor(self, who: Any, terse: bool) -> bool:
+        """Does the call act as the user an earlier step of the conversation acted as, named by their id then? A
+        person says who they are once: the later requests go on as them (a terse turn still says it)."""
+        return not terse and str(who) in self.acted_as
+
+    def told_apart(self, step: dict[str, Any], data: Any, field: str, v: Any, noun: str, terse: bool) -> str | None:
+        """A read's follow-up on one record of a list, by what tells it apart ("the cheapest room", "the hotel in
+        Denver"; :mod:`pipeline.language.references`), or None (a write names its entity; a terse turn says less)."""
+        if terse or not step["tool"].read_only or data is None:
+            return None
+        return distinguishing(data, field, v, singular(noun) or "one", self.rng)
 
     def shadowed(self, src: int, now: int, field: str, v: Any) -> bool:
         """Did a step between ``src`` and ``now`` return another value of ``field`` (``create_invoice`` after the
@@ -549,13 +566,14 @@ class StepWriter:
         A wording that says a word twice running (``add Add monitoring ...``: a name that opens with the verb)
         or repeats a run of the tool's description (``remove a product from the wishlist``) is worded again
         from the same draws, carefully: names in quotes, a withheld entity as ``one of my products``."""
-        state, refs = self.rng.getstate(), list(self.recent_refs)
+        state, refs, actors = self.rng.getstate(), list(self.recent_refs), set(self.acted_as)
         said = self._phrase(step, withheld, terse)
         if stutter(said) or (
             ngrams(said, PASTE_WORDS) & description_grams(step["tool"].description or "", PASTE_WORDS)
         ):
             self.rng.setstate(state)
             self.recent_refs = refs
+            self.acted_as = actors
             self.careful = True
             try:
                 said = self._phrase(step, withheld, terse)
@@ -669,11 +687,16 @@ class StepWriter:
         acting: list[str] = []
         for p in actor:
             used.add(p)
+            if self.same_actor(args[p], terse):  # still the user it acted as before: never "as that seller again"
+                continue
             if p in withheld:  # the user leaves out who to act as: "as a user", never "and on a user"
                 acting.append(f"as {article(words(p))} {words(p)}")
+                self.acted_as.add(str(args[p]))  # the answer to the question names them
                 continue
             who = self.back_ref(step, p, terse)[0] if p in step["sources"] else self.entity(p, args[p], words(p), terse)
             acting.append("as " + ("that " + words(p) if who == "it" else who))
+            if str(args[p]) in who:  # named: the later requests may go on as them
+                self.acted_as.add(str(args[p]))
         named = len(used) > len(actor)
         parts += acting if named else []
         extras: list[str] = []
@@ -828,8 +851,10 @@ def write_turns(
         phrases: list[str] = []
         for i, st in enumerate(turn):
             held = withheld if (ti == 0 and i == 0) else []
+            actors = set(w.acted_as)
             said = w.phrase(st, held, terse)
             if terse and said in phrases:  # "check it; check it" asks for one thing twice: say which thing this one is
+                w.acted_as = actors
                 said = w.phrase(st, held, False)
             phrases.append(said)
         out.append(compose_turn(phrases, rng, persona, ti, terse))

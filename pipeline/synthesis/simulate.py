@@ -34,6 +34,7 @@ from pipeline.core.records import (
 )
 from pipeline.core.rules import error_rate, over_budget, recovery_room
 from pipeline.core.stage_names import StageName
+from pipeline.discovery.goals import conflicts
 from pipeline.env import Environment
 from pipeline.language.fields import field_values, find_field
 from pipeline.language.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
@@ -217,6 +218,9 @@ def plan_query(
     if isinstance(tried, Rejection):
         return None, tried
     steps = tried
+    against = _against_goal(snap, chain, steps, up)
+    if against is not None:
+        return None, against
     turns_idx = _named_split(snap, chain, steps, rng, cfg, up)
     if isinstance(turns_idx, Rejection):
         return None, turns_idx
@@ -321,6 +325,35 @@ def _dry_run(
             record_type="chain",
         )
     return steps
+
+
+def _against_goal(
+    snap: Snapshot,
+    chain: Chain,
+    steps: list[dict[str, Any]],
+    up: dict[str, Any],
+) -> Rejection | None:
+    """Why the dry run's calls serve no goal (:mod:`pipeline.discovery.goals`), or None: an undo-then-redo (a
+    later write succeeds on what an earlier call closed) or a do-then-undo is rejected; a write that fails on what
+    the conversation closed is kept where the chain is a deliberate error case (``chains.closed_entity_rate``),
+    else rejected."""
+    found = conflicts(
+        (st["tool"].name, st["args"], st["result"].ok, st["tool"].read_only, st["result"].data) for st in steps
+    )
+    if not found or (chain.error_case and all(c.kind == "acts_on_closed" for c in found)):
+        return None
+    c = next((c for c in found if c.kind != "acts_on_closed"), found[0])
+    return rejection(
+        StageName.QUERY,
+        c.kind,
+        f"step {c.later} ({steps[c.later]['tool'].name}) "
+        + ("undoes" if c.undo else "works on what was closed by")
+        + f" step {c.closer} ({steps[c.closer]['tool'].name}): {steps[c.closer]['args']}",
+        snap.server,
+        up,
+        _with_dry_run(chain, steps),
+        record_type="chain",
+    )
 
 
 def _named_split(

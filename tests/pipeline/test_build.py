@@ -29,6 +29,9 @@ REASONS = {
     "short_supply",
     "no_chains",
     "unnamed_entity",
+    "undo_then_redo",
+    "do_then_undo",
+    "acts_on_closed",
 }
 TOOL_KINDS = ["multi_turn", "clarification"]
 

@@ -6,6 +6,7 @@ from collections import Counter
 
 from pipeline.core.config import ChainConfig
 from pipeline.discovery.chains import coverage, extract_chains
+from pipeline.discovery.goals import closes
 from pipeline.discovery.graph import to_networkx
 from pipeline.language.fields import output_fields
 
@@ -119,3 +120,28 @@ def test_no_two_extracted_chains_are_near_duplicates(graph, snapshot):
         jaccard(a, b) >= threshold
         for a, b in combinations([shingles([(s.name, {}) for s in c.steps]) for c in unfiltered], 2)
     )
+
+
+def test_what_closes_comes_after_what_finds_and_acts_and_nothing_builds_on_it(chains):
+    # a goal finds, decides and acts, then closes: never close an account and then deposit into it
+    with_close = [c for c in chains if any(closes(s.name) for s in c.steps) and not c.error_case]
+    assert with_close, "banking's chains should include closing or freezing an account"
+    for c in with_close:
+        flags = [closes(s.name) for s in c.steps]
+        assert flags == sorted(flags), [s.name for s in c.steps]
+        assert not flags[0]
+        closing = {k for k, f in enumerate(flags) if f}
+        assert not any(d in closing for s in c.steps for d in s.depends_on), [s.name for s in c.steps]
+
+
+def test_a_deliberate_error_case_closes_before_its_last_write_at_the_configured_share(graph, snapshot):
+    none = extract_chains(graph, snapshot, 40, ChainConfig(closed_entity_rate=0), seed=SEED)
+    assert not any(c.error_case for c in none)
+    every = extract_chains(graph, snapshot, 40, ChainConfig(closed_entity_rate=1), seed=SEED)
+    cases = [c for c in every if c.error_case]
+    assert cases
+    read_only = {t.name: t.read_only for t in snapshot.tools}
+    for c in cases:
+        first_close = next(k for k, s in enumerate(c.steps) if closes(s.name))
+        assert any(not read_only[s.name] and not closes(s.name) for s in c.steps[first_close + 1 :]), c.names
+        assert c.steps[first_close].depends_on and max(c.steps[first_close].depends_on) < first_close

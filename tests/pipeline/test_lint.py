@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from assets.cli import main
-from pipeline.core.config import BuildConfig, LintConfig
-from pipeline.core.records import Conversation, RefCall, ToolSpec
+from pipeline.core.config import BuildConfig, ChainConfig, LintConfig
+from pipeline.core.records import Conversation, RefCall, ToolSpec, TraceCall
 from pipeline.corpus.lint import lint_frame
 from pipeline.corpus.store import read_examples, write_corpus
 
@@ -366,3 +366,67 @@ def test_a_constant_in_wrong_attempts_is_flagged_and_world_drawn_mistakes_are_no
     drawn += [_with_wrong_attempt("c9", "ACC-0001")]
     rep, _ = _lint(drawn, tmp_path / "c")
     assert rep.passed and rep.metrics["unexplained_attempt_values"] == 0, rep.as_dict()
+
+
+DEPOSIT = ToolSpec(
+    name="deposit",
+    server="bank",
+    description="Put money into an account.",
+    input_schema={
+        "type": "object",
+        "properties": {"account_id": {"type": "string"}, "amount": {"type": "number"}},
+        "required": ["account_id", "amount"],
+    },
+)
+REOPEN = ToolSpec(
+    name="reopen_account",
+    server="bank",
+    description="Open a closed account again.",
+    input_schema={"type": "object", "properties": {"account_id": {"type": "string"}}, "required": ["account_id"]},
+)
+
+
+def _after_close(cid: str, tool: ToolSpec, args: dict, ok: bool) -> Conversation:
+    """Close ACC-0002, then call ``tool`` on it (``ok``: whether that call succeeded), with the trace of both."""
+    result = {"account_id": "ACC-0002"} if ok else {"error": "state_conflict", "message": "account ACC-0002 is closed"}
+    c = _conv(
+        cid,
+        ["Close ACC-0002 for me, the reason is a move.", "Now deal with ACC-0002 again, 20.00 if it asks."],
+        [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"account_id": "ACC-0002"}), (tool, args, result)],
+        ["Done: I closed account ACC-0002.", "Done." if ok else "I couldn't: account ACC-0002 is closed."],
+    )
+    c.tools = [LIST, CLOSE, DEPOSIT, REOPEN]
+    c.trace = [
+        TraceCall(turn=0, name="close_account", arguments={"account_id": "ACC-0002", "reason": "move"}, ok=True),
+        # a wrong first attempt is no reference call: it never counts
+        TraceCall(turn=1, name=tool.name, arguments={"account_id": "ACC-0002"}, ok=False, reference=False),
+        TraceCall(turn=1, name=tool.name, arguments=args, ok=ok),
+    ]
+    return c
+
+
+def test_an_undo_then_redo_is_flagged_and_acting_on_what_was_closed_only_past_the_allowed_share(tmp_path):
+    redo = _after_close("c1", REOPEN, {"account_id": "ACC-0002"}, True)
+    closed = _after_close("c2", DEPOSIT, {"account_id": "ACC-0002", "amount": 20.0}, False)
+    checked = _conv(  # reading what was closed is the goal's check, never a defect
+        "c3",
+        ["Close ACC-0002, the reason is a move.", "Show me my accounts of CUS-0001 now."],
+        [(CLOSE, {"account_id": "ACC-0002", "reason": "move"}, {"ok": 1}), (LIST, {"customer_id": "CUS-0001"}, LISTED)],
+        ["Done.", "I found 2 accounts."],
+    )
+    rep, path = _lint([redo, closed, checked], tmp_path)
+    assert rep.counts["undo_then_redo"] == 1
+    assert "reopen_account after close_account" in rep.samples["undo_then_redo"][0]
+    # the default share (2% of 3 examples with tool calls) allows none
+    assert rep.counts["acts_on_closed"] == 1 and rep.metrics["acts_on_closed"] == 1
+    # a share that allows one deliberate error case in three
+    cfg = BuildConfig(
+        examples=3,
+        servers=["bank"],
+        data_dir=str(tmp_path / "b"),
+        lint=LintConfig(min_distinct_frames=0, min_unique_openings=0),
+        chains=ChainConfig(closed_entity_rate=0.34),
+    )
+    rep = lint_frame(read_examples(path), cfg, {"close_account": False, "deposit": False, "reopen_account": False})
+    assert rep.counts["acts_on_closed"] == 0 and rep.metrics["acts_on_closed_allowed"] == 1
+    assert rep.counts["undo_then_redo"] == 1
