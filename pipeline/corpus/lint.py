@@ -388,12 +388,13 @@ class Linter:
         }
         world = "\n".join(t for t in said if not t.startswith('{"error"'))  # an error echoes the wrong value
         calls = [(m, _call_args(m)) for m in msgs if m["role"] == "assistant" and m.get("tool_calls")]
+        marked = any(m.get("weight") is not None for m in msgs)
         for i, (m, args) in enumerate(calls):
             for _p, v in _leaves(args):
                 if str(v).strip().lower() in FILLERS and str(v) not in world:
                     rep.add("filler_value", eid, f"{m['tool_calls'][0]['function']['name']}({_p}={v!r})")
-            if m.get("weight") != 0 and m["tool_calls"][0].get("id") not in failed:
-                continue  # a wrong attempt is marked, or (in a version from before the marks) failed
+            if not (m.get("weight") == 0 if marked else _retried(msgs, m, failed)):
+                continue  # a wrong attempt is marked; in a version from before the marks, it failed and was retried
             right = next((a for n, a in calls[i + 1 :] if n.get("weight") != 0), {})
             for p, v in _leaves(args):
                 if v != right.get(p) and str(v) not in world and not explains(v, right.get(p)):
@@ -549,6 +550,16 @@ def lint_frame(
     if tool_turns and unique < lcfg.min_unique_openings:
         rep.add("unique_openings", "corpus", f"{unique:.3f} < {lcfg.min_unique_openings}")
     return rep
+
+
+def _retried(msgs: list[dict[str, Any]], m: dict[str, Any], failed: set[Any]) -> bool:
+    """A call that failed and whose next assistant message calls again (a correction), not a reference call that
+    fails on the state and is then reported to the user."""
+    if m["tool_calls"][0].get("id") not in failed:
+        return False
+    after = msgs[next(i for i, x in enumerate(msgs) if x is m) + 1 :]
+    nxt = next((x for x in after if x["role"] == "assistant"), None)
+    return bool(nxt and nxt.get("tool_calls"))
 
 
 def _call_args(m: dict[str, Any]) -> dict[str, Any]:

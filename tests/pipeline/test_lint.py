@@ -368,6 +368,23 @@ def test_a_constant_in_wrong_attempts_is_flagged_and_world_drawn_mistakes_are_no
     assert rep.passed and rep.metrics["unexplained_attempt_values"] == 0, rep.as_dict()
 
 
+def test_a_reference_call_failing_on_the_state_is_no_wrong_attempt(tmp_path):
+    """The same value in three reference calls that fail on the state and are reported, not retried (a date out of
+    the server's window): no generator's constant."""
+    error = {"error": "invalid_argument", "message": "the date must be before 2026-03-16"}
+    failing = [
+        _conv(
+            f"f{i}",
+            ["Could you show me the accounts of that customer?"],
+            [(LIST, {"customer_id": "CUS-0001", "since": "2026-03-20"}, error)],
+            ["I couldn't: the date must be before 2026-03-16."],
+        )
+        for i in range(3)
+    ]
+    rep, _ = _lint(failing, tmp_path)
+    assert rep.counts["repeated_filler"] == 0 and rep.metrics["unexplained_attempt_values"] == 0, rep.as_dict()
+
+
 DEPOSIT = ToolSpec(
     name="deposit",
     server="bank",
