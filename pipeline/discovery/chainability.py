@@ -3,7 +3,8 @@
 ``prove servers check`` shows this per tool. The reasons come from what the probe and the graph
 saw live: the confirmed edges a tool is on, the probe calls it answered (and the errors it gave),
 the parameters nothing fed, the tools the configuration excludes. A fix is a line of the servers
-file: ``probe_allowlist`` for a reading tool without annotations, ``setup`` for a server whose
+file: ``probe_allowlist`` for a reading tool without annotations, ``known_values`` for a parameter only the
+user can fill (a repository's path), ``setup`` for a server whose
 tools ask for a login or a precondition first, ``state_tool`` for a writer whose effect no
 reading tool showed, ``reset_tool``/``isolation`` for writes a shared server cannot undo.
 """
@@ -117,11 +118,12 @@ def explain_tool(
         }
     reason = snap.skipped_tools.get(t.name)
     if reason and reason.startswith("no observed values"):
+        missing = [p for p in t.required if not snap.values.get(p)] or list(t.required)
+        stated = ", ".join(f"{p}: <your {p}>" for p in missing)
         return {
             "chainable": False,
             "why": f"{reason}: no probed tool listed values for them",
-            "fix": "probe_allowlist: [<a tool that lists them>]  (or secrets: {<param>: ${VAR}} for a value "
-            "only the user knows)",
+            "fix": f"known_values: {{{stated}}}  (a value you know; or probe_allowlist: [<a tool that lists them>])",
         }
     if errors:
         return {"chainable": False, "why": f"every probe call failed: {errors[0][:120]}", "fix": None}
