@@ -2,9 +2,9 @@
 
 * **Explicit** (A -> B): a field of A's output schema has the name of a required input of B.
   Confirmed live on a fresh session: call A, feed the value of that field to B, B succeeds.
-* **Value flow** (A -> B, A without an output schema, or one that only wraps a text): a value seen in A's live
-  result (a field, a named record, a listing's line; :mod:`pipeline.language.entities`) that B accepts in a live
-  call.
+* **Value flow** (A -> B, A without an output schema, one that only wraps a text, or any tool of a server not
+  built with the kit): a value seen in A's live result (a field, a named record, a listing's line;
+  :mod:`pipeline.language.entities`) that B accepts in a live call.
 * **Implicit** (A -> B): A writes state that B reads or needs. Confirmed live when B's result
   changes after A (B read-only), or when B fails before A and succeeds after it (B writes; and,
   for a pair without output schemas, B reads: write a file, then read it).
@@ -323,12 +323,16 @@ def confirm_value_flow(
     tools: list[ToolSpec],
     rng: random.Random,
     accepted: dict[str, dict[str, Any]] | None = None,
+    reads_only: bool = False,
+    controls: dict[tuple[str, str], Any] | None = None,
 ) -> list[Edge]:
     """Edges A -> B for a tool A with no output schema: a value seen in A's live result that B accepts,
     where that says something: B refuses a value nothing holds, or B answers such a value without
     naming it (an empty lookup) and names the value from A. A runs on a session reset to the seed;
     reads of B follow it on that state, and the session is reset (and A run again) after each write of B.
-    ``accepted`` gets, per tool B and parameter, the argument B accepted (for a parameter no probe observed)."""
+    ``accepted`` gets, per tool B and parameter, the argument B accepted (for a parameter no probe observed).
+    ``reads_only``: only reads are tried as B (no reset between them). ``controls``: the answers of writes B to a
+    value nothing holds, per (B, parameter), kept across the tools A of a discovery."""
     stated = set(s.env.config.known_values)
     args_a, data_a, offered = _flow_run(s, snap, a, rng)
     if not offered:
@@ -347,9 +351,18 @@ def confirm_value_flow(
         return res
 
     # reads first: they leave the state as A left it
-    for b in sorted((t for t in tools if t.name != a.name), key=lambda t: not t.read_only):
+    for b in sorted(
+        (t for t in tools if t.name != a.name and (t.read_only or not reads_only)), key=lambda t: not t.read_only
+    ):
         for p in (p for p in _flow_params(b) if p not in stated):  # a value the user states comes from no result
-            control = attempt(b, p, NO_SUCH.format(p))
+            # a write's answer to a value nothing holds is its own, whatever A did: asked once (each ask costs a reset)
+            key = (b.name, p)
+            if controls is not None and not b.read_only and key in controls:
+                control = controls[key]
+            else:
+                control = attempt(b, p, NO_SUCH.format(p))
+                if controls is not None and not b.read_only:
+                    controls[key] = control
             if _names(control, NO_SUCH.format(p)):
                 continue  # B echoes anything it is given: its success would prove nothing
             found = next((f for f, v in _ranked(offered, p) if _evidence(attempt(b, p, v), control, v)), None)
@@ -457,10 +470,14 @@ def discover(
         if (
             cfg.confirm_live and cfg.value_flow
         ):  # tools with no output schema: values their results carry, confirmed live
-            sources = [a for a in tools if a.text_result]
+            # a server not written with prove's kit names its output fields as it likes (``name`` feeds ``names``):
+            # every tool's values are offered, not only those of tools whose result is text
+            sources = [a for a in tools if a.text_result or env.config.kind != "builtin"]
             pace.begin("value-flow edges", len(sources))
-            for a in sources:
-                for e in confirm_value_flow(s, snap, a, tools, rng, accepted):
+            controls: dict[tuple[str, str], Any] = {}
+            for a in sources:  # a tool with an informative schema offers its values to reads only (cheap: no reset)
+                flows = confirm_value_flow(s, snap, a, tools, rng, accepted, not a.text_result, controls)
+                for e in flows:
                     edges.setdefault((e.src, e.dst, "explicit"), e)
                 pace.step()
         if cfg.implicit:

@@ -120,7 +120,7 @@ def _explain(tools, calls=(), skipped=None, allowlist=(), secrets=None):
 def test_an_unannotated_reader_gets_the_allowlist_line_and_a_writer_does_not():
     out = _explain([_spec("list_tables"), _spec("git_create_branch", ["name"])])
     assert out["list_tables"]["fix"].startswith("probe_allowlist: [list_tables]")
-    assert not out["git_create_branch"]["fix"].startswith("probe_allowlist")
+    assert not (out["git_create_branch"]["fix"] or "").startswith("probe_allowlist")
 
 
 def test_a_refused_probe_call_gets_a_login_setup_line_with_the_secret():
