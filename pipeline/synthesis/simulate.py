@@ -41,6 +41,7 @@ from pipeline.language.request_writer import result_values, unnamed_writes
 from pipeline.language.teacher import call_record
 from pipeline.language.values import RecordIndex, ValueMemo, fill_args
 from pipeline.synthesis.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
+from pipeline.synthesis.references import missing_references, world_of
 
 RESOLVE_ATTEMPTS = 5
 
@@ -301,18 +302,36 @@ def _dry_run(
     every dependency within the error budget (else the one failing least), or why none would do."""
     best: tuple[float, list[dict[str, Any]], int, int] | None = None
     problem: str | None = None
+    dangling: list[str] = []
     steps: list[dict[str, Any]] = []
     by_name = {t.name: t for t in snap.tools}
+    world: set[str] | None = None
     for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
         steps, problem = resolve_chain(env, snap, chain, rng, qcfg, by_name, memo)
         if problem:
             continue
+        if any(t.output_schema is None for t in by_name.values()):  # a call naming a thing that does not exist
+            world = world if world is not None else world_of(snap)
+            dangling = missing_references(snap, steps, world)
+            if dangling:
+                continue
         calls, errors = live_calls(chain, [st["result"].ok for st in steps])
         rate = error_rate(calls, errors)
         if best is None or rate < best[0]:
             best = (rate, steps, calls, errors)
         if not over_budget(calls, errors, max_error_rate):
             break
+    if best is None and dangling and not problem:
+        return rejection(
+            StageName.QUERY,
+            "missing_entity",
+            f"every value set tried ({RESOLVE_ATTEMPTS}) names something that is neither in the world nor made by an "
+            f"earlier call: {dangling}",
+            snap.server,
+            up,
+            _with_dry_run(chain, steps),
+            record_type="chain",
+        )
     if best is None:
         return rejection(
             StageName.QUERY,
