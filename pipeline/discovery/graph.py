@@ -30,6 +30,7 @@ from pipeline.core.config import GraphConfig
 from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.core.storage import atomic_write_text
 from pipeline.env import Environment, Session
+from pipeline.env.workdir import same_result
 from pipeline.language import entities as discovery_module
 from pipeline.language import fields as fields_module
 from pipeline.language import values as values_module
@@ -205,7 +206,7 @@ def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng:
             continue
         after = s.call(b.name, args_b)
         if b.read_only and before.ok:
-            if after.ok and after.data != before.data:
+            if after.ok and not (after.data == before.data or (loose and same_result(after.data, before.data))):
                 return True
         elif not before.ok and after.ok:
             return True

@@ -1,6 +1,7 @@
 """Results as published servers shape them, on a real fixture process over stdio (tests/thirdparty/journal_server.py):
 an error reported inside a normal result is a failed call for every stage, and a result naming the session's own
-directory is the same in every session, so it replays equal and makes no dependency edge."""
+directory, or the time the session's files were made, is the same in every session, so it replays equal and
+makes no dependency edge."""
 
 import json
 import sys
@@ -46,7 +47,13 @@ def test_a_result_naming_the_session_directory_replays_equal_in_a_new_session():
             path = listing.data[0]["path"]
             assert path == f"{SESSION_ALIAS}/journal/monday.txt"  # the session's directory, by its alias
             assert s.workdir and s.workdir not in json.dumps(listing.data)
-            for name, args in [("list_entries", {}), ("read_entry", {"path": path}), ("journal_info", {})]:
+            calls = [
+                ("list_entries", {}),
+                ("read_entry", {"path": path}),
+                ("journal_info", {}),
+                ("entry_info", {"path": path}),
+            ]
+            for name, args in calls:
                 r = s.call(name, args)
                 assert r.ok, r.error
                 trace.append(TraceCall(turn=0, name=name, arguments=args, ok=True, result=r.data))
@@ -54,7 +61,8 @@ def test_a_result_naming_the_session_directory_replays_equal_in_a_new_session():
             conversation_id="c", server="journal", servers=["journal"], seed=0, snapshot_id="s",
             messages=[], tools=env.tools(), reference=[], trace=trace,
         )  # fmt: skip
-        # replayed twice, each time in a new process in a new directory: the same results
+        assert "created: 20" in trace[3].result  # the time this session's copy of the file was made
+        # replayed twice, each time in a new process in a new directory (new files, new times): the same results
         assert validate(env, conv, ReplayConfig(determinism_runs=2)) is None
         assert trace[1].result == "Planted tomatoes.\n"
     assert not list(Path(tempfile.gettempdir()).glob("prove-journal-*"))

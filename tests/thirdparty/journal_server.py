@@ -3,13 +3,14 @@
 Shaped like many published servers (plain mcp ``MCPServer``, text results, no output schemas): a failure is
 reported inside a normal result, never with ``isError`` (``{"success": false, "error": ...}`` as JSON, or a
 ``Database error: ...`` text, as SQL servers print), and the results name the absolute directory the server
-runs in (its database path, the path of every entry). Entries are files ``journal/<name>.txt`` in that
-directory; a new one is seeded when the directory has none.
+runs in (its database path, the path of every entry) and the times its files were made (each session's are
+new). Entries are files ``journal/<name>.txt`` in that directory; a new one is seeded when the directory has none.
 Run: python tests/thirdparty/journal_server.py  (stdio)
 """
 
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
@@ -47,6 +48,15 @@ def read_entry(path: str) -> str:
     if p.parent != home() or not p.exists():
         return json.dumps({"success": False, "error": f"no such entry: {path}"})
     return p.read_text()
+
+
+@srv.tool(annotations=READ, structured_output=False)
+def entry_info(path: str) -> str:
+    """Size and creation time of one journal entry, by the absolute path of its file."""
+    p = Path(path)
+    if p.parent != home() or not p.exists():
+        return json.dumps({"success": False, "error": f"no such entry: {path}"})
+    return f"size: {p.stat().st_size}\ncreated: {datetime.fromtimestamp(p.stat().st_ctime).isoformat()}"
 
 
 @srv.tool(annotations=READ, structured_output=False)
