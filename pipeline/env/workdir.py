@@ -119,8 +119,8 @@ def unalias_workdir(value: Any, workdir: str | None) -> Any:
 
 # A copy made for a session is new: its files' creation (birth) times are the moment of the copy, which a server
 # may show (``created: Sun Nov 29 2026 02:21:01 GMT+0000``, ``"created": "2026-11-29T02:21:01Z"``). Such times
-# differ between two sessions at the same state. Where results of tools without an output schema are compared
-# (replay, and the graph's "a write changed what a read returns"), times of day are left out of the comparison.
+# differ between two sessions at the same state. Where results of a server run in copies are compared (replay,
+# and the graph's "a write changed what a read returns"), times of day are left out of the comparison.
 _TIME_OF_DAY = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? (?:\d{1,2} )?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* "
@@ -134,5 +134,5 @@ def without_times(value: Any) -> Any:
 
 
 def same_result(a: Any, b: Any) -> bool:
-    """Two results of a tool without an output schema are the same, times of day aside (:func:`without_times`)."""
+    """Two results of a server run in copies of its files are the same, times of day aside (:func:`without_times`)."""
     return a == b or without_times(a) == without_times(b)

@@ -9,13 +9,15 @@ conversation built on it would teach relating, moving or reading what is not the
 
 Which arguments name a thing is read from their names: ``from``, ``to``, ``source``, ``entityName`` and the like
 always do; ``name``, ``path``, ``branch_name`` and their plurals do unless the tool creates (``create_*``,
-``write_*``, ``add_*``, ``mkdir``: the name of a thing being made is new). Only tools without an output schema are
-checked: a server that publishes its results' shape (every built-in one) refuses an unknown id itself
-(``not_found``), so the call fails live and replay sees it.
+``write_*``, ``add_*``, ``mkdir``: the name of a thing being made is new). The query stage checks the calls of
+third-party servers (``kind`` stdio or http): a built-in one refuses an unknown id itself (``not_found``), so the
+call fails live and replay sees it, whereas a published server may accept anything (server-memory relates any two
+names).
 """
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -38,6 +40,11 @@ def creates(tool: ToolSpec) -> bool:
     return bool(words) and words[0] in CREATING_VERBS
 
 
+def names_a_thing(key: str, made: bool) -> bool:
+    """An argument (or a record's field) called ``key`` names an existing thing (``made``: the tool creates)."""
+    return key in ALWAYS_NAMES_A_THING or (key in NAMES_A_THING_UNLESS_CREATED and not made)
+
+
 def named_things(tool: ToolSpec, args: dict[str, Any]) -> list[tuple[str, str]]:
     """(argument path, value) of every string in ``args`` that names an existing thing, records and lists included."""
     made = creates(tool)
@@ -50,9 +57,8 @@ def named_things(tool: ToolSpec, args: dict[str, Any]) -> list[tuple[str, str]]:
         elif isinstance(value, list):
             for i, v in enumerate(value):
                 walk(key, v, f"{where}[{i}]")
-        elif isinstance(value, str) and value.strip():
-            if key in ALWAYS_NAMES_A_THING or (key in NAMES_A_THING_UNLESS_CREATED and not made):
-                out.append((where, value))
+        elif isinstance(value, str) and value.strip() and names_a_thing(key, made):
+            out.append((where, value))
 
     for k, v in args.items():
         walk(k, v, k)
@@ -101,6 +107,41 @@ def _mentioned(form: str, texts: Iterable[str]) -> bool:
     return any(form == t or (form in t and pattern.search(t)) for t in texts)
 
 
+def held(value: str, known: set[str]) -> bool:
+    """The world (or an earlier call) holds the thing ``value`` names."""
+    return value.rstrip("/") == SESSION_ALIAS or any(_mentioned(f, known) for f in _forms(value))
+
+
+def remember(known: set[str], args: dict[str, Any], result: Any) -> None:
+    """What a call named, created or returned (a CallResult) exists for the calls after it."""
+    _strings(args, known)
+    if result.ok:
+        _strings(result.data, known)
+
+
+def ground_names(
+    tool: ToolSpec, args: dict[str, Any], snapshot: Snapshot, known: set[str], rng: random.Random
+) -> dict[str, Any]:
+    """``args`` with each value that names a thing nothing holds (a made-up relation end, ``"draft"``) replaced by
+    one the world holds: an observed value of the same field (a relation's ``from``), else an observed ``name``.
+    Where the world has none the value stays, and :func:`missing_references` reports it."""
+    made = creates(tool)
+
+    def fix(key: str, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: fix(k, v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [fix(key, v) for v in value]
+        if isinstance(value, str) and value.strip() and names_a_thing(key, made) and not held(value, known):
+            pool = snapshot.values.get(key) or snapshot.values.get("name") or []
+            names = sorted({v for v in pool if isinstance(v, str) and v.strip()})
+            if names:
+                return rng.choice(names)
+        return value
+
+    return {k: fix(k, v) for k, v in args.items()}
+
+
 def missing_references(snapshot: Snapshot, steps: list[dict[str, Any]], world: set[str] | None = None) -> list[str]:
     """``tool.arg = value`` for each value a call names that neither the world nor an earlier call of the same
     conversation holds. ``steps``: the resolved calls in order (``tool``, ``args``, ``result``: a CallResult)."""
@@ -108,13 +149,10 @@ def missing_references(snapshot: Snapshot, steps: list[dict[str, Any]], world: s
     missing: list[str] = []
     for st in steps:
         tool: ToolSpec = st["tool"]
-        if tool.output_schema is None:
-            for where, value in named_things(tool, st["args"]):
-                if value.rstrip("/") != SESSION_ALIAS and not any(_mentioned(f, known) for f in _forms(value)):
-                    missing.append(f"{tool.name}.{where} = {value!r}")
-        # what this call named, created or returned exists for the calls after it
-        _strings(st["args"], known)
-        result = st["result"]
-        if result.ok:
-            _strings(result.data, known)
+        missing += [
+            f"{tool.name}.{where} = {value!r}"
+            for where, value in named_things(tool, st["args"])
+            if not held(value, known)
+        ]
+        remember(known, st["args"], st["result"])
     return missing

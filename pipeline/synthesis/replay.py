@@ -24,7 +24,7 @@ from pipeline.core.config import ReplayConfig
 from pipeline.core.records import Conversation, Rejection, TraceCall, rejection
 from pipeline.core.stage_names import StageName
 from pipeline.env import Environment
-from pipeline.env.workdir import same_result
+from pipeline.env.workdir import needs_workdir, same_result
 
 
 def trace_errors(conv: Conversation) -> tuple[int, int]:
@@ -139,13 +139,11 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
                 up,
                 conv,
             )
-    # a tool without an output schema may show its session copy's own file times: compared without times of day
-    schema_less = {t.name for t in conv.tools if t.output_schema is None}
-    known = {t.name for t in conv.tools}
+    # a server run in a copy of its files may show the copy's own file times: compared without times of day
+    copied = needs_workdir(env.config)
 
     def same(t: TraceCall, r: dict[str, Any]) -> bool:
-        loose = t.name in schema_less or t.name not in known
-        return t.result == r["result"] or (loose and same_result(t.result, r["result"]))
+        return t.result == r["result"] or (copied and same_result(t.result, r["result"]))
 
     hashes = []
     # the recorded simulation is one execution already when its final state hash was recorded

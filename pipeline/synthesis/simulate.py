@@ -41,7 +41,7 @@ from pipeline.language.request_writer import result_values, unnamed_writes
 from pipeline.language.teacher import call_record
 from pipeline.language.values import RecordIndex, ValueMemo, fill_args
 from pipeline.synthesis.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
-from pipeline.synthesis.references import missing_references, world_of
+from pipeline.synthesis.references import ground_names, missing_references, remember, world_of
 
 RESOLVE_ATTEMPTS = 5
 
@@ -82,6 +82,8 @@ def resolve_chain(
     pick: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
     earlier = RecordIndex()  # the records in the results so far, by the ids they carry
+    # a third-party server may accept a name nothing holds: what the world and the calls so far hold
+    known = world_of(snap) if env.config.kind != "builtin" else None
     with env.session(chain.seed) as s:
         for k, st in enumerate(chain.steps):
             tool = by_name[st.name]
@@ -118,11 +120,15 @@ def resolve_chain(
                 context=earlier,
                 memo=memo,
             )
+            if known is not None:  # a made-up relation end or path becomes one the world holds
+                args = ground_names(tool, args, snap, known, rng)
             sensitive = memo.facts(tool).sensitive
             for p, v in args.items():
                 if p not in fixed and p not in sensitive:
                     pick.setdefault(p, v)
             res = s.call(tool.name, args)
+            if known is not None:
+                remember(known, args, res)
             if res.ok:
                 earlier.add(res.data)
             user_args = {p: v for p, v in args.items() if p not in fixed}
@@ -310,7 +316,7 @@ def _dry_run(
         steps, problem = resolve_chain(env, snap, chain, rng, qcfg, by_name, memo)
         if problem:
             continue
-        if any(t.output_schema is None for t in by_name.values()):  # a call naming a thing that does not exist
+        if env.config.kind != "builtin":  # a third-party server may accept a name nothing holds
             world = world if world is not None else world_of(snap)
             dangling = missing_references(snap, steps, world)
             if dangling:

@@ -14,7 +14,7 @@ from pipeline.core.records import CallResult, Chain, ChainStep
 from pipeline.discovery.probe import probe
 from pipeline.env import Environment
 from pipeline.synthesis.queries import TemplateBackend
-from pipeline.synthesis.references import missing_references
+from pipeline.synthesis.references import ground_names, missing_references, world_of
 from pipeline.synthesis.simulate import plan_query
 
 FIXTURES = Path(__file__).resolve().parent.parent / "thirdparty"
@@ -65,6 +65,20 @@ def test_entities_of_the_world_or_made_earlier_in_the_conversation_may_be_named(
     assert missing_references(snap, _run(env, snap, [made, _relation("Ada Lovelace", "draft")])) == []
     assert missing_references(snap, _run(env, snap, [_relation("Ada Lovelace", "Charles Babbage")])) == []
     assert missing_references(snap, _run(env, snap, [("open_nodes", {"names": ["London"]})])) == []
+
+
+def test_a_made_up_relation_end_is_replaced_by_an_entity_the_world_holds(memory):
+    env, snap = memory
+    tools = {t.name: t for t in snap.tools}
+    _, args = _relation("Ada Lovelace", "draft")
+    grounded = ground_names(tools["create_relations"], args, snap, world_of(snap), random.Random(0))
+    (rel,) = grounded["relations"]
+    assert rel["from"] == "Ada Lovelace" and rel["relationType"] == "wrote"  # held, and no name: kept
+    assert rel["to"] != "draft" and rel["to"] in snap.values["to"] + snap.values["name"]
+    made = ("create_entities", {"entities": [{"name": "draft", "entityType": "document", "observations": []}]})
+    assert _run(env, snap, [made])[0]["result"].ok
+    known = world_of(snap) | {"draft"}  # made by an earlier call: kept
+    assert ground_names(tools["create_relations"], args, snap, known, random.Random(0)) == args
 
 
 def test_the_query_stage_plans_no_call_naming_a_missing_entity(memory):
