@@ -149,6 +149,10 @@ class ServerConfig(BaseModel):
         known = {"SESSION_DIR": session_dir} if session_dir else None
         return [_expand(a, f"server {self.name!r} args[{i}]", known) for i, a in enumerate(self.args)]
 
+    def resolved_command(self) -> str:
+        """``command`` with ``${VAR}`` (from the environment) replaced: a server installed under a folder you name."""
+        return _expand(self.command or "", f"server {self.name!r} command")
+
     def resolved_headers(self) -> dict[str, str]:
         return {k: _expand(v, f"server {self.name!r} header {k}") for k, v in self.headers.items()}
 

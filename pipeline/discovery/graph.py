@@ -32,6 +32,7 @@ from pipeline.core.config import GraphConfig
 from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.core.storage import atomic_write_text
 from pipeline.env import Environment, ServerBudgetExceeded, Session
+from pipeline.env.workdir import needs_workdir, same_result
 from pipeline.language import entities as discovery_module
 from pipeline.language import fields as fields_module
 from pipeline.language import values as values_module
@@ -194,6 +195,7 @@ def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng:
     output schema describes, a read that fails before the write and succeeds after it counts too (write
     a file, then read it); the other pairs keep the rule that found the built-in servers' edges."""
     loose = schema_less(a, b)
+    copied = needs_workdir(s.env.config)  # a session's copied files have new times: compared without them
     for attempt in range(2):
         pick = _shared_pick(a, b, snap, rng, fresh=loose and attempt == 1)
         args_a = fill_args(a, snap, rng, pick=pick)
@@ -209,17 +211,18 @@ def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng:
             continue
         after = s.call(b.name, args_b)
         if b.read_only and before.ok:
-            if after.ok and after.data != before.data:
+            if after.ok and not (after.data == before.data or (copied and same_result(after.data, before.data))):
                 return True
         elif not before.ok and after.ok:
             return True
     return False
 
 
-def _changed(b: ToolSpec, a: ToolSpec, before: Any, after: Any) -> bool:
-    """What :func:`_confirm_implicit` counts as B depending on A, for B's call before A and after it."""
+def _changed(b: ToolSpec, a: ToolSpec, before: Any, after: Any, copied: bool) -> bool:
+    """What :func:`_confirm_implicit` counts as B depending on A, for B's call before A and after it (``copied``: the
+    session runs in a copy of its files, whose new times are left out of the comparison)."""
     if b.read_only and before.ok:
-        return after.ok and after.data != before.data
+        return after.ok and not (after.data == before.data or (copied and same_result(after.data, before.data)))
     return not before.ok and after.ok and (not b.read_only or schema_less(a, b))
 
 
@@ -246,7 +249,7 @@ def _implicit_reads(s: Session, snap: Snapshot, a: ToolSpec, reads: list[ToolSpe
         if not s.call(a.name, args_a).ok:
             continue
         for (b, args_b), before in zip(calls, befores, strict=True):
-            if _changed(b, a, before, s.call(b.name, args_b)):
+            if _changed(b, a, before, s.call(b.name, args_b), needs_workdir(s.env.config)):
                 found.add(b.name)
     return found
 

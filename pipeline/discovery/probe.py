@@ -22,6 +22,7 @@ from typing import Any
 from pipeline.core.config import ProbeConfig
 from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
 from pipeline.env import Session
+from pipeline.env.workdir import SESSION_ALIAS
 from pipeline.language.entities import generic_entities, parse_result
 from pipeline.language.lexicon import singular
 from pipeline.language.sqltext import columns_in, sql_kind
@@ -204,7 +205,8 @@ class _Probe:
         found = generic_entities(data, tool.name)
         workdir = self.session.workdir
         if not args and workdir:  # a root the server reports (its allowed directory) inside the session's own copy
-            self.roots += [f.value for f in found if f.key == "path" and f.value.startswith(workdir.rstrip("/") + "/")]
+            inside = (workdir.rstrip("/") + "/", SESSION_ALIAS + "/")  # results may name the copy by its alias
+            self.roots += [f.value for f in found if f.key == "path" and f.value.startswith(inside)]
             self.roots.sort(key=len, reverse=True)
         folder = next(
             (

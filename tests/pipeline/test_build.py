@@ -28,6 +28,7 @@ REASONS = {
     "short_supply",
     "no_chains",
     "unnamed_entity",
+    "missing_entity",
 }
 TOOL_KINDS = ["multi_turn", "clarification"]
 
