@@ -374,8 +374,10 @@ def probe(
                 missing = [p for p in t.required if p not in pr.values and not (t.text_result and schema_choices(t, p))]
                 skipped[t.name] = f"no observed values for required {missing}"
             continue
-        if not pr.made(t, args):
-            pr.call(t, args)
+        if not pr.made(t, args) and pr.call(t, args):
+            for p in t.required:  # a closed value the tool took (its schema's or description's) is an observed one
+                if args[p] not in pr.values.setdefault(p, []):
+                    pr.values[p].append(args[p])
     pr.undefer()
     _third_pass(pr, with_args, skipped)
     _sql_pass(pr, safe, skipped)
