@@ -23,6 +23,9 @@ if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
   fi
   rm -f "$log"
 fi
+# the MCP project's four reference servers at pinned versions (npm and PyPI) with their seed state, in .published/
+# (tests/pipeline/test_published_servers.py, examples/published-servers.yaml); quick when already there
+PYTHON="$PY" scripts/install-published.sh
 stamp=.venv/.prove-installed
 want=$(cat pyproject.toml | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then

@@ -86,7 +86,7 @@ def cmd_servers_check(a: argparse.Namespace) -> int:
     # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
     # (prove --help stays fast)
     from pipeline.core.servers_file import ConfigFileError, load_servers_file
-    from pipeline.discovery.check import check_server
+    from pipeline.discovery.check import check_servers
 
     try:
         configs = load_servers_file(a.config)
@@ -94,16 +94,18 @@ def cmd_servers_check(a: argparse.Namespace) -> int:
         print(f"prove: {exc}", file=sys.stderr)
         return 2
     log_dir = Path(a.data_dir) / "logs" / "servers"
-    # servers are checked side by side (each in its own environment); reports keep the file's order
-    from concurrent.futures import ThreadPoolExecutor
+    out_dir = Path(a.data_dir) / "checks"
 
-    with ThreadPoolExecutor(max_workers=max(1, min(len(configs), a.jobs))) as pool:
-        reports = list(pool.map(lambda c: check_server(c, log_dir=log_dir), configs))
+    def done(r: dict) -> None:  # each server's report as soon as it is done (a slow server hides no other)
+        if not a.json:
+            _print_check(r)
+        where = out_dir / f"{r['name']}.json"
+        print(f"{r['name']}: checked in {r['duration_s']:g}s, report {where}", file=sys.stderr)
+        sys.stdout.flush()
+
+    reports = check_servers(configs, out_dir=out_dir, jobs=a.jobs, log_dir=log_dir, on_report=done)
     if a.json:
         print_json(reports)
-    else:
-        for r in reports:
-            _print_check(r)
     return 1 if any(r["problems"] and "could not use" in " ".join(r["problems"]) for r in reports) else 0
 
 
@@ -138,7 +140,12 @@ def register(sub: Any) -> None:
     x.add_argument("config", help="YAML/TOML servers file")
     x.add_argument("--json", action="store_true")
     x.add_argument("--jobs", type=int, default=4, help="servers checked at the same time (default 4)")
-    x.add_argument("--data-dir", default="data", help="the servers' stderr goes to <data-dir>/logs/servers/<name>.log")
+    x.add_argument(
+        "--data-dir",
+        default="data",
+        help="each server's JSON report goes to <data-dir>/checks/<name>.json as it finishes, its stderr to "
+        "<data-dir>/logs/servers/<name>.log",
+    )
     x.set_defaults(fn=cmd_servers_check)
     x = sv.add_parser("catalog")
     x.add_argument("--out", default="docs/catalog.md")

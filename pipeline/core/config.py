@@ -60,7 +60,10 @@ class ServerConfig(BaseModel):
     A stdio server with ``template_dir`` (or ``cwd``) runs in a fresh copy of that directory (per
     session under process isolation); ``${SESSION_DIR}`` in ``args`` and ``env`` names the copy, and
     the original is never written. ``setup`` calls run at the start of every session (and after
-    every reset); their arguments may use ``${secret:NAME}``. ``time_budget_s`` bounds the time a
+    every reset); their arguments may use ``${secret:NAME}``. ``known_values`` are values the user knows, by the
+    parameter they fill (``{repo_path: repo}``, a project's name; a list for several; ``${VAR}`` read from the
+    environment): the probe calls tools with them and requests state them, as values found in the server's state
+    are. ``time_budget_s`` bounds the time a
     build spends on the server's stages; past it the server's partition ends with a rejection.
     """
 
@@ -84,6 +87,7 @@ class ServerConfig(BaseModel):
     timeout_s: float = Field(default=30.0, gt=0)
     start_timeout_s: float | None = Field(default=None, gt=0)
     secrets: dict[str, str] = {}
+    known_values: dict[str, str | int | float | list[str | int | float]] = {}
     setup: list[SetupCall] = []
     time_budget_s: float = Field(default=1800.0, gt=0)
 
@@ -145,11 +149,26 @@ class ServerConfig(BaseModel):
         known = {"SESSION_DIR": session_dir} if session_dir else None
         return [_expand(a, f"server {self.name!r} args[{i}]", known) for i, a in enumerate(self.args)]
 
+    def resolved_command(self) -> str:
+        """``command`` with ``${VAR}`` (from the environment) replaced: a server installed under a folder you name."""
+        return _expand(self.command or "", f"server {self.name!r} command")
+
     def resolved_headers(self) -> dict[str, str]:
         return {k: _expand(v, f"server {self.name!r} header {k}") for k, v in self.headers.items()}
 
     def resolved_secrets(self) -> dict[str, str]:
         return {k: _expand(v, f"server {self.name!r} secret {k}") for k, v in self.secrets.items()}
+
+    def resolved_known_values(self) -> dict[str, list[Any]]:
+        """``known_values`` as lists, ``${VAR}`` in strings read from the environment, parameters in sorted order."""
+        out: dict[str, list[Any]] = {}
+        for p in sorted(self.known_values):
+            v = self.known_values[p]
+            out[p] = [
+                _expand(x, f"server {self.name!r} known value {p}") if isinstance(x, str) else x
+                for x in (v if isinstance(v, list) else [v])
+            ]
+        return out
 
     def resolved_setup_arguments(self, call: SetupCall) -> dict[str, Any]:
         """A setup call's arguments with ``${secret:NAME}`` resolved (for sending only; never recorded)."""

@@ -16,6 +16,9 @@ def stable_hash(obj: Any, n: int = 12) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:n]
 
 
+TEXT_BODIES = ("content", "text", "result", "output", "response", "body")  # a field that holds a tool's text
+
+
 class ToolSpec(BaseModel):
     name: str
     server: str
@@ -40,6 +43,18 @@ class ToolSpec(BaseModel):
             destructive=bool(ann and ann.destructive_hint),
             idempotent=bool(ann and ann.idempotent_hint),
             annotated=ann is not None and ann.read_only_hint is not None,
+        )
+
+    @property
+    def text_result(self) -> bool:
+        """Its result is a text, as far as its output schema says: no schema, or one that only wraps a text (a
+        single string field named as a text's body, ``{"content": "..."}``), which names no field another tool
+        could take (a single ``path`` field does)."""
+        props = (self.output_schema or {}).get("properties") or {}
+        return self.output_schema is None or (
+            len(props) == 1
+            and next(iter(props)) in TEXT_BODIES
+            and (next(iter(props.values())) or {}).get("type") == "string"
         )
 
     @property

@@ -3,9 +3,9 @@
 ``prove servers check`` shows this per tool. The reasons come from what the probe and the graph
 saw live: the confirmed edges a tool is on, the probe calls it answered (and the errors it gave),
 the parameters nothing fed, the tools the configuration excludes. A fix is a line of the servers
-file: ``probe_allowlist`` for a reading tool without annotations, ``setup`` for a server whose
-tools ask for a login or a precondition first, ``state_tool`` for a writer whose effect no
-reading tool showed, ``reset_tool``/``isolation`` for writes a shared server cannot undo.
+file: ``probe_allowlist`` for a reading tool without annotations, ``known_values`` for a parameter only the
+user can fill (a repository's path), ``setup`` for a server whose
+tools ask for a login or a precondition first, ``reset_tool``/``isolation`` for writes a shared server cannot undo.
 """
 
 from __future__ import annotations
@@ -67,14 +67,6 @@ def _setup_line(tools: list[ToolSpec], secrets: dict[str, str]) -> str:
     return f"setup: [{{tool: {login.name}, arguments: {{{args}}}}}]"
 
 
-def _state_candidate(tools: list[ToolSpec]) -> str | None:
-    reads = [t for t in tools if (t.read_only or looks_read(t.name)) and not t.required]
-    best = next(
-        (t for t in reads if re.search(r"status|state|graph|all|overview", t.name)), reads[0] if reads else None
-    )
-    return best.name if best else None
-
-
 def explain_tool(
     t: ToolSpec,
     tools: list[ToolSpec],
@@ -117,22 +109,19 @@ def explain_tool(
         }
     reason = snap.skipped_tools.get(t.name)
     if reason and reason.startswith("no observed values"):
+        missing = [p for p in t.required if not snap.values.get(p)] or list(t.required)
+        stated = ", ".join(f"{p}: <your {p}>" for p in missing)
         return {
             "chainable": False,
             "why": f"{reason}: no probed tool listed values for them",
-            "fix": "probe_allowlist: [<a tool that lists them>]  (or secrets: {<param>: ${VAR}} for a value "
-            "only the user knows)",
+            "fix": f"known_values: {{{stated}}}  (a value you know; or probe_allowlist: [<a tool that lists them>])",
         }
     if errors:
         return {"chainable": False, "why": f"every probe call failed: {errors[0][:120]}", "fix": None}
     if not probed:
-        state = _state_candidate(tools)
+        # no config line would give it an edge (a ``state_tool`` only gives replay a state to compare): none is offered
         why = "its writes changed nothing a reading tool returned, and no tool accepted a value of its results"
-        return {
-            "chainable": False,
-            "why": why,
-            "fix": f"state_tool: {state}" if state else "state_tool: <a tool that returns the whole state>",
-        }
+        return {"chainable": False, "why": why, "fix": None}
     why = "no other tool's result fed it, and no write changed what it returns"
     return {
         "chainable": False,

@@ -2,8 +2,9 @@
 
 * **Explicit** (A -> B): a field of A's output schema has the name of a required input of B.
   Confirmed live on a fresh session: call A, feed the value of that field to B, B succeeds.
-* **Value flow** (A -> B, A without an output schema): a value seen in A's live result (a field,
-  a named record, a listing's line; :mod:`pipeline.language.entities`) that B accepts in a live call.
+* **Value flow** (A -> B, A without an output schema, one that only wraps a text, or any tool of a server not
+  built with the kit): a value seen in A's live result (a field, a named record, a listing's line;
+  :mod:`pipeline.language.entities`) that B accepts in a live call.
 * **Implicit** (A -> B): A writes state that B reads or needs. Confirmed live when B's result
   changes after A (B read-only), or when B fails before A and succeeds after it (B writes; and,
   for a pair without output schemas, B reads: write a file, then read it).
@@ -20,6 +21,7 @@ import hashlib
 import json
 import random
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,8 @@ import networkx as nx
 from pipeline.core.config import GraphConfig
 from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.core.storage import atomic_write_text
-from pipeline.env import Environment, Session
+from pipeline.env import Environment, ServerBudgetExceeded, Session
+from pipeline.env.workdir import needs_workdir, same_result
 from pipeline.language import entities as discovery_module
 from pipeline.language import fields as fields_module
 from pipeline.language import values as values_module
@@ -184,7 +187,7 @@ def _shared_pick(a: ToolSpec, b: ToolSpec, snap: Snapshot, rng: random.Random, f
 
 def schema_less(a: ToolSpec, b: ToolSpec) -> bool:
     """A pair the output schemas say nothing about: the value-flow and read-after-write rules apply to it."""
-    return a.output_schema is None or b.output_schema is None
+    return a.text_result or b.text_result
 
 
 def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng: random.Random) -> bool:
@@ -192,6 +195,7 @@ def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng:
     output schema describes, a read that fails before the write and succeeds after it counts too (write
     a file, then read it); the other pairs keep the rule that found the built-in servers' edges."""
     loose = schema_less(a, b)
+    copied = needs_workdir(s.env.config)  # a session's copied files have new times: compared without them
     for attempt in range(2):
         pick = _shared_pick(a, b, snap, rng, fresh=loose and attempt == 1)
         args_a = fill_args(a, snap, rng, pick=pick)
@@ -199,17 +203,55 @@ def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng:
         before = s.call_at_seed(b.name, args_b)  # where a reset costs a process, a repeated one is answered from memory
         if b.read_only and not before.ok and not loose:
             continue
+        if not b.read_only and before.ok:
+            continue  # a write that succeeds on the seed needs nothing A does: A need not run
         s.reset()
         ra = s.call(a.name, args_a)
         if not ra.ok:
             continue
         after = s.call(b.name, args_b)
         if b.read_only and before.ok:
-            if after.ok and after.data != before.data:
+            if after.ok and not (after.data == before.data or (copied and same_result(after.data, before.data))):
                 return True
         elif not before.ok and after.ok:
             return True
     return False
+
+
+def _changed(b: ToolSpec, a: ToolSpec, before: Any, after: Any, copied: bool) -> bool:
+    """What :func:`_confirm_implicit` counts as B depending on A, for B's call before A and after it (``copied``: the
+    session runs in a copy of its files, whose new times are left out of the comparison)."""
+    if b.read_only and before.ok:
+        return after.ok and not (after.data == before.data or (copied and same_result(after.data, before.data)))
+    return not before.ok and after.ok and (not b.read_only or schema_less(a, b))
+
+
+def _implicit_reads(s: Session, snap: Snapshot, a: ToolSpec, reads: list[ToolSpec], rng: random.Random) -> set[str]:
+    """The reads among ``reads`` that depend on writer A, all read after one run of A (where a reset costs a server
+    process, one per attempt instead of one per pair): per attempt, one value for each parameter A shares with any
+    of them (observed; on the second attempt a new one for a write without a schema), every read's result on the
+    seed (answered from memory where seen before), then A, then every read again."""
+    found: set[str] = set()
+    for attempt in range(2):
+        todo = [b for b in reads if b.name not in found]
+        if not todo:
+            break
+        pick: dict[str, Any] = {}
+        for b in todo:
+            for p, v in _shared_pick(a, b, snap, rng, fresh=schema_less(a, b) and attempt == 1).items():
+                pick.setdefault(p, v)
+        for p in set(pick) & set(s.env.config.known_values):  # a value the user states is never made up
+            pick[p] = snap.values[p][0]
+        args_a = fill_args(a, snap, rng, pick=pick)
+        calls = [(b, fill_args(b, snap, rng, pick={p: v for p, v in pick.items() if p in b.properties})) for b in todo]
+        befores = [s.call_at_seed(b.name, args_b) for b, args_b in calls]
+        s.reset()
+        if not s.call(a.name, args_a).ok:
+            continue
+        for (b, args_b), before in zip(calls, befores, strict=True):
+            if _changed(b, a, before, s.call(b.name, args_b), needs_workdir(s.env.config)):
+                found.add(b.name)
+    return found
 
 
 def _flow_params(b: ToolSpec) -> list[str]:
@@ -284,12 +326,17 @@ def confirm_value_flow(
     tools: list[ToolSpec],
     rng: random.Random,
     accepted: dict[str, dict[str, Any]] | None = None,
+    reads_only: bool = False,
+    controls: dict[tuple[str, str], Any] | None = None,
 ) -> list[Edge]:
     """Edges A -> B for a tool A with no output schema: a value seen in A's live result that B accepts,
     where that says something: B refuses a value nothing holds, or B answers such a value without
     naming it (an empty lookup) and names the value from A. A runs on a session reset to the seed;
     reads of B follow it on that state, and the session is reset (and A run again) after each write of B.
-    ``accepted`` gets, per tool B and parameter, the argument B accepted (for a parameter no probe observed)."""
+    ``accepted`` gets, per tool B and parameter, the argument B accepted (for a parameter no probe observed).
+    ``reads_only``: only reads are tried as B (no reset between them). ``controls``: the answers of writes B to a
+    value nothing holds, per (B, parameter), kept across the tools A of a discovery."""
+    stated = set(s.env.config.known_values)
     args_a, data_a, offered = _flow_run(s, snap, a, rng)
     if not offered:
         return []  # A does not run here, or its result names nothing another tool could take
@@ -307,9 +354,18 @@ def confirm_value_flow(
         return res
 
     # reads first: they leave the state as A left it
-    for b in sorted((t for t in tools if t.name != a.name), key=lambda t: not t.read_only):
-        for p in _flow_params(b):
-            control = attempt(b, p, NO_SUCH.format(p))
+    for b in sorted(
+        (t for t in tools if t.name != a.name and (t.read_only or not reads_only)), key=lambda t: not t.read_only
+    ):
+        for p in (p for p in _flow_params(b) if p not in stated):  # a value the user states comes from no result
+            # a write's answer to a value nothing holds is its own, whatever A did: asked once (each ask costs a reset)
+            key = (b.name, p)
+            if controls is not None and not b.read_only and key in controls:
+                control = controls[key]
+            else:
+                control = attempt(b, p, NO_SUCH.format(p))
+                if controls is not None and not b.read_only:
+                    controls[key] = control
             if _names(control, NO_SUCH.format(p)):
                 continue  # B echoes anything it is given: its success would prove nothing
             found = next((f for f, v in _ranked(offered, p) if _evidence(attempt(b, p, v), control, v)), None)
@@ -339,6 +395,49 @@ def with_accepted(snap: Snapshot, accepted: dict[str, dict[str, Any]]) -> Snapsh
     return snap.model_copy(update={"values": values})
 
 
+class Pace:
+    """Times the steps of a discovery phase and projects the rest: where the rest would run past the server's
+    ``time_budget_s``, it stops the discovery at once with the reason (:class:`ServerBudgetExceeded`), instead of
+    spending the whole budget to the same end."""
+
+    def __init__(self, env: Environment):
+        self.env = env
+        self.phase, self.total, self.done, self.start = "", 0, 0, time.monotonic()
+
+    def begin(self, phase: str, total: int) -> None:
+        self.phase, self.total, self.done, self.start = phase, total, 0, time.monotonic()
+
+    def step(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        spent, left = now - self.start, self.env.deadline - now
+        rest = spent / self.done * (self.total - self.done)
+        if self.done >= 3 and spent >= 1.0 and rest > left:
+            cfg = self.env.config
+            raise ServerBudgetExceeded(
+                f"graph discovery of server {cfg.name!r} would need about {rest:.0f}s more for its {self.phase} "
+                f"({self.total - self.done} of {self.total} left at {spent / self.done:.1f}s each, as timed), past "
+                f"the {max(left, 0):.0f}s left of its time_budget_s of {cfg.time_budget_s:g}s: raise time_budget_s, "
+                "or make each step cheaper (a server that starts faster; reading tools annotated readOnlyHint or "
+                "allow-listed, whose sessions keep their process)"
+            )
+
+
+def _implicit_pairs(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec]]:
+    """(writer A, tool B) pairs the implicit rule probes: a pair without a shared parameter cannot be probed on a
+    common entity, unless B lists everything (a read-only tool with no required input sees every write), or B is
+    schema-less and needs no input (it can be tried in any state: press the brake, then start)."""
+    props = {t.name: set(t.properties) for t in tools}
+    out = []
+    for a in (t for t in tools if not t.read_only):
+        for b in tools:
+            lists_all = b.read_only and not b.required
+            bare = not b.required and schema_less(a, b)
+            if a.name != b.name and (props[a.name] & props[b.name] or lists_all or bare):
+                out.append((a, b))
+    return out
+
+
 def discover(
     env: Environment,
     snap: Snapshot,
@@ -350,13 +449,17 @@ def discover(
     tools = snap.tools
     edges: dict[tuple[str, str, str], Edge] = {}
     accepted: dict[str, dict[str, Any]] = {}
+    pace = Pace(env)
     with env.session(snap.seed) as s:  # one session for every probe, reset to the seed before each
-        for a, b, p, f in candidate_explicit(tools):
+        candidates = candidate_explicit(tools)
+        pace.begin("output-schema edges", len(candidates))
+        for a, b, p, f in candidates:
             key = (a.name, b.name, "explicit")
             if key in edges and edges[key].confirmed:
                 edges[key].fields.setdefault(f, p)
                 continue
             ok = _confirm_explicit(s, snap, a, b, p, f, rng) if cfg.confirm_live else True
+            pace.step()
             if key in edges and not ok:
                 continue
             edges[key] = Edge(
@@ -370,31 +473,41 @@ def discover(
         if (
             cfg.confirm_live and cfg.value_flow
         ):  # tools with no output schema: values their results carry, confirmed live
-            for a in tools:
-                if a.output_schema is None:
-                    for e in confirm_value_flow(s, snap, a, tools, rng, accepted):
-                        edges.setdefault((e.src, e.dst, "explicit"), e)
+            # a server not written with prove's kit names its output fields as it likes (``name`` feeds ``names``):
+            # every tool's values are offered, not only those of tools whose result is text
+            sources = [a for a in tools if a.text_result or env.config.kind != "builtin"]
+            pace.begin("value-flow edges", len(sources))
+            controls: dict[tuple[str, str], Any] = {}
+            for a in sources:  # a tool with an informative schema offers its values to reads only (cheap: no reset)
+                flows = confirm_value_flow(s, snap, a, tools, rng, accepted, not a.text_result, controls)
+                for e in flows:
+                    edges.setdefault((e.src, e.dst, "explicit"), e)
+                pace.step()
         if cfg.implicit:
             isnap = with_accepted(
                 snap, accepted
             )  # a write another tool's result made possible is tried with that value
-            writers = [t for t in tools if not t.read_only]
-            props = {t.name: set(t.properties) for t in tools}
-            for a in writers:
-                for b in tools:
-                    # a pair without a shared parameter cannot be probed on a common entity, unless B lists
-                    # everything (a read-only tool with no required input sees every write)
-                    lists_all = b.read_only and not b.required
-                    # a schema-less B that needs no input can be tried in any state (press the brake, then start)
-                    bare = not b.required and schema_less(a, b)
-                    if a.name == b.name or not (props[a.name] & props[b.name] or lists_all or bare):
-                        continue
-                    if (a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed:
-                        continue
-                    if _confirm_implicit(s, isnap, a, b, rng):
-                        edges[(a.name, b.name, "implicit")] = Edge(
-                            src=a.name, dst=b.name, kind="implicit", source="live"
-                        )
+            pairs = [
+                (a, b)
+                for a, b in _implicit_pairs(tools)
+                if not ((a.name, b.name, "explicit") in edges and edges[(a.name, b.name, "explicit")].confirmed)
+            ]
+            # where a reset starts a server process, the reads that follow one writer share its run
+            batched = env.config.isolation == "process"
+            pace.begin("write -> read pairs", len(pairs))
+            writers = {a.name: a for a, _ in pairs}  # in the tools' order
+            for a in writers.values() if batched else ():
+                reads = [b for x, b in pairs if x.name == a.name and b.read_only]
+                for name in sorted(_implicit_reads(s, isnap, a, reads, rng)):
+                    edges[(a.name, name, "implicit")] = Edge(src=a.name, dst=name, kind="implicit", source="live")
+                for _ in reads:
+                    pace.step()
+            for a, b in pairs:
+                if batched and b.read_only:
+                    continue
+                if _confirm_implicit(s, isnap, a, b, rng):
+                    edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
+                pace.step()
     if llm_classifier is not None:
         for e in llm_classifier(tools):
             edges.setdefault((e.src, e.dst, e.kind), e)

@@ -22,9 +22,11 @@ from typing import Any
 from pipeline.core.config import ProbeConfig
 from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
 from pipeline.env import Session
+from pipeline.env.workdir import SESSION_ALIAS
 from pipeline.language.entities import generic_entities, parse_result
 from pipeline.language.lexicon import singular
 from pipeline.language.sqltext import columns_in, sql_kind
+from pipeline.language.values import EXAMPLE
 
 ID_FIELD = re.compile(r"(^id$|_id$)")
 
@@ -87,10 +89,28 @@ def _supported(record: dict[str, Any], kind: str, cfg: ProbeConfig, entity_id: s
     return True
 
 
+def schema_choices(tool: ToolSpec, param: str) -> list[Any]:
+    """The values a parameter's schema enumerates (``enum``, ``const``, also inside ``anyOf``), else the values its
+    description quotes (``'local'``, ``'remote'`` or ``'all'``), else none."""
+    spec = tool.properties.get(param) or {}
+    for s in [spec, *spec.get("anyOf", [])]:
+        if isinstance(s, dict) and (s.get("enum") or "const" in s):
+            return list(s.get("enum") or [s["const"]])
+    if _schema_type(spec) in (None, "string"):
+        return list(dict.fromkeys(EXAMPLE.findall(str(spec.get("description") or ""))))
+    return []
+
+
+def _schema_type(spec: dict[str, Any]) -> Any:
+    return spec.get("type") or next((x.get("type") for x in spec.get("anyOf", []) if x.get("type") != "null"), None)
+
+
 def _fill_required(tool: ToolSpec, values: dict[str, list[Any]], pick: int) -> dict[str, Any] | None:
     args: dict[str, Any] = {}
     for p in tool.required:
-        cand = values.get(p)
+        # a tool whose result is text: its closed parameters (``branch_type``) from their schema; a tool with an
+        # output schema is probed with observed values only (its schema's edges are found from those)
+        cand = values.get(p) or (schema_choices(tool, p) if tool.text_result else None)
         if not cand:
             return None
         args[p] = cand[pick % len(cand)]
@@ -130,6 +150,7 @@ class _Probe:
         # results of tools with an output schema that had no id-keyed record: read for names only if no
         # result of the server had one (a server that keys by id is probed as it always was)
         self.deferred: list[tuple[ToolSpec, dict[str, Any], Any]] = []
+        self.roots: list[str] = []  # directories the server reported as its roots, in the session's own directory
         self.tables: dict[
             str, dict[str, Any]
         ] = {}  # a database's tables: columns, a few rows (pipeline.language.sqltext)
@@ -154,11 +175,15 @@ class _Probe:
             merged.update({k: v for k, v in rec.items() if not isinstance(v, (dict, list))})
         scalar_fields(res.data, self.values, self.cfg.max_values_per_field)
         if not found:  # no id-keyed record: names, listings, printed rows
-            if tool.output_schema:
+            if not tool.text_result:
                 self.deferred.append((tool, args, res.data))
             else:
                 self._generic(tool, args, res.data)
         return True
+
+    def made(self, tool: ToolSpec, args: dict[str, Any]) -> bool:
+        """The same call was made already (a parameter with fewer values than the passes draw)."""
+        return any(c["name"] == tool.name and c["arguments"] == args for c in self.calls)
 
     def undefer(self) -> None:
         """Read the deferred results for names, where no result carried an id-keyed record."""
@@ -177,21 +202,52 @@ class _Probe:
                     {k: v for k, v in rec.items() if not isinstance(v, (dict, list))}
                 )
             scalar_fields(parsed, self.values, self.cfg.max_values_per_field)
-        folder = next((v for v in args.values() if isinstance(v, str) and v.startswith("/")), None)
-        for f in generic_entities(data, tool.name):
-            self.kinds.setdefault(f.value, f.kind)
-            self.entities.setdefault(f.value, {}).update(f.record)
+        found = generic_entities(data, tool.name)
+        workdir = self.session.workdir
+        if not args and workdir:  # a root the server reports (its allowed directory) inside the session's own copy
+            inside = (workdir.rstrip("/") + "/", SESSION_ALIAS + "/")  # results may name the copy by its alias
+            self.roots += [f.value for f in found if f.key == "path" and f.value.startswith(inside)]
+            self.roots.sort(key=len, reverse=True)
+        folder = next(
+            (
+                self.local(v)
+                for v in args.values()
+                if isinstance(v, str) and (v.startswith("/") or v == "." or self.kinds.get(v) == "directory")
+            ),
+            None,
+        )
+        for f in found:
+            value = self.local(f.value) if f.key in ("path", "uri") else f.value
+            record = {k: self.local(v) if v == f.value else v for k, v in f.record.items()}
             joined = (
-                f"{folder.rstrip('/')}/{f.value}"
-                if folder and f.key == "path" and not f.value.startswith("/")
+                f"{folder.rstrip('/')}/{value}"
+                if folder and folder != "." and f.key == "path" and not value.startswith("/")
                 else None
             )
+            if joined and not folder.startswith("/"):  # under a folder named relative to the root: that is its name
+                value, joined = joined, None
+                record = {**record, f.key: value}
+            self.kinds.setdefault(value, f.kind)
+            self.entities.setdefault(value, {}).update(record)
             forms = self.generic.setdefault(f.kind, [])
-            if (f.value, joined) not in forms:
-                forms.append((f.value, joined))
+            if (value, joined) not in forms:
+                forms.append((value, joined))
             vals = self.values.setdefault(f.key, [])
-            if f.value not in vals and len(vals) < self.cfg.max_values_per_field:
-                vals.append(f.value)
+            if value not in vals and len(vals) < self.cfg.max_values_per_field:
+                vals.append(value)
+
+    def local(self, v: str) -> str:
+        """A path under a root the server reported in the session's own directory, relative to that root (``.``
+        for the root itself): the session's directory differs in every session, the relative path does not."""
+        if v.startswith("file://") and self.roots:
+            inner = self.local(v[len("file://") :])
+            return inner if inner != v[len("file://") :] else v
+        for root in self.roots:
+            if v == root:
+                return "."
+            if v.startswith(root.rstrip("/") + "/"):
+                return v[len(root.rstrip("/")) + 1 :]
+        return v
 
     def _learn_columns(self, args: dict[str, Any], data: Any) -> None:
         """A describing tool's answer for a table argument (``describe_table(table_name)``): that table's columns."""
@@ -268,7 +324,7 @@ def _third_pass(pr: _Probe, with_args: list[ToolSpec], skipped: dict[str, str]) 
                 skipped.pop(t.name, None)
                 for pick in range(1, 3):
                     args = _fill_required(t, pr.values, pick)
-                    if args is not None and pr.budget > 0:
+                    if args is not None and pr.budget > 0 and not pr.made(t, args):
                         pr.call(t, args)
         if not progress:
             return
@@ -293,11 +349,15 @@ def probe(
     cfg: ProbeConfig,
     allowlist: list[str] | None = None,
     config_secrets: dict[str, str] | None = None,
+    known: dict[str, list[Any]] | None = None,
 ) -> Snapshot:
-    """Sample the live state of ``session`` through its read-only tools only."""
+    """Sample the live state of ``session`` through its read-only tools only. ``known``: values the user stated
+    per parameter (the server's ``known_values``), observed values from the start."""
     safe = probe_safe(tools, allowlist)
     skipped = {t.name: "not annotated read-only" for t in tools if t not in safe}
     pr = _Probe(session, cfg)
+    for p, vals in (known or {}).items():
+        pr.values[p] = list(vals)
     no_args = [t for t in safe if not t.required]
     with_args = [t for t in safe if t.required]
     for t in no_args:
@@ -311,9 +371,13 @@ def probe(
         args = _fill_required(t, pr.values, pick)
         if args is None:
             if pick == 0:
-                skipped[t.name] = f"no observed values for required {[p for p in t.required if p not in pr.values]}"
+                missing = [p for p in t.required if p not in pr.values and not (t.text_result and schema_choices(t, p))]
+                skipped[t.name] = f"no observed values for required {missing}"
             continue
-        pr.call(t, args)
+        if not pr.made(t, args) and pr.call(t, args):
+            for p in t.required:  # a closed value the tool took (its schema's or description's) is an observed one
+                if args[p] not in pr.values.setdefault(p, []):
+                    pr.values[p].append(args[p])
     pr.undefer()
     _third_pass(pr, with_args, skipped)
     _sql_pass(pr, safe, skipped)

@@ -24,6 +24,7 @@ from pipeline.core.config import ServerConfig
 from pipeline.core.records import CallResult
 from pipeline.env.fast_client import DirectClient, InlineLoop, open_client, send_trusted
 from pipeline.env.transport import EnvironmentError_, Transport, describe_error
+from pipeline.env.workdir import alias_workdir, unalias_workdir
 
 logging.getLogger("mcp").setLevel(logging.ERROR)
 logging.getLogger("client").setLevel(logging.ERROR)  # mcp.client.session logs as "client"
@@ -52,6 +53,48 @@ def classify_error(text: str) -> tuple[str, str]:
     return "tool_error", t
 
 
+# an error a server reports in a normal result's text: "Error: ...", "Database error: ...", "ValueError: ...",
+# "Error executing tool ...", a Python traceback (the first line only is looked at)
+_TEXT_ERROR_RE = re.compile(
+    r"^(?:traceback \(most recent call last\)|error executing\b|(?:[a-z][\w.]*[ .]){0,2}?\w*(?:error|exception)\s*:)",
+    re.I,
+)
+_ERROR_KEYS = ("error", "message", "detail", "details", "reason")
+
+
+def _error_text(record: dict[str, Any]) -> str:
+    for key in _ERROR_KEYS:
+        value = record.get(key)
+        if isinstance(value, dict):
+            value = value.get("message") or json.dumps(value, sort_keys=True)
+        if value:
+            return str(value)
+    return json.dumps(record, sort_keys=True, default=str)
+
+
+def reported_error(data: Any, text: str) -> str | None:
+    """The error a server reports inside a normal result (no ``isError``), or None when the result is no error.
+
+    A JSON object saying it failed (``{"success": false, "error": ...}``, ``"ok": false``, ``"status": "error"``)
+    or holding nothing but an error (``{"error": "..."}``); a text whose first line says it is an error
+    (``Database error: near "SELEC": syntax error``, ``Error: ...``, a Python traceback). Every stage reads a
+    call's outcome from :func:`result_to_call`, so such a result is a failure in the probe, the graph, the
+    simulation, replay and the reward alike."""
+    if isinstance(data, dict):
+        failed = (
+            data.get("success") is False
+            or data.get("ok") is False
+            or str(data.get("status", "")).lower() in ("error", "failed", "failure")
+        )
+        only_error = bool(data.get("error")) and set(data) <= {"error", "code", *_ERROR_KEYS}
+        return _error_text(data) if failed or only_error else None
+    if isinstance(data, str):
+        first = data.strip().split("\n", 1)[0]
+        if _TEXT_ERROR_RE.match(first):
+            return data.strip()
+    return None
+
+
 def result_to_call(raw: Any) -> CallResult:
     text = "\n".join(getattr(c, "text", "") for c in (raw.content or []) if getattr(c, "type", "") == "text")
     if raw.is_error:
@@ -63,6 +106,10 @@ def result_to_call(raw: Any) -> CallResult:
             data = json.loads(text) if text else None
         except (ValueError, TypeError):
             data = text
+    said = reported_error(data, text)
+    if said is not None:  # an error reported as a normal result is an error
+        code, msg = classify_error(said)
+        return CallResult(ok=False, data=None, text=text, error_code=code, error=msg)
     return CallResult(ok=True, data=data, text=text)
 
 
@@ -117,6 +164,9 @@ class Connection:
     ) -> tuple[CallResult, dict[str, Any]]:
         """A ``tools/call``: its result, and the result's ``_meta`` (empty when it has none or the call failed)."""
         t0 = time.perf_counter() if CALL_OBSERVERS else 0.0
+        workdir = self.workdir
+        if workdir:  # the session's directory, named by its alias in what was recorded
+            arguments = unalias_workdir(arguments, workdir)
         try:
             if self._trusted is not None and self._trusted(name):
                 raw = self.portal.call(send_trusted, self.client, name, arguments, meta, self.config.timeout_s)
@@ -140,7 +190,16 @@ class Connection:
                 dt = time.perf_counter() - t0
                 for observe in CALL_OBSERVERS:
                     observe(self.config.name, name, dt)
-        return result_to_call(raw), (raw.meta or {})
+        r = result_to_call(raw)
+        if workdir:  # a result names the session's directory by its alias: the same in every session
+            r = CallResult(
+                ok=r.ok,
+                data=alias_workdir(r.data, workdir),
+                text=alias_workdir(r.text, workdir),
+                error_code=r.error_code,
+                error=alias_workdir(r.error, workdir),
+            )
+        return r, (raw.meta or {})
 
     def list_tools(self) -> list[Any]:
         tools: list[Any] = []
@@ -161,4 +220,12 @@ class Connection:
             self.transport.close()
 
 
-__all__ = ["CALL_OBSERVERS", "Connection", "EnvironmentError_", "classify_error", "describe_error", "result_to_call"]
+__all__ = [
+    "CALL_OBSERVERS",
+    "Connection",
+    "EnvironmentError_",
+    "classify_error",
+    "describe_error",
+    "reported_error",
+    "result_to_call",
+]

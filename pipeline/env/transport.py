@@ -168,7 +168,11 @@ class Transport:
         if c.kind == "builtin" and c.transport == "stdio":
             return self._stdio(sys.executable, ["-m", "servers", c.builtin_name])
         if c.kind == "stdio":
-            return self._stdio(c.command or "", list(self.args if self.args is not None else c.args))
+            try:
+                command = c.resolved_command()
+            except ValueError as exc:
+                raise EnvironmentError_(str(exc)) from None
+            return self._stdio(command, list(self.args if self.args is not None else c.args))
         if c.kind == "builtin" and c.transport == "http":
             port = free_port()
             self._errlog, self._log_from = self.log.open()

@@ -8,9 +8,12 @@ process isolation. The user's own directory is only ever read. ``${SESSION_DIR}`
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from pipeline.core.config import ServerConfig
 from pipeline.env.transport import EnvironmentError_
@@ -58,3 +61,78 @@ def session_args(config: ServerConfig, workdir: str | None) -> list[str]:
         return config.resolved_args(workdir)
     except ValueError as exc:
         raise EnvironmentError_(str(exc)) from None
+
+
+# What a result shows in place of the process's working directory, and what an argument may name it by. Every
+# session runs in a new temporary directory, so a result that names it (a database path, an allowed directory)
+# would differ between the simulation and its replay, and between the sessions discovery compares; with the
+# directory put in its place, results compare equal and the corpus holds one stable path. Arguments are turned
+# back (this alias, or ``${SESSION_DIR}``, at the start of a path) into the directory the call runs in.
+SESSION_ALIAS = "/session"
+_ALIAS_IN_ARG = re.compile(
+    r"(?:(?<![\w/.~-])" + re.escape(SESSION_ALIAS) + r"|\$\{" + SESSION_DIR + r"\})(?=/|$|[^\w.-])"
+)
+
+
+def _map_strings(value: Any, fn: Any) -> Any:
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list):
+        return [_map_strings(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {(fn(k) if isinstance(k, str) else k): _map_strings(v, fn) for k, v in value.items()}
+    return value
+
+
+def _spellings(workdir: str) -> list[str]:
+    """The ways a result may name ``workdir`` (as given, and with symlinks resolved: /tmp may be /private/tmp),
+    longest first."""
+    names = {workdir.rstrip("/") or "/", os.path.realpath(workdir)}
+    return sorted((n for n in names if len(n) > 1), key=len, reverse=True)
+
+
+def alias_workdir(value: Any, workdir: str | None) -> Any:
+    """``value`` (a result: text, or JSON data) with ``workdir`` named :data:`SESSION_ALIAS` everywhere."""
+    if not workdir:
+        return value
+    names = _spellings(workdir)
+
+    def sub(text: str) -> str:
+        for name in names:
+            if name in text:
+                text = text.replace(name, SESSION_ALIAS)
+        return text
+
+    return _map_strings(value, sub)
+
+
+def unalias_workdir(value: Any, workdir: str | None) -> Any:
+    """``value`` (a call's arguments) with :data:`SESSION_ALIAS` (or ``${SESSION_DIR}``) at the start of a path
+    turned into ``workdir``, the directory the call runs in."""
+    if not workdir:
+        return value
+    real = workdir.rstrip("/")
+    return _map_strings(
+        value, lambda text: _ALIAS_IN_ARG.sub(lambda _m: real, text) if "/" in text or "$" in text else text
+    )
+
+
+# A copy made for a session is new: its files' creation (birth) times are the moment of the copy, which a server
+# may show (``created: Sun Nov 29 2026 02:21:01 GMT+0000``, ``"created": "2026-11-29T02:21:01Z"``). Such times
+# differ between two sessions at the same state. Where results of a server run in copies are compared (replay,
+# and the graph's "a write changed what a read returns"), times of day are left out of the comparison.
+_TIME_OF_DAY = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+    r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? (?:\d{1,2} )?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* "
+    r"(?:\d{1,2},? )?\d{4},? \d{1,2}:\d{2}(?::\d{2})?(?: ?[AP]M)?(?: GMT[+-]\d{4}| [A-Z]{2,5})?(?: \([^)]*\))?"
+)
+
+
+def without_times(value: Any) -> Any:
+    """``value`` with every time of day (ISO 8601 or a JavaScript/RFC date string) replaced by ``<time>``."""
+    return _map_strings(value, lambda text: _TIME_OF_DAY.sub("<time>", text))
+
+
+def same_result(a: Any, b: Any) -> bool:
+    """Two results of a server run in copies of its files are the same, times of day aside (:func:`without_times`)."""
+    return a == b or without_times(a) == without_times(b)

@@ -42,9 +42,13 @@ NAME_KEYS = (
     "table_name",
     "label",
     "handle",
+    "commit",
+    "sha",
+    "revision",
 )
 # what a result's listing line may look like
-_TAGGED = re.compile(r"^\s*\[([A-Za-z]+)\]\s+(\S.*?)\s*$")  # [FILE] notes.txt, [DIR] docs
+# [FILE] notes.txt, [DIR] docs, [FILE] notes.txt    16 B (a column after two spaces is no part of the name)
+_TAGGED = re.compile(r"^\s*\[([A-Za-z]+)\]\s+(\S.*?)(?:\s{2,}\S.*)?\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+(\S.*?)\s*$")  # - main, * main, 1. notes
 _TOKEN = re.compile(r"^\s*([^\s|]{1,120})\s*$")  # one word, path or name per line
 _PATHLIKE = re.compile(r"^(?:/|\./|~/)?[\w.@~-]+(?:/[\w.@ ~-]+)*/?$")
@@ -65,7 +69,10 @@ _VERBS = {
     "all",
     "my",
 }
+_CONTENT_VERBS = {"read", "cat"}  # a text such a tool returns is the content of the thing it was given
 MAX_LITERAL = 200_000  # longer texts are not parsed as Python literals
+# naming keys that also say what the record is (a printed block named by ``Commit:`` is a commit)
+_KIND_KEYS = {"commit": "commit", "branch": "branch", "table": "table", "table_name": "table"}
 
 
 class Found(NamedTuple):
@@ -118,13 +125,15 @@ def _walk_named(data: Any, parent: str, noun: str, out: list[Found], depth: int 
     if isinstance(data, dict):
         key = _name_key(data)
         if key is not None:
-            kind = singular(parent) if parent else noun
+            kind = singular(parent) if parent else _KIND_KEYS.get(key, noun)
             out.append(
                 Found(str(data[key]), kind, key, {k: v for k, v in data.items() if not isinstance(v, (dict, list))})
             )
         for k, v in data.items():
-            if isinstance(v, (dict, list)):
-                _walk_named(v, k, noun, out, depth + 1)
+            if isinstance(v, (dict, list)) and not (key is not None and _names_only(v)):
+                _walk_named(v, k, noun, out, depth + 1)  # a named record's list of words is its own, not things
+    elif _names_only(data):
+        _names(data, parent, noun, out)
     elif isinstance(data, (list, tuple)):
         for item in data:
             if (
@@ -135,6 +144,23 @@ def _walk_named(data: Any, parent: str, noun: str, out: list[Found], depth: int 
                 _row(item, parent, noun, out)
             else:
                 _walk_named(item, parent, noun, out, depth + 1)
+
+
+def _names_only(data: Any) -> bool:
+    """A list of plain names (``["patients", "appointments"]``): short strings, each one line of at most three words."""
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(isinstance(x, str) and x.strip() and "\n" not in x and len(x) <= 120 for x in data)
+        and all(len(x.split()) <= 3 for x in data)
+    )
+
+
+def _names(data: list[str], parent: str, noun: str, out: list[Found]) -> None:
+    """Each name of a list of plain names, of the kind its key says (``tables``), else the tool's noun."""
+    for v in data:
+        key = "path" if _PATHLIKE.match(v) and ("/" in v or _EXT.search(v)) else "name"
+        out.append(Found(v.strip(), singular(parent) if parent else noun, key, {key: v.strip()}))
 
 
 def _row(row: tuple | list, parent: str, noun: str, out: list[Found]) -> None:
@@ -154,10 +180,40 @@ def _table(lines: list[str]) -> list[dict[str, str]] | None:
     return [dict(zip(header, r)) for r in body if len(r) == len(header)]
 
 
+_FIELD_LINE = re.compile(r"^([A-Za-z][\w -]{0,30}?)\s*:\s+(\S.*?)\s*$")  # Commit: 3f2a1b9, Author: Ada
+
+
+def record_blocks(text: str) -> list[dict[str, str]]:
+    """Records printed as blocks of ``Field: value`` lines parted by blank lines (``git log``'s ``Commit: <sha>``,
+    ``Author:``, ``Message:``), fields named in lower case; a heading line (``Commit history:``) is skipped. Empty
+    unless at least two blocks of two or more such lines each, or one of three or more, make up the text."""
+    blocks: list[list[str]] = [[]]
+    for ln in text.splitlines():
+        if not ln.strip():
+            blocks.append([])
+        elif not ln.rstrip().endswith(":"):
+            blocks[-1].append(ln)
+    blocks = [b for b in blocks if b]
+    records = []
+    for b in blocks:
+        fields = [m for ln in b if (m := _FIELD_LINE.match(ln))]
+        if len(fields) < max(2, 0.8 * len(b)):
+            return []
+        records.append({m.group(1).strip().lower().replace(" ", "_"): m.group(2) for m in fields})
+    return records if len(records) >= 2 or (records and len(records[0]) >= 3) else []
+
+
 def listing(text: str, noun: str) -> list[Found]:
-    """Entities of a text listing: tagged rows, bullets, a table, or one name or path per line.
+    """Entities of a text listing: records printed as ``Field: value`` blocks, tagged rows, bullets, a table, or one
+    name or path per line.
 
     Text that is mostly prose (fewer than 60% of its lines look like list items) is no listing."""
+    records = record_blocks(text)
+    if records:
+        named: list[Found] = []
+        _walk_named(records, "", noun, named)
+        if named:
+            return named
     lines = [
         ln for ln in text.splitlines() if ln.strip() and not ln.rstrip().endswith(":")
     ]  # "Allowed directories:" heads a list
@@ -191,7 +247,13 @@ def listing(text: str, noun: str) -> list[Found]:
             v = m.group(1)
             key = "path" if _PATHLIKE.match(v) and ("/" in v or _EXT.search(v) or v in (".", "..")) else "name"
             found.append(Found(v, noun, key, {key: v}))
-    if len(found) < 0.6 * len(lines) or (len(lines) == 1 and found and found[0].key != "path"):
+    plain = [f for f in found if f.kind == noun]
+    if len({f.key for f in plain}) > 1:  # one listing names its items one way (``* main``, ``feature/login``)
+        key = "path" if 2 * sum(f.key == "path" for f in plain) > len(plain) else "name"
+        found = [Found(f.value, f.kind, key, {key: f.value}) if f.kind == noun else f for f in found]
+    # a summary under the list (``Total: 2 files``) is no item of it
+    counted = [ln for ln in lines if not _FIELD_LINE.match(ln.strip())] if len(found) >= 2 else lines
+    if len(found) < 0.6 * len(counted) or (len(lines) == 1 and found and found[0].key != "path"):
         return []  # prose, or a lone word (a status, a file's content), not a listing
     return found
 
@@ -201,7 +263,8 @@ def generic_entities(data: Any, tool_name: str) -> list[Found]:
     noun = tool_noun(tool_name)
     parsed = parse_result(data)
     if isinstance(parsed, str):
-        return listing(parsed, noun)
+        first = next((w.lower() for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", tool_name) if w), "")
+        return [] if first in _CONTENT_VERBS else listing(parsed, noun)
     out: list[Found] = []
     if isinstance(parsed, dict) and len(parsed) == 1:  # {"result": "a\nb"}: the text a tool returned, wrapped
         only = next(iter(parsed.values()))

@@ -141,6 +141,13 @@ def known_fields(
     for p, v in args.items():
         if p not in fixed and isinstance(v, (dict, list)):
             visit(v)
+        # a list of the names of things (``entityNames: [...]``, ``file_names``): observed names, as a record's
+        # ``entityName`` gets
+        plural = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", p).lower()
+        if p not in fixed and isinstance(v, list) and plural.endswith("_names") and all(isinstance(x, str) for x in v):
+            names = sorted({c for c in values.get("name") or [] if isinstance(c, str)})
+            if names:
+                args[p] = rng.sample(names, k=min(len(v) or 1, len(names)))
 
 
 NEW_DIRS = ["drafts", "reports-2026", "photos", "invoices", "meeting-notes"]

@@ -51,7 +51,14 @@ class SnapshotStep:
 
         def probe_world(seed: int) -> Snapshot:
             with env.session(seed) as s:
-                return probe(s, tools, self.probe, allowlist=server.probe_allowlist, config_secrets=secrets)
+                return probe(
+                    s,
+                    tools,
+                    self.probe,
+                    allowlist=server.probe_allowlist,
+                    config_secrets=secrets,
+                    known=server.resolved_known_values(),
+                )
 
         snap = probe_world(self.seed)
         snap.skipped_tools.update(excluded)

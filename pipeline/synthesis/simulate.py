@@ -43,6 +43,7 @@ from pipeline.language.teacher import call_record
 from pipeline.language.values import RecordIndex, ValueMemo, fill_args
 from pipeline.synthesis.mistakes import first_attempt
 from pipeline.synthesis.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
+from pipeline.synthesis.references import ground_names, missing_references, remember, world_of
 
 RESOLVE_ATTEMPTS = 5
 
@@ -83,6 +84,8 @@ def resolve_chain(
     pick: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
     earlier = RecordIndex()  # the records in the results so far, by the ids they carry
+    # a third-party server may accept a name nothing holds: what the world and the calls so far hold
+    known = world_of(snap) if env.config.kind != "builtin" else None
     with env.session(chain.seed) as s:
         for k, st in enumerate(chain.steps):
             tool = by_name[st.name]
@@ -119,11 +122,15 @@ def resolve_chain(
                 context=earlier,
                 memo=memo,
             )
+            if known is not None:  # a made-up relation end or path becomes one the world holds
+                args = ground_names(tool, args, snap, known, rng)
             sensitive = memo.facts(tool).sensitive
             for p, v in args.items():
                 if p not in fixed and p not in sensitive:
                     pick.setdefault(p, v)
             res = s.call(tool.name, args)
+            if known is not None:
+                remember(known, args, res)
             if res.ok:
                 earlier.add(res.data)
             user_args = {p: v for p, v in args.items() if p not in fixed}
@@ -289,18 +296,36 @@ def _dry_run(
     every dependency within the error budget (else the one failing least), or why none would do."""
     best: tuple[float, list[dict[str, Any]], int, int] | None = None
     problem: str | None = None
+    dangling: list[str] = []
     steps: list[dict[str, Any]] = []
     by_name = {t.name: t for t in snap.tools}
+    world: set[str] | None = None
     for _attempt in range(RESOLVE_ATTEMPTS):  # other sampled values may lead to a result the next step can use
         steps, problem = resolve_chain(env, snap, chain, rng, qcfg, by_name, memo)
         if problem:
             continue
+        if env.config.kind != "builtin":  # a third-party server may accept a name nothing holds
+            world = world if world is not None else world_of(snap)
+            dangling = missing_references(snap, steps, world)
+            if dangling:
+                continue
         calls, errors = live_calls(chain, [st["result"].ok for st in steps])
         rate = error_rate(calls, errors)
         if best is None or rate < best[0]:
             best = (rate, steps, calls, errors)
         if not over_budget(calls, errors, max_error_rate):
             break
+    if best is None and dangling and not problem:
+        return rejection(
+            StageName.QUERY,
+            "missing_entity",
+            f"every value set tried ({RESOLVE_ATTEMPTS}) names something that is neither in the world nor made by an "
+            f"earlier call: {dangling}",
+            snap.server,
+            up,
+            _with_dry_run(chain, steps),
+            record_type="chain",
+        )
     if best is None:
         return rejection(
             StageName.QUERY,

@@ -32,6 +32,7 @@ REASONS = {
     "undo_then_redo",
     "do_then_undo",
     "acts_on_closed",
+    "missing_entity",
 }
 TOOL_KINDS = ["multi_turn", "clarification"]
 

@@ -1,0 +1,120 @@
+"""Discovery on results shaped like the published MCP servers': git's ``Commit:`` blocks and ``* main`` branch
+lines, a filesystem's sized ``[FILE]`` lines and roots, JSON arrays of plain names, text wrapped in an output
+schema; and every fix ``servers check`` suggests, followed on a live server (tests/thirdparty/workspace_server.py),
+until its tools chain."""
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline.core.config import ProbeConfig, ServerConfig, SetupCall
+from pipeline.core.records import DependencyGraph, ToolSpec
+from pipeline.core.servers_file import usable_tools
+from pipeline.discovery.chainability import explain
+from pipeline.discovery.check import check_servers
+from pipeline.discovery.graph import Pace
+from pipeline.discovery.probe import probe
+from pipeline.env import Environment, ServerBudgetExceeded
+from pipeline.language.entities import generic_entities
+
+WORKSPACE = str(Path(__file__).resolve().parents[1] / "thirdparty" / "workspace_server.py")
+
+GIT_LOG = (
+    "Commit history:\nCommit: 9ae3724fd0321a95\nAuthor: Ada\nDate: 2026-11-29 02:00:50+00:00\nMessage: Add config\n"
+    "\n\nCommit: bd3717b14a8d4d8a\nAuthor: Ada\nDate: 2026-11-28 10:00:00+00:00\nMessage: Initial commit\n\n"
+)
+
+
+def test_git_log_blocks_name_commits_by_their_sha():
+    found = generic_entities(GIT_LOG, "git_log")
+    assert [(f.value, f.kind) for f in found] == [("9ae3724fd0321a95", "commit"), ("bd3717b14a8d4d8a", "commit")]
+    assert found[0].record["message"] == "Add config"
+
+
+def test_branch_lines_name_every_branch_the_same_way():
+    found = generic_entities("  feature/login\n* main", "git_branch")
+    assert [(f.value, f.kind, f.key) for f in found] == [
+        ("feature/login", "branch", "name"),
+        ("main", "branch", "name"),
+    ]
+
+
+def test_a_json_array_of_plain_names_names_tables():
+    for result in ('["patients", "appointments"]', {"tables": ["patients", "appointments"]}):
+        found = generic_entities(result, "list_tables")
+        assert [(f.value, f.kind) for f in found] == [("patients", "table"), ("appointments", "table")]
+
+
+def test_sized_listing_lines_name_files_without_their_size_or_the_summary():
+    text = "[DIR] notes                 \n[FILE] todo.txt            16 B\n\nTotal: 1 files, 1 directories\n"
+    found = generic_entities({"content": text}, "list_directory_with_sizes")
+    assert [(f.value, f.kind) for f in found] == [("notes", "directory"), ("todo.txt", "file")]
+
+
+def test_the_text_a_reading_tool_returns_is_content_not_a_listing():
+    assert generic_entities({"content": "milk\neggs\nbread\n"}, "read_text_file") == []
+    assert [f.value for f in generic_entities({"content": "milk\neggs\nbread\n"}, "list_items")] == [
+        "milk",
+        "eggs",
+        "bread",
+    ]
+
+
+def test_an_output_schema_that_wraps_a_text_counts_as_a_text_result():
+    def spec(props):
+        return ToolSpec(name="t", server="x", output_schema={"type": "object", "properties": props})
+
+    assert spec({"content": {"type": "string"}}).text_result
+    assert not spec({"path": {"type": "string"}}).text_result  # a path is a field another tool takes
+    assert not spec({"content": {"type": "string"}, "size": {"type": "integer"}}).text_result
+
+
+def _workspace(**fixes) -> ServerConfig:
+    return ServerConfig(name="workspace", kind="stdio", command=sys.executable, args=[WORKSPACE], **fixes)
+
+
+def _fixes(cfg: ServerConfig) -> dict:
+    """What the check says per tool from the probe alone (the fix lines come from what the probe saw)."""
+    with Environment(cfg) as env:
+        tools, excluded = usable_tools(cfg, env.tools())
+        with env.session(0) as s:
+            snap = probe(s, tools, ProbeConfig(), allowlist=cfg.probe_allowlist, known=cfg.resolved_known_values())
+        graph = DependencyGraph(graph_id="g", server=cfg.name, schema_hash="h", snapshot_id="s", tools=[])
+        return explain(env.tools(), snap, graph, excluded, cfg.probe_allowlist, cfg.secrets)
+
+
+def test_every_fix_the_check_suggests_works_when_followed(tmp_path):
+    # nothing lists the workspace: the check asks for it as a known value
+    first = _fixes(_workspace())
+    assert first["list_items"]["fix"].startswith("known_values: {workspace: <your workspace>}")
+    # followed: the probe calls list_items with it, which refuses before a login: the check asks for a setup call
+    second = _fixes(_workspace(known_values={"workspace": "desk"}))
+    assert "refused" in second["list_items"]["why"]
+    assert second["list_items"]["fix"] == "setup: [{tool: login, arguments: {user: <user>}}]"
+    # followed: items are listed; the reading tool without an annotation is never probed: the allow-list line
+    setup = [SetupCall(tool="login", arguments={"user": "ada"})]
+    third = _fixes(_workspace(known_values={"workspace": "desk"}, setup=setup))
+    assert third["get_history"]["fix"].startswith("probe_allowlist: [get_history]")
+    # all three followed: the check (written as a JSON report with its duration) finds each tool chainable
+    cfg = _workspace(known_values={"workspace": "desk"}, setup=setup, probe_allowlist=["get_history"])
+    seen = []
+    [report] = check_servers([cfg], out_dir=tmp_path, on_report=seen.append)
+    assert seen == [report] and (tmp_path / "workspace.json").exists() and report["duration_s"] >= 0
+    tools = report["tool_report"]
+    assert tools["list_items"]["chainable"] and "show_item" in tools["list_items"]["why"], tools["list_items"]
+    assert tools["show_item"]["chainable"], tools["show_item"]
+    assert tools["get_history"]["chainable"] and "add_item" in tools["get_history"]["why"], tools["get_history"]
+
+
+def test_discovery_that_cannot_finish_in_its_budget_stops_early_saying_why():
+    with Environment(ServerConfig.for_builtin("banking")) as env:
+        pace = Pace(env)
+        pace.begin("write -> read pairs", 100)
+        pace.start = time.monotonic() - 30  # three steps took 30 s: the 97 left would take about 970 s
+        env.deadline = time.monotonic() + 60
+        pace.step()
+        pace.step()
+        with pytest.raises(ServerBudgetExceeded, match=r"would need about \d+s more for its write -> read pairs"):
+            pace.step()
