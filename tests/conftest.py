@@ -12,7 +12,11 @@ from typing import Any
 import pytest
 
 # files whose tests must run on one worker: a session fixture too slow to start twice
-SHARED_WORKER = {"tests/assets/test_browser.py": "dagster_ui", "tests/assets/test_webserver.py": "dagster_ui"}
+SHARED_WORKER = {
+    "tests/assets/test_browser.py": "dagster_ui",
+    "tests/assets/test_webserver.py": "dagster_ui",
+    "tests/assets/test_webserver_automation.py": "dagster_ui",  # after the two above: it adds runs and versions
+}
 
 
 def work_unit(nodeid: str) -> str:

@@ -158,6 +158,7 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
         "DAGSTER_HOME": str(home),
         "PROVE_DATA_DIR": str(data_dir),
         "PROVE_AUTOMATION": str(automation),
+        "PROVE_FOLLOW_INTERVAL_S": "5",  # corpus_after_changes ticks every 5 s (an hour's default would never come)
         "PYTHONUNBUFFERED": "1",
         "DAGSTER_DISABLE_TELEMETRY": "1",
     }
@@ -188,6 +189,60 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
     finally:
         for proc in reversed(list(ui.procs.values())):
             _stop(proc)
+
+
+# ----------------------------------------------------------------------------- the browser (Debian's chromium)
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1600, "height": 900}
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """Checked first (session scope, first argument), so a missing browser fails before the webserver starts."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: the browser tests drive Debian's chromium (Playwright downloads no browser here). "
+            "Install it with `sudo apt-get update && sudo apt-get install -y chromium`, or run ./test.sh, "
+            "whose scripts/setup-env.sh installs it where apt-get is available.",
+            pytrace=False,
+        )
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser, dagster_ui):
+    # the first visit to a fresh instance opens a "Join the Dagster community" dialog over the page; mark it seen,
+    # as its Skip button does
+    dagster_ui.graphql("mutation { setNuxSeen }")
+    ctx = browser.new_context(viewport=VIEWPORT)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    try:
+        yield pg
+    finally:
+        ctx.close()
 
 
 # ----------------------------------------------------------------------------- materializing through GraphQL

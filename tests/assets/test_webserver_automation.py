@@ -1,0 +1,231 @@
+"""The automation as a user drives it in the UI, against the test webserver and its real daemon.
+
+A schedule tick launched from the schedule's page ("Preview tick result", then "Launch all & commit tick result")
+re-probes the servers of the automated build (``$PROVE_AUTOMATION``: banking and crm, 30 examples, no training) in
+``server_job`` runs carrying exactly that build. Switching ``corpus_after_changes`` on in the UI lets the daemon's
+own tick follow that batch with a ``corpus_job`` run, the same build again: a second corpus version. The assets'
+Plots then show the corpus counts over the two versions, and the policy's eval rewards over two trained versions.
+
+This file runs after ``test_browser.py`` and ``test_webserver.py`` on the same webserver (``tests/conftest.py``):
+it adds runs and versions those files' "latest" assertions must not see. With PROVE_UPDATE_SCREENSHOT=1 the Plots
+test refreshes ``docs/dagster-plots.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+
+import pytest
+import yaml
+
+from assets.automated_build import automated_build
+from tests.assets.conftest import (
+    FINISHED,
+    LOCATION,
+    REPOSITORY,
+    ROOT,
+    SERVERS,
+    DagsterUI,
+    launch,
+    run_failure_messages,
+    wait_for_runs,
+)
+
+pytestmark = pytest.mark.timeout(1800)
+
+RUNS = """
+query($tags: [ExecutionTag!]) {
+  runsOrError(filter: {tags: $tags}) {
+    ... on Runs { results { runId jobName status runConfigYaml tags { key value } } }
+  }
+}"""
+MATERIALIZATIONS = """
+query($key: AssetKeyInput!) {
+  assetOrError(assetKey: $key) {
+    ... on Asset { assetMaterializations(limit: 5) { runId metadataEntries { label __typename
+      ... on IntMetadataEntry { intValue } ... on FloatMetadataEntry { floatValue } } } }
+  }
+}"""
+SENSOR_TIMEOUT_S = 600  # a loaded machine; on an idle one each wait takes seconds
+DOCS_PLOTS = "docs/dagster-plots.png"
+TINY_TRAINING = {  # a policy trained in seconds: enough for eval numbers, not for learning
+    "sft_steps": 2,
+    "grpo_steps": 1,
+    "batch_size": 4,
+    "num_generations": 2,
+    "eval_limit": 4,
+    "eval_batch_size": 4,
+    "bootstrap_samples": 100,
+    "max_new_tokens": 16,
+    "max_completion_length": 48,
+}
+
+
+def _runs(ui: DagsterUI, **tags: str) -> list[dict]:
+    found = ui.graphql(RUNS, {"tags": [{"key": k, "value": v} for k, v in tags.items()]})["runsOrError"]["results"]
+    for r in found:
+        r["tags"] = {t["key"]: t["value"] for t in r["tags"]}
+        # as JSON has it (YAML reads an unquoted 2026-03-02 as a date)
+        r["config"] = json.loads(json.dumps(yaml.safe_load(r["runConfigYaml"]) or {}, default=str))
+    return found
+
+
+def _expected_config(ui: DagsterUI) -> dict:
+    """The run config of the test webserver's automated build, as the automation computes it."""
+    return automated_build(ui.home.parent / "automation.yaml").run_config()
+
+
+@dataclass
+class Tick:
+    batch: str
+    runs: list[dict]
+
+
+@pytest.fixture(scope="module")
+def schedule_tick(chromium, browser, dagster_ui) -> Tick:
+    """weekly_regeneration's tick, previewed and launched from its page in the UI; its runs waited for."""
+    ui = dagster_ui
+    ui.graphql("mutation { setNuxSeen }")
+    ctx = browser.new_context(viewport={"width": 1600, "height": 900})
+    pg = ctx.new_page()
+    pg.set_default_timeout(60_000)
+    try:
+        pg.goto(f"{ui.url}/locations/{REPOSITORY}@{LOCATION}/schedules/weekly_regeneration")
+        pg.get_by_text("Preview tick result").first.click()
+        dialog = pg.get_by_role("dialog")
+        dialog.get_by_role("button", name="Continue").click()
+        dialog.get_by_text(f"{len(SERVERS)} run requests").wait_for()
+        # a request's config, as the dialog shows it: the automated build's, not the defaults
+        dialog.locator("tbody tr").first.get_by_role("button").click()
+        shown = pg.get_by_role("dialog").filter(has_text="Run configuration")
+        shown.get_by_text("examples: 30").wait_for()
+        # the whole config (CodeMirror draws only the lines in view)
+        text = shown.inner_text() + shown.locator(".CodeMirror").first.evaluate("e => e.CodeMirror.getValue()")
+        for said in ("prove/trigger: regeneration", "examples: 30", "- banking", "- crm", "train: false"):
+            assert said in text, f"{said!r} not in the previewed request:\n{text[:3000]}"
+        shown.get_by_role("button", name="OK").click()
+        pg.get_by_role("button", name="Launch all & commit tick result").click()
+        pg.get_by_text(f"Launched {len(SERVERS)} runs").first.wait_for()
+    finally:
+        ctx.close()
+    runs = _runs(ui, **{"prove/trigger": "regeneration"})
+    assert len(runs) == len(SERVERS), [(r["jobName"], r["tags"]) for r in runs]
+    status = wait_for_runs(ui, [r["runId"] for r in runs], timeout=SENSOR_TIMEOUT_S)
+    for r in runs:
+        assert status[r["runId"]] == "SUCCESS", f"{r['runId']}:\n{run_failure_messages(ui, r['runId'])}"
+    return Tick(batch=runs[0]["tags"]["prove/batch"], runs=runs)
+
+
+def test_a_schedule_tick_launched_in_the_ui_reprobes_the_automated_builds_servers(dagster_ui, schedule_tick):
+    """Each server of the automated build gets a server_job run whose recorded config is exactly that build."""
+    expected = _expected_config(dagster_ui)
+    assert expected["resources"]["settings"]["config"]["build"]["examples"] == 30
+    assert sorted(r["tags"]["dagster/partition"] for r in schedule_tick.runs) == sorted(SERVERS)
+    for r in schedule_tick.runs:
+        assert r["jobName"] == "server_job", r["jobName"]
+        assert r["config"] == expected, f"run {r['runId']} ran another build:\n{json.dumps(r['config'])[:2000]}"
+        assert r["tags"]["dagster/schedule_name"] == "weekly_regeneration"
+        assert r["tags"]["prove/batch"] == schedule_tick.batch
+
+
+@pytest.fixture(scope="module")
+def followed(chromium, browser, dagster_ui, materialized_through_ui, schedule_tick) -> dict:
+    """corpus_after_changes switched on from its page; the corpus_job run the daemon's tick launched, finished.
+    The sensor is switched off again afterwards."""
+    ui = dagster_ui
+    ctx = browser.new_context(viewport={"width": 1600, "height": 900})
+    pg = ctx.new_page()
+    pg.set_default_timeout(60_000)
+    try:
+        pg.goto(f"{ui.url}/locations/{REPOSITORY}@{LOCATION}/sensors/corpus_after_changes")
+        row = pg.locator("tr").filter(has_text="Running")
+        row.locator("label").first.click()  # the switch
+        assert row.locator("input[type=checkbox]").first.is_checked(), "the sensor's switch did not turn on"
+        deadline = time.monotonic() + SENSOR_TIMEOUT_S
+        runs: list[dict] = []
+        while time.monotonic() < deadline:
+            runs = _runs(ui, **{"prove/batch": schedule_tick.batch, "prove/automation": "true"})
+            runs = [r for r in runs if r["jobName"] == "corpus_job"]
+            if runs and runs[0]["status"] in FINISHED:
+                break
+            time.sleep(2)
+        assert runs, f"no corpus_job run for {schedule_tick.batch} within {SENSOR_TIMEOUT_S}s\n{ui.logs_tail()}"
+        row.locator("label").first.click()
+    finally:
+        ctx.close()
+    run = runs[0]
+    assert run["status"] == "SUCCESS", f"{run['runId']} {run['status']}:\n{run_failure_messages(ui, run['runId'])}"
+    return run
+
+
+def test_the_sensor_switched_on_in_the_ui_makes_the_corpus_from_that_batch(dagster_ui, followed):
+    """The daemon's tick launches one corpus_job run for the batch, with the same build, and a new version."""
+    ui = dagster_ui
+    assert len(_runs(ui, **{"prove/batch": followed["tags"]["prove/batch"]})) == len(SERVERS) + 1
+    assert followed["config"] == _expected_config(ui), json.dumps(followed["config"])[:2000]
+    assert followed["tags"]["prove/trigger"] == "regeneration"
+    assert "dagster/sensor_name" in followed["tags"] and followed["tags"]["dagster/sensor_name"] == (
+        "corpus_after_changes"
+    )
+    mats = ui.graphql(MATERIALIZATIONS, {"key": {"path": ["corpus"]}})["assetOrError"]["assetMaterializations"]
+    assert mats[0]["runId"] == followed["runId"], "the latest corpus is not the sensor run's"
+    versions = [p for p in (ui.data_dir / "corpus").iterdir() if p.is_dir()]
+    assert len(versions) >= 2, versions
+
+
+def _numbers(entries: list[dict]) -> dict[str, float]:
+    return {
+        e["label"]: e.get("intValue", e.get("floatValue"))
+        for e in entries
+        if e["__typename"] in ("IntMetadataEntry", "FloatMetadataEntry")
+    }
+
+
+def _plot_titles(pg, ui: DagsterUI, asset: str) -> str:
+    pg.goto(f"{ui.url}/assets/{asset}")
+    pg.get_by_text("Plots", exact=True).first.click()
+    pg.locator("canvas").first.wait_for(timeout=120_000)  # a chart: the plots are drawn
+    return pg.inner_text("body")
+
+
+def test_plots_show_corpus_counts_and_eval_rewards_across_versions(page, dagster_ui, followed, tmp_path):
+    """Two corpus versions (the UI's materialization and the sensor's) and two trained policies: their counts and
+    eval rewards are numeric metadata, so the assets' Plots draw them over the versions."""
+    ui, pg = dagster_ui, page
+    trained = []
+    for seed in (0, 1):  # two policy versions, trained on the latest corpus
+        config = {
+            "resources": {"training": {"config": {"train": True, "params": {**TINY_TRAINING, "seed": seed}}}},
+            "execution": {"config": {"in_process": {}}},
+        }
+        rid = launch(ui, ["grpo_policy"], config, {"prove/build": "plots-test"})
+        status = wait_for_runs(ui, [rid], timeout=SENSOR_TIMEOUT_S)
+        assert status[rid] == "SUCCESS", run_failure_messages(ui, rid)
+        trained.append(rid)
+
+    corpus = ui.graphql(MATERIALIZATIONS, {"key": {"path": ["corpus"]}})["assetOrError"]["assetMaterializations"]
+    policy = ui.graphql(MATERIALIZATIONS, {"key": {"path": ["grpo_policy"]}})["assetOrError"]["assetMaterializations"]
+    assert len(corpus) >= 2 and [m["runId"] for m in policy[:2]] == trained[::-1]
+    for m in corpus[:2]:
+        nums = _numbers(m["metadataEntries"])
+        assert nums.get("examples", 0) > 0 and "rejections" in nums, sorted(nums)
+    for m in policy[:2]:
+        nums = _numbers(m["metadataEntries"])
+        for phase in ("before", "after_sft", "after_grpo"):
+            assert f"eval_{phase}_reward" in nums, sorted(nums)
+
+    text = _plot_titles(pg, ui, "corpus")
+    for title in ("examples", "rejections", "kind_multi_turn"):
+        assert title in text, f"no {title!r} plot on the corpus page:\n{text[:3000]}"
+    text = _plot_titles(pg, ui, "grpo_policy")
+    for title in ("eval_before_reward", "eval_after_sft_reward", "eval_after_grpo_reward"):
+        assert title in text, f"no {title!r} plot on the grpo_policy page:\n{text[:3000]}"
+    shot = ui.home.parent / "plots.png"
+    if os.environ.get("PROVE_UPDATE_SCREENSHOT") == "1":
+        shot = ROOT / DOCS_PLOTS
+    pg.get_by_text("eval_after_grpo_reward", exact=True).first.scroll_into_view_if_needed()
+    pg.screenshot(path=str(shot))
+    assert shot.stat().st_size < 300_000, f"{shot} is {shot.stat().st_size} bytes; keep it under 300 KB"
