@@ -245,7 +245,13 @@ def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.R
     forms = [f"{noun} {eid}", f"the {noun} {eid}", f"{eid}"]
     if name and name != eid:
         name = f'"{name}"' if quote else name
-        forms += [f"{name} ({eid})", f"the {noun} {name}, {eid}", f"{noun} {eid} ({name})"]
+        forms += [
+            f"{name} ({eid})",
+            f"the {noun} {name}, {eid}",
+            f"{noun} {eid} ({name})",
+            f"{eid} ({name})",
+            f"{name} ({noun} {eid})",
+        ]
     return rng.choice(forms)
 
 

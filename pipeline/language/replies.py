@@ -231,6 +231,8 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
                 f"There are no {plural(noun)} that match.",
                 f"I didn't find any {plural(noun)}.",
                 f"No {plural(noun)} came back.",
+                f"There aren't any {plural(noun)} to show.",
+                f"The list of {plural(noun)} is empty.",
             ]
         )
     shown = labels[:3]
@@ -238,12 +240,16 @@ def list_reply(key: str, items: list[Any], total: Any, rng: random.Random) -> st
     listing = join_prose(shown + ([f"{more} more"] if more > 0 and shown else []))
     head = count_noun(n, noun)
     if not shown:
-        return rng.choice([f"There {'is' if n == 1 else 'are'} {head}.", f"I found {head}."])
+        return rng.choice([f"There {'is' if n == 1 else 'are'} {head}.", f"I found {head}.", f"That comes to {head}."])
     return rng.choice(
         [
             f"I found {head}: {listing}.",
             f"There {'is' if n == 1 else 'are'} {head}: {listing}.",
             f"{head[:1].upper() + head[1:]} came back: {listing}.",
+            f"I can see {head}: {listing}.",
+            f"All told, there {'is' if n == 1 else 'are'} {head}: {listing}.",
+            f"I see {head}, namely {listing}.",
+            f"The list has {head}: {listing}.",
         ]
     )
 
@@ -267,6 +273,10 @@ def record_reply(tool: ToolSpec, data: dict[str, Any], rng: random.Random) -> st
             f"{subject[:1].upper() + subject[1:]}: {join_prose(facts)}.",
             f"Here {be} {subject}: {join_prose(facts)}.",
             f"For {subject}, I see {join_prose(facts)}.",
+            f"I pulled up {subject}: {join_prose(facts)}.",
+            f"Looking at {subject}, I see {join_prose(facts)}.",
+            f"{subject[:1].upper() + subject[1:]} {'show' if be == 'are' else 'shows'} {join_prose(facts)}.",
+            f"Here's what I have for {subject}: {join_prose(facts)}.",
         ]
     )
 
@@ -354,7 +364,25 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
             p = next((p for p, v in args.items() if isinstance(v, str) and v and " " not in v), None)
             if p:
                 done.append(str(args[p]))
-    text = rng.choice(["Done: I ", "All set. I ", "Done. I ", "That's done: I ", "OK, I "]) + " ".join(done) + "."
+    text = (
+        rng.choice(
+            [
+                "Done: I ",
+                "All set. I ",
+                "Done. I ",
+                "That's done: I ",
+                "OK, I ",
+                "Sure, I ",
+                "Finished: I ",
+                "Right, I ",
+                "Okay, that's sorted. I ",
+                "I've taken care of it: I ",
+                "No problem, I ",
+            ]
+        )
+        + " ".join(done)
+        + "."
+    )
     if isinstance(data, dict):
         ident = _id_of(data)
         if ident and str(args.get(ident[0])) != ident[1]:
@@ -367,7 +395,12 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
         rest = [f for f in facts_of(data, steady, intent.object or "status", limit=3, skip=said) if f not in written]
         facts = written[:4] + rest[: max(0, 3 - len(written))]
         if facts:
-            text += " " + rng.choice(["It now shows ", "Current details: ", "Result: "]) + join_prose(facts) + "."
+            lead = (  # what the call set, as the service reports it, or else what the record holds now
+                ["It now shows ", "It now has ", "The service now shows ", "Now it reads ", "It's set with "]
+                if written
+                else ["Current details: ", "For reference, it shows ", "It also shows ", "The record now has "]
+            )
+            text += " " + rng.choice(lead) + join_prose(facts) + "."
     return text
 
 
@@ -385,7 +418,14 @@ def clean_error(err: str | None) -> str:
 def step_reply(tool: ToolSpec, args: dict[str, Any], res: CallResult, rng: random.Random) -> str:
     """One sentence (or two) on one call's result."""
     if not res.ok:
-        return f"I couldn't {describe(tool)}: {clean_error(res.error)}."
+        return rng.choice(
+            [
+                "I couldn't {d}: {e}.",
+                "I tried, but I couldn't {d}: {e}.",
+                "Sorry, I couldn't {d}. The service said: {e}.",
+                "That didn't go through, so I couldn't {d}: {e}.",
+            ]
+        ).format(d=describe(tool), e=clean_error(res.error))
     data = res.data
     intent = intent_of(tool.name, tool.read_only)
     if not tool.read_only:
@@ -496,6 +536,9 @@ def answer_with(
         said = str(v)
     forms = [
         f"It's {said}.",
+        f"That'd be {said}.",
+        f"Ah, right: {said}.",
+        f"Sorry, it's {said}.",
         f"{said[:1].upper() + said[1:]}, please.",
         f"Use {said}.",
         f"Oh, sorry: {said}.",

@@ -29,6 +29,7 @@ from pipeline.language.lexicon import (
     Intent,
     article,
     intent_of,
+    is_plural,
     join_prose,
     plural,
     singular,
@@ -37,6 +38,7 @@ from pipeline.language.lexicon import (
 )
 from pipeline.language.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
 from pipeline.language.references import distinguishing
+from pipeline.language.situations import lower_first, reword, situation, with_aside, with_situation
 from pipeline.language.sqltext import say as say_sql
 from pipeline.language.sqltext import sql_kind
 
@@ -60,6 +62,9 @@ GREETINGS = [
     "Hello, me again",
     "Hey, sorry to bother you",
     "Hi, got a minute",
+    "Hi, hope your day's going well",
+    "Hey, good to catch you",
+    "Morning, hope all's well",
 ]
 CONTEXTS = {
     "busy_parent": [
@@ -127,6 +132,73 @@ ASKS = [
     "Could I ask you to {p}?",
     "{P}; that's all for now.",
     "Do me a favour and {p}.",
+    "Could you please {p}?",
+    "Would you please {p}?",
+    "I was hoping you could {p}.",
+    "Can you help me out and {p}?",
+    "If you could {p}, that'd be great.",
+    "I'd appreciate it if you could {p}.",
+    "Are you able to {p}?",
+    "I'm hoping you can {p}.",
+    "Can you {p} real quick?",
+    "Could you {p} for me?",
+    "When you have a second, {p}.",
+    "First thing: {p}.",
+    "Please could you {p}?",
+    "Can you quickly {p}?",
+    "Could you kindly {p}?",
+    "I'd be grateful if you could {p}.",
+    "Mind if I ask you to {p}?",
+    "Could you sort this out for me: {p}.",
+    "Can you do something for me? {P}.",
+    "Something quick: {p}.",
+    "Could you {p} when you get a moment?",
+    "Would you {p}, please?",
+    "Can you please {p}?",
+    "Hoping you can {p}.",
+    "Could you help by doing this: {p}.",
+    "Need a hand: {p}.",
+    "Could you take care of this for me: {p}.",
+    "Here's what I need: {p}.",
+    "Can you {p} today?",
+    "When you're free, could you {p}?",
+    "So, could you {p}?",
+    "Okay, so: {p}.",
+    "Right, can you {p}?",
+    "Can you {p}, please?",
+    "Could you {p} now?",
+    "Will you {p}?",
+    "Would you kindly {p}?",
+    "Are you able to {p} for me?",
+    "Can you handle this: {p}?",
+    "Please, {p}.",
+    "Would you {p} for me?",
+    "Can you {p} for me, please?",
+    "Could you get on with this: {p}.",
+    "Could you try to {p}?",
+    "I'd ask you to {p}.",
+    "Just {p}, please.",
+    "Can you sort out one thing: {p}?",
+]
+# asks in the user's own voice ("I'd like to cancel ..."): never with a verb that says "me" ("I'd like to show me")
+OWN_ASKS = [
+    "I'd like to {p}.",
+    "I want to {p}.",
+    "I need to {p}.",
+    "I'm looking to {p}.",
+    "I'd like to {p}, please.",
+    "Help me {p}.",
+    "I'm trying to {p}. Can you do that?",
+    "I need to {p}. Could you handle it?",
+    "Is there a way to {p}?",
+    "Let's {p}.",
+    "Would it be possible to {p}?",
+    "I'm hoping to {p}.",
+    "I'd love to {p}, if you can help.",
+    "I'm going to need to {p}.",
+    "I have to {p}.",
+    "I've been meaning to {p}.",
+    "I'm after a way to {p}.",
 ]
 FOLLOW_ACKS = [
     "Thanks.",
@@ -144,6 +216,17 @@ FOLLOW_ACKS = [
     "Super.",
     "Thanks, that helps.",
     "Fine.",
+    "Brilliant.",
+    "Thanks for that.",
+    "That's helpful.",
+    "Okay, good.",
+    "Ah, good.",
+    "Makes sense.",
+    "Great, thanks.",
+    "Understood.",
+    "Sounds good.",
+    "Good to know.",
+    "Perfect, thank you.",
 ]
 FOLLOW_LEADS = [
     "Now {p}.",
@@ -156,7 +239,6 @@ FOLLOW_LEADS = [
     "While you're at it, {p}.",
     "Now could you {p}?",
     "Can you {p} as well?",
-    "Next I need you to {p}.",
     "{P} too, please.",
     "After that, {p}.",
     "Following on, {p}.",
@@ -165,16 +247,101 @@ FOLLOW_LEADS = [
     "Next, could you {p}?",
     "Right, {p}.",
     "And now {p}.",
+    "Okay, now {p}.",
+    "Next up: {p}.",
+    "Could you {p} next?",
+    "Another thing: {p}.",
+    "Good, now {p}.",
+    "And could you {p}?",
+    "Can you also {p}?",
+    "Also, could you {p}?",
+    "Now {p}, please.",
+    "From there, {p}.",
+    "With that, {p}.",
+    "Would you {p} too?",
+    "Based on that, {p}.",
+    "In that case, {p}.",
+    "Okay. Can you {p}?",
+    "So, {p}.",
+    "Okay, {p}.",
+    "Now, {p}.",
+    "So next, {p}.",
+    "And next, {p}.",
+    "Moving on, {p}.",
+    "Then could you {p}?",
+    "Please {p} next.",
+    "Please also {p}.",
+    "Could you go ahead and {p}?",
+    "One other thing: {p}.",
+    "Also, please {p}.",
+    "Can you {p} now?",
+    "Could you now {p}?",
+    "Next thing: {p}.",
+    "Following that, {p}.",
+    "Good. Could you {p}?",
+    "If you can, {p} too.",
+    "Let's keep going: {p}.",
+    "Great, and now {p}.",
+    "While we're at it, {p}.",
+    "And after that, {p}.",
+    "Perfect, now {p}.",
+    "Next, {p} if you can.",
+    "Then, {p}.",
+    "Could you also {p} for me?",
+    "Now, can you {p}?",
+    "And could you {p} next?",
+    "Following up: {p}.",
+    "On top of that, {p}.",
+    "Alongside that, {p}.",
+    "Right, now {p}.",
+    "So then, {p}.",
+    "Next: {p}.",
+    "Could you {p} too?",
+    "Would you also {p}?",
+    "Will you {p} next?",
+    "And please {p}.",
+    "Also {p}, if you can.",
+    "Then please {p}.",
+    "Can you follow up and {p}?",
+]
+OWN_FOLLOW_LEADS = [
+    "I'd also like to {p}.",
+    "Now I have to {p}.",
+    "I also need to {p}.",
+    "Next I'd like to {p}.",
+    "In that case I'll need to {p}.",
+    "Let's also {p}.",
+    "Now let's {p}.",
+    "Next, I've got to {p}.",
+    "I'd like to {p} as well.",
+    "Can we {p} now?",
+    "Would it be possible to {p} too?",
+    "Then I'll want to {p}.",
+    "Now I'm hoping to {p}.",
 ]
 THEN = [
     "then {p}",
     "and then {p}",
     "after that {p}",
     "and {p}",
-    "and once that's done, {p}",
-    "followed by: {p}",
-    "then go on to {p}",
+    "and also {p}",
+    "and next {p}",
+    "then also {p}",
     "and afterwards {p}",
+    "plus {p}",
+    "and after that, {p}",
+    "followed by: {p}",
+    "and once that's done, {p}",
+    "and when that's done, {p}",
+    "then go on to {p}",
+    "and right after, {p}",
+    "and from there {p}",
+    "and then, {p}",
+    "and later {p}",
+    "then, {p}",
+    "and next, {p}",
+    "and then also {p}",
+    "after which {p}",
 ]
 CLOSERS = [
     "Thanks!",
@@ -188,6 +355,32 @@ CLOSERS = [
     "Many thanks.",
     "Thank you so much.",
     "Thanks, you're a star.",
+    "Thanks so much.",
+    "That'd be great.",
+    "That would help a lot.",
+    "Appreciate the help.",
+    "Thanks for your help.",
+    "Cheers for that.",
+    "Thank you kindly.",
+    "Thanks, that'd be a big help.",
+    "I owe you one.",
+    "You're a lifesaver.",
+    "Thanks heaps.",
+    "Grateful for the help.",
+    "Thanks, much obliged.",
+    "Cheers, thanks.",
+    "Thank you, really.",
+    "Thanks again.",
+    "Nice one, thanks.",
+    "Thanks, that's a help.",
+    "Thanks, I appreciate it.",
+    "Thank you, that's great.",
+    "Cheers, much appreciated.",
+    "Thanks for sorting it.",
+    "Let me know how it goes.",
+    "Tell me when it's done.",
+    "Let me know if anything's off.",
+    "That's everything for now.",
 ]
 NAMING = ("name", "display_name", "full_name")
 PASTE_WORDS = (
@@ -229,8 +422,69 @@ BACK_REFS = [
     "the {n} from before",
     "that {n} again",
     "that same {n}",
+    "the {n} you mentioned",
+    "the {n} we just looked at",
+    "this {n}",
+    "the {n} you pulled up",
+    "that particular {n}",
+    "the {n} in question",
+    "the {n} you just showed me",
+    "the {n} you told me about",
+    "that {n} from earlier",
+    "the very same {n}",
+    "the {n} from your last answer",
+    "the {n} I just asked about",
+    "the {n} you brought up",
+    "the {n} from a moment ago",
+    "that exact {n}",
+    "the {n} from that answer",
+    "the {n} from just now",
+    "that {n} there",
+    "the {n} we were just on",
+    "the {n} you gave me",
+    "the {n} we just talked about",
+    "that {n} once more",
+    "the {n} from before that",
+    "this same {n}",
+    "the {n} at hand",
 ]
-FIRST_REFS = ["the first {n} there", "the first one", "the top {n} on that list", "the first {n} it shows"]
+# the plain ways to point back at something, said most of the time
+SHORT_REFS = [
+    "that {n}",
+    "the same {n}",
+    "this {n}",
+    "that same {n}",
+    "this same {n}",
+    "that {n} again",
+]
+# words of a back reference that say a result showed the value: never said of one the user named to a write
+SHOWN = ("found", "pulled up", "showed", "told me", "brought up", "answer", "gave me")
+FIRST_REFS = [
+    "the first {n} there",
+    "the first one",
+    "the top {n} on that list",
+    "the first {n} it shows",
+    "the first {n} you listed",
+    "the {n} at the top",
+    "the top one",
+    "the first {n} in that list",
+    "the one listed first",
+    "the first result",
+    "the first {n} on the list",
+    "the {n} that came up first",
+    "the first {n} in the results",
+    "the one at the top of the list",
+    "the first entry",
+    "whichever {n} is first",
+    "the first {n} you found",
+    "the lead {n} in that list",
+    "the first of them",
+    "the {n} listed at the top",
+    "the first {n} that came back",
+    "the opening entry",
+    "the topmost {n}",
+    "the first {n} of those",
+]
 
 
 def _cap(s: str) -> str:
@@ -315,6 +569,18 @@ def from_to(phrases: list[str]) -> list[str]:
     return out
 
 
+def one_with(phrases: list[str]) -> list[str]:
+    """``with`` said once for a run of phrases that each open with it: "with amount 25 and PIN 5978", never
+    "with amount 25 and with the PIN 5978"; a filter keeps its own ("with the merchant containing notes")."""
+    out: list[str] = []
+    run = False
+    for ph in phrases:
+        opens = ph.startswith("with ")
+        out.append(ph.removeprefix("with ") if opens and run and " containing " not in ph else ph)
+        run = opens
+    return out
+
+
 def singled_out(source: Any, field: str, value: Any) -> bool:
     """Did a result single out ``value``: is it the only value of ``field`` anywhere in it?"""
     seen: set[str] = set()
@@ -380,7 +646,10 @@ class StepWriter:
     def earlier(self, noun: str, found: bool = True) -> str:
         """``that account``, ``the account from before`` ...: a wording not among the last three said; "the account
         you just found" only when a read (``found``) returned it, never after the user named it to a write."""
-        ref = self.rng.choice([r for r in BACK_REFS if r not in self.recent_refs and (found or "found" not in r)])
+        pool = SHORT_REFS if self.rng.random() < 0.6 else BACK_REFS  # mostly just "that account"
+        ref = self.rng.choice(
+            [r for r in pool if r not in self.recent_refs and (found or not any(w in r for w in SHOWN))]
+        )
         self.recent_refs = [*self.recent_refs[-2:], ref]
         return ref.format(n=noun)
 
@@ -477,7 +746,7 @@ class StepWriter:
             if self.taking_off and not read:
                 return f"from {ent}"
             said = self.rng.choice(
-                ["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}"]
+                ["for {e}", "on {e}", "with {e}"] if not read else ["for {e}", "of {e}", "for {e}", "on {e}"]
             ).format(e=ent)
             return f"for {ent}" if not read and pw.split(" ")[-1] in PEOPLE else said
         if (
@@ -523,14 +792,14 @@ class StepWriter:
         ):  # ends_on: "ends on March 9th", never "ends on set to March 9th"
             return f"{pw} {val}"
         if isinstance(v, (int, float)):  # "with the temperature at 21", "amount of 25.00"
-            return self.rng.choice(
-                ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]
-            ).format(w=pw, v=val)
+            forms = ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]
+            forms += ["{w}: {v}", f"{article(pw)} {{w}} of {{v}}"]
+            return self.rng.choice(forms).format(w=pw, v=val)
         # a word or a date: "with status in progress", never "with the status at in progress" or "reason of changed
         # mind"
-        return self.rng.choice(
-            ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}"]
-        ).format(w=pw, v=val)
+        forms = ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}", "{w}: {v}"]
+        forms += ["where the {w} is {v}"] if read and not isinstance(v, list) else []
+        return self.rng.choice(forms).format(w=pw, v=val)
 
     def _flag(self, p: str, v: bool) -> str:
         if p.startswith("include_"):
@@ -613,13 +882,41 @@ class StepWriter:
                 else:
                     ent = self.entity(p, args[p], said_as, terse)
             else:
-                ent = ("" if terse else "the ") + noun
+                ent = ("" if terse else self._determiner(intent, noun, prep)) + noun
             slots.append(f"{prep} {ent}".strip())
         return slots
 
+    def _for(self, p: str) -> str:
+        """The preposition before an entity a value points back at: ``for`` or ``on``; a write is done for a person,
+        never on one."""
+        return "for" if words(p).split(" ")[-1] in PEOPLE else self.rng.choice(["for", "for", "on"])
+
+    def _as(self, terse: bool) -> str:
+        """How the user says who the call acts as: "as", "logged in as", "acting as" ..."""
+        return (
+            "as " if terse else self.rng.choice(["as ", "as ", "as ", "logged in as ", "acting as ", "signed in as "])
+        )
+
+    def thing_shown(self, step: dict[str, Any], said: str) -> str | None:
+        """What a read worded as its verb and a noun phrase shows ("pull up the balance for account ACC-0003": "the
+        balance for account ACC-0003"); None for a write, another wording or SQL text."""
+        tool = step["tool"]
+        if not tool.read_only or not self.verb or not said.startswith(self.verb + " "):
+            return None
+        if intent_of(tool.name, True).family not in ("list", "get", "search", "view", "check", "read"):
+            return None
+        rest = said[len(self.verb) + 1 :]
+        return rest if rest.startswith(("the ", "all the ")) else None
+
+    def _determiner(self, intent: Intent, noun: str, prep: str) -> str:
+        """``the`` before a thing the request names by its kind; a read of a list may ask for "all the merchants"."""
+        if prep or not intent.read or intent.family not in ("list", "search") or not is_plural(noun.split(" ")[-1]):
+            return "the "
+        return self.rng.choice(["the ", "the ", "the ", "all the "])
+
     def _phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
         tool = step["tool"]
-        self.said_it = False
+        self.said_it, self.verb = False, ""
         sql = next(
             (v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None
         )
@@ -694,7 +991,7 @@ class StepWriter:
                 self.acted_as.add(str(args[p]))  # the answer to the question names them
                 continue
             who = self.back_ref(step, p, terse)[0] if p in step["sources"] else self.entity(p, args[p], words(p), terse)
-            acting.append("as " + ("that " + words(p) if who == "it" else who))
+            acting.append(self._as(terse) + ("that " + words(p) if who == "it" else who))
             if str(args[p]) in who:  # named: the later requests may go on as them
                 self.acted_as.add(str(args[p]))
         named = len(used) > len(actor)
@@ -717,13 +1014,13 @@ class StepWriter:
                 ref, named = self.back_ref(step, p, terse)
                 if ref.split(" ")[0] in PREPOSITIONS or (named and not p.endswith(("_id", "_ids"))):
                     extras.append(ref)  # a value said as a value
-                elif p.endswith(("_id", "_ids")):  # an entity: "for the account you just found"
-                    extras.append(f"for {ref}")
+                elif p.endswith(("_id", "_ids")):  # an entity: "for the account you just found", "on that account"
+                    extras.append(f"{self._for(p)} {ref}")
                 else:  # a value from a result, not named: "with the same start time"
                     extras.append(f"with {ref}")
             elif v not in (None, "", [], {}):
                 (tail if bare_preposition(p, v) else extras).append(self.arg_phrase(p, v, intent.read, terse))
-        extras = from_to(extras)
+        extras = one_with(from_to(extras))
         if terse:
             return _join_once(parts + extras + tail, " ")
         if not extras:
@@ -753,8 +1050,52 @@ class StepWriter:
         return object_first(tool, hits)
 
 
-def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int, terse: bool) -> str:
-    """One user turn from its steps' phrases, in parts drawn independently."""
+# a read asked for by what it shows ("Can I see the balance for account ACC-0003?"), first and in a follow-up
+THING_ASKS = [
+    "Can I see {n}?",
+    "Could I get {n}?",
+    "Can I have a look at {n}?",
+    "I'd like to see {n}.",
+    "Could you show me {n}?",
+    "Mind showing me {n}?",
+    "Any chance I could see {n}?",
+    "Could I take a look at {n}?",
+    "Would you show me {n}?",
+    "I'm after {n}.",
+    "Show me {n}, would you?",
+]
+THING_FOLLOWS = [
+    "What about {n}?",
+    "And {n}?",
+    "How about {n}?",
+    "Could I also see {n}?",
+    "Now can I see {n}?",
+    "And what about {n}?",
+    "Can you show me {n} too?",
+    "I'd also like to see {n}.",
+    "Next, {n}, please.",
+    "Let me have a look at {n} as well.",
+]
+
+
+def _asks(frames: list[str], own: list[str], body: str) -> list[str]:
+    """The frames a request can take: the user's own voice only where its verb says no "me" ("show me ...")."""
+    return frames if re.search(r"\bme\b", body) else frames + own
+
+
+def compose_turn(
+    phrases: list[str],
+    rng: random.Random,
+    persona: str,
+    turn: int,
+    terse: bool,
+    server: str = "",
+    writes: bool = False,
+    thing: str | None = None,
+) -> str:
+    """One user turn from its steps' phrases, in parts drawn independently (``server``, ``writes``: the service
+    and whether the turn changes something, for the situation a first turn may give: :mod:`situations`; ``thing``: what
+    a one-step read shows, as a noun phrase, which the turn may ask to see instead: "Can I see the balance ...?")."""
     body = phrases[0]
     for ph in phrases[1:]:
         joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(THEN).format(p=ph))
@@ -765,12 +1106,18 @@ def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int
         body = joined
     if terse:
         return body if rng.random() < 0.6 else _cap(body)
+    by_thing = thing is not None and rng.random() < 0.35
     if turn == 0:
-        text = rng.choice(ASKS).format(p=body, P=_cap(body))
+        if by_thing:
+            text = rng.choice(THING_ASKS).format(n=thing)
+        else:
+            text = rng.choice(_asks(ASKS, OWN_ASKS, body)).format(p=body, P=_cap(body))
         r = rng.random()
-        if r < 0.3:
+        if r < 0.6:  # why the user asks, in the service's words: "I'm reconciling last month's statement, so ..."
+            text = with_situation(text, situation(server, writes, rng), rng)
+        elif r < 0.72:
             ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
-            forms = [f"{_cap(ctx)}: {text}", f"{text[:-1]} {ctx}{text[-1]}"]
+            forms = [f"{_cap(ctx)}, {lower_first(text)}", f"{text[:-1]} {ctx}{text[-1]}"]
             # after the request only a when, right after it ("... before my flight boards"): never "savings goal of 500
             # from the airport" (the goal's source?), "..., if that's OK before the kids get home" or "from before
             # before noon"
@@ -780,15 +1127,24 @@ def compose_turn(phrases: list[str], rng: random.Random, persona: str, turn: int
                 and text[:-1].lower().endswith(body.lower())
             )
             text = rng.choice(forms) if trails else forms[0]
-        if rng.random() < 0.4:
+        if rng.random() < 0.3:
             text = f"{rng.choice(GREETINGS)}{rng.choice(['! ', '. '])}" + _cap(text)
     else:
-        text = rng.choice(FOLLOW_LEADS).format(p=body, P=_cap(body))
-        if rng.random() < 0.45:
+        text = (
+            rng.choice(THING_FOLLOWS).format(n=thing)
+            if by_thing
+            else rng.choice(_asks(FOLLOW_LEADS, OWN_FOLLOW_LEADS, body)).format(p=body, P=_cap(body))
+        )
+        if rng.random() < 0.12 and text[-1:] in ".?" and not text.endswith("as well.") and "," not in text:
+            text = with_aside(text, rng)
+        if rng.random() < 0.35:
             ack = rng.choice(FOLLOW_ACKS)
-            if _first_word(ack) != _first_word(text):  # not "Right. Right, ..."
+            if _first_word(text) not in (
+                _first_word(ack),
+                _last_word(ack),
+            ):  # not "Right. Right, ...", "Okay, good. Good"
                 text = f"{ack} {text}"
-    if rng.random() < 0.35:
+    if rng.random() < 0.18:
         text += " " + rng.choice(CLOSERS)
     return _cap(text)
 
@@ -831,6 +1187,11 @@ def unnamed_writes(turns_idx: list[list[int]], steps: list[dict[str, Any]], know
     return bad
 
 
+def value_words(args: dict[str, Any]) -> set[str]:
+    """Every word of an argument's text (a value a request names is said as it is)."""
+    return {w for v in result_values(args) for w in re.findall(r"[A-Za-z]+", v)}
+
+
 def write_turns(
     turns: list[list[dict[str, Any]]],
     steps: list[dict[str, Any]],
@@ -856,7 +1217,13 @@ def write_turns(
             if terse and said in phrases:  # "check it; check it" asks for one thing twice: say which thing this one is
                 w.acted_as = actors
                 said = w.phrase(st, held, False)
+            if not terse:  # "the car VEH-003": the service's nouns as its users say them, values as they are
+                said = reword(said, st["tool"].server, value_words(st["args"]), rng)
             phrases.append(said)
-        out.append(compose_turn(phrases, rng, persona, ti, terse))
+        writes = any(not st["tool"].read_only for st in turn)
+        thing = w.thing_shown(turn[0], phrases[0]) if len(turn) == 1 and not terse else None
+        out.append(
+            compose_turn(phrases, rng, persona, ti, terse, turn[0]["tool"].server if turn else "", writes, thing)
+        )
         w.saw([st["result"].data for st in turn if st["result"].ok])
     return out

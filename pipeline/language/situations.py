@@ -1,0 +1,568 @@
+"""Why a user asks: the situation a person gives with a request, in the words of the service's domain.
+
+A first turn may say what the user is up to ("I'm reconciling last month's statement") before or after
+what it asks for; a later turn may add a short aside ("before I forget"). A situation is drawn for the
+service the conversation uses (a built-in server's domain; a service without one gets the general
+pool) and for whether the turn only reads or also changes something, so a reason never promises
+what the turn does not do: a read is never "I need to pay this today". Situations name no value (no
+id, amount or date), so they add nothing a call could be grounded on.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+# (reads, writes) per built-in server: clauses said as "I'm ...", never holding a value
+SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
+    "banking": (
+        [
+            "I'm reconciling last month's statement",
+            "I want to see where my money stands before payday",
+            "something on my card looked off this morning",
+            "I'm trying to work out how much I can put aside",
+            "my accountant asked me a question I can't answer yet",
+            "I'm checking everything before a big purchase",
+            "I'm filling in a loan application",
+            "I'm looking over my savings plan",
+            "I want to understand a few charges",
+            "I'm about to go on holiday and want to know where I stand",
+        ],
+        [
+            "I've got a few money errands to get through",
+            "I'd rather sort my accounts out now than forget",
+            "rent is coming up and I want things in order",
+            "my bank branch is closed today",
+            "I'm tidying up my accounts this weekend",
+            "I promised my partner I'd handle the banking",
+            "my salary just came in",
+            "I'm moving some money around before the holidays",
+            "I got a letter from the bank I need to act on",
+            "I'm helping my mum with her accounts",
+        ],
+    ),
+    "budget": (
+        [
+            "I'm doing my monthly money check-in",
+            "I want to know where my spending went",
+            "I'm trying to stick to my budget this month",
+            "my partner and I are planning the next few months",
+            "I think I overspent on something",
+            "I'm reviewing the household expenses",
+            "I want to know whether I can afford a trip",
+            "I'm comparing this month with last month",
+            "the end of the month is close",
+        ],
+        [
+            "I'm setting up my budget properly at last",
+            "I just got back from the shops with receipts",
+            "I'm getting serious about saving this year",
+            "I want my budget to match what I actually spend",
+            "the numbers in my budget are out of date",
+            "I'm changing how I track my spending",
+            "I just paid a big bill",
+            "I'm starting a savings goal for a holiday",
+            "my income changed this month",
+        ],
+    ),
+    "calendar": (
+        [
+            "my week is filling up fast",
+            "I'm trying to find room for a dentist appointment",
+            "I want to know what's coming up before I plan anything",
+            "someone asked whether I'm free",
+            "I'm planning around a trip",
+            "I'm trying to plan a long weekend",
+            "I can't remember when a meeting is",
+            "I'm lining up my appointments for the month",
+            "I'm checking my availability for a friend",
+        ],
+        [
+            "my schedule changed at the last minute",
+            "I'm reorganising my week",
+            "a colleague asked me to set something up",
+            "I keep double-booking myself",
+            "the team wants to meet before the deadline",
+            "a meeting got moved",
+            "I'm planning a family get-together",
+            "I'm blocking out time for focused work",
+            "my manager asked for a catch-up",
+        ],
+    ),
+    "crm": (
+        [
+            "I've got a sales call in half an hour",
+            "I'm preparing the pipeline review",
+            "my manager wants an update on our accounts",
+            "I'm trying to remember where we left things with a client",
+            "I'm prepping for a quarterly business review",
+            "a client just emailed me",
+            "I'm looking for new leads to follow up",
+            "I'm checking on the deals closing this month",
+            "I want to know who our contact is at a company",
+        ],
+        [
+            "I just got off the phone with a prospect",
+            "I'm cleaning up our sales records",
+            "a deal moved forward this morning",
+            "I'm catching up on notes from this week's meetings",
+            "the sales team needs the records current by tonight",
+            "a new client signed up",
+            "I'm reassigning some of my accounts",
+            "I'm logging what happened on today's calls",
+            "a prospect went quiet and I'm updating the record",
+        ],
+    ),
+    "email": (
+        [
+            "my inbox is a mess this week",
+            "I'm looking for something a client sent me",
+            "I'm catching up after a few days off",
+            "I want to make sure I didn't miss anything important",
+            "I'm going through my mail before a meeting",
+            "I'm looking for an old conversation",
+            "someone says they wrote to me last week",
+            "I'm checking who I still owe an answer",
+            "I want to see what came in overnight",
+        ],
+        [
+            "I'm trying to get to inbox zero",
+            "I owe a few people replies",
+            "I need to tidy my mailbox before I leave",
+            "I'm sorting out my email between calls",
+            "a thread got out of hand and I'm cleaning it up",
+            "I'm cleaning out old newsletters",
+            "I need to reply before the end of the day",
+            "I'm organising my mail into folders",
+            "I'm drafting a few messages before a trip",
+        ],
+    ),
+    "filesystem": (
+        [
+            "I'm trying to find where I saved some work",
+            "I'm checking what's on this machine before a backup",
+            "I lost track of my project folders",
+            "I'm reviewing files before sending them off",
+            "I'm looking for a config file",
+            "I want to know how much space things take",
+            "I'm checking a file before I edit it",
+            "I'm auditing what's in a shared folder",
+        ],
+        [
+            "I'm reorganising my project folders",
+            "I'm cleaning up my workspace",
+            "I need my files in order before the handover",
+            "I'm setting up a folder structure for a new project",
+            "I'm archiving last year's work",
+            "I need a copy of a file before I change it",
+            "I'm renaming things to our new convention",
+            "I'm clearing out temporary files",
+        ],
+    ),
+    "food_delivery": (
+        [
+            "I'm trying to decide what to have for dinner",
+            "I'm hungry and can't make up my mind",
+            "friends are coming over tonight",
+            "I'm curious what's good around here",
+            "my order seems to be taking a while",
+            "I'm looking for somewhere that delivers late",
+            "I want to try a new place",
+            "I'm checking how my last order was rated",
+            "I'm on a diet and want lighter options",
+        ],
+        [
+            "I'm ordering dinner for the family",
+            "I'm sorting out lunch for the office",
+            "we're having a movie night",
+            "my last order didn't go the way I wanted",
+            "I'm too tired to cook tonight",
+            "it's my turn to buy lunch",
+            "I'm treating the team to lunch",
+            "I'm planning a surprise dinner",
+            "I forgot to add something to my order",
+        ],
+    ),
+    "iot_devices": (
+        [
+            "I'm away and want to know what's going on at home",
+            "the house felt cold when I got in",
+            "I'm checking on things before bed",
+            "I can't remember whether I left anything on",
+            "I'm checking the energy use at home",
+            "I think a sensor stopped working",
+            "I want to know what my automations do",
+            "I'm reviewing the home setup",
+        ],
+        [
+            "I'm heading out for the weekend",
+            "guests are arriving soon",
+            "I'm setting the house up for the evening",
+            "my smart home setup needs some tidying",
+            "the heating bill was too high last month",
+            "I'm going to bed",
+            "the kids are home alone for an hour",
+            "I'm reorganising the rooms in the app",
+            "I'm trying to save on electricity",
+        ],
+    ),
+    "issue_tracker": (
+        [
+            "I'm preparing for sprint planning",
+            "standup is in ten minutes",
+            "I'm triaging before the release",
+            "I want to see what's blocking the team",
+            "I'm writing the weekly status report",
+            "a customer reported a bug",
+            "I'm checking what's left in the sprint",
+            "I want to see who's working on what",
+            "a stakeholder asked about a feature",
+        ],
+        [
+            "we just finished sprint planning",
+            "I'm grooming the backlog",
+            "QA reported a few things this morning",
+            "I'm getting the board in shape before the release",
+            "I'm handing some work over to a teammate",
+            "I'm reassigning work while someone is on leave",
+            "a bug turned out to be worse than we thought",
+            "we're splitting up a big task",
+            "I'm closing out the sprint",
+        ],
+    ),
+    "maps": (
+        [
+            "I'm planning a day out",
+            "I'm new to this part of town",
+            "I'm trying to work out how long the trip will take",
+            "I'm meeting someone and need to know the way",
+            "I'm deciding where to stay",
+            "I want to find somewhere to eat nearby",
+            "I'm checking distances for a delivery",
+            "friends are visiting and I'm playing tour guide",
+        ],
+        [
+            "I'm getting my saved places in order",
+            "I'm planning a road trip",
+            "I want my usual spots saved for next time",
+            "I'm setting up a route for tomorrow",
+            "I'm saving places for an upcoming trip",
+            "I'm cleaning up my saved places",
+            "I'm helping a friend find their way",
+            "I'm putting together a walking tour",
+        ],
+    ),
+    "marketplace": (
+        [
+            "I'm hunting for a bargain",
+            "I'm keeping an eye on a few auctions",
+            "I'm thinking of selling some old things",
+            "I want to compare what's on offer before I bid",
+            "I'm checking the going price for something",
+            "I want to see how my listings are doing",
+            "I'm watching a seller I like",
+            "I'm looking for something specific",
+        ],
+        [
+            "I'm clearing out the garage",
+            "an auction I care about ends soon",
+            "I'm managing my listings before the weekend",
+            "I've decided what I want to buy",
+            "I'm putting a few things up for sale",
+            "I changed my mind about a bid",
+            "I'm moving house and selling furniture",
+            "I want to win an auction tonight",
+        ],
+    ),
+    "payments": (
+        [
+            "I'm closing the books for the month",
+            "a customer says they already paid",
+            "I'm checking on our cash flow",
+            "finance asked me about an invoice",
+            "a payment looks like it failed",
+            "I'm reviewing our subscriptions",
+            "I'm matching payments to invoices",
+            "our accountant needs numbers",
+        ],
+        [
+            "I'm doing the invoicing for the month",
+            "a customer's order changed",
+            "I'm setting up our billing properly",
+            "I need to get paid before the month ends",
+            "a customer asked for a refund",
+            "I'm setting up a new customer",
+            "we changed our pricing",
+            "I'm chasing a late payment",
+        ],
+    ),
+    "retail_chain": (
+        [
+            "I'm checking stock before the weekend rush",
+            "I run one of the branches",
+            "I'm planning the next delivery",
+            "a customer asked whether we have something in",
+            "I'm comparing stores' numbers",
+            "the regional manager wants an update",
+            "I'm checking opening hours before a holiday",
+            "I'm looking into a stock problem",
+        ],
+        [
+            "a shipment just came in",
+            "I'm moving stock between our stores",
+            "I'm getting the shelves ready for a promotion",
+            "I need the stock records right before the count",
+            "we're running low on a best seller",
+            "I'm preparing for the holiday rush",
+            "I'm correcting a stock mistake",
+            "a store is being refitted",
+        ],
+    ),
+    "shopping": (
+        [
+            "I'm looking for a gift",
+            "I'm comparing a few things before I buy",
+            "I'm waiting on a delivery",
+            "I want to see what I've got saved",
+            "I'm checking the price of something I like",
+            "I want to see what's in my basket",
+            "I'm looking for something for the kitchen",
+            "I'm tracking what I ordered",
+        ],
+        [
+            "I'm finally doing that shopping I put off",
+            "I changed my mind about something I ordered",
+            "I want to get my order in before the sale ends",
+            "I'm getting things together for a birthday",
+            "I'm stocking up for the month",
+            "a gift arrived damaged",
+            "I'm using a discount before it expires",
+            "I need something delivered this week",
+        ],
+    ),
+    "social_media": (
+        [
+            "I'm catching up on what people have been posting",
+            "I want to see how my last post did",
+            "I'm checking out someone a friend mentioned",
+            "I've been offline for a few days",
+            "I'm checking what's trending",
+            "I'm looking for someone I met at a conference",
+            "I want to read the replies to my post",
+            "I'm curious who follows me",
+        ],
+        [
+            "I want to share something with my followers",
+            "I'm tidying up my profile",
+            "I'm joining in on a conversation",
+            "I'm cleaning up my feed",
+            "I'm promoting an event",
+            "I'm responding to comments on my post",
+            "I'm unfollowing accounts I don't read",
+            "I'm trying to be more active online",
+        ],
+    ),
+    "team_chat": (
+        [
+            "I'm catching up on the team chat after a meeting",
+            "I want to find a message someone sent me",
+            "I'm looking for who's in which channel",
+            "I missed a discussion this morning",
+            "I'm getting up to speed on a project",
+            "I'm looking for a link someone shared",
+            "I want to know who's online",
+            "I'm checking a channel before a meeting",
+        ],
+        [
+            "I need to let the team know something",
+            "I'm setting up a space for a new project",
+            "I'm keeping the channels organised",
+            "a conversation needs my input",
+            "I'm welcoming a new teammate",
+            "I need to answer a question from a colleague",
+            "I'm announcing a change to the team",
+            "I'm archiving an old project's chat",
+        ],
+    ),
+    "trading": (
+        [
+            "I'm reviewing my investments",
+            "the market moved a lot today",
+            "I'm deciding whether to rebalance",
+            "I want to see how my holdings are doing",
+            "I'm checking my portfolio before a meeting with my adviser",
+            "I'm thinking about buying more of something",
+            "I want to see my recent orders",
+            "I'm looking at my returns this year",
+        ],
+        [
+            "I've made up my mind about a trade",
+            "I'm rebalancing my portfolio",
+            "I'm moving some money around my investments",
+            "I want to act before the market closes",
+            "I'm taking some profit",
+            "I'm putting money into the market this month",
+            "I changed my mind about an order",
+            "I'm selling to cover a big expense",
+        ],
+    ),
+    "travel_booking": (
+        [
+            "I'm planning a trip next month",
+            "I'm comparing options for a work trip",
+            "I want to check my travel plans",
+            "my travel dates might change",
+            "I'm looking for a cheaper flight",
+            "I'm checking my loyalty points",
+            "I want to know my hotel options",
+            "I'm planning a weekend away",
+        ],
+        [
+            "I'm booking a trip for the family",
+            "my plans changed",
+            "I'm finalising my itinerary",
+            "I'm sorting out a business trip",
+            "I'm booking a holiday",
+            "a meeting abroad was confirmed",
+            "my flight was moved",
+            "I'm adding a traveller to a trip",
+        ],
+    ),
+    "vehicle": (
+        [
+            "I'm about to head out on a long drive",
+            "the car is making a strange noise",
+            "I'm checking the car before a trip",
+            "a warning light came on",
+            "I'm checking the car's range",
+            "I can't remember if I locked the car",
+            "the tyres looked a bit low",
+            "I'm planning a charging stop",
+        ],
+        [
+            "I'm getting ready to drive",
+            "I'm parked and about to leave",
+            "I'm picking the kids up soon",
+            "I'm getting the car ready for a road trip",
+            "I'm about to run some errands",
+            "I'm about to leave the office",
+            "I'm parking for the night",
+            "I'm letting a friend borrow the car",
+        ],
+    ),
+    "video_meeting": (
+        [
+            "I'm catching up on meetings I missed",
+            "I want to know who's joining my call",
+            "I'm preparing for tomorrow's meetings",
+            "I'm looking for a recording a colleague mentioned",
+            "I'm checking who attended a meeting",
+            "I want the recording of yesterday's call",
+            "I'm reviewing my upcoming calls",
+            "I'm looking for a meeting link",
+        ],
+        [
+            "I'm setting up calls for next week",
+            "the meeting plans changed",
+            "I'm organising a workshop",
+            "a client wants to talk",
+            "I'm setting up a webinar",
+            "a client rescheduled",
+            "I'm inviting a few more people",
+            "I'm cleaning up old meetings",
+        ],
+    ),
+}
+GENERAL = (
+    [
+        "I want to check something",
+        "I'm trying to get a clear picture",
+        "I'd like to see where things stand",
+        "I'm looking into something",
+    ],
+    [
+        "I've got a few things to sort out",
+        "I'd like to get this done now",
+        "something needs changing",
+        "I'm tidying things up",
+    ],
+)
+# how a situation goes with the request: before it as a sentence, before it with "so", after it with "since"
+LEADS = ["{R}. {t}", "{R}, so {t}", "{R}. {t}", "{R}; {t}"]
+TRAILS = ["{t}, since {r}{end}", "{t}, because {r}{end}", "{t}, as {r}{end}"]
+# asides a later turn may carry: true whatever it asks
+ASIDES = [
+    "before I forget",
+    "while I think of it",
+    "while we're on it",
+    "since we're here",
+    "if you don't mind",
+    "when you get a chance",
+    "just so I have it",
+    "while you're in there",
+]
+KEEP_CASE = {"i", "i'd", "i'm", "i've", "i'll"}
+
+
+def situation(server: str, writes: bool, rng: random.Random) -> str:
+    """A situation of a user of ``server`` (a reading or a writing one)."""
+    reads, acts = SITUATIONS.get(server, GENERAL)
+    return rng.choice(acts if writes else reads)
+
+
+def lower_first(text: str) -> str:
+    """``Could you ...`` -> ``could you ...``; a word that keeps its capital (I, a name, an id) stays."""
+    first = text.split(" ", 1)[0]
+    if first.lower().strip(",.:;!?") in KEEP_CASE or not first[1:].islower() or not first[:1].isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def with_situation(text: str, why: str, rng: random.Random) -> str:
+    """``text`` (a request ending with ``.`` or ``?``) with the situation ``why`` said before or after it."""
+    end = text[-1:] if text[-1:] in ".?!" else "."
+    body = text[:-1] if text[-1:] in ".?!" else text
+    if rng.random() < 0.3 and ":" not in body and ";" not in body:
+        return rng.choice(TRAILS).format(t=body, r=why, end=end)
+    form = rng.choice(LEADS) if ":" not in text else LEADS[0]  # never "...; quick favour: ..."
+    t = lower_first(text) if "so" in form or ";" in form else text
+    return form.format(R=why[:1].upper() + why[1:], t=t)
+
+
+def with_aside(text: str, rng: random.Random) -> str:
+    """A later turn with a short aside after its request ("..., before I forget.")."""
+    end = text[-1:] if text[-1:] in ".?!" else "."
+    body = text[:-1] if text[-1:] in ".?!" else text
+    return f"{body}, {rng.choice(ASIDES)}{end}"
+
+
+# what a user of the service calls a thing its tools name otherwise (singular and plural), said in about half the turns
+NOUNS: dict[str, dict[str, str]] = {
+    "vehicle": {"vehicle": "car", "vehicles": "cars"},
+    "email": {"message": "email", "messages": "emails"},
+    "issue_tracker": {"issue": "ticket", "issues": "tickets"},
+    "crm": {"deal": "opportunity", "deals": "opportunities", "lead": "prospect", "leads": "prospects"},
+    "iot_devices": {"automation": "routine", "automations": "routines"},
+    "maps": {"place": "spot", "places": "spots"},
+    "shopping": {"cart": "basket", "product": "item", "products": "items"},
+    "payments": {"invoice": "bill", "invoices": "bills"},
+    "travel_booking": {"traveller": "traveler", "travellers": "travelers"},
+    "retail_chain": {"store": "shop", "stores": "shops"},
+    "video_meeting": {"meeting": "call", "meetings": "calls"},
+    "food_delivery": {"restaurant": "place", "restaurants": "places"},
+}
+UNQUOTED = re.compile(r'"[^"]*"|\([^)]*\)|[A-Za-z]+')
+
+
+def reword(text: str, server: str, keep: set[str], rng: random.Random) -> str:
+    """``text`` with the service's nouns said as its users say them ("the car VEH-003"), in about half the turns;
+    quoted text, names in brackets and the words of ``keep`` (values the request names) left as they are."""
+    nouns = NOUNS.get(server)
+    if not nouns or rng.random() < 0.5:
+        return text
+
+    def swap(m: re.Match[str]) -> str:
+        w = m.group(0)
+        return nouns.get(w, w) if w not in keep else w
+
+    return UNQUOTED.sub(swap, text)

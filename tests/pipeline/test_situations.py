@@ -1,0 +1,83 @@
+"""A user turn says why the user asks in the service's words, true to what the turn does, and in natural frames."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from pipeline.language.request_writer import compose_turn, one_with
+from pipeline.language.situations import GENERAL, SITUATIONS, situation, with_situation
+
+READ = "pull up the balance for account ACC-0003"
+WRITE = "transfer 25 from account ACC-0003 to account ACC-0004"
+
+
+def _said(text: str, pool: list[str]) -> bool:
+    low = text.lower()
+    return any(s.lower() in low for s in pool)
+
+
+def test_a_turn_that_only_reads_never_gives_a_reason_to_change_something_and_a_writing_turn_never_a_reading_one():
+    reads, writes = SITUATIONS["banking"]
+    read_turns = [compose_turn([READ], random.Random(s), "retiree", 0, False, "banking", False) for s in range(300)]
+    write_turns = [compose_turn([WRITE], random.Random(s), "retiree", 0, False, "banking", True) for s in range(300)]
+    assert not any(_said(t, writes) for t in read_turns)
+    assert not any(_said(t, reads) for t in write_turns)
+    # the situation shows up in a good share of first turns, in the service's words
+    assert sum(_said(t, reads) for t in read_turns) > 60
+    assert sum(_said(t, writes) for t in write_turns) > 60
+
+
+def test_a_service_without_a_domain_of_its_own_gets_the_general_situations():
+    assert situation("some_thirdparty_server", False, random.Random(1)) in GENERAL[0]
+    assert situation("some_thirdparty_server", True, random.Random(1)) in GENERAL[1]
+
+
+def test_a_situation_is_said_as_its_own_sentence_before_the_request_or_as_a_reason_after_it():
+    forms = {
+        with_situation("Could you pull up the balance?", "I'm reconciling my statement", random.Random(s))
+        for s in range(60)
+    }
+    assert "I'm reconciling my statement. Could you pull up the balance?" in forms
+    assert "I'm reconciling my statement, so could you pull up the balance?" in forms
+    assert "Could you pull up the balance, since I'm reconciling my statement?" in forms
+    # a frame with a colon keeps the situation apart: never "...; quick favour: ..." or "so quick favour: ..."
+    colon = {with_situation("Quick favour: pull up the balance.", "I'm busy", random.Random(s)) for s in range(60)}
+    assert colon == {"I'm busy. Quick favour: pull up the balance."}
+
+
+def test_the_users_own_voice_is_never_used_with_a_verb_that_says_me():
+    turns = [
+        compose_turn(["show me the accounts"], random.Random(s), "student", t, False, "banking")
+        for s in range(400)
+        for t in (0, 1)
+    ]
+    own_voice = re.compile(r"(i'd like|i want|i need|looking|trying|way) to show me|(let's|let's also|help me) show me")
+    assert not any(own_voice.search(t.lower()) for t in turns), [t for t in turns if own_voice.search(t.lower())][:3]
+    own = [
+        compose_turn(["cancel order ORD-0017"], random.Random(s), "student", 0, False, "shopping", True)
+        for s in range(400)
+    ]
+    assert any("I'd like to cancel order ORD-0017" in t or "I want to cancel order ORD-0017" in t for t in own)
+
+
+def test_with_is_said_once_for_a_run_of_values_and_a_filter_keeps_its_own():
+    assert one_with(["with amount 25", "with the PIN 5978", "memo lunch", "with the note hi"]) == [
+        "with amount 25",
+        "the PIN 5978",
+        "memo lunch",
+        "with the note hi",
+    ]
+    assert one_with(["with status open", "with the merchant containing notes"])[1].startswith("with ")
+
+
+def test_a_services_nouns_are_reworded_but_never_a_value_a_quote_or_a_name_in_brackets():
+    from pipeline.language.situations import reword
+
+    text = 'shift the gear for the vehicle VEH-003 (Family vehicle) with the note "my vehicle"'
+    said = {reword(text, "vehicle", set(), random.Random(s)) for s in range(20)}
+    assert said == {text, 'shift the gear for the car VEH-003 (Family vehicle) with the note "my vehicle"'}
+    assert reword("list the vehicles of kind vehicle", "vehicle", {"vehicle", "vehicles"}, random.Random(2)) == (
+        "list the vehicles of kind vehicle"
+    )
+    assert reword("list the vehicles", "some_thirdparty_server", set(), random.Random(2)) == "list the vehicles"
