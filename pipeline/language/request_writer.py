@@ -981,19 +981,7 @@ class StepWriter:
         # PST-0004 as Priya Sato, ..."), else after the rest ("get the thread of message M-00024 as U-0001"); never
         # "and for"
         actor = [p for p in args if p not in used and acts_as(tool, p)]
-        acting: list[str] = []
-        for p in actor:
-            used.add(p)
-            if self.same_actor(args[p], terse):  # still the user it acted as before: never "as that seller again"
-                continue
-            if p in withheld:  # the user leaves out who to act as: "as a user", never "and on a user"
-                acting.append(f"as {article(words(p))} {words(p)}")
-                self.acted_as.add(str(args[p]))  # the answer to the question names them
-                continue
-            who = self.back_ref(step, p, terse)[0] if p in step["sources"] else self.entity(p, args[p], words(p), terse)
-            acting.append(self._as(terse) + ("that " + words(p) if who == "it" else who))
-            if str(args[p]) in who:  # named: the later requests may go on as them
-                self.acted_as.add(str(args[p]))
+        acting = self._acting(step, actor, withheld, used, terse)
         named = len(used) > len(actor)
         parts += acting if named else []
         extras: list[str] = []
@@ -1035,6 +1023,26 @@ class StepWriter:
         )
         said = _join_once([" ".join(parts), join_prose(extras)], sep)
         return _join_once([said, *tail], " ") if tail else said
+
+    def _acting(
+        self, step: dict[str, Any], actor: list[str], withheld: list[str], used: set[str], terse: bool
+    ) -> list[str]:
+        """The phrases naming the user a call acts as ("as Priya Sato"), each actor parameter marked used."""
+        args = step["args"]
+        acting: list[str] = []
+        for p in actor:
+            used.add(p)
+            if self.same_actor(args[p], terse):  # still the user it acted as before: never "as that seller again"
+                continue
+            if p in withheld:  # the user leaves out who to act as: "as a user", never "and on a user"
+                acting.append(f"as {article(words(p))} {words(p)}")
+                self.acted_as.add(str(args[p]))  # the answer to the question names them
+                continue
+            who = self.back_ref(step, p, terse)[0] if p in step["sources"] else self.entity(p, args[p], words(p), terse)
+            acting.append(self._as(terse) + ("that " + words(p) if who == "it" else who))
+            if str(args[p]) in who:  # named: the later requests may go on as them
+                self.acted_as.add(str(args[p]))
+        return acting
 
     @staticmethod
     def _param_for(tool: ToolSpec, noun: str, args: dict[str, Any], used: set[str]) -> str | None:
