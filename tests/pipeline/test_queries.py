@@ -3,7 +3,6 @@ OpenAI-compatible HTTP server started here on 127.0.0.1."""
 
 from __future__ import annotations
 
-import json
 import random
 import re
 
@@ -11,6 +10,7 @@ import pytest
 
 from pipeline.core.config import AugmentConfig, BuildConfig, QueryConfig, SimulateConfig
 from pipeline.core.records import CallResult, Snapshot
+from pipeline.corpus.columns import messages_of
 from pipeline.corpus.lint import lint_version
 from pipeline.corpus.store import read_examples
 from pipeline.language.phrasing import relative_date, say_value
@@ -266,7 +266,7 @@ def test_teacher_path_builds_a_corpus_that_passes_the_linter(chat_server, tmp_pa
     assert rep.passed, rep.as_dict()["samples"]
     df = read_examples(path)
     tool_rows = [
-        json.loads(m)
+        messages_of(m)
         for m, k in zip(df["messages"].to_list(), df["kind"].to_list())
         if k in ("multi_turn", "clarification")
     ]
