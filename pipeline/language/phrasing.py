@@ -242,7 +242,7 @@ def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.R
     CMP-0002``
     (``quote``: the name in quotes, ``"Add monitoring" (API-0005)``, where its words would run into the sentence's)."""
     name = entity_name(record)
-    forms = [f"{noun} {eid}", f"the {noun} {eid}", f"{eid}"]
+    forms = [f"{noun} {eid}", f"the {noun} {eid}", f"{eid}"] + ([f"the {eid} {noun}"] if noun != "one" else [])
     if name and name != eid:
         name = f'"{name}"' if quote else name
         forms += [

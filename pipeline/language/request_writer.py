@@ -456,6 +456,8 @@ SHORT_REFS = [
     "that same {n}",
     "this same {n}",
     "that {n} again",
+    "that exact {n}",
+    "the {n} from earlier",
 ]
 # words of a back reference that say a result showed the value: never said of one the user named to a write
 SHOWN = ("found", "pulled up", "showed", "told me", "brought up", "answer", "gave me")
@@ -674,7 +676,8 @@ class StepWriter:
         # origin_place_id: "from place PLC-0003"
         if prep:
             said = say_entity(str(v), singular(rest), self.entities.get(str(v)), self.rng, quote=self.careful)
-            return f"{prep} {said.removeprefix('the ')}"
+            # "from the STR-0010 store" keeps its "the"; "from store STR-0010", never "from the store STR-0010"
+            return f"{prep} {said if said.endswith(' ' + singular(rest)) else said.removeprefix('the ')}"
         return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng, quote=self.careful)
 
     def back_ref(self, step: dict[str, Any], p: str, terse: bool) -> tuple[str, bool]:
@@ -703,7 +706,9 @@ class StepWriter:
                 self.said_it = True
                 return lead + "it", False
             return lead + (
-                "the same " + noun if terse else self.earlier(noun, self.steps[src]["tool"].read_only)
+                self.rng.choice(["the same ", "that ", "that same "]) + noun
+                if terse
+                else self.earlier(noun, self.steps[src]["tool"].read_only)
             ), False
         nameable = self.seen(str(v)) or self.known(str(v))
         told = self.told_apart(step, data, field, v, noun, terse)
@@ -794,12 +799,22 @@ class StepWriter:
         if isinstance(v, (int, float)):  # "with the temperature at 21", "amount of 25.00"
             forms = ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} at {v}", "{w} of {v}"]
             forms += ["{w}: {v}", f"{article(pw)} {{w}} of {{v}}"]
+            forms += ["setting the {w} to {v}"] if not read else ["whose {w} is {v}"]
             return self.rng.choice(forms).format(w=pw, v=val)
         # a word or a date: "with status in progress", never "with the status at in progress" or "reason of changed
         # mind"
         forms = ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}", "{w}: {v}"]
-        forms += ["where the {w} is {v}"] if read and not isinstance(v, list) else []
+        forms += ["where the {w} is {v}", "whose {w} is {v}"] if read and not isinstance(v, list) else []
+        forms += ["setting the {w} to {v}", "making the {w} {v}"] if not read else []
         return self.rng.choice(forms).format(w=pw, v=val)
+
+    def last_with(self, extras: list[str]) -> list[str]:
+        """The last of several phrases said at times without its "with": "title "Sprint planning" and the start March
+        21", as often as "and with the start March 21"; a filter keeps its "with" ("with the name containing ...")."""
+        if len(extras) < 2 or not extras[-1].startswith("with the ") or " containing " in extras[-1]:
+            return extras
+        lead = self.rng.choice(["with the ", "the "])
+        return [*extras[:-1], lead + extras[-1].removeprefix("with the ")]
 
     def _flag(self, p: str, v: bool) -> str:
         if p.startswith("include_"):
@@ -1008,7 +1023,7 @@ class StepWriter:
                     extras.append(f"with {ref}")
             elif v not in (None, "", [], {}):
                 (tail if bare_preposition(p, v) else extras).append(self.arg_phrase(p, v, intent.read, terse))
-        extras = one_with(from_to(extras))
+        extras = self.last_with(one_with(from_to(extras)))
         if terse:
             return _join_once(parts + extras + tail, " ")
         if not extras:
@@ -1062,7 +1077,7 @@ class StepWriter:
 THING_ASKS = [
     "Can I see {n}?",
     "Could I get {n}?",
-    "Can I have a look at {n}?",
+    "Can I get a look at {n}?",
     "I'd like to see {n}.",
     "Could you show me {n}?",
     "Mind showing me {n}?",
@@ -1082,7 +1097,7 @@ THING_FOLLOWS = [
     "Can you show me {n} too?",
     "I'd also like to see {n}.",
     "Next, {n}, please.",
-    "Let me have a look at {n} as well.",
+    "I'll need {n} as well.",
 ]
 
 
