@@ -355,7 +355,7 @@ class Linter:
                 bad = [w for w in SNAKE.findall(text) if w in names]
                 if bad:
                     rep.add("parameter_name", eid, ", ".join(bad))
-            if PLACEHOLDER.search(text):
+            if any(not _server_said(text, h, quoted) for h in PLACEHOLDER.finditer(text)):
                 rep.add("placeholder", eid, text)
             # quoted text (a message body, a note) is the data's words, not the speaker's: each quote is its own token
             unquoted = QUOTED.sub(lambda q: f"\x00{q.start()}", text)
@@ -550,6 +550,17 @@ def lint_frame(
     if tool_turns and unique < lcfg.min_unique_openings:
         rep.add("unique_openings", "corpus", f"{unique:.3f} < {lcfg.min_unique_openings}")
     return rep
+
+
+def _server_said(text: str, hit: re.Match[str], quoted: list[str]) -> bool:
+    """A ``<file>`` or ``{name}`` that a text result of the example holds word for word (git's own usage line,
+    quoted back), or the ``null`` of a path (``/dev/null`` in a diff): the server's text, not a template's hole. A
+    bare ``None``/``null`` is never excused."""
+    said = [q for q in quoted if not q.lstrip().startswith(("{", "["))]
+    if hit.group(0)[0] in "<{":
+        return any(hit.group(0) in q for q in said)
+    path = text[max(0, hit.start() - 1) : hit.end()]
+    return path.startswith("/") and any(path in q for q in said)
 
 
 def _retried(msgs: list[dict[str, Any]], m: dict[str, Any], failed: set[Any]) -> bool:

@@ -137,6 +137,17 @@ def test_replies_with_placeholders_repeats_or_wrong_counts_are_flagged(tmp_path)
     assert any(s.startswith("c") or s.startswith("ex-") for s in rep.samples["placeholder"])
 
 
+def test_a_reply_quoting_a_text_result_word_for_word_holds_no_placeholder(tmp_path):
+    """git's own '(use "git add <file>..." ...)' and a diff's '/dev/null' quoted back are the server's text; a
+    '<name>' no result holds is a template's hole."""
+    status = 'On branch docs\n  (use "git add <file>..." to update)\n--- /dev/null\n+++ b/CHANGELOG.md'
+    ask = ["What is the state of my working tree?"]
+    quoting = _conv("c1", ask, [(LIST, {}, status)], [f"Here's what came back: {status}"])
+    hole = _conv("c2", ask, [(LIST, {}, status)], ["Here's what came back for <name>."])
+    rep, _ = _lint([quoting, hole], tmp_path)
+    assert rep.counts["placeholder"] == 1 and "<name>" in rep.samples["placeholder"][0], rep.as_dict()
+
+
 def test_a_write_on_an_entity_nobody_named_or_singled_out_is_flagged(tmp_path):
     unnamed = _conv(
         "c1",
