@@ -71,7 +71,9 @@ def main() -> None:
             "edges": len(r.get("edges", [])),
             "chainable": sum(1 for t in (r.get("tool_report") or {}).values() if t["chainable"]),
             "stopped": r.get("stopped"),
-            "within_target": r["duration_s"] <= a.target_s,
+            # a server that could not be used is no figure: never "within target" at 0.0 s
+            "failed": next((x for x in r.get("problems", []) if x.startswith("could not use the server")), None),
+            "within_target": bool(r.get("tools")) and r["duration_s"] <= a.target_s,
         }
         for r in reports
     ]
