@@ -405,7 +405,8 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
 
 
 def describe(tool: ToolSpec) -> str:
-    return intent_of(tool.name, tool.read_only).say("the ")
+    """What the tool does, as the assistant says it to the user: "show you the git diff", never "show me"."""
+    return re.sub(r"\bme\b", "you", intent_of(tool.name, tool.read_only).say("the "))
 
 
 def clean_error(err: str | None) -> str:

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from pipeline.core.config import AugmentConfig, BuildConfig, QueryConfig, SimulateConfig
-from pipeline.core.records import CallResult, Snapshot
+from pipeline.core.records import CallResult, Snapshot, ToolSpec
 from pipeline.corpus.columns import messages_of
 from pipeline.corpus.lint import lint_version
 from pipeline.corpus.store import read_examples
@@ -1323,3 +1323,14 @@ def test_the_dates_of_one_reply_are_worded_alike():
             assert shape == re.sub(r"\d+(:\d\d)?", "N", end), said
             shapes.add(shape)
     assert len(shapes) > 1  # the wording still varies from reply to reply
+
+
+def test_a_failed_call_is_told_as_what_the_assistant_could_not_do_for_the_user():
+    """A tool whose verb is "show me" (git_diff) fails: "I couldn't show you the git diff", never "show me"."""
+    from pipeline.language.replies import step_reply
+
+    diff = ToolSpec(name="git_diff", server="git", description="", input_schema={"type": "object"}, read_only=True)
+    failed = CallResult(ok=False, error="fatal: ambiguous argument 'docs'", error_code="tool_error")
+    for seed in range(8):
+        said = step_reply(diff, {}, failed, random.Random(seed))
+        assert "show you the git diff" in said and "show me" not in said, said
