@@ -42,14 +42,11 @@ def _digits(rng: random.Random, n: int) -> str:
 
 
 def from_pattern(pattern: str, rng: random.Random) -> str | None:
-    """A string for simple anchored patterns (\\d{n}, [A-Z]{n}, literals, dates); None if unsure."""
+    """A string for simple anchored patterns (\\d{n}, [A-Z]{n}, literals, times of day); None if unsure. (Dates by
+    their pattern are :func:`synth_value`'s: a real day.)"""
     p = pattern.strip("^$")
-    if p in (r"\d{4}-\d{2}-\d{2}",):
-        return "2026-03-09"
     if p in (r"\d{2}:\d{2}", r"([01]\d|2[0-3]):[0-5]\d"):
         return "10:00"
-    if re.fullmatch(r"\\d\{4\}-\\d\{2\}", p):
-        return "2026-03"
     out = []
     i = 0
     while i < len(p):
@@ -83,6 +80,17 @@ def _schema_of(spec: dict[str, Any]) -> dict[str, Any]:
                 merged = {**{k: v for k, v in spec.items() if k != "anyOf"}, **s}
                 return merged
     return spec
+
+
+def _date_time(rng: random.Random, reference_date: str) -> str:
+    """A day within 20 after the reference date, at 9, 10, 14 or 16 o'clock (``YYYY-MM-DDTHH:MM:SS``)."""
+    d = date.fromisoformat(reference_date) + timedelta(days=rng.randint(1, 20))
+    return f"{d.isoformat()}T{rng.choice(['09', '10', '14', '16'])}:00:00"
+
+
+def _at_precision(v: str, pattern: str | None, cuts: tuple[int, ...]) -> str | None:
+    """``v`` cut to the first precision (whole, ``YYYY-MM-DDTHH:MM``, a date, a month) the pattern matches."""
+    return next((v[:n] for n in cuts if not pattern or re.fullmatch(pattern.strip("^$"), v[:n])), None)
 
 
 def synth_value(
@@ -127,16 +135,11 @@ def synth_value(
         d = date.fromisoformat(reference_date) + timedelta(days=rng.randint(1, 20))
         return d.isoformat()
     if fmt == "date-time" or param.endswith("_at") or param.endswith("time"):
-        d = date.fromisoformat(reference_date) + timedelta(days=rng.randint(1, 20))
-        v = f"{d.isoformat()}T{rng.choice(['09', '10', '14', '16'])}:00:00"
-        pat = s.get("pattern")
-        # the precision the pattern asks for (YYYY-MM-DDTHH:MM, or a date only)
-        return next((c for c in (v, v[:16], v[:10]) if not pat or re.fullmatch(pat.strip("^$"), c)), v)
+        v = _date_time(rng, reference_date)
+        return _at_precision(v, s.get("pattern"), (19, 16, 10)) or v
     pat = s.get("pattern") or ""
     if re.search(r"\\d\{4\}-", pat):  # a date or date-time by its pattern, whatever the name: a real one
-        d = date.fromisoformat(reference_date) + timedelta(days=rng.randint(1, 20))
-        v = f"{d.isoformat()}T{rng.choice(['09', '10', '14', '16'])}:00:00"
-        fit = next((c for c in (v, v[:16], v[:10], v[:7]) if re.fullmatch(pat.strip("^$"), c)), None)
+        fit = _at_precision(_date_time(rng, reference_date), pat, (19, 16, 10, 7))
         if fit is not None:
             return fit
     if pat:
