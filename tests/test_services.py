@@ -1,0 +1,101 @@
+"""The throwaway services the distributed tests run on (tests/services.py): each starts on loopback, does its job
+for real, and is gone when its block ends."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from tests.services import (
+    Postgres,
+    ServiceMissing,
+    celery_workers,
+    juicefs_gateway,
+    juicefs_mount,
+    juicefs_volume,
+    program,
+    redis_server,
+)
+
+
+def refused(url_port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", url_port), timeout=1).close()
+    except OSError:
+        return True
+    return False
+
+
+def test_postgres_cluster_stores_rows_in_a_new_database(pg_cluster: Postgres):
+    url = pg_cluster.database("services_sql")
+    assert url == f"postgresql+psycopg2://prove@127.0.0.1:{pg_cluster.port}/services_sql"
+    pg_cluster.query("CREATE TABLE runs (id text PRIMARY KEY, n int)", db="services_sql")
+    pg_cluster.query("INSERT INTO runs VALUES ('a', 1), ('b', 2)", db="services_sql")
+    assert pg_cluster.query("SELECT id, n FROM runs ORDER BY id", db="services_sql") == [("a", "1"), ("b", "2")]
+    # the URL's driver is the one dagster-postgres ships
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url)
+    with engine.connect() as conn:
+        assert conn.execute(sqlalchemy.text("SELECT sum(n) FROM runs")).scalar() == 3
+    engine.dispose()
+
+
+def test_redis_server_keeps_values_and_stops(tmp_path: Path):
+    import redis
+
+    with redis_server(tmp_path / "redis") as url:
+        client = redis.Redis.from_url(url)
+        assert client.ping()
+        client.set("prove", "corpus")
+        assert client.get("prove") == b"corpus"
+        port = client.connection_pool.connection_kwargs["port"]
+        client.close()
+    assert refused(port)
+    assert os.listdir(tmp_path / "redis") == ["redis.log"]  # nothing saved to disk
+
+
+def test_celery_workers_answer_tasks_and_leave_their_folders_empty(tmp_path: Path, redis_url: str):
+    from celery import Celery
+
+    with celery_workers(tmp_path / "celery", redis_url, count=2) as workers:
+        app = Celery("client", broker=redis_url, backend=redis_url)
+        results = [app.send_task("celery.ping", queue="dagster") for _ in range(4)]
+        assert [r.get(timeout=30) for r in results] == ["pong"] * 4
+        procs = [w.proc for w in workers]
+        app.close()
+    assert all(p.poll() is not None for p in procs)  # stopped
+    for w in workers:
+        assert f"{w.name}@" in w.log_text() and " ready." in w.log_text()
+        assert os.listdir(w.cwd) == [], f"{w.name} wrote into its working folder"
+    # each task ran once, on one of the workers
+    assert sum(w.log_text().count("] succeeded in ") for w in workers) == 4
+
+
+def test_juicefs_mount_and_gateway_share_one_volume(tmp_path: Path):
+    import fsspec
+
+    with juicefs_volume(tmp_path / "jfs") as volume:
+        with juicefs_mount(volume) as mnt, juicefs_gateway(volume) as s3:
+            assert os.path.ismount(mnt)
+            # an atomic write through the mount: write a temporary file, rename it into place
+            (mnt / "stages").mkdir()
+            (mnt / "stages" / ".part").write_bytes(b"banking rows")
+            os.replace(mnt / "stages" / ".part", mnt / "stages" / "banking.pkl")
+            assert (mnt / "stages" / "banking.pkl").read_bytes() == b"banking rows"
+            # the same volume over S3
+            fs = fsspec.filesystem("s3", **s3.storage_options())
+            assert fs.cat(f"{s3.bucket}/stages/banking.pkl") == b"banking rows"
+            fs.pipe(f"{s3.bucket}/corpus/LATEST", b"v1")
+            assert (mnt / "corpus" / "LATEST").read_bytes() == b"v1"
+        assert not os.path.ismount(mnt)
+    # the data lives in the volume's object storage (chunks, not the files' names)
+    assert any(p.is_file() for p in (volume.bucket / volume.name).rglob("*"))
+
+
+def test_a_missing_program_is_named_with_its_install_command():
+    with pytest.raises(ServiceMissing, match="no-such-server is not installed.*apt-get install -y no-such-server"):
+        program("no-such-server", "apt-get install -y no-such-server")
