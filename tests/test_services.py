@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from pathlib import Path
 
+import dagster as dg
 import pytest
+from dagster_celery import celery_executor
 
 from tests.services import (
     Postgres,
     ServiceMissing,
     celery_workers,
+    dagster_home,
     juicefs_gateway,
     juicefs_mount,
     juicefs_volume,
@@ -58,23 +62,6 @@ def test_redis_server_keeps_values_and_stops(tmp_path: Path):
     assert os.listdir(tmp_path / "redis") == ["redis.log"]  # nothing saved to disk
 
 
-def test_celery_workers_answer_tasks_and_leave_their_folders_empty(tmp_path: Path, redis_url: str):
-    from celery import Celery
-
-    with celery_workers(tmp_path / "celery", redis_url, count=2) as workers:
-        app = Celery("client", broker=redis_url, backend=redis_url)
-        results = [app.send_task("celery.ping", queue="dagster") for _ in range(4)]
-        assert [r.get(timeout=30) for r in results] == ["pong"] * 4
-        procs = [w.proc for w in workers]
-        app.close()
-    assert all(p.poll() is not None for p in procs)  # stopped
-    for w in workers:
-        assert f"{w.name}@" in w.log_text() and " ready." in w.log_text()
-        assert os.listdir(w.cwd) == [], f"{w.name} wrote into its working folder"
-    # each task ran once, on one of the workers
-    assert sum(w.log_text().count("] succeeded in ") for w in workers) == 4
-
-
 def test_juicefs_mount_and_gateway_share_one_volume(tmp_path: Path):
     import fsspec
 
@@ -99,3 +86,47 @@ def test_juicefs_mount_and_gateway_share_one_volume(tmp_path: Path):
 def test_a_missing_program_is_named_with_its_install_command():
     with pytest.raises(ServiceMissing, match="no-such-server is not installed.*apt-get install -y no-such-server"):
         program("no-such-server", "apt-get install -y no-such-server")
+
+
+@dg.op(out=dg.Out(int))
+def seed() -> int:
+    return 3
+
+
+@dg.op
+def on_a_worker(n: int) -> tuple[int, int]:
+    time.sleep(1.0)  # long enough that the parallel steps are taken by both free workers
+    return os.getpid(), n * 2
+
+
+@dg.op
+def gather(a: tuple[int, int], b: tuple[int, int], c: tuple[int, int], d: tuple[int, int]) -> int:
+    return sum(x[1] for x in (a, b, c, d))
+
+
+@dg.job(executor_def=celery_executor)
+def split_job() -> None:
+    n = seed()
+    gather(*(on_a_worker.alias(f"on_a_worker_{i}")(n) for i in range(4)))
+
+
+def test_dagster_steps_run_split_on_two_celery_workers_that_leave_their_folders_empty(
+    pg_cluster: Postgres, redis_url: str, tmp_path: Path
+):
+    # the instance in PostgreSQL, the steps sent through Redis to two workers (dagster-celery's executor)
+    home = dagster_home(tmp_path / "dagster_home", pg_cluster.database("celery_steps"))
+    instance = dg.DagsterInstance.from_config(str(home))
+    config = {"execution": {"config": {"broker": redis_url, "backend": redis_url}}}
+    with celery_workers(tmp_path / "celery", redis_url, count=2) as workers:
+        with dg.execute_job(dg.reconstructable(split_job), instance=instance, run_config=config) as r:
+            assert r.success
+            assert r.output_for_node("gather") == 24
+            pids = {r.output_for_node(f"on_a_worker_{i}")[0] for i in range(4)}
+        procs = [w.proc for w in workers]
+    # the parallel steps ran in the workers' own processes, some on each
+    assert pids == {p.pid for p in procs}
+    assert all(p.poll() is not None for p in procs)  # stopped
+    for w in workers:
+        assert w.log_text().count("Task execute_plan[") >= 2  # received and succeeded
+        assert os.listdir(w.cwd) == [], f"{w.name} wrote into its working folder"
+    assert pg_cluster.query("SELECT status FROM runs", db="celery_steps") == [("SUCCESS",)]
