@@ -11,6 +11,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from dagster_celery import celery_executor
+from upath import UPath
 
 from tests.services import (
     Postgres,
@@ -78,6 +79,10 @@ def test_juicefs_mount_and_gateway_share_one_volume(tmp_path: Path):
             assert fs.cat(f"{s3.bucket}/stages/banking.pkl") == b"banking rows"
             fs.pipe(f"{s3.bucket}/corpus/LATEST", b"v1")
             assert (mnt / "corpus" / "LATEST").read_bytes() == b"v1"
+            # an s3:// root as a universal-pathlib path
+            root = UPath(f"s3://{s3.bucket}", **s3.storage_options())
+            assert sorted(p.name for p in root.iterdir() if p.name in ("corpus", "stages")) == ["corpus", "stages"]
+            assert (root / "stages" / "banking.pkl").read_bytes() == b"banking rows"
         assert not os.path.ismount(mnt)
     # the data lives in the volume's object storage (chunks, not the files' names)
     assert any(p.is_file() for p in (volume.bucket / volume.name).rglob("*"))
