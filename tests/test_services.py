@@ -21,6 +21,7 @@ from tests.services import (
     juicefs_gateway,
     juicefs_mount,
     juicefs_volume,
+    postgres,
     program,
     redis_server,
 )
@@ -34,19 +35,22 @@ def refused(url_port: int) -> bool:
     return False
 
 
-def test_postgres_cluster_stores_rows_in_a_new_database(pg_cluster: Postgres):
-    url = pg_cluster.database("services_sql")
-    assert url == f"postgresql+psycopg2://prove@127.0.0.1:{pg_cluster.port}/services_sql"
-    pg_cluster.query("CREATE TABLE runs (id text PRIMARY KEY, n int)", db="services_sql")
-    pg_cluster.query("INSERT INTO runs VALUES ('a', 1), ('b', 2)", db="services_sql")
-    assert pg_cluster.query("SELECT id, n FROM runs ORDER BY id", db="services_sql") == [("a", "1"), ("b", "2")]
-    # the URL's driver is the one dagster-postgres ships
+def test_postgres_cluster_stores_rows_in_a_new_database_and_is_gone_after():
     import sqlalchemy
 
-    engine = sqlalchemy.create_engine(url)
-    with engine.connect() as conn:
-        assert conn.execute(sqlalchemy.text("SELECT sum(n) FROM runs")).scalar() == 3
-    engine.dispose()
+    with postgres() as pg:
+        url = pg.database("services_sql")
+        assert url == f"postgresql+psycopg2://prove@127.0.0.1:{pg.port}/services_sql"
+        pg.query("CREATE TABLE runs (id text PRIMARY KEY, n int)", db="services_sql")
+        pg.query("INSERT INTO runs VALUES ('a', 1), ('b', 2)", db="services_sql")
+        assert pg.query("SELECT id, n FROM runs ORDER BY id", db="services_sql") == [("a", "1"), ("b", "2")]
+        # the URL's driver is the one dagster-postgres ships
+        engine = sqlalchemy.create_engine(url)
+        with engine.connect() as conn:
+            assert conn.execute(sqlalchemy.text("SELECT sum(n) FROM runs")).scalar() == 3
+        engine.dispose()
+    assert refused(pg.port)
+    assert not pg.folder.exists()
 
 
 def test_redis_server_keeps_values_and_stops(tmp_path: Path):
