@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# Create .venv (if missing or stale) and install prove with its train and dev extras.
+# Create .venv (if missing or stale) and install prove with its train, dev and distributed extras.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-# The browser tests (tests/assets/test_browser.py) drive Debian's chromium; Playwright downloads no browser.
-if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+# Debian's packages the tests drive, installed with apt-get when missing: chromium for the browser tests
+# (tests/assets/test_browser.py; Playwright downloads no browser), PostgreSQL and redis-server for the distributed
+# tests (tests/services.py starts a throwaway cluster and server on loopback, and stops them).
+apt_missing=()
+[ -x /usr/bin/chromium ] || apt_missing+=(chromium)
+command -v redis-server >/dev/null 2>&1 || apt_missing+=(redis-server)
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  apt_missing+=(postgresql)
+fi
+if [ "${#apt_missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
   sudo=""
   if [ "$(id -u)" != 0 ]; then
     if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
-      echo "setup-env: /usr/bin/chromium is missing and installing it needs root: run 'sudo apt-get install -y chromium'" >&2
+      echo "setup-env: ${apt_missing[*]} missing and installing needs root: run 'sudo apt-get install -y ${apt_missing[*]}'" >&2
       exit 1
     fi
   fi
-  echo "setup-env: installing chromium (apt-get) for the browser tests" >&2
+  echo "setup-env: installing ${apt_missing[*]} (apt-get) for the tests" >&2
   log=$(mktemp)
   if ! { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
-         $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$log" 2>&1; then
+         $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_missing[@]}"; } >"$log" 2>&1; then
     tail -n 20 "$log" >&2
-    echo "setup-env: could not install chromium with apt-get (output above); install it by hand: apt-get install -y chromium" >&2
+    echo "setup-env: could not install ${apt_missing[*]} with apt-get (output above); install by hand: apt-get install -y ${apt_missing[*]}" >&2
     rm -f "$log"
     exit 1
   fi
@@ -39,7 +47,7 @@ if ! {
   .venv/bin/python -m pip install -q --upgrade pip &&
   # torch first, pinned: the local CPU build (a looser pin would pull CUDA wheels)
   .venv/bin/python -m pip install -q "torch==2.13.0" &&
-  .venv/bin/python -m pip install -q -e ".[train,dev]"
+  .venv/bin/python -m pip install -q -e ".[train,dev,distributed]"
 } >"$install_log" 2>&1; then
   tail -n 30 "$install_log" >&2
   echo "setup-env: the install failed (last lines above; the whole output is in $install_log)" >&2

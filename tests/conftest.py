@@ -3,13 +3,20 @@
 Each test file goes to one worker, so a file's module-scoped fixtures are built once; the files that share
 the session-scoped Dagster webserver (``tests/assets/conftest.py``) go to the same worker, so it starts once.
 (xdist's own ``loadgroup`` cannot say that here: it tags node ids, which pytest 9 no longer lets it do.)
-Without xdist, or with another ``--dist``, this changes nothing."""
+Without xdist, or with another ``--dist``, this changes nothing.
+
+Also the fixtures of the throwaway services on loopback (``tests/services.py``): a session's PostgreSQL cluster, and
+per test a Redis server, two dagster-celery workers on it, and a mounted JuiceFS volume."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.services import CeleryWorker, Postgres, celery_workers, juicefs_mount, juicefs_volume, postgres, redis_server
 
 # files whose tests must run on one worker: a session fixture too slow to start twice
 SHARED_WORKER = {
@@ -83,3 +90,34 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     for nodeid in _LEFT_DEAD_STORAGE:
         terminalreporter.write_line(f"left Dagster's state storage on a collected instance: {nodeid}", yellow=True)
+
+
+# ---- throwaway services on loopback (tests/services.py), started and stopped by the tests that use them ----
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Postgres]:
+    """A PostgreSQL cluster for the session; each test makes its own database (``pg_cluster.database(name)``)."""
+    with postgres() as pg:
+        yield pg
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """A new redis-server for the test (an empty broker: no task of another test is waiting in it)."""
+    with redis_server(tmp_path / "redis") as url:
+        yield url
+
+
+@pytest.fixture
+def celery_pair(tmp_path: Path, redis_url: str) -> Iterator[list[CeleryWorker]]:
+    """Two dagster-celery workers on the test's Redis (broker and result backend), each in an empty folder."""
+    with celery_workers(tmp_path / "celery", redis_url, count=2) as workers:
+        yield workers
+
+
+@pytest.fixture
+def juicefs_root(tmp_path: Path) -> Iterator[Path]:
+    """A new JuiceFS volume mounted (FUSE) for the test: a shared POSIX folder."""
+    with juicefs_volume(tmp_path / "juicefs") as volume, juicefs_mount(volume) as mnt:
+        yield mnt
