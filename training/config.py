@@ -168,13 +168,14 @@ def load_train_config(
         raw = source
     else:
         p = Path(source)
-        if p.is_file():
+        text = str(source).lstrip()
+        if not text.startswith("{") and p.is_file():  # (a JSON string longer than a file name is no path)
             where = str(p)
             try:
                 raw = yaml.safe_load(p.read_text()) or {}
             except yaml.YAMLError as exc:
                 raise ValueError(f"{where}: not valid YAML/JSON ({exc})") from None
-        elif str(source).lstrip().startswith("{"):
+        elif text.startswith("{"):
             try:
                 raw = json.loads(str(source))
             except ValueError as exc:

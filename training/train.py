@@ -10,8 +10,10 @@ evaluation before, after SFT and after GRPO.
 * ``reward_curve.png``: GRPO reward (and components, and the share of zero-variance groups) per step;
 * ``checkpoint/``: the trained model and tokenizer (``from_pretrained``-loadable, also as ``model=`` again).
 
-Rollouts: :mod:`training.multistep` through TRL's ``rollout_func`` (:mod:`training.grpo`). Under
-``accelerate launch`` every rank trains; only the main process evaluates and writes.
+Rollouts: :mod:`training.multistep` through TRL's ``rollout_func`` (:mod:`training.grpo`). Under ``torchrun`` or
+``accelerate launch`` every rank trains (DDP); only rank 0 evaluates and writes, and the report gains
+``distributed`` (world size, every rank's parameter digest): see :mod:`training.distributed` and
+docs/training-distributed.md.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 from training.chat import ChatFormat
 from training.config import TrainConfig, load_train_config
 from training.data import Task, conversation_texts, load_tasks
+from training.distributed import process_state, ranks_record
 from training.evaluate import evaluate, paired_delta, plot_reward_curve, write_markdown
 from training.grpo import RolloutReward, make_rollout_func
 from training.multistep import MultiStepRunner
@@ -223,12 +226,12 @@ def train(
 
     ``progress(phase, step, total, **metrics)`` is called per logged SFT/GRPO step (``loss``, ``reward``,
     ``kl``, ``frac_reward_zero_std``) and per evaluation batch (phase ``eval_before`` ...)."""
-    import torch
-    from accelerate import PartialState
-
     config = config or TrainConfig()
-    state = PartialState(cpu=config.cpu())  # under torchrun / accelerate launch: the process group (gloo on CPU)
+    state = process_state(config)  # a launch this training cannot run is refused first, naming the problem
     main = state.is_main_process
+
+    import torch
+
     t_start = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -304,8 +307,9 @@ def train(
             }
             ev("after_grpo")
 
+    dist = ranks_record(model, state)  # several processes: every rank's parameter digest (a collective)
     if not main:
-        return {"out_dir": str(out), "rank": state.process_index}
+        return {"out_dir": str(out), "rank": state.process_index, "world_size": state.num_processes}
     return _write_outputs(
         out,
         model,
@@ -321,6 +325,7 @@ def train(
             "n_eval": len(eval_tasks),
             "skipped_too_long": {"train": skipped_train, "eval": skipped_eval},
         },
+        dist,
     )
 
 
@@ -335,6 +340,7 @@ def _write_outputs(
     rollout: dict[str, Any] | None,
     delta: float | None,
     counts: dict[str, Any],
+    dist: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     ckpt = out / "checkpoint"
     model.save_pretrained(ckpt)
@@ -366,6 +372,7 @@ def _write_outputs(
         "timings": {**timings, "total_s": time.perf_counter() - t_start},
         "rollout": rollout,
         "grpo_weight_delta": delta,
+        **({"distributed": dist} if dist is not None else {}),  # one process: the report as before
     }
     tmp = out / "eval_report.json.tmp"
     tmp.write_text(json.dumps(report, indent=2))
@@ -389,6 +396,7 @@ def _write_outputs(
         "rollout": rollout,
         "grpo_weight_delta": delta,
         "n_params": n_params,
+        **({"distributed": dist} if dist is not None else {}),
     }
 
 

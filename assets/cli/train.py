@@ -15,13 +15,16 @@ def cmd_train(a: argparse.Namespace) -> int:
     # (prove --help stays fast)
     from pipeline.corpus.store import resolve_version
     from training.config import load_train_config
-    from training.train import train
+    from training.distributed import check_launch
 
     try:
         cfg = load_train_config(a.config, {"grpo_steps": a.grpo_steps, "model": a.model})
+        check_launch(cfg)  # several processes (torchrun, accelerate launch): refused before torch loads if wrong
     except ValueError as exc:
         print(f"prove train: {exc}", file=sys.stderr)
         return 2
+    from training.train import train  # deferred: torch and TRL load only once the configuration is accepted
+
     corpus_dir = Path(a.corpus) if a.corpus else resolve_version(a.data_dir, None)
     out = a.out or str(Path(a.data_dir) / "runs" / corpus_dir.name)
     result = train(str(corpus_dir), out, cfg)

@@ -72,6 +72,8 @@ def test_hub_model_config_gets_the_paper_defaults_and_validates_against_grpo_con
 def test_tiny_defaults_stay_and_bad_configs_name_the_file_and_field(tmp_path):
     assert load_train_config(None) == TrainConfig()
     assert load_train_config(json.dumps({"grpo_steps": 3})).grpo_steps == 3
+    long = json.dumps({"grpo_steps": 3, "grpo_args": {f"x{i}": "a long value" for i in range(20)}})
+    assert len(long) > 255 and load_train_config(long).grpo_args["x19"] == "a long value"  # not taken for a path
     bad = tmp_path / "bad.yaml"
     bad.write_text("lr: fast\nbatch_sise: 8\n")
     with pytest.raises(ValueError, match=r"bad\.yaml: lr: .*number.*batch_sise: Extra inputs"):
