@@ -22,7 +22,7 @@ from typing import Any
 
 import dagster as dg
 
-from assets import progress
+from assets import distributed, progress
 from assets.automation import CROSS, asset_jobs
 from assets.cli.interrupt import stop_descendants, worker_init
 from assets.corpus import CHECKS
@@ -134,18 +134,25 @@ def _materialize_partition(
     os.environ["DAGSTER_HOME"] = dagster_home
     os.environ[PARTITIONS_ENV] = str(at_once)
     cfg = BuildConfig.model_validate_json(build_config_json)
+    tags = {"prove/build": "cli", "prove/parallel": "true"}
     try:
-        r = (
-            build_jobs(resources(build_config=cfg, train=False))
-            .resolve_job_def("server_job")
-            .execute_in_process(
-                partition_key=server,
-                instance=dg.DagsterInstance.get(),
-                run_config=QUIET,
-                tags={"prove/build": "cli", "prove/parallel": "true"},
-                raise_on_error=False,
+        if distributed.distributed(cfg):  # this process only waits for the run; its steps run elsewhere
+            with dg.DagsterInstance.get() as instance:
+                r = distributed.execute(
+                    "server_job", cfg, instance=instance, tags=tags, loggers=QUIET, partition=server
+                )
+        else:
+            r = (
+                build_jobs(resources(build_config=cfg, train=False))
+                .resolve_job_def("server_job")
+                .execute_in_process(
+                    partition_key=server,
+                    instance=dg.DagsterInstance.get(),
+                    run_config=QUIET,
+                    tags=tags,
+                    raise_on_error=False,
+                )
             )
-        )
     finally:
         HANDOFF.clear()  # the server's last output is read by the cross-server run, in another process
     return server, r.success, r.run_id, "" if r.success else run_error(r)
@@ -246,9 +253,14 @@ def _partitions(
         return
     job = build_jobs(res).resolve_job_def("server_job")
     for server in servers:
-        r = job.execute_in_process(
-            partition_key=server, instance=b.instance, run_config=QUIET, tags=tags, raise_on_error=False
-        )
+        if distributed.distributed(b.cfg):
+            r = distributed.execute(
+                "server_job", b.cfg, instance=b.instance, tags=tags, loggers=QUIET, partition=server
+            )
+        else:
+            r = job.execute_in_process(
+                partition_key=server, instance=b.instance, run_config=QUIET, tags=tags, raise_on_error=False
+            )
         if _interrupted(signalled, r):  # Dagster turned the interrupt into a failed step: stop here all the same
             raise KeyboardInterrupt
         b.runs.append(r.run_id)
@@ -275,6 +287,8 @@ def build(
     one (in-process runs only: ``parallel`` workers need an instance on disk). ``train_params``: the training
     settings (``assets.training.TrainParams`` fields). ``signalled`` says whether the caller's signal handler
     saw an interrupt."""
+    if distributed.distributed(cfg):  # its steps run in other processes: every path they read made absolute here
+        cfg = distributed.for_workers(cfg)
     instance = instance or prepare_instance(cfg)
     if parallel > 1 and instance.is_ephemeral:
         raise ValueError("a parallel build needs a Dagster instance on disk (DAGSTER_HOME), not an ephemeral one")
@@ -289,15 +303,7 @@ def build(
             return b
         if b.unavailable:
             b.cfg = cfg.model_copy(update={"servers": kept, "unavailable_servers": b.unavailable})
-        cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
-        job = build_jobs(resources(build_config=b.cfg, train=train, train_params=train_params))
-        r = job.resolve_job_def("corpus_job").execute_in_process(
-            asset_selection=[a.key for a in cross],
-            instance=instance,
-            tags=tags,
-            raise_on_error=False,
-            run_config=QUIET,
-        )
+        r = corpus_run(b, train, train_params, tags)
         if _interrupted(signalled, r):
             raise KeyboardInterrupt
         b.runs.append(r.run_id)
@@ -308,6 +314,24 @@ def build(
         raise
     finally:
         HANDOFF.clear()  # outputs no reader of this build took
+
+
+def corpus_run(
+    b: BuildRun, train: bool = False, train_params: dict[str, Any] | None = None, tags: dict[str, str] | None = None
+) -> Any:
+    """The cross-server run (dedup -> corpus, and the policy when ``train``) over the stored outputs of the servers
+    the build kept (``b.cfg.servers``): the build's last run. A listed server without a stored output fails it."""
+    cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
+    keys, tags = [a.key for a in cross], {"prove/build": "cli", **(tags or {})}
+    if distributed.distributed(b.cfg):
+        return distributed.execute(
+            "corpus_job", b.cfg, instance=b.instance, tags=tags, loggers=QUIET,
+            train=train, train_params=train_params, asset_selection=keys,
+        )  # fmt: skip
+    job = build_jobs(resources(build_config=b.cfg, train=train, train_params=train_params))
+    return job.resolve_job_def("corpus_job").execute_in_process(
+        asset_selection=keys, instance=b.instance, tags=tags, raise_on_error=False, run_config=QUIET
+    )
 
 
 def mark_interrupted(cfg: BuildConfig, before: set[str]) -> None:
