@@ -20,9 +20,10 @@ from typing import Any
 
 import dagster as dg
 
-from assets.automation import CROSS, FORKED_STEPS, asset_jobs
+from assets.automation import CROSS, asset_jobs
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
+from assets.executors import execution_config, executor_def
 from assets.synthesis import PER_SERVER
 from pipeline.core.config import BuildConfig
 
@@ -34,32 +35,13 @@ MODULE = __name__
 CODE_ROOT = str(Path(__file__).resolve().parents[1])
 
 
-def distributed(cfg: BuildConfig) -> bool:
-    """Whether the build's runs go through :func:`execute` (its executor is not ``in_process``)."""
-    return cfg.deployment.executor != "in_process"
-
-
-def _executor(kind: str) -> dg.ExecutorDefinition:
-    if kind == "multiprocess":
-        return dg.multiprocess_executor
-    if kind == "celery":
-        try:
-            from dagster_celery import celery_executor
-        except ImportError as exc:  # an optional extra
-            raise ValueError(
-                "deployment.executor 'celery' needs dagster-celery: pip install 'prove[distributed]'"
-            ) from exc
-        return celery_executor
-    raise ValueError(f"no distributed executor {kind!r}: multiprocess or celery")
-
-
 @functools.cache
 def job_for(name: str, executor: str) -> dg.JobDefinition:
     """``server_job`` or ``corpus_job`` (the jobs ``prove build`` runs) with the named executor: what a worker
     rebuilds for each step. Its resources' values are placeholders that every run's config replaces."""
     jobs = asset_jobs(PER_SERVER, CROSS, launchpad=False)
     defs = dg.Definitions(
-        assets=ALL_ASSETS, asset_checks=CHECKS, jobs=list(jobs), resources=resources(), executor=_executor(executor)
+        assets=ALL_ASSETS, asset_checks=CHECKS, jobs=list(jobs), resources=resources(), executor=executor_def(executor)
     )
     return defs.resolve_job_def(name)
 
@@ -79,16 +61,6 @@ def for_workers(cfg: BuildConfig) -> BuildConfig:
             "augment": cfg.augment.model_copy(update={"import_files": [absolute(f) for f in cfg.augment.import_files]}),
         }
     )
-
-
-def execution_config(cfg: BuildConfig) -> dict[str, Any]:
-    """The executor's part of the run config, from the build's deployment settings."""
-    d = cfg.deployment
-    if d.executor == "multiprocess":
-        # steps fork from a process that has already imported the definitions (as the UI's runs do)
-        start = FORKED_STEPS["execution"]["config"]["multiprocess"]["start_method"]
-        return {"max_concurrent": d.max_concurrent, "start_method": start}
-    return {"broker": d.broker, "backend": d.backend or d.broker}
 
 
 def run_config(

@@ -27,6 +27,7 @@ from assets.automation import CROSS, asset_jobs
 from assets.cli.interrupt import stop_descendants, worker_init
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
+from assets.executors import steps_elsewhere
 from assets.resources import HANDOFF, StageStore, ensure_partitions
 from assets.sqlite_commits import relaxed_sync
 from assets.synthesis import PER_SERVER
@@ -136,7 +137,7 @@ def _materialize_partition(
     cfg = BuildConfig.model_validate_json(build_config_json)
     tags = {"prove/build": "cli", "prove/parallel": "true"}
     try:
-        if distributed.distributed(cfg):  # this process only waits for the run; its steps run elsewhere
+        if steps_elsewhere(cfg):  # this process only waits for the run; its steps run elsewhere
             with dg.DagsterInstance.get() as instance:
                 r = distributed.execute(
                     "server_job", cfg, instance=instance, tags=tags, loggers=QUIET, partition=server
@@ -253,7 +254,7 @@ def _partitions(
         return
     job = build_jobs(res).resolve_job_def("server_job")
     for server in servers:
-        if distributed.distributed(b.cfg):
+        if steps_elsewhere(b.cfg):
             r = distributed.execute(
                 "server_job", b.cfg, instance=b.instance, tags=tags, loggers=QUIET, partition=server
             )
@@ -287,7 +288,7 @@ def build(
     one (in-process runs only: ``parallel`` workers need an instance on disk). ``train_params``: the training
     settings (``assets.training.TrainParams`` fields). ``signalled`` says whether the caller's signal handler
     saw an interrupt."""
-    if distributed.distributed(cfg):  # its steps run in other processes: every path they read made absolute here
+    if steps_elsewhere(cfg):  # its steps run in other processes: every path they read made absolute here
         cfg = distributed.for_workers(cfg)
     instance = instance or prepare_instance(cfg)
     if parallel > 1 and instance.is_ephemeral:
@@ -323,7 +324,7 @@ def corpus_run(
     the build kept (``b.cfg.servers``): the build's last run. A listed server without a stored output fails it."""
     cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
     keys, tags = [a.key for a in cross], {"prove/build": "cli", **(tags or {})}
-    if distributed.distributed(b.cfg):
+    if steps_elsewhere(b.cfg):
         return distributed.execute(
             "corpus_job", b.cfg, instance=b.instance, tags=tags, loggers=QUIET,
             train=train, train_params=train_params, asset_selection=keys,

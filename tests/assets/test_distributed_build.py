@@ -15,6 +15,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from assets.automated_build import AutomatedBuild
+from assets.definitions import make_definitions
 from assets.orchestrate import BuildRun, build, corpus_run, run_error
 from pipeline.core.config import BuildConfig, DeploymentConfig
 from tests.builds import build_run
@@ -119,3 +121,31 @@ def test_a_listed_server_whose_stage_output_is_gone_fails_the_corpus_run_naming_
     why = run_error(r)
     assert "crm" in why and "validated_conversations" in why, why
     assert "banking" not in why and "calendar" not in why, why
+
+
+def test_the_jobs_the_ui_and_the_automation_launch_follow_the_deployment_and_carry_the_storage_root(tmp_path):
+    cfg = BuildConfig(
+        examples=EXAMPLES,
+        servers=SERVERS,
+        data_dir=str(tmp_path / "shared"),
+        deployment=DeploymentConfig(executor="celery", broker="redis://127.0.0.1:6379/0"),
+    )
+    build = AutomatedBuild(cfg, train=False, source="test")
+    defs = make_definitions(build=build)
+    run = build.run_config()
+    for job in ("server_job", "corpus_job"):
+        assert defs.resolve_job_def(job).executor_def.name == "celery", job
+    assert run["execution"]["config"] == {"broker": "redis://127.0.0.1:6379/0", "backend": "redis://127.0.0.1:6379/0"}
+    assert run["resources"]["io_manager"]["config"]["base_dir"] == str(tmp_path / "shared" / "stages")
+    assert run["resources"]["settings"]["config"]["build"]["data_dir"] == str(tmp_path / "shared")
+    # the one-machine default keeps Dagster's default executor and no executor config of its own
+    plain = AutomatedBuild(BuildConfig(servers=SERVERS), train=False, source="test")
+    assert "execution" not in plain.run_config()
+    assert make_definitions(build=plain).resolve_job_def("server_job").executor_def.name == "multi_or_in_process_executor"
+
+
+def test_a_celery_deployment_without_a_broker_and_a_url_as_data_dir_are_refused_by_name():
+    with pytest.raises(ValueError, match="needs a broker"):
+        DeploymentConfig(executor="celery")
+    with pytest.raises(ValueError, match="mount the bucket"):
+        BuildConfig(data_dir="s3://bucket/prove")
