@@ -6,6 +6,10 @@
 2. The cross-server assets (dedup -> augment -> rejections -> corpus, and the policy when training)
    with the corpus's blocking quality gates, as one ``corpus_job`` run.
 
+Each run executes in process by default. When the build's ``deployment.executor`` is ``multiprocess`` or
+``celery``, each run goes through Dagster's job execution instead and its steps run in other processes or on
+Celery workers (:mod:`assets.distributed`; docs/scale-out.md).
+
 ``prove build`` calls :func:`build` (with a display listening to :mod:`assets.progress`), and so do the
 tests and ``bench/build_throughput.py``: nothing else re-implements the build. An interrupt stops the
 worker processes and marks a version written but not yet checked as failed (never the default).

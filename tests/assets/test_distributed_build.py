@@ -141,7 +141,8 @@ def test_the_jobs_the_ui_and_the_automation_launch_follow_the_deployment_and_car
     # the one-machine default keeps Dagster's default executor and no executor config of its own
     plain = AutomatedBuild(BuildConfig(servers=SERVERS), train=False, source="test")
     assert "execution" not in plain.run_config()
-    assert make_definitions(build=plain).resolve_job_def("server_job").executor_def.name == "multi_or_in_process_executor"
+    default = make_definitions(build=plain).resolve_job_def("server_job").executor_def
+    assert default.name == "multi_or_in_process_executor"
 
 
 def test_a_celery_deployment_without_a_broker_and_a_url_as_data_dir_are_refused_by_name():
