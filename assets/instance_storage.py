@@ -16,6 +16,10 @@ closed around each use, so no file is held open between uses (a wiped run's file
 forked process opens its own connections, and locking and durability are as before.
 ``bench/dagster_events.py`` has the figure; ``bench/OPTIMISATIONS.md`` the build's.
 
+The storage and the build's relaxed SQLite commits (``assets/sqlite_commits.py``) are for SQLite only: an
+instance on PostgreSQL (``storage: postgres`` in ``dagster.yaml``) uses dagster-postgres's storage as it is, and
+:func:`sqlite_backed` tells the build not to relax anything.
+
 The house's one exception to public-API-only (``ALLOWED_PRIVATE_USE`` in ``tests/test_public_sdk_only.py``):
 Dagster has no public storage class to extend, so this module imports from ``dagster._core`` / ``dagster._serdes``
 and reuses the event log's private state. Nothing else in the project may.
@@ -35,6 +39,7 @@ from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
     SQLITE_BUSY_TIMEOUT_SECONDS,
     SqliteEventLogStorage,
 )
+from dagster._core.storage.runs.sql_run_storage import SqlRunStorage
 from dagster._core.storage.sqlite_storage import DagsterSqliteStorage
 from dagster._serdes import ConfigurableClassData
 from sqlalchemy import create_engine
@@ -42,6 +47,17 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import NullPool
 
 ENGINES_KEPT = 8  # a build uses two files at a time (its run's and the index); the UI reads a few runs at once
+
+
+def sqlite_backed(instance: Any) -> bool:
+    """Whether a Dagster instance keeps its runs in SQLite: files under ``$DAGSTER_HOME`` (this module's storage or
+    Dagster's ``storage: sqlite``) or, for an ephemeral instance, in memory. False for PostgreSQL (or MySQL), and
+    for a storage that is not SQL at all."""
+    storage = instance.run_storage
+    if not isinstance(storage, SqlRunStorage):
+        return False
+    with storage.connect() as conn:
+        return conn.dialect.name == "sqlite"
 
 
 class KeptEnginesEventLogStorage(SqliteEventLogStorage):

@@ -32,6 +32,7 @@ from assets.cli.interrupt import stop_descendants, worker_init
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
 from assets.executors import steps_elsewhere
+from assets.instance_storage import sqlite_backed
 from assets.resources import HANDOFF, StageStore, ensure_partitions
 from assets.sqlite_commits import relaxed_sync
 from assets.synthesis import PER_SERVER
@@ -92,6 +93,12 @@ class BuildRun:
         return {k: v.value for k, v in mat.metadata.items()} if mat is not None else {}
 
 
+def instance_commits(instance: dg.DagsterInstance) -> contextlib.AbstractContextManager[None]:
+    """The instance's SQLite commits waiting for no fsync (:func:`assets.sqlite_commits.relaxed_sync`) when it is on
+    SQLite (:func:`assets.instance_storage.sqlite_backed`); nothing for an instance on PostgreSQL."""
+    return relaxed_sync() if sqlite_backed(instance) else contextlib.nullcontext()
+
+
 def prepare_instance(cfg: BuildConfig) -> dg.DagsterInstance:
     """The Dagster instance under ``$DAGSTER_HOME`` (default: the data dir's ``dagster_home``), with our
     dagster.yaml."""
@@ -129,7 +136,6 @@ def _interrupted(signalled: Callable[[], bool], result: Any) -> bool:
     return False
 
 
-@relaxed_sync()
 @settled_run()
 def _materialize_partition(
     server: str, build_config_json: str, dagster_home: str, at_once: int = 1
@@ -140,24 +146,23 @@ def _materialize_partition(
     os.environ[PARTITIONS_ENV] = str(at_once)
     cfg = BuildConfig.model_validate_json(build_config_json)
     tags = {"prove/build": "cli", "prove/parallel": "true"}
+    instance = dg.DagsterInstance.get()
     try:
         if steps_elsewhere(cfg):  # this process only waits for the run; its steps run elsewhere
-            with dg.DagsterInstance.get() as instance:
-                r = distributed.execute(
-                    "server_job", cfg, instance=instance, tags=tags, loggers=QUIET, partition=server
-                )
+            r = distributed.execute("server_job", cfg, instance=instance, tags=tags, loggers=QUIET, partition=server)
         else:
-            r = (
-                build_jobs(resources(build_config=cfg, train=False))
-                .resolve_job_def("server_job")
-                .execute_in_process(
-                    partition_key=server,
-                    instance=dg.DagsterInstance.get(),
-                    run_config=QUIET,
-                    tags=tags,
-                    raise_on_error=False,
+            with instance_commits(instance):
+                r = (
+                    build_jobs(resources(build_config=cfg, train=False))
+                    .resolve_job_def("server_job")
+                    .execute_in_process(
+                        partition_key=server,
+                        instance=instance,
+                        run_config=QUIET,
+                        tags=tags,
+                        raise_on_error=False,
+                    )
                 )
-            )
     finally:
         HANDOFF.clear()  # the server's last output is read by the cross-server run, in another process
     return server, r.success, r.run_id, "" if r.success else run_error(r)
@@ -274,7 +279,6 @@ def _partitions(
         done(server)
 
 
-@relaxed_sync()  # the instance's SQLite commits wait for no fsync while the build runs
 @settled_run()  # the cyclic collector does not walk the libraries' objects between stages
 def build(
     cfg: BuildConfig,
@@ -294,7 +298,23 @@ def build(
     saw an interrupt."""
     if steps_elsewhere(cfg):  # its steps run in other processes: every path they read made absolute here
         cfg = distributed.for_workers(cfg)
-    instance = instance or prepare_instance(cfg)
+    if instance is None:
+        with relaxed_sync():  # a new home's SQLite files are made with the relaxed commits too
+            instance = prepare_instance(cfg)
+    # the instance's SQLite commits wait for no fsync while the build runs (an instance on PostgreSQL: as it is)
+    with instance_commits(instance):
+        return _build(cfg, instance, train, train_params, parallel, signalled, tags)
+
+
+def _build(
+    cfg: BuildConfig,
+    instance: dg.DagsterInstance,
+    train: bool,
+    train_params: dict[str, Any] | None,
+    parallel: int,
+    signalled: Callable[[], bool],
+    tags: dict[str, str] | None,
+) -> BuildRun:
     if parallel > 1 and instance.is_ephemeral:
         raise ValueError("a parallel build needs a Dagster instance on disk (DAGSTER_HOME), not an ephemeral one")
     ensure_partitions(instance, cfg.servers)
