@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from assets.executors import execution_config, steps_elsewhere
 from pipeline.core.build_file import load_build_config
 from pipeline.core.config import BuildConfig
 from pipeline.core.errors import validation_problems, yaml_problem
@@ -51,13 +52,19 @@ class AutomatedBuild:
     source: str  # the automation file, or "defaults"
 
     def run_config(self, train: bool | None = None) -> dict[str, Any]:
-        """The resources' config a run of this build carries (the launchpad shows the same, typed)."""
-        return {
+        """The config a run of this build carries (the launchpad shows the same, typed): the resources' (the build
+        settings, the training settings, the stage store's folder under the storage root) and, when the build's
+        deployment runs steps elsewhere (Celery workers), the executor's: a worker takes them all from the run."""
+        out: dict[str, Any] = {
             "resources": {
                 "settings": {"config": {"build": self.config.model_dump(mode="json")}},
                 "training": {"config": {"train": self.train if train is None else train}},
+                "io_manager": {"config": {"base_dir": str(self.config.data_path / "stages")}},
             }
         }
+        if steps_elsewhere(self.config):
+            out["execution"] = {"config": execution_config(self.config)}
+        return out
 
 
 def automated_build(path: str | Path | None = None) -> AutomatedBuild:

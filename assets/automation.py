@@ -14,6 +14,7 @@ import dagster as dg
 
 from assets.automated_build import AutomatedBuild, automated_build
 from assets.corpus import CORPUS
+from assets.executors import FORKSERVER, executor_def, steps_elsewhere
 from assets.resources import ProveSettings, ensure_partitions, server_partitions
 from assets.synthesis import PER_SERVER
 from assets.training import TrainingSettings, grpo_policy
@@ -27,11 +28,7 @@ CROSS = [*CORPUS, grpo_policy]
 # Steps run in processes forked from one that has already imported the definitions (the multiprocess
 # executor's forkserver start method with preloaded modules) instead of spawned processes that each
 # import them again (about 1 s less for a server's run of six steps; bench/parallel.py configures its job the same way).
-FORKED_STEPS = {
-    "execution": {
-        "config": {"multiprocess": {"start_method": {"forkserver": {"preload_modules": ["assets.definitions"]}}}}
-    }
-}
+FORKED_STEPS = {"execution": {"config": {"multiprocess": {"start_method": FORKSERVER}}}}
 
 
 def asset_jobs(
@@ -44,18 +41,24 @@ def asset_jobs(
     server) and ``corpus_job`` (dedup -> corpus -> policy). The schedule and the sensors target them by name. Their
     launchpads start from ``build`` (default: the automated build), typed; ``launchpad=False`` gives them no default
     config at all (``prove build`` runs them with its own build's resources, which a default would override)."""
-    config = {**FORKED_STEPS, **(build or AUTOMATED).run_config()} if launchpad else None
+    build = build or AUTOMATED
+    # the build's deployment may run the steps elsewhere (Celery workers): its executor, configured in the run
+    elsewhere = launchpad and steps_elsewhere(build.config)
+    executor = executor_def(build.config.deployment.executor) if elsewhere else None
+    config = {**({} if elsewhere else FORKED_STEPS), **build.run_config()} if launchpad else None
     server = dg.define_asset_job(
         "server_job",
         selection=dg.AssetSelection.assets(*per_server),
         partitions_def=server_partitions,
         config=config,
+        executor_def=executor,
         description="One server's partition: probe, dependency graph, chains, requests, conversations, replay.",
     )
     corpus = dg.define_asset_job(
         "corpus_job",
         selection=dg.AssetSelection.assets(*cross),
         config=config,
+        executor_def=executor,
         description="Over every server's latest outputs: dedup, augmentation, rejections, a new corpus version and "
         "its quality gates, then the policy.",
     )

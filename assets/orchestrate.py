@@ -6,6 +6,10 @@
 2. The cross-server assets (dedup -> augment -> rejections -> corpus, and the policy when training)
    with the corpus's blocking quality gates, as one ``corpus_job`` run.
 
+Each run executes in process by default. When the build's ``deployment.executor`` is ``multiprocess`` or
+``celery``, each run goes through Dagster's job execution instead and its steps run in other processes or on
+Celery workers (:mod:`assets.distributed`; docs/scale-out.md).
+
 ``prove build`` calls :func:`build` (with a display listening to :mod:`assets.progress`), and so do the
 tests and ``bench/build_throughput.py``: nothing else re-implements the build. An interrupt stops the
 worker processes and marks a version written but not yet checked as failed (never the default).
@@ -22,11 +26,12 @@ from typing import Any
 
 import dagster as dg
 
-from assets import progress
+from assets import distributed, progress
 from assets.automation import CROSS, asset_jobs
 from assets.cli.interrupt import stop_descendants, worker_init
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
+from assets.executors import steps_elsewhere
 from assets.instance_storage import sqlite_backed
 from assets.resources import HANDOFF, StageStore, ensure_partitions
 from assets.sqlite_commits import relaxed_sync
@@ -140,20 +145,24 @@ def _materialize_partition(
     os.environ["DAGSTER_HOME"] = dagster_home
     os.environ[PARTITIONS_ENV] = str(at_once)
     cfg = BuildConfig.model_validate_json(build_config_json)
+    tags = {"prove/build": "cli", "prove/parallel": "true"}
     instance = dg.DagsterInstance.get()
     try:
-        with instance_commits(instance):
-            r = (
-                build_jobs(resources(build_config=cfg, train=False))
-                .resolve_job_def("server_job")
-                .execute_in_process(
-                    partition_key=server,
-                    instance=instance,
-                    run_config=QUIET,
-                    tags={"prove/build": "cli", "prove/parallel": "true"},
-                    raise_on_error=False,
+        if steps_elsewhere(cfg):  # this process only waits for the run; its steps run elsewhere
+            r = distributed.execute("server_job", cfg, instance=instance, tags=tags, loggers=QUIET, partition=server)
+        else:
+            with instance_commits(instance):
+                r = (
+                    build_jobs(resources(build_config=cfg, train=False))
+                    .resolve_job_def("server_job")
+                    .execute_in_process(
+                        partition_key=server,
+                        instance=instance,
+                        run_config=QUIET,
+                        tags=tags,
+                        raise_on_error=False,
+                    )
                 )
-            )
     finally:
         HANDOFF.clear()  # the server's last output is read by the cross-server run, in another process
     return server, r.success, r.run_id, "" if r.success else run_error(r)
@@ -254,9 +263,14 @@ def _partitions(
         return
     job = build_jobs(res).resolve_job_def("server_job")
     for server in servers:
-        r = job.execute_in_process(
-            partition_key=server, instance=b.instance, run_config=QUIET, tags=tags, raise_on_error=False
-        )
+        if steps_elsewhere(b.cfg):
+            r = distributed.execute(
+                "server_job", b.cfg, instance=b.instance, tags=tags, loggers=QUIET, partition=server
+            )
+        else:
+            r = job.execute_in_process(
+                partition_key=server, instance=b.instance, run_config=QUIET, tags=tags, raise_on_error=False
+            )
         if _interrupted(signalled, r):  # Dagster turned the interrupt into a failed step: stop here all the same
             raise KeyboardInterrupt
         b.runs.append(r.run_id)
@@ -282,6 +296,8 @@ def build(
     one (in-process runs only: ``parallel`` workers need an instance on disk). ``train_params``: the training
     settings (``assets.training.TrainParams`` fields). ``signalled`` says whether the caller's signal handler
     saw an interrupt."""
+    if steps_elsewhere(cfg):  # its steps run in other processes: every path they read made absolute here
+        cfg = distributed.for_workers(cfg)
     if instance is None:
         with relaxed_sync():  # a new home's SQLite files are made with the relaxed commits too
             instance = prepare_instance(cfg)
@@ -312,15 +328,7 @@ def _build(
             return b
         if b.unavailable:
             b.cfg = cfg.model_copy(update={"servers": kept, "unavailable_servers": b.unavailable})
-        cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
-        job = build_jobs(resources(build_config=b.cfg, train=train, train_params=train_params))
-        r = job.resolve_job_def("corpus_job").execute_in_process(
-            asset_selection=[a.key for a in cross],
-            instance=instance,
-            tags=tags,
-            raise_on_error=False,
-            run_config=QUIET,
-        )
+        r = corpus_run(b, train, train_params, tags)
         if _interrupted(signalled, r):
             raise KeyboardInterrupt
         b.runs.append(r.run_id)
@@ -331,6 +339,24 @@ def _build(
         raise
     finally:
         HANDOFF.clear()  # outputs no reader of this build took
+
+
+def corpus_run(
+    b: BuildRun, train: bool = False, train_params: dict[str, Any] | None = None, tags: dict[str, str] | None = None
+) -> Any:
+    """The cross-server run (dedup -> corpus, and the policy when ``train``) over the stored outputs of the servers
+    the build kept (``b.cfg.servers``): the build's last run. A listed server without a stored output fails it."""
+    cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
+    keys, tags = [a.key for a in cross], {"prove/build": "cli", **(tags or {})}
+    if steps_elsewhere(b.cfg):
+        return distributed.execute(
+            "corpus_job", b.cfg, instance=b.instance, tags=tags, loggers=QUIET,
+            train=train, train_params=train_params, asset_selection=keys,
+        )  # fmt: skip
+    job = build_jobs(resources(build_config=b.cfg, train=train, train_params=train_params))
+    return job.resolve_job_def("corpus_job").execute_in_process(
+        asset_selection=keys, instance=b.instance, tags=tags, raise_on_error=False, run_config=QUIET
+    )
 
 
 def mark_interrupted(cfg: BuildConfig, before: set[str]) -> None:

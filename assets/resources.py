@@ -10,6 +10,7 @@ module is in every asset's import closure, so it imports nothing of ``training``
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import operator
@@ -17,6 +18,7 @@ import os
 import pickle
 import types
 import typing
+import uuid
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -120,35 +122,35 @@ class Handoff:
     A build materializes a stage and then, in the same process, the stage that reads it: unpickling the file
     just written gave the reader an equal copy of what is still in memory (at 13,500 examples the stage
     store's reads were about a tenth of Dagster's part of a build). The first reader of a stored output gets
-    the object itself, if the file is still the one written with it (same size and modification time), and
-    the store lets go of it; every later reader, and every reader in another process, unpickles the file as
+    the object itself, if the file is still the one written with it (the same write token, :class:`StageStore`),
+    and the store lets go of it; every later reader, and every reader in another process, unpickles the file as
     before, so no two readers share an object and nothing a reader changes reaches another. What is held
     is bounded by its pickled size (``limit_bytes``), the oldest let go first."""
 
     def __init__(self, limit_bytes: int = 256 << 20) -> None:
         self.limit_bytes = limit_bytes
-        self._held: dict[str, tuple[tuple[int, int], Any]] = {}  # path -> ((size, mtime_ns), object), oldest first
+        self._held: dict[str, tuple[int, str, Any]] = {}  # path -> (size, write token, object), oldest first
         self._bytes = 0
 
-    def give(self, path: Path, obj: Any) -> None:
+    def give(self, path: Path, token: str, obj: Any) -> None:
         self.take(path, None)  # an earlier output of the same path is out of date
-        st = path.stat()
-        if st.st_size > self.limit_bytes:
+        size = path.stat().st_size
+        if size > self.limit_bytes:
             return
-        self._held[str(path)] = ((st.st_size, st.st_mtime_ns), obj)
-        self._bytes += st.st_size
+        self._held[str(path)] = (size, token, obj)
+        self._bytes += size
         while self._bytes > self.limit_bytes:
             oldest = next(iter(self._held))
-            self._bytes -= self._held.pop(oldest)[0][0]
+            self._bytes -= self._held.pop(oldest)[0]
 
-    def take(self, path: Path, stat: os.stat_result | None) -> Any:
-        """The object written to ``path`` if it is held and the file is unchanged (``stat``), else ``None``;
-        either way the store holds it no longer."""
+    def take(self, path: Path, token: str | None) -> Any:
+        """The object written to ``path`` if it is held and the file is still that write (``token``), else
+        ``None``; either way the store holds it no longer."""
         held = self._held.pop(str(path), None)
         if held is None:
             return None
-        self._bytes -= held[0][0]
-        return held[1] if stat is not None and held[0] == (stat.st_size, stat.st_mtime_ns) else None
+        self._bytes -= held[0]
+        return held[2] if token is not None and held[1] == token else None
 
     def clear(self) -> None:
         self._held.clear()
@@ -158,9 +160,27 @@ class Handoff:
 HANDOFF = Handoff()
 
 
+class MissingPartition(Exception):
+    """A server the build lists has no stored output of a per-server asset the corpus run reads."""
+
+
+class FannedIn(dict):
+    """A per-server asset's stored outputs by server, as the fan-in read them (the servers whose file exists),
+    with what :func:`selected` needs to name a missing one."""
+
+    def __init__(self, outputs: dict[str, Any], asset: str, folder: Path) -> None:
+        super().__init__(outputs)
+        self.asset, self.folder = asset, folder
+
+
 class StageStore(dg.ConfigurableIOManager):
     """Pickled stage outputs under ``<base_dir>/<asset>/<partition>.pkl``; fan-in loads the partitions that exist.
-    An output's first reader in the process that wrote it takes it from memory (:class:`Handoff`)."""
+    An output's first reader in the process that wrote it takes it from memory (:class:`Handoff`).
+
+    Each file holds two pickles: a write token (unique to that write) and the output. The rejections sidecar
+    (``.rejections.pkl``, written after the output) holds the token of the output it was cut from, so a reader
+    knows it belongs to the output now stored without comparing modification times (which a shared file system
+    may keep coarser than nanoseconds). Every file is written to a temporary name and renamed into place."""
 
     base_dir: str = "data/stages"
 
@@ -168,39 +188,50 @@ class StageStore(dg.ConfigurableIOManager):
         return Path(self.base_dir) / "/".join(asset_key.path) / f"{partition or '_all'}.pkl"
 
     @staticmethod
-    def _dump(obj: Any, path: Path) -> None:
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "wb") as f:
-            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+    def _dump(obj: Any, path: Path, token: str) -> None:
+        tmp = path.with_name(f".{path.name}.{token}.tmp")  # one per write: writers on other machines do not clash
+        try:
+            with open(tmp, "wb") as f:
+                pickle.dump(token, f, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         partition = context.partition_key if context.has_partition_key else None
         path = self._path(context.asset_key, partition)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._dump(obj, path)
-        HANDOFF.give(path, obj)
+        token = uuid.uuid4().hex  # names this write only: it never reaches an output's content
+        self._dump(obj, path, token)
+        HANDOFF.give(path, token, obj)
         if isinstance(obj, StageOutput):
             # the rejections alone, beside the full output (and written after it): the corpus asset
             # reads every stage's rejections without unpickling every conversation
-            self._dump(StageOutput(rejections=obj.rejections, stats=obj.stats), path.with_suffix(".rejections.pkl"))
+            self._dump(
+                StageOutput(rejections=obj.rejections, stats=obj.stats), path.with_suffix(".rejections.pkl"), token
+            )
 
     def _load(self, path: Path, part: str | None) -> Any:
         side = path.with_suffix(".rejections.pkl")
-        if part == "rejections":
-            # a sidecar older than the full output belongs to an earlier materialization: read the full one
-            if side.exists() and side.stat().st_mtime_ns >= path.stat().st_mtime_ns:
-                path = side
-        else:
-            held = HANDOFF.take(path, path.stat())
-            if held is not None:
-                return held
         with open(path, "rb") as f, collector_paused():  # every object a stored output holds is alive
+            token = pickle.load(f)
+            if part == "rejections":
+                # the sidecar, if it was cut from this write of the output (not an earlier one, nor one cut short)
+                with contextlib.suppress(FileNotFoundError), open(side, "rb") as s:
+                    if pickle.load(s) == token:
+                        return pickle.load(s)
+            else:
+                held = HANDOFF.take(path, token)
+                if held is not None:
+                    return held
             return pickle.load(f)
 
     def load(self, asset: str, partition: str | None = None) -> Any:
         """A stored output read directly from its file (a stage's stats after a build, in tests and benchmarks)."""
         with open(self._path(dg.AssetKey(asset), partition), "rb") as f, collector_paused():
+            pickle.load(f)  # the write token
             return pickle.load(f)
 
     def load_input(self, context: dg.InputContext) -> Any:
@@ -211,11 +242,11 @@ class StageStore(dg.ConfigurableIOManager):
             if context.has_partition_key:  # per-server asset reading the same server's upstream
                 return self._load(self._path(key, keys[0]), part)
             out = {}
-            for p in keys:  # fan-in: the partitions that were materialized
+            for p in keys:  # fan-in: the partitions that were materialized (selected() fails on a missing one)
                 path = self._path(key, p)
                 if path.exists():
                     out[p] = self._load(path, part)
-            return out
+            return FannedIn(out, key.to_user_string(), self._path(key, None).parent)
         return self._load(self._path(key, None), part)
 
 
@@ -227,8 +258,18 @@ def png_markdown(label: str, path: Path) -> MetadataValue:
 
 
 def selected(settings: ProveSettings, by_server: dict[str, Any]) -> dict[str, Any]:
-    """The fanned-in partitions of the servers this build selected."""
+    """The fanned-in partitions of the servers this build selected. A selected server without a stored output is
+    an error naming it (:class:`MissingPartition`): it never silently drops out of the corpus. (A server the build
+    left out as unavailable is not selected: the corpus run's config lists it under ``unavailable_servers``.)"""
     servers = settings.build_config().servers
+    missing = [s for s in servers if s not in by_server]
+    if missing:
+        asset, folder = getattr(by_server, "asset", "a per-server asset"), getattr(by_server, "folder", "the store")
+        raise MissingPartition(
+            f"server(s) {', '.join(missing)} of this build have no stored {asset} output (no "
+            f"{', '.join(f'{s}.pkl' for s in missing)} in {folder}): run their server_job partition again, or "
+            "build without them"
+        )
     return {s: v for s, v in by_server.items() if s in servers}
 
 

@@ -333,6 +333,27 @@ def default_servers() -> list[str]:
     return available()
 
 
+class DeploymentConfig(StageConfig):
+    """Where a build's steps run (docs/scale-out.md); nothing here changes what a build writes. The storage root,
+    where everything that outlives a step is kept, is the build's ``data_dir``: on several machines, a folder each of
+    them mounts at the same path (a JuiceFS mount, say)."""
+
+    # in_process: each run in the calling process (the default, and the fastest on one machine); multiprocess:
+    # each step of a run in its own process on this machine; celery: each step a Celery task, run by any worker
+    executor: Literal["in_process", "multiprocess", "celery"] = "in_process"
+    # multiprocess: how many steps of one run at once (0: one per core)
+    max_concurrent: int = Field(default=0, ge=0)
+    # celery: the broker the workers listen to and the results backend (default: the broker), e.g. redis://host:6379/0
+    broker: str | None = None
+    backend: str | None = None
+
+    @model_validator(mode="after")
+    def _celery_needs_a_broker(self) -> DeploymentConfig:
+        if self.executor == "celery" and not self.broker:
+            raise ValueError("executor 'celery' needs a broker (deployment.broker, e.g. redis://host:6379/0)")
+        return self
+
+
 class BuildConfig(StageConfig):
     """Everything one corpus build depends on."""
 
@@ -351,9 +372,20 @@ class BuildConfig(StageConfig):
     corpus: CorpusConfig = CorpusConfig()
     lint: LintConfig = LintConfig()
     server_configs: list[ServerConfig] = []
+    deployment: DeploymentConfig = DeploymentConfig()
     # servers whose per-server stages failed (crashed, hung, unreachable): name -> why; they are
     # left out of the corpus and recorded as rejections, and the build goes on with the others
     unavailable_servers: dict[str, str] = {}
+
+    @field_validator("data_dir")
+    @classmethod
+    def _a_folder(cls, v: str) -> str:
+        if "://" in v:
+            raise ValueError(
+                f"data_dir must be a folder, not a URL ({v!r}): to keep the data on object storage, mount the bucket "
+                "as a folder (a JuiceFS mount; docs/scale-out.md) and name that folder"
+            )
+        return v
 
     def server_config(self, name: str) -> ServerConfig:
         for c in self.server_configs:

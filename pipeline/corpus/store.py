@@ -337,7 +337,8 @@ def write_corpus(
             "version": version,
             "created_at": dt.datetime.now(dt.UTC).isoformat(),
             "content_hash": content,
-            "config": cfg.model_dump(mode="json"),
+            # where its steps ran is not how it was made (and a broker URL may hold a password)
+            "config": cfg.model_dump(mode="json", exclude={"deployment"}),
             "counts": {**files, "examples": df.height, "rejections": rej.height},
             "composition": comp,
             "tool_coverage": tool_coverage(df, tools_by_server or {}),

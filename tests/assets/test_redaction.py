@@ -3,7 +3,6 @@ log lines. Materialized for real, then the event log is scanned for the PINs the
 
 from __future__ import annotations
 
-import pickle
 import re
 from pathlib import Path
 
@@ -42,9 +41,7 @@ def banking_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("redact")
     cfg = BuildConfig(examples=30, servers=["banking"], data_dir=str(tmp / "data"))
     b = build_run(cfg)
-    stages = Path(cfg.data_dir) / "stages"
-    snap = pickle.loads((stages / "server_snapshots" / "banking.pkl").read_bytes())
-    queries = pickle.loads((stages / "user_queries" / "banking.pkl").read_bytes())
+    snap, queries = b.output("server_snapshots", "banking"), b.output("user_queries", "banking")
     log = "\n".join(str(e) for run_id in b.runs for e in b.instance.all_logs(run_id))
     return cfg, b.instance, snap, queries, log, b.result
 

@@ -45,8 +45,9 @@ def test_a_file_replaced_after_it_was_written_is_read_from_disk(tmp_path):
     HANDOFF.clear()
     _write(store, "tool_chains", "banking", _output("old"))
     path = tmp_path / "tool_chains" / "banking.pkl"
-    StageStore._dump(_output("new, written by another process"), path)
-    os.utime(path, ns=(1, 1))  # whatever the clock's resolution, the file is not the one written
+    before = path.stat()
+    StageStore._dump(_output("new, written by another process"), path, "another write")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same time: only the write token tells
     assert _read(store, "tool_chains", "banking").items == [{"tag": "new, written by another process"}]
 
 
@@ -59,14 +60,33 @@ def test_reading_the_rejections_part_leaves_the_output_for_its_reader(tmp_path):
     assert _read(store, "conversations", "crm") is out
 
 
+def test_a_sidecar_from_another_write_of_the_output_is_not_read(tmp_path):
+    store = StageStore(base_dir=str(tmp_path))
+    _write(store, "conversations", "crm", _output("old"))
+    path = tmp_path / "conversations" / "crm.pkl"
+    side_before = path.with_suffix(".rejections.pkl").stat()
+    # the output rewritten, its sidecar not (a write cut short), at the very same modification time as the sidecar
+    StageStore._dump(_output("new"), path, "a later write")
+    os.utime(path, ns=(side_before.st_atime_ns, side_before.st_mtime_ns))
+    side = _read(store, "conversations", "crm", part="rejections")
+    assert [r.detail for r in side.rejections] == ["new"]
+
+
+def test_stored_files_are_written_whole_under_their_own_name(tmp_path):
+    store = StageStore(base_dir=str(tmp_path))
+    _write(store, "conversations", "crm", _output("a"))
+    assert sorted(p.name for p in (tmp_path / "conversations").iterdir()) == ["crm.pkl", "crm.rejections.pkl"]
+    assert store.load("conversations", "crm").items == [{"tag": "a"}]
+
+
 def test_what_is_held_is_bounded_by_pickled_size_oldest_first(tmp_path):
     handoff = Handoff(limit_bytes=3_000)
     paths = []
     for i in range(3):
         p = tmp_path / f"{i}.pkl"
         p.write_bytes(b"x" * 1_200)
-        handoff.give(p, i)
+        handoff.give(p, f"token {i}", i)
         paths.append(p)
-    assert handoff.take(paths[0], paths[0].stat()) is None  # let go to stay under 3,000 bytes
-    assert handoff.take(paths[1], paths[1].stat()) == 1 and handoff.take(paths[2], paths[2].stat()) == 2
-    assert handoff.take(paths[2], paths[2].stat()) is None  # taken once
+    assert handoff.take(paths[0], "token 0") is None  # let go to stay under 3,000 bytes
+    assert handoff.take(paths[1], "token 1") == 1 and handoff.take(paths[2], "token 2") == 2
+    assert handoff.take(paths[2], "token 2") is None  # taken once

@@ -1,0 +1,113 @@
+"""Runs whose steps execute outside the calling process: Dagster's multiprocess executor (each step its own process
+on this machine) or its Celery executor (each step a task that any Celery worker, on any machine, may take).
+
+``assets.orchestrate`` comes here when the build's ``deployment.executor`` is not ``in_process``
+(``pipeline.core.config.DeploymentConfig``; docs/scale-out.md); the default build never does. Each run (a server's
+partition of ``server_job``, then ``corpus_job``) goes through Dagster's job execution, :func:`dagster.execute_job`
+on a reconstructable job: a worker rebuilds the job from this module (:func:`job_for`) and takes everything a step
+needs from the run's config, which the instance keeps with the run (:func:`run_config`): the build settings (their
+``data_dir``, the storage root, made absolute by :func:`for_workers`), the training settings and the stage store's
+folder. Nothing a step reads comes from a worker's working directory or its environment (the teacher's API key
+aside, which stays a secret of the machine that calls the teacher).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from assets.automation import CROSS, asset_jobs
+from assets.corpus import CHECKS
+from assets.definitions import ALL_ASSETS, resources
+from assets.executors import execution_config, executor_def
+from assets.synthesis import PER_SERVER
+from pipeline.core.config import BuildConfig
+
+# dagster-celery makes its Celery app again for each run and registers its one task on it again, which Celery warns of
+warnings.filterwarnings("ignore", message="Task name 'execute_plan' is already registered")
+
+MODULE = __name__
+# where the code is imported from, so a worker that reconstructs a job imports the same project
+CODE_ROOT = str(Path(__file__).resolve().parents[1])
+
+
+@functools.cache
+def job_for(name: str, executor: str) -> dg.JobDefinition:
+    """``server_job`` or ``corpus_job`` (the jobs ``prove build`` runs) with the named executor: what a worker
+    rebuilds for each step. Its resources' values are placeholders that every run's config replaces."""
+    jobs = asset_jobs(PER_SERVER, CROSS, launchpad=False)
+    defs = dg.Definitions(
+        assets=ALL_ASSETS, asset_checks=CHECKS, jobs=list(jobs), resources=resources(), executor=executor_def(executor)
+    )
+    return defs.resolve_job_def(name)
+
+
+def for_workers(cfg: BuildConfig) -> BuildConfig:
+    """The build's settings as a worker reads them: the storage root (``data_dir``), the caches and the imported
+    files as absolute paths, resolved here (a worker's working directory is no part of the build)."""
+
+    def absolute(p: str | None) -> str | None:
+        return str(Path(p).resolve()) if p else p
+
+    return cfg.model_copy(
+        update={
+            "data_dir": absolute(cfg.data_dir),
+            "graph": cfg.graph.model_copy(update={"cache_dir": absolute(cfg.graph.cache_dir)}),
+            "query": cfg.query.model_copy(update={"cache_dir": absolute(cfg.query.cache_dir)}),
+            "augment": cfg.augment.model_copy(update={"import_files": [absolute(f) for f in cfg.augment.import_files]}),
+        }
+    )
+
+
+def run_config(
+    cfg: BuildConfig, train: bool, train_params: dict[str, Any] | None, loggers: dict[str, Any]
+) -> dict[str, Any]:
+    """Everything a step needs, in the run's config: the executor's settings, the build settings, the training
+    settings and the stage store's folder under the storage root."""
+    return {
+        "execution": {"config": execution_config(cfg)},
+        "resources": {
+            "settings": {"config": {"build": cfg.model_dump(mode="json")}},
+            "training": {"config": {"train": train, "params": dict(train_params or {})}},
+            "io_manager": {"config": {"base_dir": str(cfg.data_path / "stages")}},
+        },
+        **loggers,
+    }
+
+
+def execute(
+    name: str,
+    cfg: BuildConfig,
+    *,
+    instance: dg.DagsterInstance,
+    tags: dict[str, str],
+    loggers: dict[str, Any],
+    partition: str | None = None,
+    train: bool = False,
+    train_params: dict[str, Any] | None = None,
+    asset_selection: list[dg.AssetKey] | None = None,
+) -> dg.JobExecutionResult:
+    """One run of ``name`` (for ``partition``) through ``execute_job`` with the build's executor; waits for it."""
+    if instance.is_ephemeral:
+        raise ValueError(
+            f"executor {cfg.deployment.executor!r} needs a Dagster instance on disk (DAGSTER_HOME), "
+            "not an ephemeral one"
+        )
+    job = dg.build_reconstructable_job(
+        MODULE,
+        job_for.__name__,
+        reconstructable_args=(name, cfg.deployment.executor),
+        reconstructor_working_directory=CODE_ROOT,
+    )
+    return dg.execute_job(
+        job,
+        instance=instance,
+        run_config=run_config(cfg, train, train_params, loggers),
+        tags={**tags, **({"dagster/partition": partition} if partition else {})},
+        asset_selection=asset_selection,
+        raise_on_error=False,
+    )
