@@ -62,7 +62,6 @@ READ_VERBS = {
         "check",
         "show",
         "grab",
-        "give me a list of",
         "walk me through",
     ],
     "get": [

@@ -242,6 +242,9 @@ def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.R
     CMP-0002``
     (``quote``: the name in quotes, ``"Add monitoring" (API-0005)``, where its words would run into the sentence's)."""
     name = entity_name(record)
+    told = described(eid, noun, name, record, rng) if rng.random() < 0.7 else None
+    if told:
+        return told
     forms = [f"{noun} {eid}", f"the {noun} {eid}", f"{eid}"] + ([f"the {eid} {noun}"] if noun != "one" else [])
     if name and name != eid:
         name = f'"{name}"' if quote else name
@@ -252,6 +255,110 @@ def say_entity(eid: str, noun: str, record: dict[str, Any] | None, rng: random.R
             f"{eid} ({name})",
             f"{name} ({noun} {eid})",
         ]
+    return rng.choice(forms)
+
+
+# a record's fields that say where it is, which team it is in, and what kind of thing it is ("the savings account")
+PLACE_FIELDS = ("city", "zone", "building")
+TEAM_FIELDS = ("department",)
+KIND_FIELDS = ("account_type", "room_type", "powertrain", "industry", "cuisine")
+MAKER_FIELDS = ("airline", "make", "manufacturer")  # a maker's name, said before the noun: "the Northstar flight"
+TYPE_FIELDS = ("issue_type", "device_type")  # said instead of the noun: "the bug MOB-0001", "the lock DEV-0001"
+# who a record is by or from: "the post PST-0088 by ethan.patel", "Diego Mendes's portfolio PF-0001"
+BY_FIELDS = {
+    "author_handle": "by",
+    "author": "by",
+    "user_name": "from",
+    "from_address": "from",
+    "host_name": "hosted by",
+    "driver_name": "driven by",
+    "owner_name": "'s",
+}
+PLAIN = re.compile(r"[A-Za-z][A-Za-z' .&-]{0,28}")
+WHO = re.compile(r"[A-Za-z][\w.@' -]{0,39}")
+
+
+def _field(record: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, str] | None:
+    """The first of ``keys`` the record holds as a short plain word or name (no digits, no snake_case)."""
+    for k in keys:
+        v = record.get(k)
+        if isinstance(v, str) and PLAIN.fullmatch(v) and "_" not in v and v.strip() == v:
+            return k, v
+    return None
+
+
+def described(eid: str, noun: str, name: str | None, record: dict[str, Any] | None, rng: random.Random) -> str | None:
+    """An entity said with what the user knows of it from its own record, beside its id: ``Hugo Hughes in Austin
+    (CUS-0001)``, ``Yusuf Silva from Engineering (CON-0001)``, ``my savings account ACC-0001``, ``the healthcare
+    company Lumen Care, COM-0001``; None where the record says nothing of the kind (the id is always said)."""
+    if not record or noun == "one":
+        return None
+    forms: list[str] = []
+    place, team, kind = _field(record, PLACE_FIELDS), _field(record, TEAM_FIELDS), _field(record, KIND_FIELDS)
+    named = bool(name) and name != eid and not any(c in (name or "") for c in '()"')
+    if place and not (named and place[1].lower() in (name or "").lower()):
+        where = place[1] if place[0] != "building" else f"the {place[1]} building"
+        forms += [f"{name} in {where} ({eid})", f"{name} ({noun} {eid}) in {where}"] if named else []
+        forms += [f"the {noun} {eid} in {where}", f"the {noun} in {where}, {eid}"]
+    if team and named:
+        forms += [f"{name} from {team[1]} ({eid})", f"{name} in {team[1]} ({eid})"]
+    if kind and kind[1].lower() not in noun.lower().split() and len(kind[1].split()) == 1:
+        adj = kind[1].lower()
+        mine = f"my {adj} {noun} {eid}" if not named else f"the {adj} {noun} {name} ({eid})"
+        forms += [f"the {adj} {noun} {eid}", mine]
+    forms += _made_or_typed(eid, noun, name if named else None, record)
+    return rng.choice(forms) if forms else None
+
+
+def _made_or_typed(eid: str, noun: str, name: str | None, record: dict[str, Any]) -> list[str]:
+    """:func:`described`'s forms by a record's maker, type or author: "the Northstar flight FL-0102", "the bug
+    MOB-0001", "the post PST-0088 by ethan.patel", "Diego Mendes's portfolio PF-0001"."""
+    forms: list[str] = []
+    maker, kind = _field(record, MAKER_FIELDS), _field(record, TYPE_FIELDS)
+    if maker and maker[1][:1].isupper() and maker[1].lower() not in (name or "").lower():
+        forms.append(f"the {maker[1]} {noun} {eid}")
+    if kind and len(kind[1].split()) == 1 and kind[1].islower() and kind[1] not in (name or "").lower():
+        forms += [f"the {kind[1]} {eid}"] + ([f"the {kind[1]} {name} ({eid})"] if name else [])
+    for key, how in BY_FIELDS.items():
+        who = record.get(key)
+        if isinstance(who, str) and WHO.fullmatch(who) and who.strip() == who and who != name:
+            forms.append(f"{possessive(who)} {noun} {eid}" if how == "'s" else f"the {noun} {eid} {how} {who}")
+            break
+    return forms
+
+
+def known_by(record: dict[str, Any] | None, rng: random.Random) -> str | None:
+    """What a user who has seen a record may add when pointing back at it, from the record's own place, team or
+    author: "in Austin", "from Engineering", "by ethan.patel" ("that customer in Austin"); None where it has none."""
+    if not record:
+        return None
+    said: list[str] = []
+    place, team = _field(record, PLACE_FIELDS), _field(record, TEAM_FIELDS)
+    if place and place[0] != "building":
+        said.append(f"in {place[1]}")
+    if team:
+        said.append(f"from {team[1]}")
+    for key, how in BY_FIELDS.items():
+        who = record.get(key)
+        if how in ("by", "from") and isinstance(who, str) and WHO.fullmatch(who) and who.strip() == who:
+            said.append(f"{how} {who}")
+            break
+    return rng.choice(said) if said else None
+
+
+def possessive(name: str) -> str:
+    """``Ava Chen`` -> ``Ava Chen's``; ``CUS-0001`` -> ``CUS-0001's``; a name ending in ``s`` -> ``Hugo Hughes'``."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def say_owner(eid: str, noun: str, record: dict[str, Any] | None, rng: random.Random) -> str:
+    """An entity as the owner of what a request asks about, with ``{t}`` for the thing owned: ``CUS-0001's {t}``,
+    ``customer CUS-0001's {t}``, ``Hugo Hughes' {t} (customer CUS-0001)``: the id is always said."""
+    name = entity_name(record)
+    forms = [f"{possessive(eid)} {{t}}", f"{noun} {possessive(eid)} {{t}}"]
+    # a name of two to four plain words ("Hugo Hughes", "Maple Care"), never "Health's" or "... - Pilot's"
+    if name and 2 <= len(name.split()) <= 4 and re.fullmatch(r"[A-Za-z][A-Za-z' .&]*", name):
+        forms += [f"{possessive(name)} {{t}} ({noun} {eid})", f"{possessive(name)} {{t}} ({eid})"]
     return rng.choice(forms)
 
 

@@ -36,9 +36,20 @@ from pipeline.language.lexicon import (
     switch_of,
     words,
 )
-from pipeline.language.phrasing import UNITS, description_grams, is_text, ngrams, say_entity, say_value, stutter
+from pipeline.language.phrasing import (
+    UNITS,
+    description_grams,
+    is_text,
+    known_by,
+    ngrams,
+    possessive,
+    say_entity,
+    say_owner,
+    say_value,
+    stutter,
+)
 from pipeline.language.references import distinguishing
-from pipeline.language.situations import lower_first, reword, situation, with_aside, with_situation
+from pipeline.language.situations import TRAILS, lower_first, reword, situation, with_aside, with_situation
 from pipeline.language.sqltext import say as say_sql
 from pipeline.language.sqltext import sql_kind
 
@@ -414,6 +425,10 @@ READ_STATES = {
     "muted": "unmuted",
     "charging": None,
 }
+# the user a call acts as, said as whose account it goes through: "using Grace Mendes's account (USR-0013)"
+ACTOR_OWNED = [("on", "behalf"), ("using", "login"), ("using", "account"), ("signed in to", "account")]
+# write families whose thing, named by its kind, may be said as an entity's: "change DEA-0026's stage"
+OWNED_WRITES = {"update", "delete", "remove", "cancel"}
 WHEN_WORDS = {"while", "before", "when", "during", "between", "on", "at"}
 BACK_REFS = [
     "that {n}",
@@ -644,6 +659,8 @@ class StepWriter:
         ] = []  # the last three back references said: never "that account again ... that account again"
         self._seen: set[str] | None = None
         self.acted_as: set[str] = set()  # the users earlier steps acted as (:meth:`same_actor`)
+        self.bare: str | None = None  # the noun of the slot of the step being phrased that names a thing by its kind
+        self.owned = False  # that slot was said as its owner's ("CUS-0001's accounts")
 
     def earlier(self, noun: str, found: bool = True) -> str:
         """``that account``, ``the account from before`` ...: a wording not among the last three said; "the account
@@ -705,11 +722,15 @@ class StepWriter:
             if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
                 self.said_it = True
                 return lead + "it", False
-            return lead + (
+            ref = (
                 self.rng.choice(["the same ", "that ", "that same "]) + noun
                 if terse
                 else self.earlier(noun, self.steps[src]["tool"].read_only)
-            ), False
+            )
+            if not terse and ref.endswith(" " + noun) and self.rng.random() < 0.4:  # "that customer in Austin"
+                by = known_by(self.entities.get(str(v)), self.rng)
+                ref = f"{ref} {by}" if by else ref
+            return lead + ref, False
         nameable = self.seen(str(v)) or self.known(str(v))
         told = self.told_apart(step, data, field, v, noun, terse)
         if told is not None:
@@ -813,7 +834,7 @@ class StepWriter:
         21", as often as "and with the start March 21"; a filter keeps its "with" ("with the name containing ...")."""
         if len(extras) < 2 or not extras[-1].startswith("with the ") or " containing " in extras[-1]:
             return extras
-        lead = self.rng.choice(["with the ", "the "])
+        lead = self.rng.choice(["with the ", "the ", "the "])
         return [*extras[:-1], lead + extras[-1].removeprefix("with the ")]
 
     def _flag(self, p: str, v: bool) -> str:
@@ -898,6 +919,10 @@ class StepWriter:
                     ent = self.entity(p, args[p], said_as, terse)
             else:
                 ent = ("" if terse else self._determiner(intent, noun, prep)) + noun
+                # "the accounts", which may be said as "CUS-0001's accounts"; never of a thing the call makes ("create
+                # CAL-0004's event")
+                if not prep and self.bare is None and (intent.read or intent.family in OWNED_WRITES):
+                    self.bare = noun
             slots.append(f"{prep} {ent}".strip())
         return slots
 
@@ -921,7 +946,7 @@ class StepWriter:
         if intent_of(tool.name, True).family not in ("list", "get", "search", "view", "check", "read"):
             return None
         rest = said[len(self.verb) + 1 :]
-        return rest if rest.startswith(("the ", "all the ")) else None
+        return rest if rest.startswith(("the ", "all the ")) or self.owned else None
 
     def _determiner(self, intent: Intent, noun: str, prep: str) -> str:
         """``the`` before a thing the request names by its kind; a read of a list may ask for "all the merchants"."""
@@ -939,6 +964,9 @@ class StepWriter:
         if asked:  # SQL text: what it asks for ("show me the customers in Lyon"), not the statement
             return asked
         intent: Intent = intent_of(tool.name, tool.read_only)
+        changed = self.changed_fields(step, intent, withheld, terse)
+        if changed:  # "change EVT-0004's title to "Sync" and its start to 2pm"
+            return changed
         verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
         args = step["args"]
         toggle = switch_of(intent, args, withheld)
@@ -946,6 +974,7 @@ class StepWriter:
             verb = SWITCH_VERBS[toggle][0 if args[toggle] else 1]
         self.verb = verb
         self.taking_off = False
+        self.bare, self.owned = None, False
         used: set[str] = {toggle} if toggle else set()
         slots = self._noun_slots(step, intent, verb, toggle, withheld, used, terse)
         # git_add: "add the files README.md", not "add with files ..."
@@ -1015,6 +1044,8 @@ class StepWriter:
                 continue
             if p in step["sources"]:
                 ref, named = self.back_ref(step, p, terse)
+                if not named and self.own(step, p, parts, terse, ref):  # "that customer's accounts"
+                    continue
                 if ref.split(" ")[0] in PREPOSITIONS or (named and not p.endswith(("_id", "_ids"))):
                     extras.append(ref)  # a value said as a value
                 elif p.endswith(("_id", "_ids")):  # an entity: "for the account you just found", "on that account"
@@ -1022,6 +1053,8 @@ class StepWriter:
                 else:  # a value from a result, not named: "with the same start time"
                     extras.append(f"with {ref}")
             elif v not in (None, "", [], {}):
+                if self.own(step, p, parts, terse):  # "CUS-0001's accounts", never "the accounts for customer CUS-0001"
+                    continue
                 (tail if bare_preposition(p, v) else extras).append(self.arg_phrase(p, v, intent.read, terse))
         extras = self.last_with(one_with(from_to(extras)))
         if terse:
@@ -1039,6 +1072,84 @@ class StepWriter:
         said = _join_once([" ".join(parts), join_prose(extras)], sep)
         return _join_once([said, *tail], " ") if tail else said
 
+    def own(self, step: dict[str, Any], p: str, parts: list[str], terse: bool, ref: str | None = None) -> bool:
+        """Say the thing a slot names by its kind as the entity ``p``'s, in three in four of the requests that could:
+        "show me CUS-0001's accounts", "Hugo Hughes' orders (customer CUS-0001)", "that customer's accounts"
+        (``ref``: how the user points back at it), instead of "... the accounts for customer CUS-0001". True where the
+        slot was said so (``p`` is then said)."""
+        v = step["args"][p]
+        pw = words(p)
+        if (
+            terse
+            or self.careful
+            or self.bare is None
+            or self.owned
+            or not p.endswith("_id")
+            or isinstance(v, (list, dict, bool))
+            or role(pw)[0]
+            or self.taking_off
+            or acts_as(step["tool"], p)
+        ):
+            return False
+        owner = singular(pw)
+        if ref is not None and not (ref.split(" ")[0] in ("that", "the", "this") and ref.endswith(" " + owner)):
+            return False  # "the first customer in the results's" is no possessive
+        if self.rng.random() < 0.25:
+            return False
+        noun = self.bare
+        at = next((i for i, s in enumerate(parts) if i and s in (f"the {noun}", f"all the {noun}")), None)
+        if at is None:
+            return False
+        head, _, rest = noun.partition(" ")
+        thing = rest if rest and head == owner.split(" ")[-1] else noun  # "USR-0001's posts", not "user posts"
+        if ref is not None:
+            said = f"{possessive(ref)} {thing}"
+        else:
+            said = say_owner(str(v), owner, self.entities.get(str(v)), self.rng).format(t=thing)
+        parts[at] = said
+        self.owned = True
+        return True
+
+    def changed_fields(self, step: dict[str, Any], intent: Intent, withheld: list[str], terse: bool) -> str | None:
+        """An update of one entity's plain fields said as what becomes of them, in about half the updates that can be
+        said so: "change EVT-0004's title to "Sync" and its status to confirmed", "set that listing's reserve price to
+        324" (the entity owns the fields, named once); None for any other step (ids, flags, lists, values from results
+        or withheld, the user the call acts as)."""
+        tool, args = step["tool"], step["args"]
+        if terse or self.careful or intent.family not in ("update", "set") or withheld:
+            return None
+        ids = [p for p in args if p.endswith(("_id", "_ids"))]
+        fields = [p for p in args if p not in ids]
+        if len(ids) != 1 or not 1 <= len(fields) <= 3 or acts_as(tool, ids[0]) or role(words(ids[0]))[0]:
+            return None
+        for p in fields:
+            v, pw = args[p], words(p)
+            if p in step["sources"] or isinstance(v, (bool, list, dict)) or v in (None, "") or p in BARE_PREPOSITIONS:
+                return None
+            if pw.split(" ")[0] in ("add", "remove", "new") or pw.split(" ")[-1] in BARE_PREPOSITIONS or p in REF_NOUNS:
+                return None
+        if self.rng.random() < 0.5:
+            return None
+        owner_p, owner = ids[0], singular(words(ids[0]))
+        first, *more = fields
+        if owner_p in step["sources"]:
+            ref, named = self.back_ref(step, owner_p, False)
+            if named or not (ref.split(" ")[0] in ("that", "the", "this") and ref.endswith(" " + owner)):
+                return None
+            whose = possessive(ref) + " {t}"
+        else:
+            v = args[owner_p]
+            # the id before the values: never "Porch Light's color to #FFA94D (DEV-0040)"
+            whose = say_owner(str(v), owner, None, self.rng)
+        self.verb = self.rng.choice(["change", "set", "update"])
+
+        def said(p: str) -> str:
+            v = args[p]
+            return f'"{v}"' if is_text(p, v) else say_value(p, v, self.reference, self.rng, self.entities)
+
+        head = whose.format(t=f"{words(first)} to {said(first)}")
+        return f"{self.verb} " + join_prose([head, *(f"its {words(p)} to {said(p)}" for p in more)])
+
     def _acting(
         self, step: dict[str, Any], actor: list[str], withheld: list[str], used: set[str], terse: bool
     ) -> list[str]:
@@ -1052,6 +1163,13 @@ class StepWriter:
             if p in withheld:  # the user leaves out who to act as: "as a user", never "and on a user"
                 acting.append(f"as {article(words(p))} {words(p)}")
                 self.acted_as.add(str(args[p]))  # the answer to the question names them
+                continue
+            if p not in step["sources"] and not terse and not self.careful and self.rng.random() < 0.4:
+                # "using Grace Mendes's account (user USR-0013)", "on USR-0013's behalf"
+                mine = say_owner(str(args[p]), singular(words(p)), self.entities.get(str(args[p])), self.rng)
+                lead, thing = self.rng.choice(ACTOR_OWNED)
+                acting.append(f"{lead} {mine.format(t=thing)}")
+                self.acted_as.add(str(args[p]))
                 continue
             who = self.back_ref(step, p, terse)[0] if p in step["sources"] else self.entity(p, args[p], words(p), terse)
             acting.append(self._as(terse) + ("that " + words(p) if who == "it" else who))
@@ -1115,10 +1233,13 @@ def compose_turn(
     server: str = "",
     writes: bool = False,
     thing: str | None = None,
+    told: set[str] | None = None,
 ) -> str:
     """One user turn from its steps' phrases, in parts drawn independently (``server``, ``writes``: the service
-    and whether the turn changes something, for the situation a first turn may give: :mod:`situations`; ``thing``: what
-    a one-step read shows, as a noun phrase, which the turn may ask to see instead: "Can I see the balance ...?")."""
+    and whether the turn changes something, for the situation a turn may give: :mod:`situations`; ``thing``: what
+    a one-step read shows, as a noun phrase, which the turn may ask to see instead: "Can I see the balance ...?";
+    ``told``: the situations the conversation gave already, never given twice, to which this turn's is added)."""
+    told = set() if told is None else told
     body = phrases[0]
     for ph in phrases[1:]:
         joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(THEN).format(p=ph))
@@ -1137,7 +1258,7 @@ def compose_turn(
             text = rng.choice(_asks(ASKS, OWN_ASKS, body)).format(p=body, P=_cap(body))
         r = rng.random()
         if r < 0.6:  # why the user asks, in the service's words: "I'm reconciling last month's statement, so ..."
-            text = with_situation(text, situation(server, writes, rng), rng)
+            text = with_situation(text, situation(server, writes, rng, told), rng)
         elif r < 0.72:
             ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
             forms = [f"{_cap(ctx)}, {lower_first(text)}", f"{text[:-1]} {ctx}{text[-1]}"]
@@ -1158,7 +1279,12 @@ def compose_turn(
             if by_thing
             else rng.choice(_asks(FOLLOW_LEADS, OWN_FOLLOW_LEADS, body)).format(p=body, P=_cap(body))
         )
-        if rng.random() < 0.12 and text[-1:] in ".?" and not text.endswith("as well.") and "," not in text:
+        # a later turn may say why too, after what it asks ("Next, deposit 25, since my salary just came in."): one
+        # sentence only, never "Good. Could you ..., so good." or "..., so and next ..."
+        if len(told) < 2 and not re.search(r"[.:;!?] ", text) and rng.random() < 0.35:
+            why = situation(server, writes, rng, told)
+            text = rng.choice(TRAILS).format(t=text[:-1], r=why, end=text[-1])
+        elif rng.random() < 0.12 and text[-1:] in ".?" and not text.endswith("as well.") and "," not in text:
             text = with_aside(text, rng)
         if rng.random() < 0.35:
             ack = rng.choice(FOLLOW_ACKS)
@@ -1231,6 +1357,7 @@ def write_turns(
     w = StepWriter(steps, entities, reference, rng, known)
     terse = info_level == "minimal"
     out = []
+    told: set[str] = set()  # the situations given so far
     for ti, turn in enumerate(turns):
         phrases: list[str] = []
         for i, st in enumerate(turn):
@@ -1245,8 +1372,7 @@ def write_turns(
             phrases.append(said)
         writes = any(not st["tool"].read_only for st in turn)
         thing = w.thing_shown(turn[0], phrases[0]) if len(turn) == 1 and not terse else None
-        out.append(
-            compose_turn(phrases, rng, persona, ti, terse, turn[0]["tool"].server if turn else "", writes, thing)
-        )
+        server = turn[0]["tool"].server if turn else ""
+        out.append(compose_turn(phrases, rng, persona, ti, terse, server, writes, thing, told))
         w.saw([st["result"].data for st in turn if st["result"].ok])
     return out

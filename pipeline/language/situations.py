@@ -27,6 +27,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm looking over my savings plan",
             "I'm looking to understand a few charges",
             "I'm about to go on holiday and want to know where I stand",
+            "my partner asked how much we have saved",
+            "I'm planning next month's spending",
+            "I'm comparing my accounts before I switch banks",
+            "a bill is due and I'm not sure it'll clear",
+            "I'm doing my taxes this weekend",
+            "I think I was charged twice somewhere",
         ],
         [
             "I've got a few money errands to get through",
@@ -39,6 +45,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm moving some money around before the holidays",
             "I got a letter from the bank I need to act on",
             "I'm helping my mum with her accounts",
+            "I'm paying a few people back this week",
+            "my card went missing yesterday",
+            "I'm setting up money for the kids",
+            "payday was this morning",
+            "my landlord changed bank details",
+            "I'm closing out an old account",
         ],
     ),
     "budget": (
@@ -52,6 +64,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I plan to work out whether I can afford a trip",
             "I'm comparing this month with last month",
             "the end of the month is close",
+            "I'm trying to see where the money leaks",
+            "my partner thinks we spend too much on takeaways",
+            "I'm planning for a big bill next month",
+            "I want to know if we're on track this month",
+            "I'm writing up our household numbers",
+            "I'm wondering whether to cut back on something",
         ],
         [
             "I'm setting up my budget properly at last",
@@ -63,6 +81,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I just paid a big bill",
             "I'm starting a savings goal for a holiday",
             "my income changed this month",
+            "I'm logging last week's spending",
+            "I just got paid and want to plan it out",
+            "we're cutting back this month",
+            "a bill came in higher than expected",
+            "I'm adding up the receipts from the weekend",
+            "my budget categories no longer make sense",
         ],
     ),
     "calendar": (
@@ -76,6 +100,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I can't remember when a meeting is",
             "I'm lining up my appointments for the month",
             "I'm checking my availability for a friend",
+            "I'm trying to work out a good time for a call",
+            "my manager asked what my week looks like",
+            "I'm checking if a room is free",
+            "I have a doctor's appointment to fit in",
+            "I'm planning my time before a deadline",
+            "I'm getting ready for tomorrow",
         ],
         [
             "my schedule changed at the last minute",
@@ -87,6 +117,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm planning a family get-together",
             "I'm blocking out time for focused work",
             "my manager asked for a catch-up",
+            "a client asked to move our meeting",
+            "I'm booking the team offsite",
+            "my dentist rang to reschedule",
+            "I'm planning a quarterly review",
+            "I'm clearing my afternoon",
+            "we hired someone who needs onboarding",
         ],
     ),
     "crm": (
@@ -100,6 +136,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm looking for new leads to follow up",
             "I'm checking on the deals closing this month",
             "I have to find out who our contact is at a company",
+            "I'm writing the forecast for the quarter",
+            "I'm getting ready for a renewal conversation",
+            "a colleague asked who owns an account",
+            "I'm checking how busy each rep is",
+            "I want to see which deals have stalled",
+            "I'm looking into a complaint from a client",
         ],
         [
             "I just got off the phone with a prospect",
@@ -111,6 +153,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm reassigning some of my accounts",
             "I'm logging what happened on today's calls",
             "a prospect went quiet and I'm updating the record",
+            "I'm passing a few accounts to a new rep",
+            "a lead replied to my email this morning",
+            "we just lost a deal",
+            "a client asked for a new proposal",
+            "I had a great meeting with a prospect",
+            "I'm tidying up after a trade show",
         ],
     ),
     "email": (
@@ -124,6 +172,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "someone says they wrote to me last week",
             "I'm checking who I still owe an answer",
             "I need to see what came in overnight",
+            "I'm waiting on a reply from a supplier",
+            "I need an address for a contact",
+            "I'm trying to find an attachment from last week",
+            "my boss asked whether I saw an email",
+            "I'm checking whether a thread is still open",
+            "I'm preparing for a call with a client",
         ],
         [
             "I'm trying to get to inbox zero",
@@ -135,6 +189,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I need to reply before the end of the day",
             "I'm organising my mail into folders",
             "I'm drafting a few messages before a trip",
+            "I promised to send something today",
+            "I'm heading on holiday tomorrow",
+            "a client is waiting on my answer",
+            "I'm cleaning up after a long project",
+            "I need to loop a colleague in",
+            "I'm answering messages on my phone",
         ],
     ),
     "filesystem": (
@@ -147,6 +207,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I want to know how much space things take",
             "I'm checking a file before I edit it",
             "I'm auditing what's in a shared folder",
+            "I'm trying to remember what's in a folder",
+            "a colleague asked where a file lives",
+            "I'm checking what changed in a project",
+            "I'm looking for notes I took last week",
+            "the disk is filling up",
+            "I'm reviewing a draft before a meeting",
         ],
         [
             "I'm reorganising my project folders",
@@ -157,6 +223,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I need a copy of a file before I change it",
             "I'm renaming things to our new convention",
             "I'm clearing out temporary files",
+            "I'm preparing files for a client",
+            "I'm tidying the shared drive",
+            "I'm starting a fresh draft",
+            "a colleague sent new notes",
+            "I'm backing up my work tonight",
+            "I'm moving to a new laptop",
         ],
     ),
     "food_delivery": (
@@ -170,6 +242,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm looking to try a new place",
             "I'm checking how my last order was rated",
             "I'm on a diet and want lighter options",
+            "I'm waiting for my order and getting hungry",
+            "I'm looking for something vegetarian",
+            "I'm comparing delivery fees tonight",
+            "I'm deciding between a couple of places",
+            "the kids want pizza again",
+            "I want something quick before a meeting",
         ],
         [
             "I'm ordering dinner for the family",
@@ -181,6 +259,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm treating the team to lunch",
             "I'm planning a surprise dinner",
             "I forgot to add something to my order",
+            "I'm hosting a few friends",
+            "my order went to the wrong address last time",
+            "it's raining and I'm not going out",
+            "I'm ordering for a late night at work",
+            "we're celebrating a birthday",
+            "I'm trying a new place tonight",
         ],
     ),
     "iot_devices": (
@@ -193,6 +277,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I think a sensor stopped working",
             "I'm keen to know what my automations do",
             "I'm reviewing the home setup",
+            "I'm at work and want to check the house",
+            "a light keeps turning on by itself",
+            "the battery warnings keep coming",
+            "I'm wondering why it's so warm upstairs",
+            "the camera app looks odd today",
+            "I'm checking the house before a trip",
         ],
         [
             "I'm heading out for the weekend",
@@ -204,6 +294,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "the kids are home alone for an hour",
             "I'm reorganising the rooms in the app",
             "I'm trying to save on electricity",
+            "we have a new baby in the house",
+            "I'm setting up a new room",
+            "I'm leaving for two weeks",
+            "a storm is coming tonight",
+            "I'm hosting a party",
+            "I'm getting the house ready for winter",
         ],
     ),
     "issue_tracker": (
@@ -217,6 +313,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm checking what's left in the sprint",
             "I'd like to see who's working on what",
             "a stakeholder asked about a feature",
+            "I'm preparing the release notes",
+            "my lead asked how the sprint is going",
+            "I'm looking for bugs nobody owns",
+            "I'm checking what a teammate worked on",
+            "a release date is coming up",
+            "I'm reviewing what's still open",
         ],
         [
             "we just finished sprint planning",
@@ -228,6 +330,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "a bug turned out to be worse than we thought",
             "we're splitting up a big task",
             "I'm closing out the sprint",
+            "a customer escalation came in",
+            "the release got pushed back",
+            "I'm fixing up the sprint board",
+            "we found a bug in production",
+            "a teammate just joined the project",
+            "I'm cleaning up after the retro",
         ],
     ),
     "maps": (
@@ -240,6 +348,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I've got to find somewhere to eat nearby",
             "I'm checking distances for a delivery",
             "friends are visiting and I'm playing tour guide",
+            "I'm deciding where to have lunch",
+            "I need to know whether a place is open",
+            "I'm working out the fastest way across town",
+            "a friend recommended a few spots",
+            "I'm checking reviews before I go",
+            "I'm comparing a couple of routes",
         ],
         [
             "I'm getting my saved places in order",
@@ -250,6 +364,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm cleaning up my saved places",
             "I'm helping a friend find their way",
             "I'm putting together a walking tour",
+            "I found a great café today",
+            "I'm organising a trip with friends",
+            "a place I saved has closed",
+            "I'm planning a cycling route",
+            "I'm moving to a new neighbourhood",
+            "I'm sorting my places into lists",
         ],
     ),
     "marketplace": (
@@ -262,6 +382,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I need to see how my listings are doing",
             "I'm watching a seller I like",
             "I'm looking for something specific",
+            "I'm trying to price something I want to sell",
+            "I'm watching how the bidding goes",
+            "I want to know who's selling in my area",
+            "I'm checking a seller before I bid",
+            "I'm curious how my auction is doing",
+            "I'm looking for a good deal on furniture",
         ],
         [
             "I'm clearing out the garage",
@@ -272,6 +398,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I changed my mind about a bid",
             "I'm moving house and selling furniture",
             "I want to win an auction tonight",
+            "I'm decluttering before a move",
+            "someone made me a good offer",
+            "I'm updating a listing that isn't selling",
+            "I've got some old gear to sell",
+            "I'm done with an auction",
+            "I'm ready to place a bid",
         ],
     ),
     "payments": (
@@ -284,6 +416,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm reviewing our subscriptions",
             "I'm matching payments to invoices",
             "our accountant needs numbers",
+            "a client disputes a charge",
+            "I'm looking into a failed payment",
+            "I'm preparing the numbers for our accountant",
+            "I want to see which invoices are overdue",
+            "I'm checking what we refunded this month",
+            "finance wants to know what's outstanding",
         ],
         [
             "I'm doing the invoicing for the month",
@@ -294,6 +432,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm setting up a new customer",
             "we changed our pricing",
             "I'm chasing a late payment",
+            "a customer paid by mistake",
+            "I'm sending out this month's invoices",
+            "a client asked for a discount",
+            "I'm fixing a billing mistake",
+            "we signed a new client",
+            "I'm cleaning up old invoices",
         ],
     ),
     "retail_chain": (
@@ -306,6 +450,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "the regional manager wants an update",
             "I'm checking opening hours before a holiday",
             "I'm looking into a stock problem",
+            "a customer is waiting at the counter",
+            "I'm checking which store has stock",
+            "I'm comparing branches for the weekly report",
+            "I'm planning staff around opening hours",
+            "I'm checking on a reservation",
+            "head office asked about a product",
         ],
         [
             "a shipment just came in",
@@ -316,6 +466,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm preparing for the holiday rush",
             "I'm correcting a stock mistake",
             "a store is being refitted",
+            "a customer wants to pick up an item",
+            "a delivery came in short",
+            "one branch ran out of a product",
+            "I'm balancing stock between stores",
+            "a reservation needs changing",
+            "I'm getting ready for a sale",
         ],
     ),
     "shopping": (
@@ -328,6 +484,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm keen to see what's in my basket",
             "I'm looking for something for the kitchen",
             "I'm tracking what I ordered",
+            "I'm deciding between two products",
+            "I'm checking whether my order shipped",
+            "I'm looking for something under budget",
+            "I'm reading reviews before I buy",
+            "I'm curious what my last order cost",
+            "a friend recommended a product",
         ],
         [
             "I'm finally doing that shopping I put off",
@@ -338,6 +500,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "a gift arrived damaged",
             "I'm using a discount before it expires",
             "I need something delivered this week",
+            "I'm buying a present for my sister",
+            "I'm replacing something that broke",
+            "I found a better deal",
+            "I'm ordering supplies for the office",
+            "I'm moving and need a few things",
+            "I'm returning something that didn't fit",
         ],
     ),
     "social_media": (
@@ -350,6 +518,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm looking for someone I met at a conference",
             "I've got to read the replies to my post",
             "I'm curious who follows me",
+            "I'm looking up an old classmate",
+            "I want to see what my friends posted",
+            "I'm checking the comments on a post",
+            "I'm curious who's new around here",
+            "I'm looking for posts about a local event",
+            "I'm checking a post before I share it",
         ],
         [
             "I'm hoping to share something with my followers",
@@ -360,6 +534,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm responding to comments on my post",
             "I'm unfollowing accounts I don't read",
             "I'm trying to be more active online",
+            "I'm back from a trip and want to post",
+            "I'm reconnecting with old friends",
+            "I'm cleaning up who I follow",
+            "I'm thanking people for their comments",
+            "I'm sharing some news",
+            "I'm taking a break from some accounts",
         ],
     ),
     "team_chat": (
@@ -372,6 +552,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm looking for a link someone shared",
             "I want to know who's online",
             "I'm checking a channel before a meeting",
+            "I'm looking for a decision we made last week",
+            "I'm checking who's in a channel",
+            "I'm catching up after a day off",
+            "I'm finding who to ask about a project",
+            "I'm checking a thread before replying",
+            "a colleague mentioned a discussion",
         ],
         [
             "I need to let the team know something",
@@ -382,6 +568,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I need to answer a question from a colleague",
             "I'm announcing a change to the team",
             "I'm archiving an old project's chat",
+            "I'm starting a new project channel",
+            "I have an update for the team",
+            "a teammate is leaving the project",
+            "I'm answering a question in a thread",
+            "I'm tidying up old channels",
+            "I'm organising a team event",
         ],
     ),
     "trading": (
@@ -394,6 +586,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm thinking about buying more of something",
             "I'm keen to see my recent orders",
             "I'm looking at my returns this year",
+            "I'm checking how a stock did this week",
+            "I'm preparing for a chat with my adviser",
+            "I'm comparing my portfolios",
+            "I want to see if an order went through",
+            "I'm deciding whether to sell",
+            "I'm watching the market this morning",
         ],
         [
             "I've made up my mind about a trade",
@@ -404,6 +602,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm putting money into the market this month",
             "I changed my mind about an order",
             "I'm selling to cover a big expense",
+            "I got a bonus to invest",
+            "I'm trimming a position",
+            "I'm moving into something safer",
+            "I want to buy before the weekend",
+            "I'm cancelling an order I regret",
+            "I'm adding to a position I like",
         ],
     ),
     "travel_booking": (
@@ -416,6 +620,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm checking my loyalty points",
             "I have to weigh up my hotel options",
             "I'm planning a weekend away",
+            "I'm checking flight times for a trip",
+            "I'm comparing hotels in the city",
+            "I'm looking at my bookings for next month",
+            "a colleague asked about my travel plans",
+            "I'm checking my points before I book",
+            "I'm wondering if a room is still available",
         ],
         [
             "I'm booking a trip for the family",
@@ -426,6 +636,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "a meeting abroad was confirmed",
             "my flight was moved",
             "I'm adding a traveller to a trip",
+            "I'm booking a conference trip",
+            "my meeting moved to another day",
+            "I'm adding a hotel night",
+            "I'm taking my parents on holiday",
+            "a trip got cancelled",
+            "I'm booking a last-minute getaway",
         ],
     ),
     "vehicle": (
@@ -438,6 +654,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I can't remember if I locked the car",
             "the tyres looked a bit low",
             "I'm planning a charging stop",
+            "I'm checking the car before a long drive",
+            "the fuel gauge looks low",
+            "I want to know where I parked",
+            "I'm checking the car's state from the office",
+            "the car felt odd on the motorway",
+            "I'm planning a trip with the car",
         ],
         [
             "I'm getting ready to drive",
@@ -448,6 +670,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I'm about to leave the office",
             "I'm parking for the night",
             "I'm letting a friend borrow the car",
+            "it's cold and I want the car warm",
+            "I'm heading to the airport",
+            "a friend needs the car tonight",
+            "I'm leaving the car at the station",
+            "I'm going on a road trip tomorrow",
+            "I'm charging the car overnight",
         ],
     ),
     "video_meeting": (
@@ -460,6 +688,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "I want the recording of yesterday's call",
             "I'm reviewing my upcoming calls",
             "I'm looking for a meeting link",
+            "I'm checking who joined yesterday's call",
+            "I'm looking for a call I missed",
+            "I'm preparing for a client call",
+            "I'm checking how long a recording is",
+            "I'm seeing what's on my calendar",
+            "a colleague asked for the meeting link",
         ],
         [
             "I'm setting up calls for next week",
@@ -470,6 +704,12 @@ SITUATIONS: dict[str, tuple[list[str], list[str]]] = {
             "a client rescheduled",
             "I'm inviting a few more people",
             "I'm cleaning up old meetings",
+            "I'm setting up a team call",
+            "a client asked for a demo",
+            "I'm inviting a guest speaker",
+            "the meeting time changed",
+            "I'm cleaning up my recordings",
+            "I'm running a training session",
         ],
     ),
 }
@@ -504,10 +744,15 @@ ASIDES = [
 KEEP_CASE = {"i", "i'd", "i'm", "i've", "i'll"}
 
 
-def situation(server: str, writes: bool, rng: random.Random) -> str:
-    """A situation of a user of ``server`` (a reading or a writing one)."""
+def situation(server: str, writes: bool, rng: random.Random, told: set[str] | None = None) -> str:
+    """A situation of a user of ``server`` (a reading or a writing one), none of ``told`` (those a conversation gave
+    already, to which it is added) while there is another."""
     reads, acts = SITUATIONS.get(server, GENERAL)
-    return rng.choice(acts if writes else reads)
+    pool = acts if writes else reads
+    said = rng.choice([s for s in pool if s not in (told or ())] or pool)
+    if told is not None:
+        told.add(said)
+    return said
 
 
 def lower_first(text: str) -> str:
@@ -524,7 +769,9 @@ def with_situation(text: str, why: str, rng: random.Random) -> str:
     body = text[:-1] if text[-1:] in ".?!" else text
     if rng.random() < 0.3 and ":" not in body and ";" not in body:
         return rng.choice(TRAILS).format(t=body, r=why, end=end)
-    form = rng.choice(LEADS) if ":" not in text else LEADS[0]  # never "...; quick favour: ..."
+    so = re.match(r"so\b", text, re.IGNORECASE) is not None  # "So next, ...": never "..., so so next"
+    # never "...; quick favour: ..."
+    form = rng.choice([f for f in LEADS if not (so and ", so" in f)]) if ":" not in text else LEADS[0]
     t = lower_first(text) if "so" in form or ";" in form else text
     return form.format(R=why[:1].upper() + why[1:], t=t)
 

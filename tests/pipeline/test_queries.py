@@ -601,9 +601,8 @@ def test_unfollowing_names_the_user_unfollowed_as_the_object_and_the_signed_in_u
             text = StepWriter(
                 [step], {"USR-0028": {"display_name": "Leah Silva"}}, "2026-03-02", random.Random(i)
             ).phrase(step, [], terse=i % 2 == 0)
-            assert (
-                text.index("USR-0002") < text.index("USR-0028") and "as " in text and "for target user" not in text
-            ), text
+            acting = re.search(r"\bas \S|'s? behalf|using \S+ ?\S*'s? (login|account)|signed in to ", text)
+            assert text.index("USR-0002") < text.index("USR-0028") and acting and "for target user" not in text, text
             reply = confirm_reply(
                 tool, step["args"], {"user_id": "USR-0028", "target_user_id": "USR-0002"}, random.Random(i)
             )
@@ -922,9 +921,10 @@ def test_the_user_a_call_acts_as_is_said_as_such_not_as_what_it_acts_on():
     for i in range(20):
         text = StepWriter([comment], {}, "2026-03-02", random.Random(i)).phrase(comment, [], terse=i % 2 == 0)
         assert "comment on" in text and text.index("PST-0004") < text.index("USR-0017"), text
-        assert re.search(r"\bas [^,\"]*USR-0017", text), text  # "comment on the post PST-0004 as the user USR-0017"
+        # "comment on the post PST-0004 as the user USR-0017", "... on USR-0017's behalf", "... using USR-0017's login"
+        assert re.search(r"\b(as|on|using|signed in to) [^,\"]*USR-0017", text), text
         text = StepWriter([thread], {}, "2026-03-02", random.Random(i)).phrase(thread, [], terse=i % 2 == 0)
-        assert re.search(r"\bas [^,\"]*U-0001", text) and " and " not in text, (
+        assert re.search(r"\b(as|on|using|signed in to) [^,\"]*U-0001", text) and " and " not in text, (
             text
         )  # never "of M-00024 and for the user U-0001"
         asked = StepWriter([thread], {}, "2026-03-02", random.Random(i)).phrase(thread, ["user_id"], terse=False)

@@ -81,3 +81,25 @@ def test_a_services_nouns_are_reworded_but_never_a_value_a_quote_or_a_name_in_br
         "list the vehicles of kind vehicle"
     )
     assert reword("list the vehicles", "some_thirdparty_server", set(), random.Random(2)) == "list the vehicles"
+
+
+def test_a_later_turn_may_say_why_too_but_a_conversation_never_gives_the_same_reason_twice_nor_more_than_two():
+    reads = SITUATIONS["banking"][0]
+    later_with_reason = 0
+    for s in range(200):
+        rng, told = random.Random(s), set()
+        turns = [compose_turn([READ], rng, "retiree", t, False, "banking", False, None, told) for t in range(4)]
+        said = [r for r in reads for t in turns if r.lower() in t.lower()]
+        assert len(said) == len(set(said)) <= 2, turns
+        later_with_reason += sum(_said(t, reads) for t in turns[1:])
+        # a later turn says it after what it asks, in one sentence: never "..., so good. Could you" or "so and next"
+        for t in turns[1:]:
+            if _said(t, reads):
+                assert re.search(r", (since|because|as) ", t) and not re.search(r"\bso,? (and|good|great)\b", t), t
+    assert later_with_reason > 60
+
+
+def test_a_request_that_opens_with_so_never_gets_a_reason_joined_by_so():
+    forms = {with_situation("So next, pull up the balance.", "I'm busy", random.Random(s)) for s in range(80)}
+    assert not any(re.search(r"\bso,? so\b", f.lower()) for f in forms), forms
+    assert "I'm busy. So next, pull up the balance." in forms
