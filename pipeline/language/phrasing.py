@@ -190,16 +190,16 @@ def _said_as_word(form: str) -> re.Pattern[str]:
 
 
 def entity_name(record: dict[str, Any] | None) -> str | None:
-    """A record's human name (``name``, ``title``, first and last name, ...), if it has one."""
+    """A record's human name (first and last name, ``name``, ``title``, ...), if it has one."""
     if not record:
         return None
+    first, last = record.get("first_name"), record.get("last_name")
+    if isinstance(first, str) and isinstance(last, str) and first.strip() and last.strip():
+        return f"{first.strip()} {last.strip()}"  # a person: never by a job title the record also holds
     for f in NAME_FIELDS:
         v = record.get(f)
         if isinstance(v, str) and v.strip() and len(v) <= 60:
             return v.strip()
-    first, last = record.get("first_name"), record.get("last_name")
-    if isinstance(first, str) and isinstance(last, str):
-        return f"{first} {last}"
     return None
 
 

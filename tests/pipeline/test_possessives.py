@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from pipeline.core.records import CallResult, ToolSpec
-from pipeline.language.phrasing import described, possessive, say_entity, say_owner
+from pipeline.language.phrasing import described, entity_name, possessive, say_entity, say_owner
 from pipeline.language.request_writer import StepWriter
 
 CUSTOMER = {"customer_id": "CUS-0001", "name": "Hugo Hughes", "city": "Austin"}
@@ -94,3 +94,9 @@ def test_an_owner_is_always_named_by_its_id_and_a_name_in_the_possessive():
     for name in ("Health", "Clearwater Learning - Data migration"):
         said = {say_owner("CAT-0009", "category", {"name": name}, random.Random(s)).format(t="x") for s in range(30)}
         assert said == {"CAT-0009's x", "category CAT-0009's x"}
+
+
+def test_a_person_is_named_by_their_names_never_by_a_job_title_their_record_also_holds():
+    contact = {"id": "CON-0001", "title": "Marketing Lead", "first_name": "Leah", "last_name": "Kowalski"}
+    assert entity_name(contact) == "Leah Kowalski"
+    assert entity_name({"id": "EVT-0004", "title": "Daily standup"}) == "Daily standup"
