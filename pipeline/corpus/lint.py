@@ -18,7 +18,8 @@ Per example (a defect names the example):
 * ``invented_write_value``: a required value of a writing call that no earlier user turn or tool
   result holds;
 * ``clarification_mismatch``: in a clarification example, the assistant's question does not name
-  the missing parameter's meaning, or the user's answer does not supply its value;
+  the missing parameter's meaning, or the user's answer does not supply its value (a SQL statement is
+  supplied by saying what it asks for: "create a notes table with title and body columns");
 * ``duplicate_no_call_request``: two irrelevance or abstention examples ask the same thing;
 * ``filler_value``: a call's argument is a known filler (``12345``, ``foo``, ``placeholder``, ...) that no user
   turn or tool result of the example holds.
@@ -498,7 +499,9 @@ class Linter:
         asked = [
             p
             for p, v in first["arguments"].items()
-            if mentions(answer, v, self.ref) and not isinstance(v, bool) and words(p).lower().split(" ")[-1] in question
+            if (mentions(answer, v, self.ref) or _sql_said(answer, v))  # SQL text is answered in words
+            and not isinstance(v, bool)
+            and words(p).lower().split(" ")[-1] in question
         ]
         if not asked:
             rep.add("clarification_mismatch", eid, f"question {question!r} / answer {answer!r}")
@@ -555,12 +558,37 @@ def lint_frame(
 def _server_said(text: str, hit: re.Match[str], quoted: list[str]) -> bool:
     """A ``<file>`` or ``{name}`` that a text result of the example holds word for word (git's own usage line,
     quoted back), or the ``null`` of a path (``/dev/null`` in a diff): the server's text, not a template's hole. A
-    bare ``None``/``null`` is never excused."""
-    said = [q for q in quoted if not q.lstrip().startswith(("{", "["))]
+    JSON result counts by the texts it holds (a failed call's ``{"error": ..., "message": "... [<revision>...]"}``),
+    never by its own syntax (``{}``, ``null``). A bare ``None``/``null`` is never excused."""
+    said = [s for q in quoted for s in _texts_of(q)]
     if hit.group(0)[0] in "<{":
         return any(hit.group(0) in q for q in said)
     path = text[max(0, hit.start() - 1) : hit.end()]
     return path.startswith("/") and any(path in q for q in said)
+
+
+def _texts_of(result: str) -> list[str]:
+    """The texts a tool message holds: itself, or for JSON the strings inside it."""
+    if not result.lstrip().startswith(("{", "[")):
+        return [result]
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return []
+    out: list[str] = []
+
+    def walk(d: Any) -> None:
+        if isinstance(d, str):
+            out.append(d)
+        elif isinstance(d, dict):
+            for v in d.values():
+                walk(v)
+        elif isinstance(d, list):
+            for v in d:
+                walk(v)
+
+    walk(data)
+    return out
 
 
 def _retried(msgs: list[dict[str, Any]], m: dict[str, Any], failed: set[Any]) -> bool:
