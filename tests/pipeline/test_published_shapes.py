@@ -4,6 +4,7 @@ schema; and every fix ``servers check`` suggests, followed on a live server (tes
 until its tools chain."""
 
 import base64
+import random
 import sys
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.config import ProbeConfig, ServerConfig, SetupCall
-from pipeline.core.records import DependencyGraph, ToolSpec
+from pipeline.core.records import CallResult, DependencyGraph, ToolSpec
 from pipeline.core.servers_file import usable_tools
 from pipeline.discovery.chainability import explain
 from pipeline.discovery.check import check_servers
@@ -19,6 +20,7 @@ from pipeline.discovery.graph import Pace
 from pipeline.discovery.probe import probe
 from pipeline.env import Environment, ServerBudgetExceeded
 from pipeline.language.entities import generic_entities
+from pipeline.language.replies import step_reply
 
 WORKSPACE = str(Path(__file__).resolve().parents[1] / "thirdparty" / "workspace_server.py")
 
@@ -162,3 +164,15 @@ def test_a_file_naming_the_session_directory_reads_back_alike_as_base64_in_every
                 assert media.ok and s.call("read_text_file", {"path": "where.txt"}).data == {"content": content}
                 blobs.append(media.data["content"][0]["resource"]["blob"])
     assert blobs[0] == blobs[1] and base64.b64decode(blobs[0]).decode() == content
+
+
+def test_a_wrapped_text_result_is_said_as_its_text_never_as_a_record_of_one_content():
+    wrap = {"type": "object", "properties": {"content": {"type": "string"}}}
+    listing = ToolSpec(name="list_directory", server="x", read_only=True, output_schema=wrap)
+    write = ToolSpec(name="write_file", server="x", output_schema=wrap)
+    rng = random.Random(0)
+    said = step_reply(listing, {"path": "projects"}, CallResult(ok=True, data={"content": "[DIR] orion"}), rng)
+    assert "[DIR] orion" in said and "content" not in said, said
+    done = CallResult(ok=True, data={"content": "Successfully wrote to todo.txt"})
+    said = step_reply(write, {"path": "todo.txt", "content": "milk"}, done, rng)
+    assert "wrote the file" in said and "Successfully" not in said and "content" not in said, said
