@@ -11,8 +11,8 @@ Per example (a defect names the example):
 * ``repeated_sentence``: a message says the same sentence twice;
 * ``repeated_phrase``: a user turn says a word or a phrase of up to three words twice back to back
   (``for it for it``, ``from before before``), quoted text aside;
-* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``; not
-  in words quoted from a tool result), or ``1`` goes with a plural noun;
+* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``), or ``1``
+  goes with a plural noun (neither in words quoted from a tool result: ``Total: 0 files, 1 directories``);
 * ``unnamed_write``: a writing call acts on an id that no earlier user turn named and no earlier
   result singled out (the only value of that field in the result);
 * ``invented_write_value``: a required value of a writing call that no earlier user turn or tool
@@ -371,7 +371,10 @@ class Linter:
                 ]  # a tool's own words quoted back ("442.85 exceeds") count nothing
                 if dec:
                     rep.add("non_integer_count", eid, text)
-                if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
+                if any(
+                    is_plural(m.group(1)) and m.group(1) not in UNITS and not any(m.group(0) in t for t in quoted)
+                    for m in ONE_OF.finditer(text)
+                ):  # a tool's own words quoted back ("Total: 0 files, 1 directories") are the tool's grammar
                     rep.add("plural_mismatch", eid, text)
         self.fillers(eid, msgs, rep)
         if row["kind"] in TOOL_KINDS:

@@ -162,6 +162,15 @@ def test_a_reply_quoting_a_failed_calls_error_holds_no_placeholder(tmp_path):
     assert rep.counts["placeholder"] == 1 and rep.samples["placeholder"][0].endswith("{}."), rep.as_dict()
 
 
+def test_a_count_quoted_from_a_tool_result_is_the_tools_grammar_not_a_plural_mismatch(tmp_path):
+    listing = {"content": "[DIR] orion\n\nTotal: 0 files, 1 directories"}
+    ask = ["What is in the projects folder?"]
+    quoting = _conv("c1", ask, [(LIST, {}, listing)], ["Here's what came back: " + listing["content"]])
+    own = _conv("c2", ask, [(LIST, {}, listing)], ["I found 1 folders in it."])
+    rep, _ = _lint([quoting, own], tmp_path)
+    assert rep.counts["plural_mismatch"] == 1 and "I found 1 folders" in rep.samples["plural_mismatch"][0]
+
+
 def test_a_write_on_an_entity_nobody_named_or_singled_out_is_flagged(tmp_path):
     unnamed = _conv(
         "c1",
