@@ -18,6 +18,7 @@ import pytest
 
 from pipeline.core.config import BuildConfig
 from pipeline.core.servers_file import load_servers_file
+from pipeline.corpus.columns import trace_of
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment
 from pipeline.env.workdir import SESSION_ALIAS
@@ -108,13 +109,13 @@ def test_an_80_example_build_passes_its_gates_with_ten_examples_on_half_the_tool
     per_server = {name: df.filter(pl.col("server") == name).height for name in TOOLS}
     assert min(per_server.values()) >= 10, per_server  # 2026-11-29: filesystem 26, sqlite 19, git 18, memory 17
     used = {name: set() for name in TOOLS}
-    for row in df.filter(pl.col("trace").is_not_null()).iter_rows(named=True):
-        used[row["server"]] |= {call["name"] for call in json.loads(row["trace"])}
+    for row in df.iter_rows(named=True):
+        used[row["server"]] |= {call["name"] for call in trace_of(row["trace"])}
     assert all(2 * len(used[name]) >= TOOLS[name] for name in TOOLS), used  # 11, 5, 6 and 5 tools of 14, 6, 12, 9
     names = _memory_names()
     for row in df.filter(pl.col("server") == "memory").iter_rows(named=True):
         known = set(names)  # the seed's entities, and those this conversation made before
-        for call in json.loads(row["trace"]):
+        for call in trace_of(row["trace"]):  # a nested column (it was a JSON text)
             for rel in call["arguments"].get("relations", []) if call["ok"] else []:
                 assert {rel["from"], rel["to"]} <= known, (row["example_id"], rel)
             if call["name"] == "create_entities" and call["ok"]:
