@@ -11,14 +11,15 @@ Per example (a defect names the example):
 * ``repeated_sentence``: a message says the same sentence twice;
 * ``repeated_phrase``: a user turn says a word or a phrase of up to three words twice back to back
   (``for it for it``, ``from before before``), quoted text aside;
-* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``; not
-  in words quoted from a tool result), or ``1`` goes with a plural noun;
+* ``non_integer_count`` / ``plural_mismatch``: a decimal number counts things (``68.02 items``), or ``1``
+  goes with a plural noun (neither in words quoted from a tool result: ``Total: 0 files, 1 directories``);
 * ``unnamed_write``: a writing call acts on an id that no earlier user turn named and no earlier
   result singled out (the only value of that field in the result);
 * ``invented_write_value``: a required value of a writing call that no earlier user turn or tool
   result holds;
 * ``clarification_mismatch``: in a clarification example, the assistant's question does not name
-  the missing parameter's meaning, or the user's answer does not supply its value;
+  the missing parameter's meaning, or the user's answer does not supply its value (a SQL statement is
+  supplied by saying what it asks for: "create a notes table with title and body columns");
 * ``duplicate_no_call_request``: two irrelevance or abstention examples ask the same thing;
 * ``filler_value``: a call's argument is a known filler (``12345``, ``foo``, ``placeholder``, ...) that no user
   turn or tool result of the example holds.
@@ -370,7 +371,10 @@ class Linter:
                 ]  # a tool's own words quoted back ("442.85 exceeds") count nothing
                 if dec:
                     rep.add("non_integer_count", eid, text)
-                if any(is_plural(w) and w not in UNITS for w in ONE_OF.findall(text)):
+                if any(
+                    is_plural(m.group(1)) and m.group(1) not in UNITS and not any(m.group(0) in t for t in quoted)
+                    for m in ONE_OF.finditer(text)
+                ):  # a tool's own words quoted back ("Total: 0 files, 1 directories") are the tool's grammar
                     rep.add("plural_mismatch", eid, text)
         self.fillers(eid, msgs, rep)
         if row["kind"] in TOOL_KINDS:
@@ -498,7 +502,9 @@ class Linter:
         asked = [
             p
             for p, v in first["arguments"].items()
-            if mentions(answer, v, self.ref) and not isinstance(v, bool) and words(p).lower().split(" ")[-1] in question
+            if (mentions(answer, v, self.ref) or _sql_said(answer, v))  # SQL text is answered in words
+            and not isinstance(v, bool)
+            and words(p).lower().split(" ")[-1] in question
         ]
         if not asked:
             rep.add("clarification_mismatch", eid, f"question {question!r} / answer {answer!r}")
@@ -555,12 +561,37 @@ def lint_frame(
 def _server_said(text: str, hit: re.Match[str], quoted: list[str]) -> bool:
     """A ``<file>`` or ``{name}`` that a text result of the example holds word for word (git's own usage line,
     quoted back), or the ``null`` of a path (``/dev/null`` in a diff): the server's text, not a template's hole. A
-    bare ``None``/``null`` is never excused."""
-    said = [q for q in quoted if not q.lstrip().startswith(("{", "["))]
+    JSON result counts by the texts it holds (a failed call's ``{"error": ..., "message": "... [<revision>...]"}``),
+    never by its own syntax (``{}``, ``null``). A bare ``None``/``null`` is never excused."""
+    said = [s for q in quoted for s in _texts_of(q)]
     if hit.group(0)[0] in "<{":
         return any(hit.group(0) in q for q in said)
     path = text[max(0, hit.start() - 1) : hit.end()]
     return path.startswith("/") and any(path in q for q in said)
+
+
+def _texts_of(result: str) -> list[str]:
+    """The texts a tool message holds: itself, or for JSON the strings inside it."""
+    if not result.lstrip().startswith(("{", "[")):
+        return [result]
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return []
+    out: list[str] = []
+
+    def walk(d: Any) -> None:
+        if isinstance(d, str):
+            out.append(d)
+        elif isinstance(d, dict):
+            for v in d.values():
+                walk(v)
+        elif isinstance(d, list):
+            for v in d:
+                walk(v)
+
+    walk(data)
+    return out
 
 
 def _retried(msgs: list[dict[str, Any]], m: dict[str, Any], failed: set[Any]) -> bool:

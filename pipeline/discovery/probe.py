@@ -23,7 +23,7 @@ from pipeline.core.config import ProbeConfig
 from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
 from pipeline.env import Session
 from pipeline.env.workdir import SESSION_ALIAS
-from pipeline.language.entities import generic_entities, parse_result
+from pipeline.language.entities import generic_entities, parse_result, reads_content
 from pipeline.language.lexicon import singular
 from pipeline.language.sqltext import columns_in, sql_kind
 from pipeline.language.values import EXAMPLE
@@ -173,7 +173,11 @@ class _Probe:
             self.kinds.setdefault(eid, entity_kind(eid, id_field))
             merged = self.entities.setdefault(eid, {})
             merged.update({k: v for k, v in rec.items() if not isinstance(v, (dict, list))})
-        scalar_fields(res.data, self.values, self.cfg.max_values_per_field)
+        if not (tool.output_schema is not None and tool.text_result and not reads_content(tool.name)):
+            # a text wrapped in an output schema ({"content": "..."}) is a value of its field only where a reading
+            # tool read it (a file's text); a listing, a JSON tree or a report is the tool's answer, never a value
+            # (a file's content to write, say); its entities are read from it below
+            scalar_fields(res.data, self.values, self.cfg.max_values_per_field)
         if not found:  # no id-keyed record: names, listings, printed rows
             if not tool.text_result:
                 self.deferred.append((tool, args, res.data))

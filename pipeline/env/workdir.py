@@ -8,6 +8,7 @@ process isolation. The user's own directory is only ever read. ``${SESSION_DIR}`
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shutil
@@ -91,8 +92,28 @@ def _spellings(workdir: str) -> list[str]:
     return sorted((n for n in names if len(n) > 1), key=len, reverse=True)
 
 
+# a string that may be base64 data (a file's bytes a server returns as a blob): long enough to hold a directory name
+_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+def _alias_in_base64(text: str, names: list[str]) -> str:
+    """``text``, base64 data whose bytes name the directory (a file written with it, read back as a blob), encoded
+    again with the alias in its place; any other text as it is."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:
+        return text
+    marks = [n.encode() for n in names if n.encode() in raw]
+    if not marks:
+        return text
+    for mark in marks:
+        raw = raw.replace(mark, SESSION_ALIAS.encode())
+    return base64.b64encode(raw).decode()
+
+
 def alias_workdir(value: Any, workdir: str | None) -> Any:
-    """``value`` (a result: text, or JSON data) with ``workdir`` named :data:`SESSION_ALIAS` everywhere."""
+    """``value`` (a result: text, or JSON data) with ``workdir`` named :data:`SESSION_ALIAS` everywhere, also inside
+    base64 data (``read_media_file``'s blob of a file that names it)."""
     if not workdir:
         return value
     names = _spellings(workdir)
@@ -101,6 +122,8 @@ def alias_workdir(value: Any, workdir: str | None) -> Any:
         for name in names:
             if name in text:
                 text = text.replace(name, SESSION_ALIAS)
+        if _BASE64.fullmatch(text):
+            text = _alias_in_base64(text, names)
         return text
 
     return _map_strings(value, sub)

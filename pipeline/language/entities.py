@@ -258,13 +258,19 @@ def listing(text: str, noun: str) -> list[Found]:
     return found
 
 
+def reads_content(tool_name: str) -> bool:
+    """Does the tool read a thing's content (``read_text_file``, ``cat``): is the text it returns the content of what
+    it was given, rather than an answer about it (a listing, a tree, a report)?"""
+    first = next((w.lower() for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", tool_name) if w), "")
+    return first in _CONTENT_VERBS
+
+
 def generic_entities(data: Any, tool_name: str) -> list[Found]:
     """The entities a result names (JSON or Python records by a naming key, printed rows, listings)."""
     noun = tool_noun(tool_name)
     parsed = parse_result(data)
     if isinstance(parsed, str):
-        first = next((w.lower() for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", tool_name) if w), "")
-        return [] if first in _CONTENT_VERBS else listing(parsed, noun)
+        return [] if reads_content(tool_name) else listing(parsed, noun)
     out: list[Found] = []
     if isinstance(parsed, dict) and len(parsed) == 1:  # {"result": "a\nb"}: the text a tool returned, wrapped
         only = next(iter(parsed.values()))

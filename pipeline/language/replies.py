@@ -428,6 +428,9 @@ def step_reply(tool: ToolSpec, args: dict[str, Any], res: CallResult, rng: rando
             ]
         ).format(d=describe(tool), e=clean_error(res.error))
     data = res.data
+    if tool.output_schema is not None and tool.text_result and isinstance(data, dict) and len(data) == 1:
+        only = next(iter(data.values()))  # {"content": "[DIR] orion"}: the tool's text, wrapped (server-filesystem)
+        data = only if isinstance(only, str) else data  # said as that text, never as a record with 1 content
     intent = intent_of(tool.name, tool.read_only)
     if not tool.read_only:
         return confirm_reply(tool, args, data, rng)

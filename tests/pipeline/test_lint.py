@@ -148,6 +148,29 @@ def test_a_reply_quoting_a_text_result_word_for_word_holds_no_placeholder(tmp_pa
     assert rep.counts["placeholder"] == 1 and "<name>" in rep.samples["placeholder"][0], rep.as_dict()
 
 
+def test_a_reply_quoting_a_failed_calls_error_holds_no_placeholder(tmp_path):
+    """A failed call's result is JSON ({"error": ..., "message": ...}); git's '[<revision>...]' in its message,
+    quoted back, is the server's text. JSON syntax itself ('{}') excuses nothing."""
+    err = {
+        "error": "tool_error",
+        "message": "fatal: ambiguous argument 'docs'\n'git <command> [<revision>...] -- [<file>...]'",
+    }
+    ask = ["Show me the diff against docs."]
+    quoting = _conv("c1", ask, [(LIST, {}, err)], ["I couldn't show you the diff: " + err["message"] + "."])
+    hole = _conv("c2", ask, [(LIST, {}, {})], ["Here's what came back: {}."])
+    rep, _ = _lint([quoting, hole], tmp_path)
+    assert rep.counts["placeholder"] == 1 and rep.samples["placeholder"][0].endswith("{}."), rep.as_dict()
+
+
+def test_a_count_quoted_from_a_tool_result_is_the_tools_grammar_not_a_plural_mismatch(tmp_path):
+    listing = {"content": "[DIR] orion\n\nTotal: 0 files, 1 directories"}
+    ask = ["What is in the projects folder?"]
+    quoting = _conv("c1", ask, [(LIST, {}, listing)], ["Here's what came back: " + listing["content"]])
+    own = _conv("c2", ask, [(LIST, {}, listing)], ["I found 1 folders in it."])
+    rep, _ = _lint([quoting, own], tmp_path)
+    assert rep.counts["plural_mismatch"] == 1 and "I found 1 folders" in rep.samples["plural_mismatch"][0]
+
+
 def test_a_write_on_an_entity_nobody_named_or_singled_out_is_flagged(tmp_path):
     unnamed = _conv(
         "c1",
@@ -194,6 +217,41 @@ def test_a_clarification_must_ask_for_the_missing_value_and_get_it(tmp_path):
         tmp_path,
     )
     assert rep.counts["clarification_mismatch"] == 2
+
+
+def test_a_sql_statement_asked_for_is_supplied_by_saying_what_it_does(tmp_path):
+    """ "What should the query be?" is answered with what the statement does, never with SQL (as the requests say
+    it: pipeline.language.sqltext); an answer that says something else still supplies nothing."""
+    create = ToolSpec(
+        name="create_table",
+        server="bank",
+        description="Create a new table in the SQLite database",
+        input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    )
+    sql = "CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT)"
+
+    def clar(cid, answer):
+        c = _conv(
+            cid,
+            ["Can you please create the table?"],
+            [(create, {"query": sql}, "Table created successfully")],
+            ["All set. I created the table."],
+            kind="clarification",
+            between=[
+                {"role": "assistant", "content": "Of course. What should the query be?"},
+                {"role": "user", "content": answer},
+            ],
+        )
+        return c.model_copy(update={"tools": [create]})
+
+    rep, _ = _lint(
+        [clar("c1", "Create a notes table with title and body columns, please."), clar("c2", "The usual one.")],
+        tmp_path,
+    )
+    assert (
+        rep.counts["clarification_mismatch"] == 1
+        and "the usual one" in rep.samples["clarification_mismatch"][0].lower()
+    )
 
 
 def test_variety_of_frames_and_openings_is_measured_against_the_thresholds(tmp_path):

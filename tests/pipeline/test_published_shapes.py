@@ -3,6 +3,8 @@ lines, a filesystem's sized ``[FILE]`` lines and roots, JSON arrays of plain nam
 schema; and every fix ``servers check`` suggests, followed on a live server (tests/thirdparty/workspace_server.py),
 until its tools chain."""
 
+import base64
+import random
 import sys
 import time
 from pathlib import Path
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.config import ProbeConfig, ServerConfig, SetupCall
-from pipeline.core.records import DependencyGraph, ToolSpec
+from pipeline.core.records import CallResult, DependencyGraph, ToolSpec
 from pipeline.core.servers_file import usable_tools
 from pipeline.discovery.chainability import explain
 from pipeline.discovery.check import check_servers
@@ -18,6 +20,7 @@ from pipeline.discovery.graph import Pace
 from pipeline.discovery.probe import probe
 from pipeline.env import Environment, ServerBudgetExceeded
 from pipeline.language.entities import generic_entities
+from pipeline.language.replies import step_reply
 
 WORKSPACE = str(Path(__file__).resolve().parents[1] / "thirdparty" / "workspace_server.py")
 
@@ -118,3 +121,58 @@ def test_discovery_that_cannot_finish_in_its_budget_stops_early_saying_why():
         pace.step()
         with pytest.raises(ServerBudgetExceeded, match=r"would need about \d+s more for its write -> read pairs"):
             pace.step()
+
+
+WRAPPED = str(Path(__file__).resolve().parents[1] / "thirdparty" / "wrapped_files_server.py")
+FILES_SEED = str(Path(__file__).resolve().parents[1] / "thirdparty" / "seeds" / "files")
+
+
+def _wrapped() -> ServerConfig:
+    return ServerConfig(
+        name="wrapped_files",
+        kind="stdio",
+        command=sys.executable,
+        args=[WRAPPED, "--root", "${SESSION_DIR}"],
+        template_dir=FILES_SEED,
+    )
+
+
+def test_a_wrapped_listing_tree_or_root_is_no_content_a_writer_is_given():
+    """Every result of server-filesystem wraps its text in {"content": ...}; only what a reading tool read is the
+    content of something (a file's text, which a writer may be given); a listing, a JSON tree or the allowed
+    directory is the tool's answer, never a value to write into a file."""
+    with Environment(_wrapped()) as env:
+        tools, _ = usable_tools(_wrapped(), env.tools())
+        with env.session(0) as s:
+            snap = probe(s, tools, ProbeConfig())
+    texts = {p.read_text() for p in Path(FILES_SEED).rglob("*") if p.is_file()}
+    assert snap.values["content"] and set(snap.values["content"]) <= texts, snap.values["content"]
+    assert {"README.md", "todo.txt"} <= set(snap.values["path"])  # the listings still name the files
+
+
+def test_a_file_naming_the_session_directory_reads_back_alike_as_base64_in_every_session():
+    """A file written with the session's directory in it (said as /session, written as the real directory) read
+    back as a base64 blob: the blob names the directory by its alias too, so two sessions (a run and its replay)
+    read the same bytes."""
+    content = "Allowed directories:\n/session"
+    blobs = []
+    with Environment(_wrapped()) as env:
+        for seed in (0, 1):
+            with env.session(seed) as s:
+                assert s.call("write_file", {"path": "where.txt", "content": content}).ok
+                media = s.call("read_media_file", {"path": "where.txt"})
+                assert media.ok and s.call("read_text_file", {"path": "where.txt"}).data == {"content": content}
+                blobs.append(media.data["content"][0]["resource"]["blob"])
+    assert blobs[0] == blobs[1] and base64.b64decode(blobs[0]).decode() == content
+
+
+def test_a_wrapped_text_result_is_said_as_its_text_never_as_a_record_of_one_content():
+    wrap = {"type": "object", "properties": {"content": {"type": "string"}}}
+    listing = ToolSpec(name="list_directory", server="x", read_only=True, output_schema=wrap)
+    write = ToolSpec(name="write_file", server="x", output_schema=wrap)
+    rng = random.Random(0)
+    said = step_reply(listing, {"path": "projects"}, CallResult(ok=True, data={"content": "[DIR] orion"}), rng)
+    assert "[DIR] orion" in said and "content" not in said, said
+    done = CallResult(ok=True, data={"content": "Successfully wrote to todo.txt"})
+    said = step_reply(write, {"path": "todo.txt", "content": "milk"}, done, rng)
+    assert "wrote the file" in said and "Successfully" not in said and "content" not in said, said
