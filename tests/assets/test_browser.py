@@ -124,14 +124,15 @@ def test_the_launchpad_starts_from_the_automated_build_typed(chromium, page, dag
     ui, pg = dagster_ui, page
     pg.goto(f"{ui.url}/locations/{REPOSITORY}@{LOCATION}/jobs/corpus_job/playground")
     editor = pg.locator(".CodeMirror").first
+    # the whole config, once it holds the build (CodeMirror draws only the lines in view, so it is read, not seen)
+    whole = "document.querySelector('.CodeMirror').CodeMirror.getValue()"
     try:
         editor.wait_for()
-        pg.get_by_text("examples: 30").first.wait_for()
+        pg.wait_for_function(f"{whole}.includes('examples: 30')")
     except Exception as exc:
         raise AssertionError(
             f"the launchpad does not show the automated build:\n{pg.inner_text('body')[:3000]}"
         ) from exc
-    # the whole config (CodeMirror draws only the lines in view)
-    text = pg.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    text = pg.evaluate(whole)
     for said in ("settings:", "build:", "examples: 30", "- banking", "- crm", "train: false", str(ui.data_dir)):
         assert said in text, f"{said!r} not in the launchpad's config:\n{text[:3000]}"
