@@ -131,6 +131,8 @@ FILLERS = frozenset(
         "99999",
         "foo",
         "bar",
+        "alpha",
+        "delta",
         "baz",
         "test",
         "string",

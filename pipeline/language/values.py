@@ -34,6 +34,7 @@ _WORDS = {
     "url": ["https://hooks.example.com/prove"],
     "comment": ["Great work", "Needs another pass"],
     "message": ["Running late, start without me", "Done, please check"],
+    "note": ["Called, will follow up on Tuesday", "FYI, see the thread below", "Sent the revised quote"],
 }
 
 
@@ -149,8 +150,7 @@ def synth_value(
     for key, words in _WORDS.items():
         if key in param:
             return rng.choice(words)
-    base = rng.choice(["alpha", "delta", "notes", "summary", "draft"])
-    return base
+    return rng.choice(["notes", "summary", "draft", "general", "weekly"])
 
 
 def linked_secret(snapshot: Snapshot, param: str, args: dict[str, Any]) -> Any:

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from pipeline.core.records import Snapshot, ToolSpec
+from pipeline.corpus.lint import FILLERS
 from pipeline.language.values import RecordIndex, _records_of, fill_args, synth_value
 
 
@@ -215,3 +216,12 @@ def test_a_date_pattern_gets_a_real_date_whatever_the_parameter_is_called():
         for seed in range(20):
             v = synth_value("start", {"type": "string", "pattern": pattern}, random.Random(seed))
             datetime.strptime(v, fmt)  # raises on a month 57 or an hour 87
+
+
+def test_a_free_text_parameter_never_gets_a_word_the_corpus_linter_calls_a_filler():
+    drawn = {
+        param: {synth_value(param, {"type": "string"}, random.Random(seed)) for seed in range(40)}
+        for param in ("notes", "note", "relation_type", "merchant_contains", "observations")
+    }
+    assert all(v.lower() not in FILLERS for values in drawn.values() for v in values), drawn
+    assert all(" " in v for v in drawn["notes"]), drawn["notes"]  # a note a person would write, not a stand-in word
