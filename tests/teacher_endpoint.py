@@ -16,11 +16,21 @@ import random
 import re
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TURNS_RE = re.compile(r"Turns \(one user message per turn, in order\): (.*)\n")
 DRAFT_RE = re.compile(r"A plain draft of your reply: (.*)\n")
 PAIR_PROMPT = "Two tools of one service."
+# the frames of the teacher's user turns (each has " — ", which tells a teacher's turn from the offline writer's)
+WITH_VALUES = (
+    "{vals} — {todo}, please.",
+    "Could you {todo} — {vals}?",
+    "I need you to {todo} — {vals}.",
+    "{Todo} — {vals}, thanks.",
+    "Go ahead and {todo} — {vals}.",
+)
+WITHOUT_VALUES = ("{Todo} — that's all.", "Just {todo} — nothing else.", "Please {todo} — thanks.")
 
 
 def answer(prompt: str, ungrounded: bool = False, bad_replies: bool = False) -> str:
@@ -37,7 +47,11 @@ def answer(prompt: str, ungrounded: bool = False, bad_replies: bool = False) -> 
             f"{k} {', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in turn["values"].items()
         )
         todo = " and ".join(turn["actions"])
-        msgs.append(f"{vals} — {todo}, please." if vals else f"{todo[:1].upper() + todo[1:]} — that's all.")
+        # a teacher words its turns in more than one way (the linter's distinct_frames rule refuses a corpus whose
+        # turns share a few frames); which way is a pure function of the turn, so answers stay the same
+        frames = WITH_VALUES if vals else WITHOUT_VALUES
+        frame = frames[zlib.crc32(json.dumps(turn, sort_keys=True).encode()) % len(frames)]
+        msgs.append(frame.format(vals=vals, todo=todo, Todo=todo[:1].upper() + todo[1:]))
     if ungrounded:
         msgs[0] += " And also close account ACC-9999."
     return "Sure:\n" + json.dumps({"turns": msgs})
