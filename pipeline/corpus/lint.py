@@ -378,16 +378,19 @@ class Linter:
                     for m in ONE_OF.finditer(text)
                 ):  # a tool's own words quoted back ("Total: 0 files, 1 directories") are the tool's grammar
                     rep.add("plural_mismatch", eid, text)
-        self.fillers(eid, msgs, rep)
+        self.fillers(eid, msgs, rep, by_name)
         if row["kind"] in TOOL_KINDS:
             self.writes(eid, msgs, by_name, reference_of(row["reference"]), rep)
             self.goal(eid, row.get("trace"), rep)
         if row["kind"] == "clarification":
             self.clarification(eid, msgs, reference_of(row["reference"]), rep)
 
-    def fillers(self, eid: str, msgs: list[dict[str, Any]], rep: LintReport) -> None:
+    def fillers(
+        self, eid: str, msgs: list[dict[str, Any]], rep: LintReport, by_name: dict[str, dict[str, Any]] | None = None
+    ) -> None:
         """Known fillers in any call; the values of wrong attempts that nothing in the example explains (gathered
-        for ``repeated_filler``)."""
+        for ``repeated_filler``). A wrong value its parameter's schema offers (one of its enum, a number, a calendar
+        date) is a choice from the tool's own space, which a large corpus repeats by chance: never a constant."""
         said = [m["content"] for m in msgs if m["role"] in ("user", "tool") and isinstance(m["content"], str)]
         failed = {
             m.get("tool_call_id") for m in msgs if m["role"] == "tool" and str(m["content"]).startswith('{"error"')
@@ -402,9 +405,11 @@ class Linter:
             if not (m.get("weight") == 0 if marked else _retried(msgs, m, failed)):
                 continue  # a wrong attempt is marked; in a version from before the marks, it failed and was retried
             right = next((a for n, a in calls[i + 1 :] if n.get("weight") != 0), {})
+            props = ((by_name or {}).get(m["tool_calls"][0]["function"]["name"]) or {}).get("parameters") or {}
             for p, v in _leaves(args):
                 if v != right.get(p) and str(v) not in world and not explains(v, right.get(p)):
-                    self.unexplained[str(v)].add(eid)
+                    if not _drawn_from_schema(v, (props.get("properties") or {}).get(p) or {}):
+                        self.unexplained[str(v)].add(eid)
 
     def writes(
         self,
@@ -597,13 +602,14 @@ def _texts_of(result: str) -> list[str]:
 
 
 def _retried(msgs: list[dict[str, Any]], m: dict[str, Any], failed: set[Any]) -> bool:
-    """A call that failed and whose next assistant message calls again (a correction), not a reference call that
-    fails on the state and is then reported to the user."""
+    """A call that failed and whose next assistant message calls the same tool again (a correction), not a reference
+    call that fails on the state and is then reported to the user, or followed by the plan's next, other tool."""
     if m["tool_calls"][0].get("id") not in failed:
         return False
     after = msgs[next(i for i, x in enumerate(msgs) if x is m) + 1 :]
     nxt = next((x for x in after if x["role"] == "assistant"), None)
-    return bool(nxt and nxt.get("tool_calls"))
+    name = m["tool_calls"][0]["function"]["name"]
+    return bool(nxt and nxt.get("tool_calls") and nxt["tool_calls"][0]["function"]["name"] == name)
 
 
 def _call_args(m: dict[str, Any]) -> dict[str, Any]:
@@ -612,6 +618,25 @@ def _call_args(m: dict[str, Any]) -> dict[str, Any]:
     except (ValueError, KeyError, IndexError, TypeError):
         return {}
     return args if isinstance(args, dict) else {}
+
+
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?")
+
+
+def _drawn_from_schema(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether ``value`` is one of the values its parameter's schema offers: an enum member (of the schema or of one
+    of its ``anyOf``/``oneOf`` branches, or named in its description, as an enum-stripped schema says it), a number,
+    a date."""
+    if str(value).strip().lower() in FILLERS:  # 12345 is a number, and still the generator's constant
+        return False
+    branches = [schema, *schema.get("anyOf", []), *schema.get("oneOf", [])]
+    if any(value in (b.get("enum") or []) for b in branches if isinstance(b, dict)):
+        return True
+    if isinstance(value, str) and value in str(schema.get("description") or ""):
+        return True
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return True
+    return isinstance(value, str) and ISO_DAY.fullmatch(value) is not None
 
 
 def _leaves(args: dict[str, Any]) -> list[tuple[str, Any]]:

@@ -516,3 +516,10 @@ def test_an_undo_then_redo_is_flagged_and_acting_on_what_was_closed_only_past_th
     rep = lint_frame(read_examples(path), cfg, {"close_account": False, "deposit": False, "reopen_account": False})
     assert rep.counts["acts_on_closed"] == 0 and rep.metrics["acts_on_closed_allowed"] == 1
     assert rep.counts["undo_then_redo"] == 1
+
+
+def test_a_wrong_value_the_schema_offers_is_a_choice_not_a_constant_however_often_a_large_corpus_repeats_it(tmp_path):
+    """A date, a number or an enum member in wrong attempts repeats by chance at 13,500 examples: no filler."""
+    for wrong in ("2026-03-08", 26.0):
+        rep, _ = _lint([_with_wrong_attempt(f"c{i}", wrong) for i in range(4)], tmp_path / str(wrong))
+        assert rep.counts["repeated_filler"] == 0, (wrong, rep.samples)
