@@ -62,6 +62,8 @@ from pipeline.corpus.store import read_examples
 from pipeline.discovery.goals import conflicts
 from pipeline.language.lexicon import intent_of, is_plural, words
 from pipeline.language.phrasing import (
+    ISO_DATE,
+    ISO_DATETIME,
     JSONISH,
     PLACEHOLDER,
     QUOTED,
@@ -620,9 +622,6 @@ def _call_args(m: dict[str, Any]) -> dict[str, Any]:
     return args if isinstance(args, dict) else {}
 
 
-ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?")
-
-
 def _drawn_from_schema(value: Any, schema: dict[str, Any]) -> bool:
     """Whether ``value`` is one of the values its parameter's schema offers: an enum member (of the schema or of one
     of its ``anyOf``/``oneOf`` branches, or named in its description, as an enum-stripped schema says it), a number,
@@ -636,7 +635,7 @@ def _drawn_from_schema(value: Any, schema: dict[str, Any]) -> bool:
         return True
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return True
-    return isinstance(value, str) and ISO_DAY.fullmatch(value) is not None
+    return isinstance(value, str) and bool(ISO_DATE.match(value) or ISO_DATETIME.match(value))
 
 
 def _leaves(args: dict[str, Any]) -> list[tuple[str, Any]]:

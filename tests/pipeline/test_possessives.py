@@ -5,31 +5,15 @@ from __future__ import annotations
 
 import random
 
-from pipeline.core.records import CallResult, ToolSpec
 from pipeline.language.phrasing import described, entity_name, possessive, say_entity, say_owner
 from pipeline.language.request_writer import StepWriter
+from tests.plans import plan_step
 
 CUSTOMER = {"customer_id": "CUS-0001", "name": "Hugo Hughes", "city": "Austin"}
 
 
 def _step(name: str, args: dict, read_only: bool) -> dict:
-    props = {p: {"type": "string", "description": p} for p in args}
-    tool = ToolSpec(
-        name=name,
-        server="x",
-        description="",
-        read_only=read_only,
-        output_schema={"type": "object"},
-        input_schema={"type": "object", "properties": props, "required": list(args)},
-    )
-    return {
-        "tool": tool,
-        "args": args,
-        "sources": {},
-        "source_fields": {},
-        "result": CallResult(ok=True, data={}),
-        "index": 0,
-    }
+    return plan_step(name, args, read_only=read_only)
 
 
 def _said(step: dict, entities: dict, seeds: int = 80) -> list[str]:

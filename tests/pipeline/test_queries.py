@@ -17,6 +17,7 @@ from pipeline.language.phrasing import relative_date, say_value
 from pipeline.synthesis.queries import LLMBackend, TemplateBackend, grounding_errors
 from pipeline.synthesis.simulate import plan_query
 from tests.builds import build_run
+from tests.plans import plan_step
 from tests.teacher_endpoint import ScriptedTeacher
 
 # ---------------------------------------------------------------------------------------------- templates
@@ -428,24 +429,7 @@ def test_steps_on_one_entity_in_a_terse_turn_never_say_a_phrase_twice_running():
 
 
 def _step(name, desc, args, entities_result=None):
-    from pipeline.core.records import ToolSpec
-
-    props = {p: {"type": "string", "description": p} for p in args}
-    tool = ToolSpec(
-        name=name,
-        server="x",
-        description=desc,
-        output_schema={"type": "object"},
-        input_schema={"type": "object", "properties": props, "required": list(args)},
-    )
-    return {
-        "tool": tool,
-        "args": args,
-        "sources": {},
-        "source_fields": {},
-        "result": CallResult(ok=True, data={}),
-        "index": 0,
-    }
+    return plan_step(name, args, description=desc)
 
 
 def test_a_name_that_opens_with_the_verb_is_quoted_rather_than_said_twice():
