@@ -93,10 +93,10 @@ READ_VERBS = {
         "find me",
         "search",
     ],
-    "view": ["view", "show me", "open", "let me see", "bring up"],
+    "view": ["view", "open", "let me see", "bring up", "display"],
     "check": ["check", "look at", "see", "check on", "take a look at"],
     "count": ["count"],
-    "read": ["read", "show me", "open", "read me"],
+    "read": ["read", "open", "read me", "read out"],
     "report": ["give me a report on", "summarize", "give me a rundown of"],
 }
 WRITE_VERBS = {

@@ -21,6 +21,7 @@ from typing import Any
 
 from pipeline.core.config import LintConfig
 from pipeline.core.records import ToolSpec
+from pipeline.language.argforms import field_forms
 from pipeline.language.fields import field_values
 from pipeline.language.lexicon import (
     PEOPLE,
@@ -39,6 +40,7 @@ from pipeline.language.lexicon import (
 from pipeline.language.phrasing import (
     UNITS,
     description_grams,
+    entity_name,
     is_text,
     known_by,
     ngrams,
@@ -344,7 +346,7 @@ THEN = [
     "followed by: {p}",
     "and once that's done, {p}",
     "and when that's done, {p}",
-    "then go on to {p}",
+    "and next up, {p}",
     "and right after, {p}",
     "and from there {p}",
     "and then, {p}",
@@ -659,6 +661,9 @@ class StepWriter:
         ] = []  # the last three back references said: never "that account again ... that account again"
         self._seen: set[str] | None = None
         self.acted_as: set[str] = set()  # the users earlier steps acted as (:meth:`same_actor`)
+        self.secrets_told: set[str] = set()  # the PINs and keys the user has given (:meth:`secret`)
+        self.named: dict[str, set[str]] = {}  # the entities earlier requests dealt with, by kind (:meth:`note_named`)
+        self.said_ids: set[str] = set()  # those of them a request named by id
         self.bare: str | None = None  # the noun of the slot of the step being phrased that names a thing by its kind
         self.owned = False  # that slot was said as its owner's ("CUS-0001's accounts")
 
@@ -687,6 +692,9 @@ class StepWriter:
         if isinstance(v, list):
             return join_prose([self.entity(p, x, singular(noun), terse) for x in v])
         prep, rest = role(noun)
+        again = self.named_again(str(v), singular(rest if prep else noun), terse)
+        if again:  # "check the shop called Seattle Northgate, then the transfers for that shop"
+            return f"{prep} {again}" if prep else again
         if terse:  # "from ACC-0001", "to PLC-0019": a route or a transfer keeps its direction even in a terse turn
             return f"{prep} {v}" if prep else str(v)
         # from_store_id: "from store STR-0010", "from Seattle Northgate (STR-0001)";
@@ -696,6 +704,28 @@ class StepWriter:
             # "from the STR-0010 store" keeps its "the"; "from store STR-0010", never "from the store STR-0010"
             return f"{prep} {said if said.endswith(' ' + singular(rest)) else said.removeprefix('the ')}"
         return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng, quote=self.careful)
+
+    def named_again(self, v: str, noun: str, terse: bool) -> str | None:
+        """How the user points at an entity they named by its id in an earlier request of the conversation, in two of
+        three mentions: "that shop", "the same shop"; None where they have not, in a terse turn, or where the
+        conversation has dealt with another of its kind (which "that shop" would leave unclear)."""
+        if terse or self.careful or not noun or noun == "one" or v not in self.said_ids:
+            return None
+        if self.named.get(noun) != {v} or self.rng.random() < 0.34:
+            return None
+        return self.rng.choice(["that {n}", "the same {n}", "this {n}", "that {n}"]).format(n=noun)
+
+    def note_named(self, step: dict[str, Any], said: str) -> None:
+        """The entities a phrased step deals with, by kind, and those its words name by id (:meth:`named_again`)."""
+        for p, v in step["args"].items():
+            if not p.endswith(("_id", "_ids")):
+                continue
+            prep, rest = role(words(p))
+            noun = singular(rest if prep else words(p))
+            for x in v if isinstance(v, list) else [v]:
+                self.named.setdefault(noun, set()).add(str(x))
+                if str(x) in said:
+                    self.said_ids.add(str(x))
 
     def back_ref(self, step: dict[str, Any], p: str, terse: bool) -> tuple[str, bool]:
         """How the user points at a value an earlier step returned; (phrase, named the value?)."""
@@ -727,9 +757,8 @@ class StepWriter:
                 if terse
                 else self.earlier(noun, self.steps[src]["tool"].read_only)
             )
-            if not terse and ref.endswith(" " + noun) and self.rng.random() < 0.4:  # "that customer in Austin"
-                by = known_by(self.entities.get(str(v)), self.rng)
-                ref = f"{ref} {by}" if by else ref
+            if not terse and ref.endswith(" " + noun) and p.endswith(("_id", "_ids")):
+                ref = self.known_as(ref, noun, v, data)
             return lead + ref, False
         nameable = self.seen(str(v)) or self.known(str(v))
         told = self.told_apart(step, data, field, v, noun, terse)
@@ -742,6 +771,18 @@ class StepWriter:
         if not p.endswith(("_id", "_ids")):  # a value, not an entity: "end time 10:30 March 15", "named Nora Ibrahim"
             return self.arg_phrase(p, v, step["tool"].read_only, terse), True
         return self.entity(p, v, words(p) or "one", terse), True
+
+    def known_as(self, ref: str, noun: str, v: Any, data: Any) -> str:
+        """A back reference said with what the result showed of the entity, in about half of them: "that customer in
+        Austin", "Ravi Okafor", "the listing "Robot lawn mower"" (its name only where the result showed it)."""
+        record = self.entities.get(str(v))
+        r = self.rng.random()
+        name = entity_name(record)
+        if r < 0.35 and name and name != str(v) and name in result_values(data) and '"' not in name:
+            person = noun.split(" ")[-1] in PEOPLE or bool(record and record.get("first_name"))
+            return name if person else f'the {noun} "{name}"'
+        by = known_by(record, self.rng) if r < 0.75 else None
+        return f"{ref} {by}" if by else ref
 
     def same_actor(self, who: Any, terse: bool) -> bool:
         """Does the call act as the user an earlier step of the conversation acted as, named by their id then? A
@@ -798,13 +839,19 @@ class StepWriter:
         if (
             p.endswith("_contains") and isinstance(v, str) and not terse
         ):  # "with the merchant containing "draft"", never "draft as the merchant contains"
-            return f"with the {words(p[:-9])} containing " + (f'"{v}"' if is_text(p, v) else v)
+            form = self.rng.choice(
+                ["with the {w} containing {v}", "with the {w} containing {v}", "whose {w} contains {v}"]
+            )
+            return form.format(w=words(p[:-9]), v=f'"{v}"' if is_text(p, v) else v)
         head, _, thing = pw.partition(" ")
         if (
             head in ("add", "remove") and thing and not terse
         ):  # add_labels: "adding the label follow-up", never "follow-up as the add labels"
             one = not isinstance(v, list) or len(v) == 1
             return f"{'adding' if head == 'add' else 'removing'} the {singular(thing) if one else plural(thing)} {val}"
+        specific = None if terse else field_forms(p, v, read, is_text(p, v))
+        if specific:  # "due March 9th", "titled "Sync"", "with a rating of at least 4"
+            return self.rng.choice(specific).format(w=pw, v=v if is_text(p, v) else val)
         if is_text(p, v):
             return self.rng.choice(
                 [
@@ -828,6 +875,19 @@ class StepWriter:
         forms += ["where the {w} is {v}", "whose {w} is {v}"] if read and not isinstance(v, list) else []
         forms += ["setting the {w} to {v}", "making the {w} {v}"] if not read else []
         return self.rng.choice(forms).format(w=pw, v=val)
+
+    def secret(self, p: str, v: Any, terse: bool) -> list[str]:
+        """A PIN, password or key, said the first time the conversation needs it ("using my API token sk_live_...",
+        "with my PIN 8010"); the later calls of the conversation reuse it unsaid (no phrase), as a person tells it
+        once."""
+        if str(v) in self.secrets_told:
+            return []
+        self.secrets_told.add(str(v))
+        w = words(p)
+        if terse:
+            return [f"{w} {v}"]
+        forms = ["using my {w} {v}", "with {w} {v}", "{w} {v}", "my {w} is {v}", "the {w} being {v}"]
+        return [self.rng.choice(forms).format(w=w, v=v)]
 
     def last_with(self, extras: list[str]) -> list[str]:
         """The last of several phrases said at times without its "with": "title "Sprint planning" and the start March
@@ -872,6 +932,7 @@ class StepWriter:
         or repeats a run of the tool's description (``remove a product from the wishlist``) is worded again
         from the same draws, carefully: names in quotes, a withheld entity as ``one of my products``."""
         state, refs, actors = self.rng.getstate(), list(self.recent_refs), set(self.acted_as)
+        secrets = set(self.secrets_told)
         said = self._phrase(step, withheld, terse)
         if stutter(said) or (
             ngrams(said, PASTE_WORDS) & description_grams(step["tool"].description or "", PASTE_WORDS)
@@ -879,11 +940,13 @@ class StepWriter:
             self.rng.setstate(state)
             self.recent_refs = refs
             self.acted_as = actors
+            self.secrets_told = secrets
             self.careful = True
             try:
                 said = self._phrase(step, withheld, terse)
             finally:
                 self.careful = False
+        self.note_named(step, said)
         return said
 
     def _noun_slots(
@@ -1041,6 +1104,9 @@ class StepWriter:
                 )
                 continue
             if p in used or p in withheld:
+                continue
+            if p in step["tool"].sensitive and p not in step["sources"]:  # a PIN or a key: told once, then known
+                extras += self.secret(p, v, terse)
                 continue
             if p in step["sources"]:
                 ref, named = self.back_ref(step, p, terse)
@@ -1201,9 +1267,9 @@ THING_ASKS = [
     "Mind showing me {n}?",
     "Any chance I could see {n}?",
     "Could I take a look at {n}?",
-    "Would you show me {n}?",
+    "What does {n} look like?",
     "I'm after {n}.",
-    "Show me {n}, would you?",
+    "Could you pull up {n} for me?",
 ]
 THING_FOLLOWS = [
     "What about {n}?",
@@ -1257,9 +1323,9 @@ def compose_turn(
         else:
             text = rng.choice(_asks(ASKS, OWN_ASKS, body)).format(p=body, P=_cap(body))
         r = rng.random()
-        if r < 0.6:  # why the user asks, in the service's words: "I'm reconciling last month's statement, so ..."
+        if r < 0.75:  # why the user asks, in the service's words: "I'm reconciling last month's statement, so ..."
             text = with_situation(text, situation(server, writes, rng, told), rng)
-        elif r < 0.72:
+        elif r < 0.85:
             ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
             forms = [f"{_cap(ctx)}, {lower_first(text)}", f"{text[:-1]} {ctx}{text[-1]}"]
             # after the request only a when, right after it ("... before my flight boards"): never "savings goal of 500
@@ -1269,6 +1335,7 @@ def compose_turn(
                 _first_word(ctx) in WHEN_WORDS
                 and _last_word(text[:-1]) != _first_word(ctx)
                 and text[:-1].lower().endswith(body.lower())
+                and not re.search(r"[\d_\"]", _last_word(text[:-1]))  # never "... token sk_live_x9 before pickup"
             )
             text = rng.choice(forms) if trails else forms[0]
         if rng.random() < 0.3:
@@ -1281,7 +1348,7 @@ def compose_turn(
         )
         # a later turn may say why too, after what it asks ("Next, deposit 25, since my salary just came in."): one
         # sentence only, never "Good. Could you ..., so good." or "..., so and next ..."
-        if len(told) < 2 and not re.search(r"[.:;!?] ", text) and rng.random() < 0.35:
+        if len(told) < 2 and not re.search(r"[.:;!?] ", text) and rng.random() < 0.45:
             why = situation(server, writes, rng, told)
             text = rng.choice(TRAILS).format(t=text[:-1], r=why, end=text[-1])
         elif rng.random() < 0.12 and text[-1:] in ".?" and not text.endswith("as well.") and "," not in text:
@@ -1362,10 +1429,10 @@ def write_turns(
         phrases: list[str] = []
         for i, st in enumerate(turn):
             held = withheld if (ti == 0 and i == 0) else []
-            actors = set(w.acted_as)
+            actors, secrets = set(w.acted_as), set(w.secrets_told)
             said = w.phrase(st, held, terse)
             if terse and said in phrases:  # "check it; check it" asks for one thing twice: say which thing this one is
-                w.acted_as = actors
+                w.acted_as, w.secrets_told = actors, secrets
                 said = w.phrase(st, held, False)
             if not terse:  # "the car VEH-003": the service's nouns as its users say them, values as they are
                 said = reword(said, st["tool"].server, value_words(st["args"]), rng)

@@ -406,7 +406,8 @@ def _together(
 ) -> None:
     """Text values drawn from the state come from one record where a record holds two or more of them: a new
     listing's title, description, category and condition are one listing's, never a golf set's title with a
-    watch's description (in place)."""
+    watch's description, nor a description "in fair condition" with the condition (an enum) set to good (in
+    place)."""
     free = tuple(
         p
         for p, plan in chosen
@@ -424,6 +425,10 @@ def _together(
     vals = dict(chosen)
     for p in free:
         if isinstance(rec.get(p), str) and rec[p] in vals[p].vals:
+            args[p] = rec[p]
+    for p, plan in chosen:  # and its choices too: never "... in fair condition" with the condition set to good
+        enum = _schema_of(plan.spec).get("enum") or []
+        if p in args and p not in free and isinstance(rec.get(p), str) and rec[p] in enum:
             args[p] = rec[p]
 
 

@@ -140,23 +140,28 @@ def test_an_id_drawn_from_the_state_never_equals_another_id_of_the_call():
 
 
 def test_text_values_drawn_from_the_state_come_from_one_record():
-    """A new listing's title and description are one listing's, never one listing's title with another's description."""
+    """A new listing's title and description are one listing's, never one listing's title with another's description;
+    its condition (an enum) is that listing's too, never "in fair condition" with the condition set to good."""
     create = ToolSpec(
         name="create_listing",
         server="x",
         input_schema={
             "type": "object",
-            "required": ["title", "description", "reserve_price"],
+            "required": ["title", "description", "condition", "reserve_price"],
             "properties": {
                 "title": {"type": "string"},
                 "description": {"type": "string"},
+                "condition": {"type": "string", "enum": ["new", "good", "fair"]},
                 "reserve_price": {"type": "number"},
             },
         },
     )
+    conditions = ["good", "fair", "new", "fair"]
     listings = {
-        f"LST-{i}": {"listing_id": f"LST-{i}", "title": t, "description": f"{t} in good condition."}
-        for i, t in enumerate(["Golf club set", "Pocket watch", "Mid-century armchair", "Road bike"])
+        f"LST-{i}": {"listing_id": f"LST-{i}", "title": t, "description": f"{t} in {c} condition.", "condition": c}
+        for i, (t, c) in enumerate(
+            zip(["Golf club set", "Pocket watch", "Mid-century armchair", "Road bike"], conditions)
+        )
     }
     snap = Snapshot(
         snapshot_id="s",
@@ -171,7 +176,7 @@ def test_text_values_drawn_from_the_state_come_from_one_record():
         },
     )
     drawn = [fill_args(create, snap, random.Random(i)) for i in range(40)]
-    assert all(a["description"] == f"{a['title']} in good condition." for a in drawn), drawn
+    assert all(a["description"] == f"{a['title']} in {a['condition']} condition." for a in drawn), drawn
     assert len({a["title"] for a in drawn}) == 4
 
 
