@@ -51,7 +51,15 @@ from pipeline.language.phrasing import (
     stutter,
 )
 from pipeline.language.references import distinguishing
-from pipeline.language.situations import TRAILS, lower_first, reword, situation, with_aside, with_situation
+from pipeline.language.situations import (
+    TRAILS,
+    lower_first,
+    noun_choice,
+    reword,
+    situation,
+    with_aside,
+    with_situation,
+)
 from pipeline.language.sqltext import say as say_sql
 from pipeline.language.sqltext import sql_kind
 
@@ -356,6 +364,8 @@ THEN = [
     "and then also {p}",
     "after which {p}",
 ]
+# joining a read's object alone to the request before it ("..., and then the attendees for that event")
+THEN_THING = ["and {p}", "then {p}", "and then {p}", "plus {p}", "and also {p}", "as well as {p}", "and {p} too"]
 CLOSERS = [
     "Thanks!",
     "Thank you.",
@@ -664,6 +674,7 @@ class StepWriter:
         self.secrets_told: set[str] = set()  # the PINs and keys the user has given (:meth:`secret`)
         self.named: dict[str, set[str]] = {}  # the entities earlier requests dealt with, by kind (:meth:`note_named`)
         self.said_ids: set[str] = set()  # those of them a request named by id
+        self.told_ids: set[str] = set()  # those of them a request told apart by name ("the shop called ...")
         self.bare: str | None = None  # the noun of the slot of the step being phrased that names a thing by its kind
         self.owned = False  # that slot was said as its owner's ("CUS-0001's accounts")
 
@@ -705,11 +716,12 @@ class StepWriter:
             return f"{prep} {said if said.endswith(' ' + singular(rest)) else said.removeprefix('the ')}"
         return say_entity(str(v), singular(noun) or "one", self.entities.get(str(v)), self.rng, quote=self.careful)
 
-    def named_again(self, v: str, noun: str, terse: bool) -> str | None:
+    def named_again(self, v: str, noun: str, terse: bool, told: set[str] | None = None) -> str | None:
         """How the user points at an entity they named by its id in an earlier request of the conversation, in two of
         three mentions: "that shop", "the same shop"; None where they have not, in a terse turn, or where the
-        conversation has dealt with another of its kind (which "that shop" would leave unclear)."""
-        if terse or self.careful or not noun or noun == "one" or v not in self.said_ids:
+        conversation has dealt with another of its kind (which "that shop" would leave unclear). ``told``: more ids
+        that count as named (those an earlier request told apart by name, for a read)."""
+        if terse or self.careful or not noun or noun == "one" or (v not in self.said_ids and v not in (told or ())):
             return None
         if self.named.get(noun) != {v} or self.rng.random() < 0.34:
             return None
@@ -761,8 +773,15 @@ class StepWriter:
                 ref = self.known_as(ref, noun, v, data)
             return lead + ref, False
         nameable = self.seen(str(v)) or self.known(str(v))
+        # "the shop called Seattle Northgate ... the transfers for that shop": a read may point at what an earlier
+        # request told apart by name; a write only at what a request named by id (a write's id is always said)
+        told_apart = self.told_ids if step["tool"].read_only else set()
+        again = self.named_again(str(v), singular(noun), terse, told_apart) if p.endswith("_id") else None
+        if again:
+            return lead + again, False
         told = self.told_apart(step, data, field, v, noun, terse)
         if told is not None:
+            self.told_ids.add(str(v))
             return lead + told, False
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
             return lead + self.rng.choice(FIRST_REFS).format(n=noun), False
@@ -873,7 +892,7 @@ class StepWriter:
         # mind"
         forms = ["{w} {v}", "with {w} {v}", "{w} set to {v}", "{v} as the {w}", "with the {w} {v}", "{w}: {v}"]
         forms += ["where the {w} is {v}", "whose {w} is {v}"] if read and not isinstance(v, list) else []
-        forms += ["setting the {w} to {v}", "making the {w} {v}"] if not read else []
+        forms += ["setting the {w} to {v}", "making the {w} {v}"] if not read and not self.undoing() else []
         return self.rng.choice(forms).format(w=pw, v=val)
 
     def secret(self, p: str, v: Any, terse: bool) -> list[str]:
@@ -888,6 +907,11 @@ class StepWriter:
             return [f"{w} {v}"]
         forms = ["using my {w} {v}", "with {w} {v}", "{w} {v}", "my {w} is {v}", "the {w} being {v}"]
         return [self.rng.choice(forms).format(w=w, v=v)]
+
+    def undoing(self) -> bool:
+        """Does the step being worded take something off ("untag", "remove", "unfollow")? Its values say what, never
+        "setting the tag to archive"."""
+        return self.taking_off or self.verb.startswith(("un", "remove", "delete", "drop", "take off", "clear"))
 
     def last_with(self, extras: list[str]) -> list[str]:
         """The last of several phrases said at times without its "with": "title "Sprint planning" and the start March
@@ -1308,7 +1332,8 @@ def compose_turn(
     told = set() if told is None else told
     body = phrases[0]
     for ph in phrases[1:]:
-        joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(THEN).format(p=ph))
+        joins = THEN if not ph.startswith(("the ", "all the ")) else THEN_THING  # a verb's object: no "after which"
+        joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(joins).format(p=ph))
         if (
             stutter(joined) and not stutter(body) and not stutter(ph)
         ):  # "reconnect it; check it; check ...": not back to back
@@ -1408,6 +1433,13 @@ def value_words(args: dict[str, Any]) -> set[str]:
     return {w for v in result_values(args) for w in re.findall(r"[A-Za-z]+", v)}
 
 
+def shows(step: dict[str, Any]) -> bool:
+    """Does the step only show something (a list, a record, a search), so that a read right after it may leave its
+    verb unsaid ("show me the events, then the attendees for that event")?"""
+    tool = step["tool"]
+    return tool.read_only and intent_of(tool.name, True).family in ("list", "get", "search", "view", "check", "read")
+
+
 def write_turns(
     turns: list[list[dict[str, Any]]],
     steps: list[dict[str, Any]],
@@ -1425,6 +1457,8 @@ def write_turns(
     terse = info_level == "minimal"
     out = []
     told: set[str] = set()  # the situations given so far
+    server = steps[0]["tool"].server if steps else ""
+    nouns = noun_choice(server, rng)  # "the branch STR-0001" all through the conversation
     for ti, turn in enumerate(turns):
         phrases: list[str] = []
         for i, st in enumerate(turn):
@@ -1434,8 +1468,12 @@ def write_turns(
             if terse and said in phrases:  # "check it; check it" asks for one thing twice: say which thing this one is
                 w.acted_as, w.secrets_told = actors, secrets
                 said = w.phrase(st, held, False)
+            if not terse and i and shows(turn[i - 1]):  # "pull up the events, then the attendees for that event"
+                thing = w.thing_shown(st, said)
+                if thing and thing.startswith(("the ", "all the ")) and rng.random() < 0.45:
+                    said = thing
             if not terse:  # "the car VEH-003": the service's nouns as its users say them, values as they are
-                said = reword(said, st["tool"].server, value_words(st["args"]), rng)
+                said = reword(said, st["tool"].server, value_words(st["args"]), rng, nouns)
             phrases.append(said)
         writes = any(not st["tool"].read_only for st in turn)
         thing = w.thing_shown(turn[0], phrases[0]) if len(turn) == 1 and not terse else None

@@ -784,27 +784,69 @@ def with_aside(text: str, rng: random.Random) -> str:
 
 
 # what a user of the service calls a thing its tools name otherwise (singular and plural), said in about half the turns
-NOUNS: dict[str, dict[str, str]] = {
-    "vehicle": {"vehicle": "car", "vehicles": "cars"},
-    "email": {"message": "email", "messages": "emails"},
-    "issue_tracker": {"issue": "ticket", "issues": "tickets"},
-    "crm": {"deal": "opportunity", "deals": "opportunities", "lead": "prospect", "leads": "prospects"},
-    "iot_devices": {"automation": "routine", "automations": "routines"},
-    "maps": {"place": "spot", "places": "spots"},
-    "shopping": {"cart": "basket", "product": "item", "products": "items"},
-    "payments": {"invoice": "bill", "invoices": "bills"},
-    "travel_booking": {"traveller": "traveler", "travellers": "travelers"},
-    "retail_chain": {"store": "shop", "stores": "shops"},
-    "video_meeting": {"meeting": "call", "meetings": "calls"},
-    "food_delivery": {"restaurant": "place", "restaurants": "places"},
+# a service's nouns as its users say them: (singular, plural) -> the ways people say them ((singular, plural) each);
+# a conversation picks one way per noun and keeps it (:func:`noun_choice`)
+NOUNS: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {
+    "vehicle": {("vehicle", "vehicles"): [("car", "cars")]},
+    "email": {("message", "messages"): [("email", "emails")]},
+    "issue_tracker": {("issue", "issues"): [("ticket", "tickets")]},
+    "crm": {
+        ("deal", "deals"): [("opportunity", "opportunities")],
+        ("lead", "leads"): [("prospect", "prospects")],
+        ("company", "companies"): [("account", "accounts"), ("client", "clients")],
+    },
+    "iot_devices": {
+        ("automation", "automations"): [("routine", "routines"), ("rule", "rules")],
+        ("home", "homes"): [("house", "houses")],
+    },
+    "maps": {("place", "places"): [("spot", "spots"), ("location", "locations")]},
+    "shopping": {
+        ("cart", "carts"): [("basket", "baskets"), ("bag", "bags")],
+        ("product", "products"): [("item", "items")],
+        ("coupon", "coupons"): [("voucher", "vouchers"), ("promo code", "promo codes")],
+    },
+    "payments": {
+        ("invoice", "invoices"): [("bill", "bills")],
+        ("webhook", "webhooks"): [("endpoint", "endpoints"), ("hook", "hooks")],
+    },
+    "travel_booking": {
+        ("traveller", "travellers"): [("traveler", "travelers"), ("passenger", "passengers")],
+        ("itinerary", "itineraries"): [("trip", "trips")],
+        ("booking", "bookings"): [("reservation", "reservations")],
+    },
+    "retail_chain": {
+        ("store", "stores"): [("shop", "shops"), ("branch", "branches")],
+        ("transfer", "transfers"): [("shipment", "shipments")],
+    },
+    "video_meeting": {("meeting", "meetings"): [("call", "calls")]},
+    "food_delivery": {
+        ("restaurant", "restaurants"): [("place", "places"), ("spot", "spots")],
+        ("item", "items"): [("dish", "dishes")],
+    },
+    "marketplace": {("listing", "listings"): [("ad", "ads")], ("bid", "bids"): [("offer", "offers")]},
+    "trading": {("position", "positions"): [("holding", "holdings")]},  # never "order": "the order book"
+    "filesystem": {("directory", "directories"): [("folder", "folders")]},
+    "budget": {("expense", "expenses"): [("purchase", "purchases")]},
+    "calendar": {("event", "events"): [("appointment", "appointments")]},
 }
 UNQUOTED = re.compile(r'"[^"]*"|\([^)]*\)|[A-Za-z]+')
 
 
-def reword(text: str, server: str, keep: set[str], rng: random.Random) -> str:
+def noun_choice(server: str, rng: random.Random) -> dict[str, str]:
+    """One way to say each of a service's nouns, for a whole conversation (a user who says "branch" keeps saying
+    it): word -> the word said, singular and plural."""
+    out: dict[str, str] = {}
+    for (one, many), ways in NOUNS.get(server, {}).items():
+        said_one, said_many = rng.choice(ways)
+        out |= {one: said_one, many: said_many}
+    return out
+
+
+def reword(text: str, server: str, keep: set[str], rng: random.Random, nouns: dict[str, str] | None = None) -> str:
     """``text`` with the service's nouns said as its users say them ("the car VEH-003"), in about half the turns;
-    quoted text, names in brackets and the words of ``keep`` (values the request names) left as they are."""
-    nouns = NOUNS.get(server)
+    quoted text, names in brackets and the words of ``keep`` (values the request names) left as they are. ``nouns``:
+    the conversation's choice (:func:`noun_choice`), else one drawn here."""
+    nouns = nouns if nouns is not None else noun_choice(server, rng)
     if not nouns or rng.random() < 0.5:
         return text
 
@@ -812,4 +854,11 @@ def reword(text: str, server: str, keep: set[str], rng: random.Random) -> str:
         w = m.group(0)
         return nouns.get(w, w) if w not in keep else w
 
-    return UNQUOTED.sub(swap, text)
+    said = UNQUOTED.sub(swap, text)
+    # "an order" said "a trade", "a meeting" said "an appointment"
+    return re.sub(r"\b(a|an) ([a-z]+)", lambda m: _article(m) if m.group(2) in nouns.values() else m.group(0), said)
+
+
+def _article(m: re.Match[str]) -> str:
+    word = m.group(2)
+    return ("an " if word[0] in "aeiou" else "a ") + word

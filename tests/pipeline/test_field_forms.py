@@ -113,3 +113,10 @@ def test_an_entity_is_never_pointed_at_as_that_one_when_the_conversation_dealt_w
         t = _turns(_event_steps("EVT-0020"), seed)
         assert "EVT-0020" in t or "Review" in t or "one of those events" in t, t
         assert not any(w in t for w in ("the same event", "that event", "this event")), t
+
+
+def test_a_step_that_takes_something_off_never_sets_the_value_it_takes_off():
+    step = plan_step("untag_file", {"path": "/home/priya/notes.txt", "tag": "archive"})
+    texts = _said(step)
+    assert not any("setting the tag" in t or "making the tag" in t for t in texts), texts
+    assert all("archive" in t and "/home/priya/notes.txt" in t for t in texts), texts

@@ -1,0 +1,73 @@
+"""A conversation's requests read as one person's: a read right after another may leave its verb unsaid ("show me
+the stores, then the transfers for that store"), a store picked out of a list by its name is "that store" after,
+and a service's noun is said one way all through ("branch" in every turn, never "shop" then "branch")."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from pipeline.core.records import CallResult
+from pipeline.language.request_writer import write_turns
+from pipeline.language.situations import NOUNS, noun_choice
+from tests.plans import plan_step
+
+STORES = {
+    "stores": [
+        {"store_id": "STR-0001", "name": "Seattle Northgate", "city": "Seattle"},
+        {"store_id": "STR-0009", "name": "Lyon Central", "city": "Lyon"},
+    ]
+}
+FROM_LIST = {"sources": {"store_id": 0}, "source_fields": {"store_id": "store_id"}}
+
+
+def _steps(server: str = "x") -> list[dict]:
+    steps = [
+        plan_step("list_stores", {}, read_only=True) | {"index": 0, "result": CallResult(ok=True, data=STORES)},
+        plan_step("get_store_hours", {"store_id": "STR-0001"}, read_only=True) | {"index": 1} | FROM_LIST,
+        plan_step("list_transfers", {"store_id": "STR-0001"}, read_only=True) | {"index": 2} | FROM_LIST,
+        plan_step("get_store_inventory", {"store_id": "STR-0001"}, read_only=True) | {"index": 3} | FROM_LIST,
+    ]
+    for st in steps:
+        st["tool"] = st["tool"].model_copy(update={"server": server})
+    return steps
+
+
+def _turns(steps: list[dict], split: list[list[int]], seed: int) -> list[str]:
+    turns = [[steps[i] for i in idx] for idx in split]
+    return write_turns(
+        turns, steps, "full", "retiree", [], {}, "2026-03-02", random.Random(seed), known=lambda v: False
+    )
+
+
+def test_a_read_right_after_a_read_may_leave_its_verb_unsaid_and_is_joined_as_an_object():
+    texts = [_turns(_steps(), [[0, 1, 2, 3]], seed)[0] for seed in range(40)]
+    elided = [t for t in texts if re.search(r", (and|then|and then|plus|and also|as well as) (all )?the \w+", t)]
+    assert elided, texts
+    assert not any(re.search(r"after which (all )?the ", t) for t in texts), texts  # a verb's connective: not for "the"
+
+
+def test_a_store_told_apart_by_its_name_is_that_store_afterwards_never_named_three_times():
+    texts = [_turns(_steps(), [[0, 1, 2, 3]], seed)[0] for seed in range(40)]
+    assert all(t.count("Seattle Northgate") <= 2 for t in texts), [t for t in texts if t.count("Seattle Northgate") > 2]
+    assert any(re.search(r"(that|the same|this) store", t) for t in texts), texts
+
+
+def test_a_services_noun_is_said_one_way_all_through_a_conversation():
+    assert len(NOUNS["retail_chain"][("store", "stores")]) > 1  # more than one way to say it
+    for seed in range(40):
+        said = " ".join(_turns(_steps("retail_chain"), [[0], [1], [2], [3]], seed)).lower()
+        ways = set(re.findall(r"\b(?:the|that|this|same) (shop|branch)\b", said))  # a situation's words aside
+        assert len(ways) <= 1, said
+    picks = {tuple(sorted(noun_choice("retail_chain", random.Random(s)).items())) for s in range(30)}
+    assert len(picks) > 1
+    assert all(dict(p)["stores"] == dict(p)["store"] + ("es" if dict(p)["store"] == "branch" else "s") for p in picks)
+
+
+def test_a_write_on_a_store_told_apart_by_name_still_names_its_id():
+    steps = _steps()[:2] + [
+        plan_step("close_store", {"store_id": "STR-0001"}) | {"index": 2} | FROM_LIST,
+    ]
+    for seed in range(40):
+        first, write = _turns(steps, [[0, 1], [2]], seed)
+        assert "STR-0001" in write or "STR-0001" in first, (first, write)
