@@ -44,7 +44,7 @@ def field_forms(p: str, v: object, read: bool, text: bool) -> list[str] | None:
         return ["quantity {v}", "a quantity of {v}", "{v} of them", "{v} units"]
     if number and not read and p.rsplit("_", 1)[-1] in AMOUNT_HEADS:
         if p == "amount":  # the amount of a payment, a bill, a transfer: "for 74.06", "totalling 74.06"
-            return ["for {v}", "amount {v}", "of {v}", "totalling {v}", "worth {v}"]
+            return ["for {v}", "amount {v}", "totalling {v}", "an amount of {v}", "{w}: {v}"]
         return ["{w} {v}", "{w} of {v}", f"with {article(w)} {{w}} of {{v}}", "{v} as the {w}"]
     if number and not read and p.startswith(LEVELS):
         return ["to {v}", "at {v}", "{w} at {v}", "{w} {v}"]

@@ -1309,6 +1309,19 @@ THING_FOLLOWS = [
 ]
 
 
+def _follow_leads(body: str, steps: int) -> list[str]:
+    """The frames of a follow-up: "Could you ... next?" only after a single step that ends in a word, never after a
+    value ("response set to accepted next", "at 09:00 on 2 March next") or a list of steps."""
+    if steps == 1 and not re.search(r"[\d\"')]", _last_word(body)) and not body.endswith(MONTH_ENDS):
+        return FOLLOW_LEADS
+    return [f for f in FOLLOW_LEADS if "{p} next" not in f]
+
+
+MONTH_ENDS = tuple(
+    " " + m for m in ("January February March April May June July August September October November December").split()
+)
+
+
 def _asks(frames: list[str], own: list[str], body: str) -> list[str]:
     """The frames a request can take: the user's own voice only where its verb says no "me" ("show me ...")."""
     return frames if re.search(r"\bme\b", body) else frames + own
@@ -1369,7 +1382,9 @@ def compose_turn(
         text = (
             rng.choice(THING_FOLLOWS).format(n=thing)
             if by_thing
-            else rng.choice(_asks(FOLLOW_LEADS, OWN_FOLLOW_LEADS, body)).format(p=body, P=_cap(body))
+            else rng.choice(_asks(_follow_leads(body, len(phrases)), OWN_FOLLOW_LEADS, body)).format(
+                p=body, P=_cap(body)
+            )
         )
         # a later turn may say why too, after what it asks ("Next, deposit 25, since my salary just came in."): one
         # sentence only, never "Good. Could you ..., so good." or "..., so and next ..."

@@ -71,3 +71,17 @@ def test_a_write_on_a_store_told_apart_by_name_still_names_its_id():
     for seed in range(40):
         first, write = _turns(steps, [[0, 1], [2]], seed)
         assert "STR-0001" in write or "STR-0001" in first, (first, write)
+
+
+def test_a_follow_up_never_ends_in_next_after_a_value_or_a_list_of_steps():
+    from pipeline.language.request_writer import compose_turn
+
+    for seed in range(200):
+        rng = random.Random(seed)
+        one = compose_turn(["check the opening hours at 09:00 on 2 March"], rng, "retiree", 1, False, "maps")
+        two = compose_turn(["check the cart", "clear the cart"], rng, "retiree", 1, False, "shopping")
+        word = compose_turn(["check the cart"], rng, "retiree", 1, False, "shopping")
+        assert not re.search(r"(2 March|the cart) next[?.]", one + two), (one, two)
+        assert word  # a single step that ends in a word may still say "next"
+    said = {compose_turn(["check the cart"], random.Random(s), "retiree", 1, False, "x") for s in range(300)}
+    assert any(re.search(r"the cart next[?.]", t) for t in said), said
