@@ -5,11 +5,17 @@ the session-scoped Dagster webserver (``tests/assets/conftest.py``) go to the sa
 (xdist's own ``loadgroup`` cannot say that here: it tags node ids, which pytest 9 no longer lets it do.)
 Without xdist, or with another ``--dist``, this changes nothing.
 
+Each worker (and every process a test starts: a build, a Dagster run worker, a training launch) runs torch on one
+thread (``OMP_NUM_THREADS=1`` unless set already): ``./test.sh`` starts one worker per core, and torch's default of a
+thread per core makes the workers' threads wait on each other's cores. Under that contention one in-process
+training took 3x the CPU time and 5-10x the wall time of the same training on one thread.
+
 Also the fixtures of the throwaway services on loopback (``tests/services.py``): a session's PostgreSQL cluster, and
 per test a Redis server, two dagster-celery workers on it, and a mounted JuiceFS volume."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +23,9 @@ from typing import Any
 import pytest
 
 from tests.services import CeleryWorker, Postgres, celery_workers, juicefs_mount, juicefs_volume, postgres, redis_server
+
+# before any test module imports torch (none of the imports above does): torch reads it once, when it loads
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # files whose tests must run on one worker: a session fixture too slow to start twice
 SHARED_WORKER = {

@@ -79,6 +79,9 @@ class ScriptedTeacher:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # the status and headers go out in one write, the body in another: with Nagle's algorithm on, the body
+            # waits for the client's delayed ACK of the headers (about 40 ms on Linux loopback), each answer
+            disable_nagle_algorithm = True
 
             def log_message(self, *a):
                 pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -22,3 +23,10 @@ def test_every_file_that_uses_the_dagster_webserver_fixture_is_in_its_shared_gro
 def test_any_other_test_is_grouped_with_its_own_file_only():
     a, b = "tests/pipeline/test_graph.py", "tests/pipeline/test_chains.py"
     assert work_unit(f"{a}::test_one") == work_unit(f"{a}::test_two[case]") == a != work_unit(f"{b}::test_one")
+
+
+def test_torch_in_a_worker_runs_on_the_threads_the_conftest_set_before_it_loaded():
+    import torch
+
+    # tests/conftest.py set it (unless the caller did) before any test module imported torch
+    assert torch.get_num_threads() == int(os.environ["OMP_NUM_THREADS"])

@@ -2,7 +2,8 @@
 
 ``dagster_ui`` starts ``dagster-webserver -m assets.definitions`` and ``dagster-daemon run`` once per
 session, with a temporary ``DAGSTER_HOME`` holding a copy of the repository's ``dagster.yaml``
-(sqlite storage, QueuedRunCoordinator: queued runs are started by the daemon) and ``PROVE_DATA_DIR``
+(sqlite storage, QueuedRunCoordinator: queued runs are started by the daemon; here it looks at its queue every
+second) and ``PROVE_DATA_DIR``
 pointing at a temporary data directory. Both are always stopped, with every process they started.
 
 ``materialized_through_ui`` adds the "servers" partitions and launches the runs through GraphQL, as
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -146,7 +147,11 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
     home, data_dir = tmp / "dagster_home", tmp / "data"
     home.mkdir()
     data_dir.mkdir()
-    shutil.copy(ROOT / "dagster.yaml", home / "dagster.yaml")
+    # the repository's dagster.yaml, its run queue looked at every second rather than Dagster's default 5 s: each run
+    # the UI, a schedule or a sensor launches waits for that look (runs here are launched one after another)
+    instance = yaml.safe_load((ROOT / "dagster.yaml").read_text())
+    instance["run_coordinator"]["config"]["dequeue_interval_seconds"] = 1
+    (home / "dagster.yaml").write_text(yaml.safe_dump(instance, sort_keys=False))
     port = _free_port()
     # the automation's build (docs/dagster.md): what the UI's launchpads show and its schedule and sensors run
     automation = tmp / "automation.yaml"
