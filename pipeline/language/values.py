@@ -403,10 +403,12 @@ def _together(
     snapshot: Snapshot,
     rng: random.Random,
     memo: ValueMemo,
+    fixed: dict[str, Any] | None = None,
 ) -> None:
     """Text values drawn from the state come from one record where a record holds two or more of them: a new
     listing's title, description, category and condition are one listing's, never a golf set's title with a
-    watch's description, nor a description "in fair condition" with the condition (an enum) set to good (in
+    watch's description, nor a description "in fair condition" with the condition (an enum) set to good; where an
+    earlier result gave one of them (``fixed``: a description carried over), the others are that record's too (in
     place)."""
     free = tuple(
         p
@@ -416,9 +418,16 @@ def _together(
         and isinstance(args.get(p), str)
         and not IDENTIFYING.search(p)
     )
-    if len(free) < 2:
+    # a text value an earlier result gave (a description carried over) anchors the record the others come from
+    anchors = {
+        p: v
+        for p, v in (fixed or {}).items()
+        if isinstance(v, str) and not p.endswith(("_id", "_ids")) and not IDENTIFYING.search(p)
+    }
+    if len(free) + len(anchors) < 2 or not free:
         return
-    recs = memo.records_with(snapshot, free)
+    recs = memo.records_with(snapshot, free + tuple(anchors))
+    recs = [r for r in recs if all(r.get(p) == v for p, v in anchors.items())] if anchors else recs
     if not recs:
         return
     rec = rng.choice(recs)
@@ -675,7 +684,7 @@ def fill_args(
         v = _linked(p, plan.named, plan.numeric, args, order, snapshot, ctx)
         if v is not None:
             args[p] = v
-    _together(args, chosen, snapshot, rng, memo)
+    _together(args, chosen, snapshot, rng, memo, fixed)
     _distinct_ids(args, chosen, rng)
     _pair_times(args, rng)
     if (

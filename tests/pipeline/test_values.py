@@ -230,3 +230,41 @@ def test_a_free_text_parameter_never_gets_a_word_the_corpus_linter_calls_a_fille
     }
     assert all(v.lower() not in FILLERS for values in drawn.values() for v in values), drawn
     assert all(" " in v for v in drawn["notes"]), drawn["notes"]  # a note a person would write, not a stand-in word
+
+
+def test_a_text_value_carried_from_an_earlier_result_anchors_the_record_the_others_come_from():
+    """A listing made with the description an earlier result gave takes that listing's title and condition too, never
+    "title "Acoustic guitar", description "Standing desk in for parts condition ..."."""
+    create = ToolSpec(
+        name="create_listing",
+        server="x",
+        input_schema={
+            "type": "object",
+            "required": ["title", "description", "condition"],
+            "properties": {
+                "title": {"type": "string"},
+                "description": {"type": "string"},
+                "condition": {"type": "string", "enum": ["new", "good", "fair"]},
+            },
+        },
+    )
+    items = [("Golf club set", "good"), ("Pocket watch", "fair"), ("Standing desk", "new"), ("Road bike", "fair")]
+    listings = {
+        f"LST-{i}": {"listing_id": f"LST-{i}", "title": t, "description": f"{t} in {c} condition.", "condition": c}
+        for i, (t, c) in enumerate(items)
+    }
+    snap = Snapshot(
+        snapshot_id="s",
+        server="x",
+        seed=0,
+        schema_hash="h",
+        tools=[create],
+        entities=listings,
+        values={
+            "title": [r["title"] for r in listings.values()],
+            "description": [r["description"] for r in listings.values()],
+        },
+    )
+    carried = {"description": "Standing desk in new condition."}
+    drawn = [fill_args(create, snap, random.Random(i), fixed=carried) for i in range(30)]
+    assert all(a["title"] == "Standing desk" and a["condition"] == "new" for a in drawn), drawn
