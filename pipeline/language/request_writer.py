@@ -761,6 +761,11 @@ class StepWriter:
                 else self.arg_phrase(p, v, step["tool"].read_only, terse)
             ), True
         if data is not None and singled_out(data, field, v):
+            # "book FL-0105 TRV-0006 ITN-0007", then "check TRV-0006", never "check it" (which of the three?): "it"
+            # only after a call on one entity, or for a value the user cannot name
+            several = sum(q.endswith(("_id", "_ids")) for q in self.steps[src]["args"]) > 1
+            if terse and several and p.endswith("_id") and (self.seen(str(v)) or self.known(str(v))):
+                return self.entity(p, v, words(p) or "one", terse), True
             if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
                 self.said_it = True
                 return lead + "it", False

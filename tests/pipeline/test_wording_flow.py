@@ -85,3 +85,23 @@ def test_a_follow_up_never_ends_in_next_after_a_value_or_a_list_of_steps():
         assert word  # a single step that ends in a word may still say "next"
     said = {compose_turn(["check the cart"], random.Random(s), "retiree", 1, False, "x") for s in range(300)}
     assert any(re.search(r"the cart next[?.]", t) for t in said), said
+
+
+def test_a_terse_user_says_it_only_after_a_call_on_one_entity():
+    booked = {"booking_id": "BKG-0030", "traveller_id": "TRV-0006", "flight_id": "FL-0105"}
+    book = plan_step("book_flight", {"flight_id": "FL-0105", "traveller_id": "TRV-0006", "itinerary_id": "ITN-0007"})
+    book |= {"index": 0, "result": CallResult(ok=True, data=booked)}
+    check = plan_step("get_traveller", {"traveller_id": "TRV-0006"}, read_only=True) | {"index": 1}
+    check |= {"sources": {"traveller_id": 0}, "source_fields": {"traveller_id": "traveller_id"}}
+    steps = [book, check]
+    for seed in range(20):
+        turns = write_turns([[book], [check]], steps, "minimal", "retiree", [], {}, "2026-03-02", random.Random(seed))
+        assert "TRV-0006" in turns[1] and " it" not in turns[1], turns
+    single = plan_step("reconnect_device", {"device_id": "DEV-0008"}) | {"index": 0}
+    single |= {"result": CallResult(ok=True, data={"device_id": "DEV-0008"})}
+    read = plan_step("get_sensor_reading", {"device_id": "DEV-0008"}, read_only=True) | {"index": 1}
+    read |= {"sources": {"device_id": 0}, "source_fields": {"device_id": "device_id"}}
+    turns = write_turns(
+        [[single], [read]], [single, read], "minimal", "retiree", [], {}, "2026-03-02", random.Random(0)
+    )
+    assert turns[1].lower().endswith("for it"), turns  # one entity: "check sensor reading for it"
