@@ -475,6 +475,8 @@ BACK_REFS = [
     "this same {n}",
     "the {n} at hand",
 ]
+# an entity the conversation's own write made: "the new account", "the invoice you just created"
+NEW_REFS = ["the new {n}", "that new {n}", "the {n} you just made", "the new {n} you just set up", "the brand-new {n}"]
 # the plain ways to point back at something, said most of the time
 SHORT_REFS = [
     "that {n}",
@@ -769,10 +771,21 @@ class StepWriter:
             if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
                 self.said_it = True
                 return lead + "it", False
+            source = self.steps[src]
+            made = not source["tool"].read_only and str(v) not in {str(x) for x in source["args"].values()}
+            last = noun.split(" ")[-1]
+            rival = any(q != p and q.endswith("_id") and words(q).split(" ")[-1] == last for q in step["args"])
+            if not terse and made and p.endswith("_id") and (rival or self.rng.random() < 0.6):
+                # what the user's own earlier request made: "to the new account", never "to the same account" next
+                # to another account just named
+                return lead + self.rng.choice(NEW_REFS).format(n=noun), False
+            if not terse and rival and p.endswith("_id") and (self.seen(str(v)) or self.known(str(v))):
+                # "from ACC-0037 to ACC-0046", never "to that account" next to another account
+                return self.entity(p, v, words(p) or "one", terse), True
             ref = (
                 self.rng.choice(["the same ", "that ", "that same "]) + noun
                 if terse
-                else self.earlier(noun, self.steps[src]["tool"].read_only)
+                else self.earlier(noun, source["tool"].read_only)
             )
             if not terse and ref.endswith(" " + noun) and p.endswith(("_id", "_ids")):
                 ref = self.known_as(ref, noun, v, data)

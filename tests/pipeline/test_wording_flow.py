@@ -105,3 +105,16 @@ def test_a_terse_user_says_it_only_after_a_call_on_one_entity():
         [[single], [read]], [single, read], "minimal", "retiree", [], {}, "2026-03-02", random.Random(0)
     )
     assert turns[1].lower().endswith("for it"), turns  # one entity: "check sensor reading for it"
+
+
+def test_an_entity_the_conversation_made_is_the_new_one_never_the_same_one_next_to_another_of_its_kind():
+    opened = plan_step("open_account", {"customer_id": "CUS-0016", "account_type": "checking"}) | {"index": 0}
+    opened |= {"result": CallResult(ok=True, data={"account_id": "ACC-0046", "customer_id": "CUS-0016"})}
+    move = plan_step("transfer", {"from_account_id": "ACC-0037", "to_account_id": "ACC-0046", "amount": 50}) | {
+        "index": 1,
+        "sources": {"to_account_id": 0},
+        "source_fields": {"to_account_id": "account_id"},
+    }
+    texts = [_turns([opened, move], [[0], [1]], seed)[1] for seed in range(40)]
+    assert any("new account" in t or "account you just made" in t for t in texts), texts
+    assert not any("to the same account" in t for t in texts), [t for t in texts if "to the same account" in t]
