@@ -471,7 +471,7 @@ BACK_REFS = [
     "the {n} you gave me",
     "the {n} we just talked about",
     "that {n} once more",
-    "the {n} from before that",
+    "the {n} I asked about before",
     "this same {n}",
     "the {n} at hand",
 ]
