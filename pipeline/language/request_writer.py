@@ -475,6 +475,16 @@ BACK_REFS = [
     "this same {n}",
     "the {n} at hand",
 ]
+# verbs of a call that makes the entity its name names (open_account, create_invoice, schedule_meeting)
+MAKING = {"create", "add", "open", "place", "book", "schedule", "register", "post", "reserve", "save", "make", "start"}
+
+
+def makes(tool: str, noun: str) -> bool:
+    """Does the tool make a new ``noun`` (``open_account`` an account; ``add_issue_to_sprint`` no project)?"""
+    head, *rest = tool.lower().split("_")
+    return head in MAKING and noun in rest
+
+
 # an entity the conversation's own write made: "the new account", "the invoice you just created"
 NEW_REFS = ["the new {n}", "that new {n}", "the {n} you just made", "the new {n} you just set up", "the brand-new {n}"]
 # the plain ways to point back at something, said most of the time
@@ -772,8 +782,8 @@ class StepWriter:
                 self.said_it = True
                 return lead + "it", False
             source = self.steps[src]
-            made = not source["tool"].read_only and str(v) not in {str(x) for x in source["args"].values()}
             last = noun.split(" ")[-1]
+            made = makes(source["tool"].name, last) and str(v) not in {str(x) for x in source["args"].values()}
             rival = any(q != p and q.endswith("_id") and words(q).split(" ")[-1] == last for q in step["args"])
             if not terse and made and p.endswith("_id") and (rival or self.rng.random() < 0.6):
                 # what the user's own earlier request made: "to the new account", never "to the same account" next

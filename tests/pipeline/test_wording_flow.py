@@ -118,3 +118,15 @@ def test_an_entity_the_conversation_made_is_the_new_one_never_the_same_one_next_
     texts = [_turns([opened, move], [[0], [1]], seed)[1] for seed in range(40)]
     assert any("new account" in t or "account you just made" in t for t in texts), texts
     assert not any("to the same account" in t for t in texts), [t for t in texts if "to the same account" in t]
+
+
+def test_an_entity_a_write_only_returned_is_never_called_new():
+    added = plan_step("add_issue_to_sprint", {"issue_id": "MOB-0003", "sprint_id": "SPR-0007"}) | {"index": 0}
+    added |= {"result": CallResult(ok=True, data={"issue_id": "MOB-0003", "project_id": "PRJ-0002"})}
+    listed = plan_step("list_issues", {"project_id": "PRJ-0002"}, read_only=True) | {
+        "index": 1,
+        "sources": {"project_id": 0},
+        "source_fields": {"project_id": "project_id"},
+    }
+    texts = [_turns([added, listed], [[0], [1]], seed)[1] for seed in range(40)]
+    assert not any("new project" in t or "project you just made" in t for t in texts), texts
