@@ -1429,7 +1429,9 @@ def compose_turn(
             ):  # not "Right. Right, ...", "Okay, good. Good"
                 text = f"{ack} {text}"
     if rng.random() < 0.18:
-        text += " " + rng.choice(CLOSERS)
+        closer = rng.choice(CLOSERS)
+        if closer.lower().rstrip(".!") not in text.lower():  # never "..., that'd be great. That'd be great."
+            text += " " + closer
     return _cap(text)
 
 

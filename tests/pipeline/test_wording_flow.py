@@ -130,3 +130,16 @@ def test_an_entity_a_write_only_returned_is_never_called_new():
     }
     texts = [_turns([added, listed], [[0], [1]], seed)[1] for seed in range(40)]
     assert not any("new project" in t or "project you just made" in t for t in texts), texts
+
+
+def test_a_closer_never_repeats_what_the_request_already_said():
+    from pipeline.language.request_writer import compose_turn
+
+    framed = 0
+    for seed in range(60_000):  # the frame and the closer meet about once in 17,000 turns
+        text = compose_turn(["answer the email MSG-0029"], random.Random(seed), "retiree", 0, False, "email")
+        low = text.lower()
+        framed += "that'd be great" in low
+        for closer in ("that'd be great", "thanks so much", "thank you"):
+            assert low.count(closer) <= 1, text
+    assert framed > 300  # the frame that ends so came up often enough to meet the closer
