@@ -1082,7 +1082,9 @@ class StepWriter:
         changed = self.changed_fields(step, intent, withheld, terse)
         if changed:  # "change EVT-0004's title to "Sync" and its start to 2pm"
             return changed
-        verb = min(intent.verbs, key=len) if terse else self.rng.choice(intent.verbs)
+        # a terse user says one word, not always the same one ("list", "show", "fetch"), a command's word
+        commands = [v for v in intent.verbs if v in COMMAND_VERBS] or [min(intent.verbs, key=len)]
+        verb = self.rng.choice(commands) if terse else self.rng.choice(intent.verbs)
         args = step["args"]
         toggle = switch_of(intent, args, withheld)
         if toggle:  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk ... and open"
@@ -1309,6 +1311,11 @@ class StepWriter:
         return object_first(tool, hits)
 
 
+# the one-word verbs a terse user types, as to a command line ("fetch CUS-0001", "grab invoices")
+COMMAND_VERBS = frozenset(
+    "list show check get fetch find search view open read grab add create make set change update edit delete remove "
+    "cancel close send book move".split()
+)
 # a read asked for by what it shows ("Can I see the balance for account ACC-0003?"), first and in a follow-up
 THING_ASKS = [
     "Can I see {n}?",

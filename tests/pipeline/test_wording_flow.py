@@ -143,3 +143,16 @@ def test_a_closer_never_repeats_what_the_request_already_said():
         for closer in ("that'd be great", "thanks so much", "thank you"):
             assert low.count(closer) <= 1, text
     assert framed > 300  # the frame that ends so came up often enough to meet the closer
+
+
+def test_a_terse_user_types_a_command_word_and_not_always_the_same_one():
+    from pipeline.language.request_writer import COMMAND_VERBS
+
+    step = plan_step("list_transactions", {"account_id": "ACC-0001"}, read_only=True) | {"index": 0}
+    said = [
+        write_turns([[step]], [step], "minimal", "retiree", [], {}, "2026-03-02", random.Random(s))[0]
+        for s in range(40)
+    ]
+    verbs = {t.split(" ")[0].lower() for t in said}
+    assert len(verbs) > 2 and verbs <= COMMAND_VERBS, verbs
+    assert all("ACC-0001" in t for t in said), said
