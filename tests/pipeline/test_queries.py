@@ -876,19 +876,10 @@ def test_mark_says_the_state_it_sets_as_read_or_unstarred_never_marked():
 
 
 def _acting(name: str, server: str, actor_doc: str, args: dict) -> dict:
-    from pipeline.core.records import ToolSpec
-
     props = {p: {"type": "string"} for p in args}
     props["user_id"] = {"type": "string", "description": actor_doc}
     tool = ToolSpec(name=name, server=server, input_schema={"type": "object", "properties": props})
-    return {
-        "tool": tool,
-        "args": args,
-        "sources": {},
-        "source_fields": {},
-        "result": CallResult(ok=True, data={}),
-        "index": 0,
-    }
+    return plan_step(name, args) | {"tool": tool}
 
 
 def test_the_user_a_call_acts_as_is_said_as_such_not_as_what_it_acts_on():

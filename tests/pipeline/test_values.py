@@ -139,29 +139,21 @@ def test_an_id_drawn_from_the_state_never_equals_another_id_of_the_call():
     assert all(a["origin_place_id"] != a["destination_place_id"] for a in both)
 
 
-def test_text_values_drawn_from_the_state_come_from_one_record():
-    """A new listing's title and description are one listing's, never one listing's title with another's description;
-    its condition (an enum) is that listing's too, never "in fair condition" with the condition set to good."""
+def _listings(items: list[tuple[str, str]], extra: dict | None = None) -> tuple[ToolSpec, Snapshot]:
+    """A create_listing tool (title, description, a condition enum and ``extra`` properties, all required) and a
+    snapshot of listings "<title> in <condition> condition."."""
+    props = {
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+        "condition": {"type": "string", "enum": ["new", "good", "fair"]},
+        **(extra or {}),
+    }
     create = ToolSpec(
-        name="create_listing",
-        server="x",
-        input_schema={
-            "type": "object",
-            "required": ["title", "description", "condition", "reserve_price"],
-            "properties": {
-                "title": {"type": "string"},
-                "description": {"type": "string"},
-                "condition": {"type": "string", "enum": ["new", "good", "fair"]},
-                "reserve_price": {"type": "number"},
-            },
-        },
+        name="create_listing", server="x", input_schema={"type": "object", "required": list(props), "properties": props}
     )
-    conditions = ["good", "fair", "new", "fair"]
     listings = {
         f"LST-{i}": {"listing_id": f"LST-{i}", "title": t, "description": f"{t} in {c} condition.", "condition": c}
-        for i, (t, c) in enumerate(
-            zip(["Golf club set", "Pocket watch", "Mid-century armchair", "Road bike"], conditions)
-        )
+        for i, (t, c) in enumerate(items)
     }
     snap = Snapshot(
         snapshot_id="s",
@@ -175,6 +167,19 @@ def test_text_values_drawn_from_the_state_come_from_one_record():
             "description": [r["description"] for r in listings.values()],
         },
     )
+    return create, snap
+
+
+def test_text_values_drawn_from_the_state_come_from_one_record():
+    """A new listing's title and description are one listing's, never one listing's title with another's description;
+    its condition (an enum) is that listing's too, never "in fair condition" with the condition set to good."""
+    items = [
+        ("Golf club set", "good"),
+        ("Pocket watch", "fair"),
+        ("Mid-century armchair", "new"),
+        ("Road bike", "fair"),
+    ]
+    create, snap = _listings(items, {"reserve_price": {"type": "number"}})
     drawn = [fill_args(create, snap, random.Random(i)) for i in range(40)]
     assert all(a["description"] == f"{a['title']} in {a['condition']} condition." for a in drawn), drawn
     assert len({a["title"] for a in drawn}) == 4
@@ -235,36 +240,8 @@ def test_a_free_text_parameter_never_gets_a_word_the_corpus_linter_calls_a_fille
 def test_a_text_value_carried_from_an_earlier_result_anchors_the_record_the_others_come_from():
     """A listing made with the description an earlier result gave takes that listing's title and condition too, never
     "title "Acoustic guitar", description "Standing desk in for parts condition ..."."""
-    create = ToolSpec(
-        name="create_listing",
-        server="x",
-        input_schema={
-            "type": "object",
-            "required": ["title", "description", "condition"],
-            "properties": {
-                "title": {"type": "string"},
-                "description": {"type": "string"},
-                "condition": {"type": "string", "enum": ["new", "good", "fair"]},
-            },
-        },
-    )
     items = [("Golf club set", "good"), ("Pocket watch", "fair"), ("Standing desk", "new"), ("Road bike", "fair")]
-    listings = {
-        f"LST-{i}": {"listing_id": f"LST-{i}", "title": t, "description": f"{t} in {c} condition.", "condition": c}
-        for i, (t, c) in enumerate(items)
-    }
-    snap = Snapshot(
-        snapshot_id="s",
-        server="x",
-        seed=0,
-        schema_hash="h",
-        tools=[create],
-        entities=listings,
-        values={
-            "title": [r["title"] for r in listings.values()],
-            "description": [r["description"] for r in listings.values()],
-        },
-    )
+    create, snap = _listings(items)
     carried = {"description": "Standing desk in new condition."}
     drawn = [fill_args(create, snap, random.Random(i), fixed=carried) for i in range(30)]
     assert all(a["title"] == "Standing desk" and a["condition"] == "new" for a in drawn), drawn
