@@ -1001,6 +1001,13 @@ class StepWriter:
         self.note_named(step, said)
         return said
 
+    def _verb(self, intent: Intent, terse: bool) -> str:
+        """The step's verb: any of its family's; a terse user's is a one-word command, not always the same one
+        ("list", "show", "fetch")."""
+        if not terse:
+            return self.rng.choice(intent.verbs)
+        return self.rng.choice([v for v in intent.verbs if v in COMMAND_VERBS] or [min(intent.verbs, key=len)])
+
     def _noun_slots(
         self,
         step: dict[str, Any],
@@ -1082,9 +1089,7 @@ class StepWriter:
         changed = self.changed_fields(step, intent, withheld, terse)
         if changed:  # "change EVT-0004's title to "Sync" and its start to 2pm"
             return changed
-        # a terse user says one word, not always the same one ("list", "show", "fetch"), a command's word
-        commands = [v for v in intent.verbs if v in COMMAND_VERBS] or [min(intent.verbs, key=len)]
-        verb = self.rng.choice(commands) if terse else self.rng.choice(intent.verbs)
+        verb = self._verb(intent, terse)
         args = step["args"]
         toggle = switch_of(intent, args, withheld)
         if toggle:  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk ... and open"
