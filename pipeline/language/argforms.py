@@ -21,6 +21,11 @@ PLACES = {"city", "location", "region", "country", "neighborhood", "neighbourhoo
 NOTES = {"note", "notes", "memo", "comment", "remark"}
 BODIES = {"body", "text", "content", "message", "response"}
 REASONS = {"reason", "lost_reason", "cancel_reason", "cancellation_reason"}
+# a lower or upper bound a read filters by ({r}: the bounded field's words)
+BOUNDS = {
+    "min": ["with {r} of at least {v}", "{r} of {v} or more", "a minimum {r} of {v}", "{r} no lower than {v}"],
+    "max": ["with {r} up to {v}", "{r} of {v} or less", "a maximum {r} of {v}", "{r} no higher than {v}"],
+}
 
 
 def field_forms(p: str, v: object, read: bool, text: bool) -> list[str] | None:
@@ -29,15 +34,13 @@ def field_forms(p: str, v: object, read: bool, text: bool) -> list[str] | None:
     the generic forms do not."""
     w = words(p)
     number = isinstance(v, (int, float)) and not isinstance(v, bool)
+    if p == "query" and isinstance(v, str):  # "search the emails for "Code"" (quoted where it is free text)
+        q = '"{v}"' if text else "{v}"
+        return [f"for {q}", f"matching {q}", f"with the query {q}"]
     if text:
         return _text_forms(p, w)
-    r = words(p.split("_", 1)[-1])
-    if p.startswith("min_") and number:  # min_rating: "with a rating of at least 4"
-        forms = ["with {r} of at least {v}", "{r} of {v} or more", "a minimum {r} of {v}", "{r} no lower than {v}"]
-        return [f.replace("{r}", r) for f in forms]
-    if p.startswith("max_") and number:
-        forms = ["with {r} up to {v}", "{r} of {v} or less", "a maximum {r} of {v}", "{r} no higher than {v}"]
-        return [f.replace("{r}", r) for f in forms]
+    if p.startswith(("min_", "max_")) and number:  # min_rating: "with a rating of at least 4"
+        return [f.replace("{r}", words(p[4:])) for f in BOUNDS[p[:3]]]
     if p in COUNT_LIMITS and number and read:
         return ["just the first {v}", "up to {v} of them", "no more than {v}", "{v} at most", "capped at {v}"]
     if p in ("quantity", "qty") and number and not read:
@@ -72,8 +75,6 @@ def field_forms(p: str, v: object, read: bool, text: bool) -> list[str] | None:
         return ["in the {v} category", "under {v}", "{w} {v}"]
     if p == "symbol" and isinstance(v, str):
         return ["for {v}", "symbol {v}", "ticker {v}", "on {v}"]
-    if p == "query" and isinstance(v, str):
-        return ["for {v}", "matching {v}", "with the query {v}"]
     if p in ("status", "state") and isinstance(v, str) and read:
         return ["that are {v}", "with status {v}", "only the {v} ones", "{v} ones only"]
     return None
@@ -93,6 +94,4 @@ def _text_forms(p: str, w: str) -> list[str] | None:
         return ['saying "{v}"', 'that says "{v}"', 'reading "{v}"', 'with the {w} "{v}"']
     if p in REASONS:
         return ['with the reason "{v}"', 'reason "{v}"', 'giving "{v}" as the reason', 'citing "{v}"']
-    if p == "query":
-        return ['for "{v}"', 'matching "{v}"', 'with the query "{v}"']
     return None

@@ -475,6 +475,8 @@ BACK_REFS = [
     "this same {n}",
     "the {n} at hand",
 ]
+# the read families that only show something (a list, a record, a search): said as what they show
+SHOWING = ("list", "get", "search", "view", "check", "read")
 # verbs of a call that makes the entity its name names (open_account, create_invoice, schedule_meeting)
 MAKING = {"create", "add", "open", "place", "book", "schedule", "register", "post", "reserve", "save", "make", "start"}
 
@@ -772,11 +774,12 @@ class StepWriter:
                 if p.endswith(("_id", "_ids"))
                 else self.arg_phrase(p, v, step["tool"].read_only, terse)
             ), True
+        nameable = self.seen(str(v)) or self.known(str(v))
         if data is not None and singled_out(data, field, v):
             # "book FL-0105 TRV-0006 ITN-0007", then "check TRV-0006", never "check it" (which of the three?): "it"
             # only after a call on one entity, or for a value the user cannot name
             several = sum(q.endswith(("_id", "_ids")) for q in self.steps[src]["args"]) > 1
-            if terse and several and p.endswith("_id") and (self.seen(str(v)) or self.known(str(v))):
+            if terse and several and p.endswith("_id") and nameable:
                 return self.entity(p, v, words(p) or "one", terse), True
             if terse and not self.said_it:  # a step says "it" once; a second entity is "the same customer"
                 self.said_it = True
@@ -789,7 +792,7 @@ class StepWriter:
                 # what the user's own earlier request made: "to the new account", never "to the same account" next
                 # to another account just named
                 return lead + self.rng.choice(NEW_REFS).format(n=noun), False
-            if not terse and rival and p.endswith("_id") and (self.seen(str(v)) or self.known(str(v))):
+            if not terse and rival and p.endswith("_id") and nameable:
                 # "from ACC-0037 to ACC-0046", never "to that account" next to another account
                 return self.entity(p, v, words(p) or "one", terse), True
             ref = (
@@ -800,7 +803,6 @@ class StepWriter:
             if not terse and ref.endswith(" " + noun) and p.endswith(("_id", "_ids")):
                 ref = self.known_as(ref, noun, v, data)
             return lead + ref, False
-        nameable = self.seen(str(v)) or self.known(str(v))
         # "the shop called Seattle Northgate ... the transfers for that shop": a read may point at what an earlier
         # request told apart by name; a write only at what a request named by id (a write's id is always said)
         told_apart = self.told_ids if step["tool"].read_only else set()
@@ -1065,7 +1067,7 @@ class StepWriter:
         tool = step["tool"]
         if not tool.read_only or not self.verb or not said.startswith(self.verb + " "):
             return None
-        if intent_of(tool.name, True).family not in ("list", "get", "search", "view", "check", "read"):
+        if intent_of(tool.name, True).family not in SHOWING:
             return None
         rest = said[len(self.verb) + 1 :]
         return rest if rest.startswith(("the ", "all the ")) or self.owned else None
@@ -1494,7 +1496,7 @@ def shows(step: dict[str, Any]) -> bool:
     """Does the step only show something (a list, a record, a search), so that a read right after it may leave its
     verb unsaid ("show me the events, then the attendees for that event")?"""
     tool = step["tool"]
-    return tool.read_only and intent_of(tool.name, True).family in ("list", "get", "search", "view", "check", "read")
+    return tool.read_only and intent_of(tool.name, True).family in SHOWING
 
 
 def write_turns(
@@ -1534,7 +1536,6 @@ def write_turns(
             phrases.append(said)
         writes = any(not st["tool"].read_only for st in turn)
         thing = w.thing_shown(turn[0], phrases[0]) if len(turn) == 1 and not terse else None
-        server = turn[0]["tool"].server if turn else ""
         out.append(compose_turn(phrases, rng, persona, ti, terse, server, writes, thing, told))
         w.saw([st["result"].data for st in turn if st["result"].ok])
     return out

@@ -783,9 +783,8 @@ def with_aside(text: str, rng: random.Random) -> str:
     return f"{body}, {rng.choice(ASIDES)}{end}"
 
 
-# what a user of the service calls a thing its tools name otherwise (singular and plural), said in about half the turns
-# a service's nouns as its users say them: (singular, plural) -> the ways people say them ((singular, plural) each);
-# a conversation picks one way per noun and keeps it (:func:`noun_choice`)
+# a service's nouns as its users say them, in about half the turns: (singular, plural) -> the ways people say them
+# ((singular, plural) each); a conversation picks one way per noun and keeps it (:func:`noun_choice`)
 NOUNS: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {
     "vehicle": {("vehicle", "vehicles"): [("car", "cars")]},
     "email": {("message", "messages"): [("email", "emails")]},
