@@ -44,6 +44,8 @@ def field_forms(p: str, v: object, read: bool, text: bool) -> list[str] | None:
     if p in COUNT_LIMITS and number and read:
         return ["just the first {v}", "up to {v} of them", "no more than {v}", "{v} at most", "capped at {v}"]
     if p in ("quantity", "qty") and number and not read:
+        if v == 1:  # never "1 units" or "and 1 of them"
+            return ["quantity {v}", "just {v}", "{v} unit", "a quantity of {v}"]
         return ["quantity {v}", "a quantity of {v}", "{v} of them", "{v} units"]
     if number and not read and p.rsplit("_", 1)[-1] in AMOUNT_HEADS:
         if p == "amount":  # the amount of a payment, a bill, a transfer: "for 74.06", "totalling 74.06"
@@ -95,3 +97,19 @@ def _text_forms(p: str, w: str) -> list[str] | None:
     if p in REASONS:
         return ['with the reason "{v}"', 'reason "{v}"', 'giving "{v}" as the reason', 'citing "{v}"']
     return None
+
+
+# fields that say which period a call is about: "the monthly report for that month", never "with that month"
+PERIODS = {"month", "year", "week", "day", "date", "quarter", "period"}
+
+
+def ref_preposition(p: str) -> str:
+    """The preposition before a value a result showed, pointed at rather than said ("that month", "the same
+    path"): "for that month", "at the same path", "in that city", "with the same SKU" (what the field means)."""
+    if p in PERIODS:
+        return "for"
+    if p in ("path", "file_path", "filepath", "directory"):
+        return "at"
+    if p in PLACES or p == "category":
+        return "in"
+    return "with"

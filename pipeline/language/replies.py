@@ -29,13 +29,15 @@ from pipeline.language.lexicon import (
     switch_of,
     words,
 )
-from pipeline.language.phrasing import NAME_FIELDS, UNITS, entity_name, say_value
+from pipeline.language.phrasing import NAME_FIELDS, UNITS, entity_name, is_text, say_value
 from pipeline.language.request_writer import acts_as, object_first
 from pipeline.language.sqltext import say as say_sql
 from pipeline.language.sqltext import sql_kind
 
 LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
 WHEN_FIELDS = ("start", "starts_at", "start_time", "date", "at")  # what tells apart records that share a name and an id
+# parameters whose value is words the user writes (a message's body, a note), asked for as what they should say
+WRITTEN = ("body", "text", "content", "message", "note", "comment", "memo", "description")
 COUNT_KEYS = ("total", "count", "total_count", "n")
 GENERIC_KEYS = {"rows", "items", "results", "data", "entries", "records", "matches"}
 SKIP_FACT = re.compile(r"(^|_)(id|ids|secret|pin|token|hash|password)$")
@@ -517,6 +519,14 @@ def ask_for(tool: ToolSpec, p: str, rng: random.Random) -> str:
                 f"Could you give me your {meaning}? It's required for this.",
             ]
         )
+    elif any(k in p for k in WRITTEN):  # words the user writes: "What should the body say?", never "Which body?"
+        q = rng.choice(
+            [
+                f"What should the {meaning} say?",
+                f"What would you like the {meaning} to say?",
+                f"What goes in the {meaning}?",
+            ]
+        )
     else:
         q = rng.choice(
             [f"What {meaning} should I use?", f"What should the {meaning} be?", f"Which {meaning} would you like?"]
@@ -535,6 +545,17 @@ def answer_with(
     asked = say_sql(v) if isinstance(v, str) and sql_kind(tool, p) else None
     if asked:  # SQL text: what the user wants from the database, not the statement
         return rng.choice([f"I'd like you to {asked}.", f"{asked[:1].upper() + asked[1:]}, please.", f"Just {asked}."])
+    if is_text(p, v) and " " in v.strip():  # words to write, quoted: 'It should say "Running late."'
+        text = v.strip()  # as written, its line breaks kept (the call passes them); never "... fees.\n."
+        return rng.choice(
+            [
+                f'It should say "{text}"',
+                f'Make it "{text}"',
+                f'Something like "{text}"',
+                f'Just "{text}"',
+                f'Put "{text}"',
+            ]
+        )
     said = say_value(p, v, reference, rng, entities)
     if isinstance(v, (int, float)) and not isinstance(v, bool) and not said.replace(".", "").replace(",", "").isdigit():
         said = str(v)

@@ -21,7 +21,7 @@ from typing import Any
 
 from pipeline.core.config import LintConfig
 from pipeline.core.records import ToolSpec
-from pipeline.language.argforms import field_forms
+from pipeline.language.argforms import field_forms, ref_preposition
 from pipeline.language.fields import field_values
 from pipeline.language.lexicon import (
     PEOPLE,
@@ -1177,8 +1177,8 @@ class StepWriter:
                     extras.append(ref)  # a value said as a value
                 elif p.endswith(("_id", "_ids")):  # an entity: "for the account you just found", "on that account"
                     extras.append(f"{self._for(p)} {ref}")
-                else:  # a value from a result, not named: "with the same start time"
-                    extras.append(f"with {ref}")
+                else:  # a value from a result, not named: "with the same start time", "for that month"
+                    extras.append(f"{ref_preposition(p)} {ref}")
             elif v not in (None, "", [], {}):
                 if self.own(step, p, parts, terse):  # "CUS-0001's accounts", never "the accounts for customer CUS-0001"
                     continue

@@ -828,6 +828,13 @@ NOUNS: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {
     "budget": {("expense", "expenses"): [("purchase", "purchases")]},
     "calendar": {("event", "events"): [("appointment", "appointments")]},
 }
+# nouns of NOUNS that are verbs too ("transfer the stock", "place a bid"): swapped only after a determiner, an id or a
+# possessive ("the transfer", "TRF-0001 transfer", "the store's transfers")
+VERBS_TOO = {"transfer", "transfers", "place", "places"}
+DETERMINED = re.compile(
+    r"(?:\b(?:the|a|an|that|this|these|those|my|your|our|their|its|each|every|any|all|which|new|same|"
+    r"first|last|other|pending)|'s|s'|\b[A-Z]+-\d+)\s*$"
+)
 UNQUOTED = re.compile(r'"[^"]*"|\([^)]*\)|[A-Za-z]+')
 
 
@@ -851,7 +858,9 @@ def reword(text: str, server: str, keep: set[str], rng: random.Random, nouns: di
 
     def swap(m: re.Match[str]) -> str:
         w = m.group(0)
-        return nouns.get(w, w) if w not in keep else w
+        if w in keep or (w in VERBS_TOO and not _after_determiner(text[: m.start()])):
+            return w  # "transfer the stock" stays a verb: never "shipment the stock"
+        return nouns.get(w, w)
 
     said = UNQUOTED.sub(swap, text)
     # "an order" said "a trade", "a meeting" said "an appointment"
@@ -861,3 +870,8 @@ def reword(text: str, server: str, keep: set[str], rng: random.Random, nouns: di
 def _article(m: re.Match[str]) -> str:
     word = m.group(2)
     return ("an " if word[0] in "aeiou" else "a ") + word
+
+
+def _after_determiner(before: str) -> bool:
+    """Does a word after ``before`` stand as a noun ("the ", "my ", "STR-0001's ")?"""
+    return DETERMINED.search(before) is not None

@@ -120,3 +120,12 @@ def test_a_step_that_takes_something_off_never_sets_the_value_it_takes_off():
     texts = _said(step)
     assert not any("setting the tag" in t or "making the tag" in t for t in texts), texts
     assert all("archive" in t and "/home/priya/notes.txt" in t for t in texts), texts
+
+
+def test_a_quantity_of_one_is_never_one_units_or_one_of_them():
+    step = plan_step("add_to_cart", {"customer_id": "CUS-0002", "item_id": "ITM-0163", "quantity": 1})
+    texts = _said(step)
+    assert not any(re.search(r"\b1 (units|of them)\b", t) for t in texts), [t for t in texts if "1 " in t]
+    assert all(re.search(r"\b1\b", t) for t in texts), texts  # the value is still said
+    many = _said(plan_step("add_to_cart", {"customer_id": "CUS-0002", "item_id": "ITM-0163", "quantity": 3}))
+    assert any("3 units" in t or "3 of them" in t for t in many), many

@@ -1211,6 +1211,22 @@ def test_an_answer_of_the_enum_value_none_never_reads_as_a_placeholder():
     assert all("none" in a and not PLACEHOLDER.search(a) for a in answers), answers
 
 
+def test_a_message_body_left_out_is_asked_for_as_what_it_says_and_answered_in_quotes():
+    """reply_to_message without its body: "What should the body say?", answered 'It should say "..."' with the text
+    as written (its inner line breaks kept: the call passes them), never "Which body?" / "That'd be Please return
+    ...\n."."""
+    from pipeline.core.records import ToolSpec
+    from pipeline.language.replies import answer_with, ask_for
+
+    tool = ToolSpec(name="reply_to_message", server="email", input_schema={"type": "object", "properties": {}})
+    body = "Please return or renew your loans\nbefore the due date.\n"
+    for i in range(30):
+        q = ask_for(tool, "body", random.Random(i))
+        a = answer_with(tool, "body", body, "2026-03-02", random.Random(i), {})
+        assert "body" in q and "say" in q or "goes in" in q, q
+        assert '"Please return or renew your loans\nbefore the due date."' in a and not a.endswith("\n."), a
+
+
 def test_a_confirmation_never_names_the_user_the_call_acted_as_as_its_object():
     from pipeline.core.records import ToolSpec
     from pipeline.language.replies import confirm_reply

@@ -156,3 +156,50 @@ def test_a_terse_user_types_a_command_word_and_not_always_the_same_one():
     verbs = {t.split(" ")[0].lower() for t in said}
     assert len(verbs) > 2 and verbs <= COMMAND_VERBS, verbs
     assert all("ACC-0001" in t for t in said), said
+
+
+def test_a_period_a_result_showed_is_for_that_month_and_a_path_at_that_path_never_with_them():
+    """get_budget returns the month; the report is "for that month" (never "with that month"); a path a listing
+    returned is "at that path"."""
+    budget = plan_step("get_budget", {}, read_only=True) | {"index": 0}
+    budget |= {"result": CallResult(ok=True, data={"month": "2026-03", "total_limit": 4100})}
+    report = plan_step("get_monthly_report", {"month": "2026-03"}, read_only=True) | {
+        "index": 1,
+        "sources": {"month": 0},
+        "source_fields": {"month": "month"},
+    }
+    texts = [_turns([budget, report], [[0], [1]], seed)[1] for seed in range(40)]
+    referred = [t for t in texts if "March" not in t]  # pointed at, not said
+    assert referred and all(
+        re.search(r"\bfor (that|the|this) (same |very same |exact )?month\b", t) for t in referred
+    ), referred
+    assert not any(re.search(r"\bwith (that|the|this) (same |very same |exact )?month\b", t) for t in texts), texts
+    found = plan_step("search_files", {}, read_only=True) | {"index": 0}
+    found |= {"result": CallResult(ok=True, data={"path": "/home/priya/notes.txt"})}
+    read = plan_step("read_file", {"path": "/home/priya/notes.txt"}, read_only=True) | {
+        "index": 1,
+        "sources": {"path": 0},
+        "source_fields": {"path": "path"},
+    }
+    texts = [_turns([found, read], [[0], [1]], seed)[1] for seed in range(40)]
+    assert not any("with that path" in t or "with the same path" in t for t in texts), texts
+
+
+def test_a_noun_that_is_a_verb_too_is_swapped_only_as_a_noun():
+    """retail_chain says a transfer "shipment" in some conversations: "the shipment TRF-0001", never "shipment the
+    stock from ..." for the verb."""
+    from pipeline.language.situations import reword
+
+    nouns = {"transfer": "shipment", "transfers": "shipments", "store": "shop", "stores": "shops"}
+    said = [
+        reword(
+            "transfer the stock from the STR-0001 store, then receive the transfer TRF-0011",
+            "retail_chain",
+            set(),
+            random.Random(s),
+            nouns,
+        )
+        for s in range(20)
+    ]
+    swapped = [t for t in said if "shop" in t]
+    assert swapped and all(t.startswith("transfer the stock") and "the shipment TRF-0011" in t for t in swapped), said
