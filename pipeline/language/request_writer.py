@@ -501,7 +501,7 @@ SHORT_REFS = [
     "the {n} from earlier",
 ]
 # words of a back reference that say a result showed the value: never said of one the user named to a write
-SHOWN = ("found", "pulled up", "showed", "told me", "brought up", "answer", "gave me")
+SHOWN = ("found", "pulled up", "showed", "told me", "brought up", "answer", "gave me", "you mentioned")
 FIRST_REFS = [
     "the first {n} there",
     "the first one",
@@ -1407,7 +1407,9 @@ def compose_turn(
             text = with_situation(text, situation(server, writes, rng, told), rng)
         elif r < 0.85:
             ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
-            forms = [f"{_cap(ctx)}, {lower_first(text)}", f"{text[:-1]} {ctx}{text[-1]}"]
+            # "While the store is quiet, could you ...", never "..., so, could you" or "..., right, can you"
+            lead = re.sub(r"^(So, |Okay, so: |Right, )", "", text)
+            forms = [f"{_cap(ctx)}, {lower_first(lead)}", f"{text[:-1]} {ctx}{text[-1]}"]
             # after the request only a when, right after it ("... before my flight boards"): never "savings goal of 500
             # from the airport" (the goal's source?), "..., if that's OK before the kids get home" or "from before
             # before noon"

@@ -1006,6 +1006,8 @@ def test_a_context_after_the_request_is_only_ever_a_when():
             assert not re.search(
                 r"(OK|for now|when you can|for me)[,;]? (while|before|when|during|between|on|at) ", text
             ), text
+            # never "While it's quiet, so, could you" or "..., okay, so: ..." after a leading context
+            assert not re.search(r"(?<!Okay), (so|right|okay, so)[,:] ", text), text
             seen_lead += any(
                 text.startswith(c[:1].upper() + c[1:] + ",")
                 or f"! {c[:1].upper() + c[1:]}," in text
@@ -1025,7 +1027,7 @@ def test_an_entity_the_user_named_to_a_write_is_never_what_you_just_found():
     texts = [
         StepWriter([wrote, later], {}, "2026-03-02", random.Random(i)).phrase(later, [], terse=False) for i in range(40)
     ]
-    assert not any("just found" in t for t in texts), texts
+    assert not any("just found" in t or "you mentioned" in t for t in texts), texts
     found = _step("get_vehicle", "Get a vehicle.", {"vehicle_id": "VEH-005"})
     found["result"] = CallResult(ok=True, data={"vehicle_id": "VEH-005", "headlights": "on"})
     found["tool"] = found["tool"].model_copy(update={"read_only": True})
