@@ -1351,6 +1351,64 @@ THING_FOLLOWS = [
 ]
 
 
+# what a read shows that is a value rather than a record: asked for as "What's the balance for account ACC-0003?"
+VALUE_HEADS = {
+    "balance",
+    "status",
+    "price",
+    "quote",
+    "total",
+    "forecast",
+    "weather",
+    "rate",
+    "summary",
+    "report",
+    "hours",
+    "score",
+    "usage",
+    "route",
+    "routes",
+    "distance",
+    "reading",
+    "readings",
+    "availability",
+    "rating",
+    "ratings",
+}
+# where the head of what a read shows ends: "the transactions | for account ACC-0003"
+HEAD_ENDS = PREPOSITIONS | {"with", "whose", "where", "that", "nearby", "only"}
+
+
+def thing_questions(thing: str, follow: bool) -> list[str]:
+    """What a one-step read shows, asked as a question the way people ask it, by what it is: people "Who are the
+    followers of USR-0016?", a value "What's the balance for account ACC-0003?", a list "What transactions are there
+    for account ACC-0003?"; [] where none fits (a possessive "CUS-0001's accounts", a single record). ``follow``: a
+    later turn ("And who are ...?")."""
+    m = re.match(r"(all the|the) ", thing)
+    if not m:
+        return []
+    toks = thing[m.end() :].split(" ")
+    n = next((i for i, t in enumerate(toks) if t.lower() in HEAD_ENDS or not t.isalpha()), len(toks))
+    head, rest = " ".join(toks[:n]), " ".join(toks[n:])
+    last = head.split(" ")[-1].lower() if head else ""
+    if not last:
+        return []
+    many = is_plural(last)
+    be = "are" if many else "is"
+    if singular(last) in PEOPLE:
+        forms = [f"Who {be} {thing}?", f"Can you tell me who {thing} {be}?"]
+    elif last in VALUE_HEADS:
+        forms = [f"What {be} {thing}?", f"Can you tell me what {thing} {be}?", *([] if many else [f"What's {thing}?"])]
+    elif many and head.isascii():
+        tail = f" {rest}" if rest else ""
+        forms = [f"What {head} are there{tail}?", f"Which {head} are there{tail}?"]
+    else:
+        return []
+    if "," in thing or len(thing.split(" ")) > 8:  # "tell me who the contacts on COM-0005, with ... are": too far
+        forms = [f for f in forms if not f.startswith("Can you tell me")]
+    return [f"And {f[:1].lower()}{f[1:]}" for f in forms] if follow else forms
+
+
 def _follow_leads(body: str, steps: int) -> list[str]:
     """The frames of a follow-up: "Could you ... next?" only after a single step that ends in a word, never after a
     value ("response set to accepted next", "at 09:00 on 2 March next") or a list of steps."""
@@ -1399,7 +1457,8 @@ def compose_turn(
     by_thing = thing is not None and rng.random() < 0.35
     if turn == 0:
         if by_thing:
-            text = rng.choice(THING_ASKS).format(n=thing)
+            asked = thing_questions(thing, False) if rng.random() < 0.5 else []
+            text = rng.choice(asked) if asked else rng.choice(THING_ASKS).format(n=thing)
         else:
             text = rng.choice(_asks(ASKS, OWN_ASKS, body)).format(p=body, P=_cap(body))
         r = rng.random()
@@ -1423,8 +1482,11 @@ def compose_turn(
         if rng.random() < 0.3:
             text = f"{rng.choice(GREETINGS)}{rng.choice(['! ', '. '])}" + _cap(text)
     else:
+        asked = thing_questions(thing, True) if by_thing and rng.random() < 0.5 else []
         text = (
-            rng.choice(THING_FOLLOWS).format(n=thing)
+            rng.choice(asked)
+            if asked
+            else rng.choice(THING_FOLLOWS).format(n=thing)
             if by_thing
             else rng.choice(_asks(_follow_leads(body, len(phrases)), OWN_FOLLOW_LEADS, body)).format(
                 p=body, P=_cap(body)

@@ -203,3 +203,28 @@ def test_a_noun_that_is_a_verb_too_is_swapped_only_as_a_noun():
     ]
     swapped = [t for t in said if "shop" in t]
     assert swapped and all(t.startswith("transfer the stock") and "the shipment TRF-0011" in t for t in swapped), said
+
+
+def test_what_a_read_shows_may_be_asked_as_the_question_people_ask_by_what_it_is():
+    """People: "Who are the attendees ...?"; a value: "What's the balance ...?"; a list: "What transactions are there
+    for ...?"; a possessive or a single record gets no question (it keeps the other frames)."""
+    from pipeline.language.request_writer import thing_questions
+
+    assert "Who are the attendees for that appointment?" in thing_questions("the attendees for that appointment", False)
+    assert "Can you tell me who the attendees for that appointment are?" in thing_questions(
+        "the attendees for that appointment", False
+    )
+    assert "What's the balance for account ACC-0003?" in thing_questions("the balance for account ACC-0003", False)
+    assert thing_questions("the transactions for account ACC-0003", True) == [
+        "And what transactions are there for account ACC-0003?",
+        "And which transactions are there for account ACC-0003?",
+    ]
+    assert thing_questions("CUS-0001's accounts", False) == []
+    assert thing_questions("the cart for customer CUS-0001", False) == []
+    long = "the contacts on COM-0005, with the name containing Novak"
+    assert thing_questions(long, False) == [f"Who are {long}?"]  # never "tell me who the contacts on ..., ... are"
+    asked = [
+        _turns([plan_step("list_attendees", {"event_id": "EVT-0004"}, read_only=True)], [[0]], seed)[0]
+        for seed in range(80)
+    ]
+    assert any(re.search(r"\bwho the attendees .* are\b|\bWho are the attendees\b", t) for t in asked), asked
