@@ -287,6 +287,23 @@ def irrelevant_request(rng: random.Random, avoid: set[str]) -> str:
     return q
 
 
+# how a near-miss request opens, and how it ends
+NEAR_MISS_LEADS = [
+    ("Could you ", "?"),
+    ("Can you ", "?"),
+    ("Please ", "."),
+    ("I'd like you to ", "."),
+    ("Is it possible to ", "?"),
+    ("I want to ", "."),
+    ("Would you ", "?"),
+    ("Any chance you could ", "?"),
+    ("I need you to ", "."),
+    ("Are you able to ", "?"),
+    ("Is there a way to ", "?"),
+    ("I'm hoping you can ", "."),
+]
+
+
 def near_miss(tools: list[ToolSpec], rng: random.Random, avoid: set[str]) -> tuple[str, str] | None:
     """(request, keyword): an action on the objects of ``tools`` that none of them performs."""
     names = " ".join(t.name.lower() for t in tools)
@@ -298,12 +315,8 @@ def near_miss(tools: list[ToolSpec], rng: random.Random, avoid: set[str]) -> tup
         k, a = rng.choice(actions)
         o = rng.choice(objs)
         text = a.format(objs=plural(o), the_obj=f"my latest {singular(o)}", the_objs=f"my {plural(o)}")
-        lead = rng.choice(["Could you ", "Can you ", "Please ", "I'd like you to ", "Is it possible to ", "I want to "])
-        q = (
-            lead
-            + text
-            + ("?" if lead.rstrip().endswith(("you", "to")) and lead.startswith(("Could", "Can", "Is")) else ".")
-        )
+        lead, end = rng.choice(NEAR_MISS_LEADS)
+        q = lead + text + end
         if q not in avoid:
             avoid.add(q)
             return q, k

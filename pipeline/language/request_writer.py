@@ -249,6 +249,9 @@ FOLLOW_ACKS = [
     "Good to know.",
     "Perfect, thank you.",
 ]
+# a follow-up that opens with one of these acknowledges already ("Good. Could you ...", "Great, and now ...")
+ACK_WORDS = {"thanks", "great", "ok", "okay", "perfect", "got", "nice", "alright", "good", "cool", "lovely", "right"}
+ACK_WORDS |= {"super", "fine", "brilliant", "ah", "makes", "understood", "sounds", "that's"}
 FOLLOW_LEADS = [
     "Now {p}.",
     "Next, {p}.",
@@ -689,6 +692,7 @@ class StepWriter:
         self.named: dict[str, set[str]] = {}  # the entities earlier requests dealt with, by kind (:meth:`note_named`)
         self.said_ids: set[str] = set()  # those of them a request named by id
         self.told_ids: set[str] = set()  # those of them a request told apart by name ("the shop called ...")
+        self.retold: set[str] = set()  # those told apart by name twice: never a third time
         self.bare: str | None = None  # the noun of the slot of the step being phrased that names a thing by its kind
         self.owned = False  # that slot was said as its owner's ("CUS-0001's accounts")
 
@@ -737,7 +741,7 @@ class StepWriter:
         that count as named (those an earlier request told apart by name, for a read)."""
         if terse or self.careful or not noun or noun == "one" or (v not in self.said_ids and v not in (told or ())):
             return None
-        if self.named.get(noun) != {v} or self.rng.random() < 0.34:
+        if self.named.get(noun) != {v} or (v not in self.retold and self.rng.random() < 0.34):
             return None
         return self.rng.choice(["that {n}", "the same {n}", "this {n}", "that {n}"]).format(n=noun)
 
@@ -811,6 +815,8 @@ class StepWriter:
             return lead + again, False
         told = self.told_apart(step, data, field, v, noun, terse)
         if told is not None:
+            if str(v) in self.told_ids:  # told apart by name twice: the next mention points back (named_again)
+                self.retold.add(str(v))
             self.told_ids.add(str(v))
             return lead + told, False
         if step["tool"].read_only and data is not None and first_of(data, field, v) and not (terse and nameable):
@@ -1042,7 +1048,7 @@ class StepWriter:
                 else:
                     ent = self.entity(p, args[p], said_as, terse)
             else:
-                ent = ("" if terse else self._determiner(intent, noun, prep)) + noun
+                ent = ("" if terse else self._determiner(intent, noun, prep, tool.name)) + noun
                 # "the accounts", which may be said as "CUS-0001's accounts"; never of a thing the call makes ("create
                 # CAL-0004's event")
                 if not prep and self.bare is None and (intent.read or intent.family in OWNED_WRITES):
@@ -1072,8 +1078,12 @@ class StepWriter:
         rest = said[len(self.verb) + 1 :]
         return rest if rest.startswith(("the ", "all the ")) or self.owned else None
 
-    def _determiner(self, intent: Intent, noun: str, prep: str) -> str:
-        """``the`` before a thing the request names by its kind; a read of a list may ask for "all the merchants"."""
+    def _determiner(self, intent: Intent, noun: str, prep: str, tool: str = "") -> str:
+        """``the`` before a thing the request names by its kind; a read of a list may ask for "all the merchants"; a
+        thing the call makes is new: "create an invoice", "set up a new webhook", never "set up the invoice"."""
+        last = noun.split(" ")[-1]
+        if not prep and not intent.read and makes(tool, last) and not last.endswith("ing") and not is_plural(last):
+            return self.rng.choice([article(noun) + " ", article(noun) + " ", "a new "])
         if prep or not intent.read or intent.family not in ("list", "search") or not is_plural(noun.split(" ")[-1]):
             return "the "
         return self.rng.choice(["the ", "the ", "the ", "all the "])
@@ -1422,9 +1432,45 @@ MONTH_ENDS = tuple(
 )
 
 
+# words a request says once: a frame with them never goes round a request that has them ("too too")
+ECHOES = re.compile(r"\b(too|as well)\b")
+# verbs that say what the assistant does for the user: never in the user's own voice ("I want to show the places")
+SHOWING_VERBS = {"show", "display", "list", "fetch", "give", "tell", "summarize", "describe", "read", "retrieve"}
+
+
 def _asks(frames: list[str], own: list[str], body: str) -> list[str]:
-    """The frames a request can take: the user's own voice only where its verb says no "me" ("show me ...")."""
-    return frames if re.search(r"\bme\b", body) else frames + own
+    """The frames a request can take: the user's own voice only where its verb says no "me" ("show me ...") and
+    is not the assistant's showing ("I want to show the saved places")."""
+    if re.search(ECHOES, body):  # "... the attendees too": never "..., and the attendees too too, please"
+        frames, own = [f for f in frames if not re.search(ECHOES, f)], [f for f in own if not re.search(ECHOES, f)]
+    if re.search(r"\bme\b", body) or _first_word(body).lower() in SHOWING_VERBS:
+        return frames
+    return frames + own
+
+
+def _join_steps(phrases: list[str], rng: random.Random, terse: bool) -> str:
+    """A turn's step phrases as one request: "A, and then B", "A, then the attendees for it"; a terse "A; B"."""
+    body = phrases[0]
+    for ph in phrases[1:]:
+        joins = THEN if not ph.startswith(("the ", "all the ")) else THEN_THING  # a verb's object: no "after which"
+        joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(joins).format(p=ph))
+        if (
+            stutter(joined) and not stutter(body) and not stutter(ph)
+        ):  # "reconnect it; check it; check ...": not back to back
+            joined = body + (", then " if terse else ", and after that ") + ph
+        body = joined
+    return body
+
+
+def _split_steps(phrases: list[str], rng: random.Random) -> tuple[list[str], str]:
+    """(the steps the turn's frame asks for, a second sentence for the rest or ""): in about a third of the turns of
+    several steps the later ones are a sentence of their own, as people write them ("Can you check A? After that,
+    move B."); never a read's object alone ("Then the attendees."), which stays joined to its verb's request."""
+    if len(phrases) < 2 or phrases[1].startswith(("the ", "all the ")) or rng.random() >= 0.3:
+        return phrases, ""
+    rest = _join_steps(phrases[1:], rng, False)
+    lead = rng.choice(_asks(_follow_leads(rest, len(phrases) - 1), OWN_FOLLOW_LEADS, rest))
+    return phrases[:1], lead.format(p=rest, P=_cap(rest))
 
 
 def compose_turn(
@@ -1443,17 +1489,11 @@ def compose_turn(
     a one-step read shows, as a noun phrase, which the turn may ask to see instead: "Can I see the balance ...?";
     ``told``: the situations the conversation gave already, never given twice, to which this turn's is added)."""
     told = set() if told is None else told
-    body = phrases[0]
-    for ph in phrases[1:]:
-        joins = THEN if not ph.startswith(("the ", "all the ")) else THEN_THING  # a verb's object: no "after which"
-        joined = body + ("; " if terse else ", ") + (ph if terse else rng.choice(joins).format(p=ph))
-        if (
-            stutter(joined) and not stutter(body) and not stutter(ph)
-        ):  # "reconnect it; check it; check ...": not back to back
-            joined = body + (", then " if terse else ", and after that ") + ph
-        body = joined
     if terse:
+        body = _join_steps(phrases, rng, terse)
         return body if rng.random() < 0.6 else _cap(body)
+    first, later = _split_steps(phrases, rng)
+    body = _join_steps(first, rng, terse)
     by_thing = thing is not None and rng.random() < 0.35
     if turn == 0:
         if by_thing:
@@ -1461,6 +1501,7 @@ def compose_turn(
             text = rng.choice(asked) if asked else rng.choice(THING_ASKS).format(n=thing)
         else:
             text = rng.choice(_asks(ASKS, OWN_ASKS, body)).format(p=body, P=_cap(body))
+        text = f"{text} {later}" if later else text
         r = rng.random()
         if r < 0.75:  # why the user asks, in the service's words: "I'm reconciling last month's statement, so ..."
             text = with_situation(text, situation(server, writes, rng, told), rng)
@@ -1488,10 +1529,9 @@ def compose_turn(
             if asked
             else rng.choice(THING_FOLLOWS).format(n=thing)
             if by_thing
-            else rng.choice(_asks(_follow_leads(body, len(phrases)), OWN_FOLLOW_LEADS, body)).format(
-                p=body, P=_cap(body)
-            )
+            else rng.choice(_asks(_follow_leads(body, len(first)), OWN_FOLLOW_LEADS, body)).format(p=body, P=_cap(body))
         )
+        text = f"{text} {later}" if later else text
         # a later turn may say why too, after what it asks ("Next, deposit 25, since my salary just came in."): one
         # sentence only, never "Good. Could you ..., so good." or "..., so and next ..."
         if len(told) < 2 and not re.search(r"[.:;!?] ", text) and rng.random() < 0.45:
@@ -1501,10 +1541,7 @@ def compose_turn(
             text = with_aside(text, rng)
         if rng.random() < 0.35:
             ack = rng.choice(FOLLOW_ACKS)
-            if _first_word(text) not in (
-                _first_word(ack),
-                _last_word(ack),
-            ):  # not "Right. Right, ...", "Okay, good. Good"
+            if _first_word(text) not in ACK_WORDS:  # not "Right. Right, ...", "Understood. Good. Could you ..."
                 text = f"{ack} {text}"
     if rng.random() < 0.18:
         closer = rng.choice(CLOSERS)

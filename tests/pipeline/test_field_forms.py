@@ -129,3 +129,13 @@ def test_a_quantity_of_one_is_never_one_units_or_one_of_them():
     assert all(re.search(r"\b1\b", t) for t in texts), texts  # the value is still said
     many = _said(plan_step("add_to_cart", {"customer_id": "CUS-0002", "item_id": "ITM-0163", "quantity": 3}))
     assert any("3 units" in t or "3 of them" in t for t in many), many
+
+
+def test_a_thing_the_call_makes_is_a_new_one_never_the_one():
+    """create_invoice: "create an invoice for ...", "set up a new invoice ...", never "set up the invoice" (there is
+    no such invoice yet); an existing thing a write names keeps "the" (add_to_cart: "to the cart")."""
+    texts = _said(plan_step("create_invoice", {"merchant_id": "MER-0006", "amount": 41.6}))
+    assert all(re.search(r"\b(an|a new) invoice\b", t) for t in texts), texts
+    assert not any("the invoice" in t for t in texts), texts
+    carted = _said(plan_step("add_to_cart", {"customer_id": "CUS-0002", "item_id": "ITM-0163", "quantity": 3}))
+    assert not any(re.search(r"\b(a|a new) cart\b", t) for t in carted), carted
