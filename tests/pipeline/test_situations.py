@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 import re
+import string
+from collections import Counter
 
 from pipeline.language.request_writer import compose_turn, one_with
-from pipeline.language.situations import GENERAL, SITUATIONS, situation, with_situation
+from pipeline.language.situations import ASIDES, GENERAL, SITUATIONS, situation, with_situation
 
 READ = "pull up the balance for account ACC-0003"
 WRITE = "transfer 25 from account ACC-0003 to account ACC-0004"
@@ -103,3 +105,32 @@ def test_a_request_that_opens_with_so_never_gets_a_reason_joined_by_so():
     forms = {with_situation("So next, pull up the balance.", "I'm busy", random.Random(s)) for s in range(80)}
     assert not any(re.search(r"\bso,? so\b", f.lower()) for f in forms), forms
     assert "I'm busy. So next, pull up the balance." in forms
+
+
+def _pool() -> list[str]:
+    return [s for reads, writes in [*SITUATIONS.values(), GENERAL] for s in reads + writes] + ASIDES
+
+
+def _crowded(pool: list[str]) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """Two-word openings said by more than 5 strings of ``pool`` and word trigrams in more than 3 (words lower-cased,
+    punctuation stripped, as bench/language_vs_bfcl.py counts them)."""
+    openings, trigrams = Counter(), Counter()
+    for s in pool:
+        words = [w.strip(string.punctuation).lower() for w in s.split() if w.strip(string.punctuation)]
+        openings[" ".join(words[:2])] += 1
+        trigrams.update({" ".join(words[i : i + 3]) for i in range(len(words) - 2)})
+    return [o for o in openings.items() if o[1] > 5], [g for g in trigrams.items() if g[1] > 3]
+
+
+def test_the_situations_read_like_many_people_no_opening_said_by_more_than_five_nor_trigram_by_more_than_three():
+    pool = _pool()
+    assert len(pool) == len(set(pool))
+    assert _crowded(pool) == ([], [])
+    # the limits bite: the old way of saying them ("I'm checking ...", "I'm looking for ...") fails them
+    checking = [f"I'm checking {w}" for w in ("the car", "my balance", "the stock", "a file", "my inbox", "the feed")]
+    assert ("i'm checking", 6) in _crowded(pool + checking)[0]
+    looking = [f"I'm looking for {w}" for w in ("a gift", "a file", "a room", "a car")]
+    assert ("i'm looking for", 4) in _crowded(pool + looking)[1]
+    # every list has its share, and a situation fits after "since" and as a sentence: no value, no stop of its own
+    assert all(len(reads) >= 20 and len(writes) >= 20 for reads, writes in SITUATIONS.values())
+    assert not [s for s in pool if re.search(r"\d|[.?!;:]$", s)]
