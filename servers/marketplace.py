@@ -20,6 +20,31 @@ NOW = f"{REFERENCE_DAY}T09:00:00Z"
 DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 # category id, name, items (title, typical price)
+# how sellers word a listing, one per listing in turn (no draw from the seed's generator: the world is the same)
+DESCRIPTIONS = [
+    "{Title}, {cp}. Pickup in {city} or shipped.",
+    "Selling my {title}, {cp}. Collection from {city}, or I can post it.",
+    "{Title}, {cp}; happy to ship, or collect in {city}.",
+    "{Title} ({cp}). Located in {city}, shipping available.",
+    "Up for grabs: {title}, {cp}. {city} pickup preferred.",
+    "{Title}, {cp}. Can meet in {city} or send it by courier.",
+    "Good home wanted for this {title}, {cp}. Pickup in {city}.",
+]
+CONDITION_WORDS = {
+    "new": "brand new",
+    "like_new": "like new",
+    "good": "in good condition",
+    "fair": "in fair condition",
+    "for_parts": "for parts or repair",
+}
+
+
+def _description(title: str, cond: str, city: str, n: int) -> str:
+    """The ``n``-th listing's description in a seller's words: its title, condition and city."""
+    low = title[:1].lower() + title[1:]
+    return DESCRIPTIONS[n % len(DESCRIPTIONS)].format(Title=title, title=low, cp=CONDITION_WORDS[cond], city=city)
+
+
 CATEGORIES = [
     (
         "electronics",
@@ -162,7 +187,7 @@ def seed_world(rng: random.Random, seed: int) -> MarketWorld:
             listing_id=lid,
             seller_id=seller,
             title=title,
-            description=f"{title} in {cond.replace('_', ' ')} condition, pickup in {w.users[seller].city} or shipped.",
+            description=_description(title, cond, w.users[seller].city, len(w.listings)),
             category=cat,
             condition=cond,
             reserve_price=reserve,

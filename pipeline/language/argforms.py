@@ -64,7 +64,7 @@ def field_forms(p: str, v: object, read: bool, text: bool) -> list[str] | None:
     if p == "check_out":
         return ["checking out {v}", "leaving {v}", "check-out {v}"]
     if p in ("path", "file_path", "filepath") and isinstance(v, str) and v.startswith("/"):  # "the file at /home/x"
-        return ["at {v}", "at {v}", "{w} {v}", "{v}"]
+        return ["at {v}", "{w} {v}", "{v}", "{v}"]
     if p in PLACES and isinstance(v, str):
         return ["in {v}", "in {v}", "{w} {v}"]
     if p == "destination":

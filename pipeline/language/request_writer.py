@@ -168,7 +168,7 @@ ASKS = [
     "Please could you {p}?",
     "Can you quickly {p}?",
     "Could you kindly {p}?",
-    "I'd be grateful if you could {p}.",
+    "I'd be grateful if you'd {p}.",
     "Mind if I ask you to {p}?",
     "Could you sort this out for me: {p}.",
     "Can you do something for me? {P}.",
@@ -190,7 +190,6 @@ ASKS = [
     "Could you {p} now?",
     "Will you {p}?",
     "Would you kindly {p}?",
-    "Are you able to {p} for me?",
     "Can you handle this: {p}?",
     "Please, {p}.",
     "Would you {p} for me?",
@@ -207,7 +206,7 @@ OWN_ASKS = [
     "I want to {p}.",
     "I need to {p}.",
     "I'm looking to {p}.",
-    "I'd like to {p}, please.",
+    "What I'd like is to {p}.",
     "Help me {p}.",
     "I'm trying to {p}. Can you do that?",
     "I need to {p}. Could you handle it?",
@@ -303,7 +302,7 @@ FOLLOW_LEADS = [
     "Next thing: {p}.",
     "Following that, {p}.",
     "Good. Could you {p}?",
-    "If you can, {p} too.",
+    "If there's time, {p} too.",
     "Let's keep going: {p}.",
     "Great, and now {p}.",
     "While we're at it, {p}.",
@@ -324,7 +323,7 @@ FOLLOW_LEADS = [
     "Would you also {p}?",
     "Will you {p} next?",
     "And please {p}.",
-    "Also {p}, if you can.",
+    "Also {p}, if possible.",
     "Then please {p}.",
     "Can you follow up and {p}?",
 ]
@@ -460,7 +459,7 @@ BACK_REFS = [
     "the {n} in question",
     "the {n} you just showed me",
     "the {n} you told me about",
-    "that {n} from earlier",
+    "the earlier {n}",
     "the very same {n}",
     "the {n} from your last answer",
     "the {n} I just asked about",
@@ -480,6 +479,8 @@ BACK_REFS = [
 ]
 # the read families that only show something (a list, a record, a search): said as what they show
 SHOWING = ("list", "get", "search", "view", "check", "read")
+# what a tool's name may hold that is never "the" anything: "withdraw cash", "add funds"
+MASS_NOUNS = {"cash", "money", "funds", "credit"}
 # verbs of a call that makes the entity its name names (open_account, create_invoice, schedule_meeting)
 MAKING = {"create", "add", "open", "place", "book", "schedule", "register", "post", "reserve", "save", "make", "start"}
 
@@ -498,9 +499,8 @@ SHORT_REFS = [
     "the same {n}",
     "this {n}",
     "that same {n}",
-    "this same {n}",
+    "the {n} above",
     "that {n} again",
-    "that exact {n}",
     "the {n} from earlier",
 ]
 # words of a back reference that say a result showed the value: never said of one the user named to a write
@@ -1082,6 +1082,8 @@ class StepWriter:
         """``the`` before a thing the request names by its kind; a read of a list may ask for "all the merchants"; a
         thing the call makes is new: "create an invoice", "set up a new webhook", never "set up the invoice"."""
         last = noun.split(" ")[-1]
+        if not prep and last in MASS_NOUNS:  # deposit_cash: "deposit cash into ...", never "deposit the cash"
+            return ""
         if not prep and not intent.read and makes(tool, last) and not last.endswith("ing") and not is_plural(last):
             return self.rng.choice([article(noun) + " ", article(noun) + " ", "a new "])
         if prep or not intent.read or intent.family not in ("list", "search") or not is_plural(noun.split(" ")[-1]):
@@ -1338,7 +1340,7 @@ THING_ASKS = [
     "Can I see {n}?",
     "Could I get {n}?",
     "Can I get a look at {n}?",
-    "I'd like to see {n}.",
+    "Could you bring {n} up?",
     "Could you show me {n}?",
     "Mind showing me {n}?",
     "Any chance I could see {n}?",
@@ -1355,7 +1357,7 @@ THING_FOLLOWS = [
     "Now can I see {n}?",
     "And what about {n}?",
     "Can you show me {n} too?",
-    "I'd also like to see {n}.",
+    "Pull {n} up too, please.",
     "Next, {n}, please.",
     "I'll need {n} as well.",
 ]
@@ -1457,7 +1459,9 @@ def _join_steps(phrases: list[str], rng: random.Random, terse: bool) -> str:
         if (
             stutter(joined) and not stutter(body) and not stutter(ph)
         ):  # "reconnect it; check it; check ...": not back to back
-            joined = body + (", then " if terse else ", and after that ") + ph
+            joined = (
+                body + (", then " if terse else rng.choice([", and after that ", ", and then ", ", and next "])) + ph
+            )
         body = joined
     return body
 
@@ -1529,7 +1533,9 @@ def compose_turn(
             if asked
             else rng.choice(THING_FOLLOWS).format(n=thing)
             if by_thing
-            else rng.choice(_asks(_follow_leads(body, len(first)), OWN_FOLLOW_LEADS, body)).format(p=body, P=_cap(body))
+            else rng.choice(_asks(_follow_leads(body, len(phrases)), OWN_FOLLOW_LEADS, body)).format(
+                p=body, P=_cap(body)
+            )
         )
         text = f"{text} {later}" if later else text
         # a later turn may say why too, after what it asks ("Next, deposit 25, since my salary just came in."): one
