@@ -1473,7 +1473,11 @@ def _split_steps(phrases: list[str], rng: random.Random) -> tuple[list[str], str
     if len(phrases) < 2 or phrases[1].startswith(("the ", "all the ")) or rng.random() >= 0.3:
         return phrases, ""
     rest = _join_steps(phrases[1:], rng, False)
-    lead = rng.choice(_asks(_follow_leads(rest, len(phrases) - 1), OWN_FOLLOW_LEADS, rest))
+    # never "Great, and now ..." inside one turn: an acknowledgement answers a reply
+    leads = [
+        f for f in _asks(_follow_leads(rest, len(phrases)), OWN_FOLLOW_LEADS, rest) if _first_word(f) not in ACK_WORDS
+    ]
+    lead = rng.choice(leads)
     return phrases[:1], lead.format(p=rest, P=_cap(rest))
 
 

@@ -237,6 +237,8 @@ def test_later_steps_may_be_a_sentence_of_their_own_but_a_reads_object_alone_nev
     texts = [compose_turn(two, random.Random(s), "retiree", 0, False) for s in range(200)]
     split = [t for t in texts if re.search(r"SKU-00001[.?!]? [A-Z]", t)]
     assert split and all("move 3 units" in t.lower() for t in split), texts
+    # the second sentence never acknowledges: nothing was answered between the two ("Great, and now move ...")
+    assert not any(re.search(r"SKU-00001[.?!] (Good|Great|Perfect|Right|Okay|OK|Thanks)\b", t) for t in split), split
     joined = [t for t in texts if re.search(r"SKU-00001, ", t)]
     assert joined, texts  # the joined form stays the more common one
     obj = ["list the events", "the attendees for that event"]
