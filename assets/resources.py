@@ -191,7 +191,10 @@ class StageStore(dg.ConfigurableIOManager):
     def _dump(obj: Any, path: Path, token: str) -> None:
         tmp = path.with_name(f".{path.name}.{token}.tmp")  # one per write: writers on other machines do not clash
         try:
-            with open(tmp, "wb") as f:
+            # the collector paused as for a load: the pickler's memo keeps every state it takes alive until the
+            # dump ends, so each collection its allocations set off would walk them (and the stage's records) for
+            # nothing (``bench/OPTIMISATIONS.md``, eighteenth round)
+            with open(tmp, "wb") as f, collector_paused():
                 pickle.dump(token, f, protocol=pickle.HIGHEST_PROTOCOL)
                 pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)

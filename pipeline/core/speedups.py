@@ -61,8 +61,9 @@ def settled_run() -> Iterator[None]:
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """The cyclic collector paused while a block builds a large structure that is all alive (unpickling a
-    stage's stored output): every object it makes survives, so each collection its allocations set off
-    would walk the growing structure for nothing."""
+    stage's stored output, or pickling one: the pickler's memo holds every state it takes until the dump
+    ends): every object it makes survives, so each collection its allocations set off would walk the
+    growing structure for nothing."""
     was = gc.isenabled()
     gc.disable()
     try:

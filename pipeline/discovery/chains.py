@@ -8,6 +8,7 @@ least-used tools so chains cover the server's tools.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import random
 from collections import Counter, defaultdict
@@ -33,8 +34,11 @@ class _Usage:
 
 
 def _weighted(rng: random.Random, items: list[str], weight: dict[str, float]) -> str:
-    """One item drawn by ``weight`` (a tool's current weight, :class:`_Usage`)."""
-    return rng.choices(items, weights=[weight[i] for i in items], k=1)[0]
+    """One item drawn by ``weight`` (a tool's current weight, :class:`_Usage`): the draw ``rng.choices(items,
+    weights=..., k=1)[0]`` makes (the same random number, the same cumulative weights and bisection), without its
+    per-call checks and list of one; weights here are always positive."""
+    cum = list(itertools.accumulate([weight[i] for i in items]))
+    return items[bisect.bisect(cum, rng.random() * (cum[-1] + 0.0), 0, len(items) - 1)]
 
 
 def _length_draw(cfg: ChainConfig) -> tuple[list[int], list[int]]:

@@ -19,6 +19,7 @@ acts on that is :func:`acts_on`. Reads never count: a read after a close is the 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ def _tokens(name: str) -> list[str]:
     return [t.lower() for t in _NAME_TOKENS.split(name.strip()) if t]
 
 
+@functools.cache  # a pure function of a tool's name, asked millions of times while chains are sampled
 def closes(name: str) -> bool:
     """Does a successful call of ``name`` close, delete or take off something?"""
     toks = _tokens(name)

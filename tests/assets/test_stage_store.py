@@ -1,5 +1,6 @@
 """The stage store hands a stage's output to its first reader in the writing process, and only to it."""
 
+import gc
 import os
 
 import dagster as dg
@@ -70,6 +71,25 @@ def test_a_sidecar_from_another_write_of_the_output_is_not_read(tmp_path):
     os.utime(path, ns=(side_before.st_atime_ns, side_before.st_mtime_ns))
     side = _read(store, "conversations", "crm", part="rejections")
     assert [r.detail for r in side.rejections] == ["new"]
+
+
+class _SeesCollector:
+    """Pickles as itself, noting whether the cyclic collector was on while it was pickled."""
+
+    seen: list[bool] = []
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        _SeesCollector.seen.append(gc.isenabled())
+        return (_SeesCollector, ())
+
+
+def test_an_output_is_pickled_with_the_collector_paused_and_the_collector_is_on_again_after(tmp_path):
+    store = StageStore(base_dir=str(tmp_path))
+    _SeesCollector.seen.clear()
+    _write(store, "tool_chains", "banking", StageOutput(items=[_SeesCollector(), _SeesCollector()]))
+    assert _SeesCollector.seen == [False, False]
+    assert gc.isenabled()
+    assert isinstance(store.load("tool_chains", "banking").items[0], _SeesCollector)
 
 
 def test_stored_files_are_written_whole_under_their_own_name(tmp_path):
