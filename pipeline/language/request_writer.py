@@ -1421,6 +1421,12 @@ def thing_questions(thing: str, follow: bool) -> list[str]:
     return [f"And {f[:1].lower()}{f[1:]}" for f in forms] if follow else forms
 
 
+def _thing_frames(frames: list[str], thing: str) -> list[str]:
+    """The frames that can go round ``thing``: "Could you bring {n} up?" never after "the company you brought up"
+    ("... brought up up")."""
+    return [f for f in frames if "{n} up" not in f] if thing.endswith(" up") else frames
+
+
 def _follow_leads(body: str, steps: int) -> list[str]:
     """The frames of a follow-up: "Could you ... next?" only after a single step that ends in a word, never after a
     value ("response set to accepted next", "at 09:00 on 2 March next") or a list of steps."""
@@ -1506,7 +1512,7 @@ def compose_turn(
     if turn == 0:
         if by_thing:
             asked = thing_questions(thing, False) if rng.random() < 0.5 else []
-            text = rng.choice(asked) if asked else rng.choice(THING_ASKS).format(n=thing)
+            text = rng.choice(asked) if asked else rng.choice(_thing_frames(THING_ASKS, thing)).format(n=thing)
         else:
             text = rng.choice(_asks(ASKS, OWN_ASKS, body)).format(p=body, P=_cap(body))
         text = f"{text} {later}" if later else text
@@ -1535,7 +1541,7 @@ def compose_turn(
         text = (
             rng.choice(asked)
             if asked
-            else rng.choice(THING_FOLLOWS).format(n=thing)
+            else rng.choice(_thing_frames(THING_FOLLOWS, thing)).format(n=thing)
             if by_thing
             else rng.choice(_asks(_follow_leads(body, len(phrases)), OWN_FOLLOW_LEADS, body)).format(
                 p=body, P=_cap(body)

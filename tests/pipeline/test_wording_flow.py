@@ -259,3 +259,17 @@ def test_a_showing_verb_is_never_said_in_the_users_own_voice():
     assert not any(f"{o}show the saved" in t for t in shown for o in own if o.strip()), shown
     done = [compose_turn(["cancel the order ORD-0019"], random.Random(s), "retiree", 0, False) for s in range(300)]
     assert any(f"{o}cancel the order" in t for t in done for o in own if o.strip()), done
+
+
+def test_a_frame_never_doubles_a_particle_the_thing_ends_with():
+    """ "Pull the company you brought up up too, please." (the linter's repeated_phrase failed a 3,000 build on it)."""
+    from pipeline.language.request_writer import compose_turn
+
+    thing = "the company you brought up"
+    texts = [
+        compose_turn(["pull up " + thing], random.Random(s), "retiree", turn, False, "crm", thing=thing)
+        for s in range(300)
+        for turn in (0, 1)
+    ]
+    assert not any(" up up" in t for t in texts), [t for t in texts if " up up" in t]
+    assert any(thing in t for t in texts)
