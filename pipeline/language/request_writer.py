@@ -1363,7 +1363,8 @@ THING_FOLLOWS = [
 ]
 
 
-# what a read shows that is a value rather than a record: asked for as "What's the balance for account ACC-0003?"
+# what a read shows that is a value rather than a record or a document: asked for as "What's the balance for account
+# ACC-0003?", never "What is the monthly report for March?"
 VALUE_HEADS = {
     "balance",
     "status",
@@ -1373,8 +1374,6 @@ VALUE_HEADS = {
     "forecast",
     "weather",
     "rate",
-    "summary",
-    "report",
     "hours",
     "score",
     "usage",

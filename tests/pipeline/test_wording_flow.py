@@ -218,6 +218,7 @@ def test_what_a_read_shows_may_be_asked_as_the_question_people_ask_by_what_it_is
         "And which transactions are there for account ACC-0003?",
     ]
     assert thing_questions("CUS-0001's accounts", False) == []
+    assert thing_questions("the monthly report for that month", False) == []  # a document, not a value
     assert thing_questions("the cart for customer CUS-0001", False) == []
     long = "the contacts on COM-0005, with the name containing Novak"
     assert thing_questions(long, False) == [f"Who are {long}?"]  # never "tell me who the contacts on ..., ... are"
