@@ -479,6 +479,8 @@ BACK_REFS = [
 ]
 # the read families that only show something (a list, a record, a search): said as what they show
 SHOWING = ("list", "get", "search", "view", "check", "read")
+# what a making verb starts that is not a thing made: "start the charging", never "start a charging"
+PROCESSES = {"charging", "navigation", "playback", "tracking", "monitoring", "streaming", "sharing", "sync", "syncing"}
 # what a tool's name may hold that is never "the" anything: "withdraw cash", "add funds"
 MASS_NOUNS = {"cash", "money", "funds", "credit"}
 # verbs of a call that makes the entity its name names (open_account, create_invoice, schedule_meeting)
@@ -1084,7 +1086,7 @@ class StepWriter:
         last = noun.split(" ")[-1]
         if not prep and last in MASS_NOUNS:  # deposit_cash: "deposit cash into ...", never "deposit the cash"
             return ""
-        if not prep and not intent.read and makes(tool, last) and not last.endswith("ing") and not is_plural(last):
+        if not prep and not intent.read and makes(tool, last) and last not in PROCESSES and not is_plural(last):
             return self.rng.choice([article(noun) + " ", article(noun) + " ", "a new "])
         if prep or not intent.read or intent.family not in ("list", "search") or not is_plural(noun.split(" ")[-1]):
             return "the "
@@ -1439,6 +1441,8 @@ MONTH_ENDS = tuple(
 )
 
 
+# a frame's words after the request ("{p} for me", "{P} too, please"): never after a value that ends it
+TRAILING = re.compile(r"\{[pP]\} \w")
 # words a request says once: a frame with them never goes round a request that has them ("too too")
 ECHOES = re.compile(r"\b(too|as well)\b")
 # verbs that say what the assistant does for the user: never in the user's own voice ("I want to show the places")
@@ -1450,6 +1454,8 @@ def _asks(frames: list[str], own: list[str], body: str) -> list[str]:
     is not the assistant's showing ("I want to show the saved places")."""
     if re.search(ECHOES, body):  # "... the attendees too": never "..., and the attendees too too, please"
         frames, own = [f for f in frames if not re.search(ECHOES, f)], [f for f in own if not re.search(ECHOES, f)]
+    if re.search(r"[\d_]", _last_word(body)):  # "... my API token is sk_live_x9", never "... sk_live_x9 for me?"
+        frames, own = [f for f in frames if not TRAILING.search(f)], [f for f in own if not TRAILING.search(f)]
     if re.search(r"\bme\b", body) or _first_word(body).lower() in SHOWING_VERBS:
         return frames
     return frames + own

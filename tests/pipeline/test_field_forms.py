@@ -137,5 +137,7 @@ def test_a_thing_the_call_makes_is_a_new_one_never_the_one():
     texts = _said(plan_step("create_invoice", {"merchant_id": "MER-0006", "amount": 41.6}))
     assert all(re.search(r"\b(an|a new) invoice\b", t) for t in texts), texts
     assert not any("the invoice" in t for t in texts), texts
+    met = _said(plan_step("schedule_meeting", {"host_id": "USR-0009", "title": "Sprint planning"}))
+    assert all(re.search(r"\b(a|a new) meeting\b", t) for t in met), met  # a noun in -ing is still a thing made
     carted = _said(plan_step("add_to_cart", {"customer_id": "CUS-0002", "item_id": "ITM-0163", "quantity": 3}))
     assert not any(re.search(r"\b(a|a new) cart\b", t) for t in carted), carted

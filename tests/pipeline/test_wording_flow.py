@@ -274,3 +274,12 @@ def test_a_frame_never_doubles_a_particle_the_thing_ends_with():
     ]
     assert not any(" up up" in t for t in texts), [t for t in texts if " up up" in t]
     assert any(thing in t for t in texts)
+
+
+def test_no_frame_words_follow_a_value_that_ends_the_request():
+    """ "... and my API token is sk_live_x9 for me?" reads as part of the token: after a value, the frame ends."""
+    from pipeline.language.request_writer import compose_turn
+
+    body = "set up an endpoint for MER-0002 and my API token is sk_live_hhs157nzi6u4cdxx"
+    texts = [compose_turn([body], random.Random(s), "retiree", turn, False) for s in range(200) for turn in (0, 1)]
+    assert not any(re.search(r"cdxx (for me|real quick|today|now|when|too|as well)\b", t) for t in texts), texts
