@@ -248,9 +248,6 @@ FOLLOW_ACKS = [
     "Good to know.",
     "Perfect, thank you.",
 ]
-# a follow-up that opens with one of these acknowledges already ("Good. Could you ...", "Great, and now ...")
-ACK_WORDS = {"thanks", "great", "ok", "okay", "perfect", "got", "nice", "alright", "good", "cool", "lovely", "right"}
-ACK_WORDS |= {"super", "fine", "brilliant", "ah", "makes", "understood", "sounds", "that's"}
 FOLLOW_LEADS = [
     "Now {p}.",
     "Next, {p}.",
@@ -541,6 +538,10 @@ def _cap(s: str) -> str:
 
 def _first_word(s: str) -> str:
     return s.split(" ", 1)[0].strip(".,;:!?").lower()
+
+
+# a follow-up that opens with one of these acknowledges already ("Good. Could you ...", "Great, and now ...")
+ACK_WORDS = frozenset(_first_word(a) for a in FOLLOW_ACKS)
 
 
 def _last_word(s: str) -> str:
@@ -1452,11 +1453,12 @@ SHOWING_VERBS = {"show", "display", "list", "fetch", "give", "tell", "summarize"
 def _asks(frames: list[str], own: list[str], body: str) -> list[str]:
     """The frames a request can take: the user's own voice only where its verb says no "me" ("show me ...") and
     is not the assistant's showing ("I want to show the saved places")."""
-    if re.search(ECHOES, body):  # "... the attendees too": never "..., and the attendees too too, please"
-        frames, own = [f for f in frames if not re.search(ECHOES, f)], [f for f in own if not re.search(ECHOES, f)]
+    drop = [ECHOES] if ECHOES.search(body) else []  # "... the attendees too": never "... too too, please"
     if re.search(r"[\d_]", _last_word(body)):  # "... my API token is sk_live_x9", never "... sk_live_x9 for me?"
-        frames, own = [f for f in frames if not TRAILING.search(f)], [f for f in own if not TRAILING.search(f)]
-    if re.search(r"\bme\b", body) or _first_word(body).lower() in SHOWING_VERBS:
+        drop.append(TRAILING)
+    if drop:
+        frames, own = ([f for f in pool if not any(d.search(f) for d in drop)] for pool in (frames, own))
+    if re.search(r"\bme\b", body) or _first_word(body) in SHOWING_VERBS:
         return frames
     return frames + own
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 import re
 
+from pipeline.language.lexicon import READ_VERBS, WRITE_VERBS
+
 # (reads, writes) per built-in server: clauses that fit after "since" and stand as a sentence, never holding a value,
 # said the ways different people say them (an event, a feeling, a person who asks, a plan, a past action): across
 # the pool no two-word opening starts more than 5 of them and no word trigram is in more than 3
@@ -1117,7 +1119,7 @@ NOUNS: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {
 }
 # nouns of NOUNS that are verbs too ("transfer the stock", "place a bid"): swapped only after a determiner, an id or a
 # possessive ("the transfer", "TRF-0001 transfer", "the store's transfers")
-VERBS_TOO = {"transfer", "transfers", "place", "places"}
+VERBS_TOO = {w for nouns in NOUNS.values() for pair in nouns for w in pair if pair[0] in WRITE_VERBS | READ_VERBS}
 DETERMINED = re.compile(
     r"(?:\b(?:the|a|an|that|this|these|those|my|your|our|their|its|each|every|any|all|which|new|same|"
     r"first|last|other|pending)|'s|s'|\b[A-Z]+-\d+)\s*$"

@@ -18,6 +18,14 @@ STORES = {
         {"store_id": "STR-0009", "name": "Lyon Central", "city": "Lyon"},
     ]
 }
+
+
+def _fed(step: dict, param: str, field: str | None = None, index: int = 1) -> dict:
+    """``step`` (the ``index``-th) with ``param`` taken from field ``field`` (default: the same name) of step 0's
+    result."""
+    return step | {"index": index, "sources": {param: 0}, "source_fields": {param: field or param}}
+
+
 FROM_LIST = {"sources": {"store_id": 0}, "source_fields": {"store_id": "store_id"}}
 
 
@@ -91,16 +99,14 @@ def test_a_terse_user_says_it_only_after_a_call_on_one_entity():
     booked = {"booking_id": "BKG-0030", "traveller_id": "TRV-0006", "flight_id": "FL-0105"}
     book = plan_step("book_flight", {"flight_id": "FL-0105", "traveller_id": "TRV-0006", "itinerary_id": "ITN-0007"})
     book |= {"index": 0, "result": CallResult(ok=True, data=booked)}
-    check = plan_step("get_traveller", {"traveller_id": "TRV-0006"}, read_only=True) | {"index": 1}
-    check |= {"sources": {"traveller_id": 0}, "source_fields": {"traveller_id": "traveller_id"}}
+    check = _fed(plan_step("get_traveller", {"traveller_id": "TRV-0006"}, read_only=True), "traveller_id")
     steps = [book, check]
     for seed in range(20):
         turns = write_turns([[book], [check]], steps, "minimal", "retiree", [], {}, "2026-03-02", random.Random(seed))
         assert "TRV-0006" in turns[1] and " it" not in turns[1], turns
     single = plan_step("reconnect_device", {"device_id": "DEV-0008"}) | {"index": 0}
     single |= {"result": CallResult(ok=True, data={"device_id": "DEV-0008"})}
-    read = plan_step("get_sensor_reading", {"device_id": "DEV-0008"}, read_only=True) | {"index": 1}
-    read |= {"sources": {"device_id": 0}, "source_fields": {"device_id": "device_id"}}
+    read = _fed(plan_step("get_sensor_reading", {"device_id": "DEV-0008"}, read_only=True), "device_id")
     turns = write_turns(
         [[single], [read]], [single, read], "minimal", "retiree", [], {}, "2026-03-02", random.Random(0)
     )
@@ -110,11 +116,8 @@ def test_a_terse_user_says_it_only_after_a_call_on_one_entity():
 def test_an_entity_the_conversation_made_is_the_new_one_never_the_same_one_next_to_another_of_its_kind():
     opened = plan_step("open_account", {"customer_id": "CUS-0016", "account_type": "checking"}) | {"index": 0}
     opened |= {"result": CallResult(ok=True, data={"account_id": "ACC-0046", "customer_id": "CUS-0016"})}
-    move = plan_step("transfer", {"from_account_id": "ACC-0037", "to_account_id": "ACC-0046", "amount": 50}) | {
-        "index": 1,
-        "sources": {"to_account_id": 0},
-        "source_fields": {"to_account_id": "account_id"},
-    }
+    move = plan_step("transfer", {"from_account_id": "ACC-0037", "to_account_id": "ACC-0046", "amount": 50})
+    move = _fed(move, "to_account_id", "account_id")
     texts = [_turns([opened, move], [[0], [1]], seed)[1] for seed in range(40)]
     assert any("new account" in t or "account you just made" in t for t in texts), texts
     assert not any("to the same account" in t for t in texts), [t for t in texts if "to the same account" in t]
@@ -123,11 +126,7 @@ def test_an_entity_the_conversation_made_is_the_new_one_never_the_same_one_next_
 def test_an_entity_a_write_only_returned_is_never_called_new():
     added = plan_step("add_issue_to_sprint", {"issue_id": "MOB-0003", "sprint_id": "SPR-0007"}) | {"index": 0}
     added |= {"result": CallResult(ok=True, data={"issue_id": "MOB-0003", "project_id": "PRJ-0002"})}
-    listed = plan_step("list_issues", {"project_id": "PRJ-0002"}, read_only=True) | {
-        "index": 1,
-        "sources": {"project_id": 0},
-        "source_fields": {"project_id": "project_id"},
-    }
+    listed = _fed(plan_step("list_issues", {"project_id": "PRJ-0002"}, read_only=True), "project_id")
     texts = [_turns([added, listed], [[0], [1]], seed)[1] for seed in range(40)]
     assert not any("new project" in t or "project you just made" in t for t in texts), texts
 
@@ -163,22 +162,14 @@ def test_a_period_a_result_showed_is_for_that_month_and_a_path_at_that_path_neve
     returned is "at that path"."""
     budget = plan_step("get_budget", {}, read_only=True) | {"index": 0}
     budget |= {"result": CallResult(ok=True, data={"month": "2026-03", "total_limit": 4100})}
-    report = plan_step("get_monthly_report", {"month": "2026-03"}, read_only=True) | {
-        "index": 1,
-        "sources": {"month": 0},
-        "source_fields": {"month": "month"},
-    }
+    report = _fed(plan_step("get_monthly_report", {"month": "2026-03"}, read_only=True), "month")
     texts = [_turns([budget, report], [[0], [1]], seed)[1] for seed in range(40)]
     referred = [t for t in texts if "March" not in t]  # pointed at, not said
     assert referred and all(re.search(r"\bfor (that|the|this) (\w+ ){0,2}month\b", t) for t in referred), referred
     assert not any(re.search(r"\bwith (that|the|this) (same |very same |exact )?month\b", t) for t in texts), texts
     found = plan_step("search_files", {}, read_only=True) | {"index": 0}
     found |= {"result": CallResult(ok=True, data={"path": "/home/priya/notes.txt"})}
-    read = plan_step("read_file", {"path": "/home/priya/notes.txt"}, read_only=True) | {
-        "index": 1,
-        "sources": {"path": 0},
-        "source_fields": {"path": "path"},
-    }
+    read = _fed(plan_step("read_file", {"path": "/home/priya/notes.txt"}, read_only=True), "path")
     texts = [_turns([found, read], [[0], [1]], seed)[1] for seed in range(40)]
     assert not any("with that path" in t or "with the same path" in t for t in texts), texts
 
