@@ -57,7 +57,7 @@ import polars as pl
 
 from pipeline.core.config import BuildConfig, ChainConfig, LintConfig, QueryConfig
 from pipeline.core.records import TOOL_KINDS
-from pipeline.corpus.columns import messages_of, reference_of, tool_items, tools_text, trace_of
+from pipeline.corpus.columns import messages_of, reference_of, tool_items, tools_text
 from pipeline.corpus.store import read_examples
 from pipeline.discovery.goals import conflicts
 from pipeline.language.lexicon import intent_of, is_plural, words
@@ -293,6 +293,7 @@ class ToolList:
     by_name: dict[str, dict[str, Any]]
     descriptions: list[frozenset[tuple[str, ...]]]  # each tool description's n-grams
     vocab: set[str]  # :func:`tool_vocab`
+    described: frozenset[tuple[str, ...]] = frozenset()  # every description's n-grams (a text sharing none pastes none)
 
 
 class Linter:
@@ -324,23 +325,30 @@ class Linter:
                 pass
         return json.loads(tools_json)
 
-    def tool_list(self, tools_json: str) -> ToolList:
-        """The facts of a tools column value, worked out once per distinct value."""
-        out = self._lists.get(tools_json)
+    def tool_list(self, tools: Any) -> ToolList:
+        """The facts of a tools column value (its JSON text, or its list of tool texts as the nested column holds
+        it), worked out once per distinct value. A list is looked up as a tuple of its texts: joining the texts
+        into one key for every look-up took a third of the look-ups' time."""
+        key = tuple(tools) if isinstance(tools, list) else tools
+        try:
+            out = self._lists.get(key)
+        except TypeError:  # tools as objects (not texts): keyed by their JSON text
+            key = tools_text(tools)
+            out = self._lists.get(key)
         if out is None:
-            tools = self.tools(tools_json)
-            names, by_name = _tool_facts(tools)
+            parsed = self.tools(tools_text(tools))
+            names, by_name = _tool_facts(parsed)
             descs = [
                 description_grams(fn.get("description") or "", self.cfg.description_ngram) for fn in by_name.values()
             ]
-            out = self._lists[tools_json] = ToolList(names, by_name, descs, tool_vocab(tools))
+            out = self._lists[key] = ToolList(names, by_name, descs, tool_vocab(parsed), frozenset().union(*descs))
         return out
 
     def example(self, row: dict[str, Any], rep: LintReport, msgs: list[dict[str, Any]] | None = None) -> None:
         """Lint one corpus row (``msgs``: its messages, when the caller has decoded them already)."""
         eid = row["example_id"]
         msgs = messages_of(row["messages"]) if msgs is None else msgs
-        facts = self.tool_list(tools_text(row["tools"]))
+        facts = self.tool_list(row["tools"])
         names, by_name, descs = facts.names, facts.by_name, facts.descriptions
         quoted = [m["content"] for m in msgs if m["role"] == "tool" and isinstance(m.get("content"), str)]
         for m in msgs:
@@ -349,7 +357,7 @@ class Linter:
                 continue
             if m["role"] == "user":
                 grams = ngrams(text, self.cfg.description_ngram)
-                hit = next((g for d in descs for g in grams & d), None)
+                hit = next((g for d in descs for g in grams & d), None) if grams & facts.described else None
                 if hit:
                     rep.add("description_paste", eid, " ".join(hit))
                 if JSONISH.search(text):
@@ -360,7 +368,9 @@ class Linter:
                 bad = [w for w in SNAKE.findall(text) if w in names]
                 if bad:
                     rep.add("parameter_name", eid, ", ".join(bad))
-            if any(not _server_said(text, h, quoted) for h in PLACEHOLDER.finditer(text)):
+            if _may_hold_placeholder(text) and any(
+                not _server_said(text, h, quoted) for h in PLACEHOLDER.finditer(text)
+            ):
                 rep.add("placeholder", eid, text)
             # quoted text (a message body, a note) is the data's words, not the speaker's: each quote is its own token
             unquoted = QUOTED.sub(lambda q: f"\x00{q.start()}", text)
@@ -448,12 +458,16 @@ class Linter:
     def goal(self, eid: str, trace: Any, rep: LintReport) -> None:
         """Flag an undo-then-redo, and note a write on what the conversation closed (``self.closed_cases``, judged
         against the allowed share over the corpus), from the trace's reference calls."""
-        calls = [t for t in trace_of(trace) if t.get("reference", True)]
+        calls = [t for t in (_decoded(trace) or []) if t.get("reference", True)]
+        args = [_decoded(t.get("arguments")) or {} for t in calls]
+        # a result is read only for a write that succeeded (what a later close may undo): most results are reads'
+        reads = [self.is_read(t["name"]) for t in calls]
         found = conflicts(
-            (t["name"], t["arguments"] or {}, bool(t["ok"]), self.is_read(t["name"]), t.get("result")) for t in calls
+            (t["name"], a, bool(t["ok"]), ro, None if ro or not t["ok"] else _decoded(t.get("result")))
+            for t, a, ro in zip(calls, args, reads, strict=True)
         )
         for c in found:
-            detail = f"{calls[c.later]['name']} after {calls[c.closer]['name']}({calls[c.closer]['arguments']})"
+            detail = f"{calls[c.later]['name']} after {calls[c.closer]['name']}({args[c.closer]})"
             if c.kind != "acts_on_closed":
                 rep.add(c.kind, eid, detail)
             else:
@@ -540,7 +554,7 @@ def lint_frame(
         if sampled:
             openings_all.update(opening(u) for u in users)
         if row["kind"] in TOOL_KINDS and users:
-            frames.append(frame_of(users[0], linter.tool_list(tools_text(row["tools"])).vocab))
+            frames.append(frame_of(users[0], linter.tool_list(row["tools"]).vocab))
             if sampled:
                 tool_turns.extend((row["example_id"], u) for u in users)
         elif row["kind"] in ("irrelevance", "abstention") and users:
@@ -565,6 +579,19 @@ def lint_frame(
     if tool_turns and unique < lcfg.min_unique_openings:
         rep.add("unique_openings", "corpus", f"{unique:.3f} < {lcfg.min_unique_openings}")
     return rep
+
+
+_PLACEHOLDER_MARKS = ("None", "null", "undefined", "NaN", "{", "<")  # what every PLACEHOLDER match holds
+
+
+def _may_hold_placeholder(text: str) -> bool:
+    """Can :data:`PLACEHOLDER` match ``text`` at all? (A scan for six substrings is much cheaper than the pattern's.)"""
+    return any(m in text for m in _PLACEHOLDER_MARKS)
+
+
+def _decoded(v: Any) -> Any:
+    """A JSON-typed column value as Python (a text decoded; anything else as it is)."""
+    return json.loads(v) if isinstance(v, str) else v
 
 
 def _server_said(text: str, hit: re.Match[str], quoted: list[str]) -> bool:
