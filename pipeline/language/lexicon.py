@@ -484,8 +484,10 @@ FUNCTION_WORDS = {
 }
 
 
+@functools.lru_cache(maxsize=8192)
 def is_plural(word: str) -> bool:
-    """Is ``word`` (one word) a plural noun, as in ``1 webhooks``? Function words ending in s are not."""
+    """Is ``word`` (one word) a plural noun, as in ``1 webhooks``? Function words ending in s are not. (Kept per
+    word: inflect's ``singular_noun`` runs dozens of patterns, and the same words come back in every reply.)"""
     w = word.lower()
     return (
         len(w) > 3

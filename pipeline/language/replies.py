@@ -167,8 +167,10 @@ def facts_of(
     if lead:  # what was asked for, then a little of the rest
         limit = 2
     keys = sorted(rec, key=lambda k: 0 if singular(words(k)) == singular(focus) else 1)
-    out = []
+    out: list[str] = []
     for k in keys:
+        if len(out) >= limit and isinstance(rng, Steady):  # the rest would be cut, and with a Steady (set back before
+            break  # each value) wording them draws nothing a later value would see
         if k in skip:
             continue
         f = fact(k, rec[k], rng)

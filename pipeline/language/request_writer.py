@@ -630,8 +630,14 @@ def one_with(phrases: list[str]) -> list[str]:
     return out
 
 
-def singled_out(source: Any, field: str, value: Any) -> bool:
-    """Did a result single out ``value``: is it the only value of ``field`` anywhere in it?"""
+def singled_out(source: Any, field: str, value: Any, values: set[str] | None = None) -> bool:
+    """Did a result single out ``value``: is it the only value of ``field`` anywhere in it? (``values``: the result's
+    :func:`field_strings` for ``field``, when the caller has them.)"""
+    return (field_strings(source, field) if values is None else values) == {str(value)}
+
+
+def field_strings(source: Any, field: str) -> set[str]:
+    """Every value of ``field`` anywhere in a result, as text."""
     seen: set[str] = set()
 
     def walk(d: Any) -> None:
@@ -645,7 +651,7 @@ def singled_out(source: Any, field: str, value: Any) -> bool:
                 walk(v)
 
     walk(source)
-    return seen == {str(value)}
+    return seen
 
 
 def first_of(source: Any, field: str, value: Any) -> bool:
@@ -698,6 +704,8 @@ class StepWriter:
         self.retold: set[str] = set()  # those told apart by name twice: never a third time
         self.bare: str | None = None  # the noun of the slot of the step being phrased that names a thing by its kind
         self.owned = False  # that slot was said as its owner's ("CUS-0001's accounts")
+        self._singles: dict[tuple[int, str], set[str]] = {}  # (step, field) -> values (:meth:`_field_strings`)
+        self._walked = 0  # how many of ``shown`` are in ``_seen``
 
     def earlier(self, noun: str, found: bool = True) -> str:
         """``that account``, ``the account from before`` ...: a wording not among the last three said; "the account
@@ -712,13 +720,15 @@ class StepWriter:
     def seen(self, value: str) -> bool:
         """Has the user seen ``value`` in a result of an earlier turn?"""
         if self._seen is None:
-            self._seen = set().union(*(result_values(d) for d in self.shown)) if self.shown else set()
+            self._seen = set()
+        if self._walked < len(self.shown):  # the results shown since the last time asked
+            self._seen.update(*(result_values(d) for d in self.shown[self._walked :]))
+            self._walked = len(self.shown)
         return value in self._seen
 
     def saw(self, results: list[Any]) -> None:
         """The user has now seen these results (a turn's)."""
         self.shown += results
-        self._seen = None
 
     def entity(self, p: str, v: Any, noun: str, terse: bool) -> str:
         if isinstance(v, list):
@@ -782,7 +792,7 @@ class StepWriter:
                 else self.arg_phrase(p, v, step["tool"].read_only, terse)
             ), True
         nameable = self.seen(str(v)) or self.known(str(v))
-        if data is not None and singled_out(data, field, v):
+        if data is not None and singled_out(data, field, v, self._field_strings(src, field)):
             # "book FL-0105 TRV-0006 ITN-0007", then "check TRV-0006", never "check it" (which of the three?): "it"
             # only after a call on one entity, or for a value the user cannot name
             several = sum(q.endswith(("_id", "_ids")) for q in self.steps[src]["args"]) > 1
@@ -861,6 +871,14 @@ class StepWriter:
             st["result"].ok and any(str(x) != str(v) for x in field_values(st["result"].data, field))
             for st in self.steps[src + 1 : now]
         )
+
+    def _field_strings(self, i: int, field: str) -> set[str]:
+        """:func:`field_strings` of step ``i``'s result, worked out once per step and field."""
+        key = (i, field)
+        vals = self._singles.get(key)
+        if vals is None:
+            vals = self._singles[key] = field_strings(self.steps[i]["result"].data, field)
+        return vals
 
     def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:
         pw = words(p)
@@ -1591,9 +1609,16 @@ def result_values(data: Any) -> set[str]:
     return out
 
 
-def unnamed_writes(turns_idx: list[list[int]], steps: list[dict[str, Any]], known: Callable[[str], bool]) -> list[int]:
+def unnamed_writes(
+    turns_idx: list[list[int]],
+    steps: list[dict[str, Any]],
+    known: Callable[[str], bool],
+    singles: dict[tuple[int, str], set[str]] | None = None,
+) -> list[int]:
     """Writing steps that act on a value an earlier result did not single out, which the user could not
-    name when asking: the value is neither an entity the user knows nor shown in an earlier turn."""
+    name when asking: the value is neither an entity the user knows nor shown in an earlier turn. ``singles``:
+    a memo of :func:`field_strings` by (step, field), kept by a caller that tries several splits of the same steps."""
+    singles = {} if singles is None else singles
     turn_of = {k: ti for ti, idx in enumerate(turns_idx) for k in idx}
     bad = []
     for k, st in enumerate(steps):
@@ -1602,8 +1627,12 @@ def unnamed_writes(turns_idx: list[list[int]], steps: list[dict[str, Any]], know
         for p, src in st["sources"].items():
             res = steps[src]["result"]
             v = st["args"][p]
-            if res.ok and singled_out(res.data, st["source_fields"][p], v):
-                continue
+            field = st["source_fields"][p]
+            if res.ok:
+                if (src, field) not in singles:
+                    singles[src, field] = field_strings(res.data, field)
+                if singled_out(res.data, field, v, singles[src, field]):
+                    continue
             if turn_of[src] < turn_of[k] or known(str(v)):
                 continue
             bad.append(k)

@@ -395,9 +395,10 @@ def _named_split(
     def known(v: str) -> bool:
         return is_known_id(v, snap)
 
+    singles: dict[tuple[int, str], set[str]] = {}  # the same steps each try: their results' values worked out once
     for _split in range(8):
         turns_idx = split_turns(len(steps), rng, cfg)
-        unnamed = unnamed_writes(turns_idx, steps, known)
+        unnamed = unnamed_writes(turns_idx, steps, known, singles)
         if not unnamed:
             return turns_idx
     return rejection(
