@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, create_model
 
 from pipeline.core.config import BuildConfig
 from pipeline.core.records import Rejection
-from pipeline.core.speedups import collector_paused
+from pipeline.core.speedups import collector_paused, dump_models
 from pipeline.stages.base import StageOutput
 
 # data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
@@ -196,7 +196,7 @@ class StageStore(dg.ConfigurableIOManager):
             # nothing (``bench/OPTIMISATIONS.md``, eighteenth round)
             with open(tmp, "wb") as f, collector_paused():
                 pickle.dump(token, f, protocol=pickle.HIGHEST_PROTOCOL)
-                pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+                dump_models(obj, f)  # pydantic records without their __getstate__ dicts (row 66)
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)

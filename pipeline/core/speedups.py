@@ -8,6 +8,9 @@ code it replaces (tests compare them) and is kept because ``bench/OPTIMISATIONS.
   conversations share (a server's tool records); augment 4.8 s -> 1.1 s, tools column 0.95 s -> 0.11 s
   at 13,500 examples.
 * :class:`ToolsJson` (row 31): the corpus's tools column assembled from each tool's JSON.
+* :func:`dump_models` (row 66): the stage store's pickles of pydantic records, each record's state handed over as
+  it is (no ``__getstate__`` dict) and each distinct set of fields set pickled once; dumps 1.26x faster at
+  13,500 examples.
 
 The content hash is the plain :func:`pipeline.core.records.stable_hash` (the streamed version saved
 about 0.6 s of a 220 s build at 13,500 examples).
@@ -19,8 +22,11 @@ import contextlib
 import functools
 import gc
 import json
+import pickle
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Generic, TypeVar
+from typing import IO, Any, Generic, TypeVar
+
+from pydantic import BaseModel
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -131,3 +137,64 @@ class ToolsJson:
         if out is None:
             out = self._list[key] = "[" + ", ".join(self._tool.all(tools)) + "]"
         return out
+
+
+_MODEL_GETSTATE = BaseModel.__getstate__
+_MODEL_SETSTATE = BaseModel.__setstate__
+_PLAIN_REDUCE = (object.__reduce__, object.__reduce_ex__)
+
+
+def model_from_state(
+    cls: type[BaseModel], fields: dict[str, Any], fields_set: tuple[str, ...], extra: Any, private: Any
+) -> BaseModel:
+    """A record rebuilt from its state as :class:`ModelPickler` wrote it: what pydantic's own ``__setstate__``
+    restores (its own fresh set of the fields set)."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(fields_set))
+    object.__setattr__(obj, "__pydantic_extra__", extra)
+    object.__setattr__(obj, "__pydantic_private__", private)
+    object.__setattr__(obj, "__dict__", fields)
+    return obj
+
+
+def _plain_model(cls: type) -> bool:
+    """Does the class pickle the way pydantic's ``BaseModel`` does (no pickling hook of its own)?"""
+    return (
+        cls.__getstate__ is _MODEL_GETSTATE
+        and cls.__setstate__ is _MODEL_SETSTATE
+        and (cls.__reduce__, cls.__reduce_ex__) == _PLAIN_REDUCE
+    )
+
+
+class ModelPickler(pickle.Pickler):
+    """A pickler that writes a pydantic record as its class, its field values, its fields set, extra and private
+    attributes, loaded by :func:`model_from_state` into the record pydantic's own pickling gives back.
+
+    pydantic pickles a record by its ``__getstate__`` dict: a Python call per record, a new four-key dict and a new
+    set of the fields set, all pickled whole. A corpus's records share a handful of distinct fields sets, so each is
+    pickled once here (a shared tuple the pickler's memo refers back to). A record of a class with a pickling hook
+    of its own (``RootModel``, a custom ``__getstate__``) is pickled as its class says."""
+
+    def __init__(self, file: IO[bytes], protocol: int = pickle.HIGHEST_PROTOCOL) -> None:
+        super().__init__(file, protocol=protocol)
+        self._fields_sets: dict[frozenset[str], tuple[str, ...]] = {}
+        self._plain: dict[type, bool] = {}
+
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        plain = self._plain.get(cls)
+        if plain is None:
+            plain = self._plain[cls] = issubclass(cls, BaseModel) and _plain_model(cls)
+        if not plain:
+            return NotImplemented
+        key = frozenset(obj.__pydantic_fields_set__)
+        fields_set = self._fields_sets.get(key)
+        if fields_set is None:
+            fields_set = self._fields_sets[key] = tuple(sorted(key))
+        return model_from_state, (cls, obj.__dict__, fields_set, obj.__pydantic_extra__, obj.__pydantic_private__)
+
+
+def dump_models(obj: Any, file: IO[bytes]) -> None:
+    """Pickle ``obj`` (which may hold pydantic records) to ``file`` with :class:`ModelPickler`; ``pickle.load``
+    reads it back."""
+    ModelPickler(file).dump(obj)

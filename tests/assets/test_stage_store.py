@@ -2,8 +2,10 @@
 
 import gc
 import os
+import pickle
 
 import dagster as dg
+from pydantic import BaseModel, PrivateAttr, RootModel
 
 from assets.resources import HANDOFF, Handoff, StageStore
 from pipeline.core.records import rejection
@@ -110,3 +112,49 @@ def test_what_is_held_is_bounded_by_pickled_size_oldest_first(tmp_path):
     assert handoff.take(paths[0], "token 0") is None  # let go to stay under 3,000 bytes
     assert handoff.take(paths[1], "token 1") == 1 and handoff.take(paths[2], "token 2") == 2
     assert handoff.take(paths[2], "token 2") is None  # taken once
+
+
+class _Leaf(BaseModel):
+    name: str
+    size: int = 0
+
+
+class _Holder(BaseModel):
+    leaves: list[_Leaf]
+    note: str | None = None
+    _seen: int = PrivateAttr(default=0)
+
+
+class _Loose(BaseModel, extra="allow"):
+    kind: str
+
+
+class _Ints(RootModel[list[int]]):
+    pass
+
+
+class _OwnState(BaseModel):
+    value: int
+
+    def __getstate__(self):  # a pickling hook of its own: pickled as the class says
+        return {**super().__getstate__(), "__dict__": {"value": self.value + 1}}
+
+
+def test_stored_records_come_back_as_pydantic_pickles_them_shared_where_they_were_shared(tmp_path):
+    shared = _Leaf(name="a")
+    holder = _Holder(leaves=[shared, shared, _Leaf(name="b", size=2), _Leaf(name="c")], note="n")
+    holder._seen = 3
+    out = StageOutput(items=[holder, _Loose(kind="x", colour="red"), _Ints([1, 2]), _OwnState(value=1)])
+    store = StageStore(base_dir=str(tmp_path))
+    _write(store, "conversations", "banking", out)
+    got = store.load("conversations", "banking")
+    plain = pickle.loads(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
+    assert got == plain  # the same records, the same extra fields, the same private attributes
+    h = got.items[0]
+    assert h.leaves[0] is h.leaves[1] and h.leaves[2] is not h.leaves[0]  # shared once, as pickle shares
+    assert h._seen == 3 and got.items[1].colour == "red" and got.items[3].value == 2  # its own hook ran
+    for a, b in [(h, holder), (h.leaves[0], shared), (h.leaves[2], holder.leaves[2]), (got.items[1], out.items[1])]:
+        assert a.model_fields_set == b.model_fields_set and type(a.model_fields_set) is set
+    h.leaves[0].size = 5  # an assignment marks the field as set on that record only, never on one with the same set
+    assert h.leaves[0].model_fields_set == {"name", "size"} and h.leaves[3].model_fields_set == {"name"}
+    assert h.leaves[3].model_dump(exclude_unset=True) == {"name": "c"}
