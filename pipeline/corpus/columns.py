@@ -153,22 +153,32 @@ class _ToolItems:
         return out
 
 
-def nested_row(row: dict[str, Any], tool_items: Callable[[str], list[str]] | None = None) -> dict[str, Any]:
+def nested_row(
+    row: dict[str, Any], tool_items: Callable[[str], list[str]] | None = None, parsed: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A row of JSON texts (``example_row``'s) as the values of :data:`EXAMPLE_ARROW_SCHEMA` (JSON leaves as
-    text)."""
-    setup = json.loads(row["setup"]) if row.get("setup") else None
+    text). ``parsed``: the row's ``messages``, ``reference``, ``trace`` and ``setup`` as the Python values their
+    texts decode to, when the caller has them (the records' plain dumps), so the texts are not decoded again."""
+    if parsed is None:
+        parsed = {
+            "messages": json.loads(row["messages"]),
+            "reference": json.loads(row["reference"]),
+            "trace": json.loads(row["trace"] or "[]"),
+            "setup": json.loads(row["setup"]) if row.get("setup") else None,
+        }
+    setup = parsed["setup"] or None
     return {
         **row,
-        "messages": [_message_value(m) for m in json.loads(row["messages"])],
+        "messages": [_message_value(m) for m in parsed["messages"]],
         "tools": (tool_items or _ToolItems())(row["tools"]),
         "reference": [
             [
                 {"name": c["name"], "arguments": _dump(c.get("arguments") or {}), "depends_on": c.get("depends_on")}
                 for c in turn
             ]
-            for turn in json.loads(row["reference"])
+            for turn in parsed["reference"]
         ],
-        "trace": [_trace_value(t) for t in json.loads(row["trace"] or "[]")],
+        "trace": [_trace_value(t) for t in parsed["trace"] or []],
         "setup": None if setup is None else [_dump(s) for s in setup],
     }
 
@@ -184,10 +194,12 @@ def _storage(t: pa.DataType) -> pa.DataType:
     return t
 
 
-def to_table(rows: list[dict[str, Any]]) -> pa.Table:
-    """Corpus rows of JSON texts as one Arrow table of :data:`EXAMPLE_ARROW_SCHEMA`, in the order given."""
+def to_table(rows: list[dict[str, Any]], parsed: dict[str, dict[str, Any]] | None = None) -> pa.Table:
+    """Corpus rows of JSON texts as one Arrow table of :data:`EXAMPLE_ARROW_SCHEMA`, in the order given
+    (``parsed``: by example id, what :func:`nested_row` may take instead of decoding a row's texts)."""
     items = _ToolItems()
-    nested = [nested_row(r, items) for r in rows]
+    parsed = parsed or {}
+    nested = [nested_row(r, items, parsed.get(r["example_id"])) for r in rows]
     storage = pa.schema([pa.field(f.name, _storage(f.type)) for f in EXAMPLE_ARROW_SCHEMA])
     return pa.Table.from_pylist(nested, schema=storage).cast(EXAMPLE_ARROW_SCHEMA)
 

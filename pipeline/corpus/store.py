@@ -26,11 +26,10 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 
-from pipeline.assembly.augment import ref_to_json
 from pipeline.core.composition import Composition
 from pipeline.core.config import BuildConfig
 from pipeline.core.records import TOOL_KINDS, Augmentation, Conversation, Example, Rejection, messages_json, stable_hash
-from pipeline.core.speedups import ToolsJson
+from pipeline.core.speedups import ToolsJson, collector_paused
 from pipeline.core.storage import atomic_dir, atomic_write_json, atomic_write_text
 from pipeline.corpus.card import write_card
 from pipeline.corpus.columns import to_table
@@ -154,6 +153,18 @@ def example_row(c: Example, eval_fraction: float, tools_json: ToolsJson | None =
     """One corpus row. ``tools_json``: a :class:`ToolsJson` shared by the rows of a corpus (the
     conversations of a server share tool records, and each would otherwise re-serialize every schema;
     without one, a fresh one)."""
+    return _example_row(c, tools_json)[0]
+
+
+def _example_row(
+    c: Example, tools_json: ToolsJson | None = None, trace_text: bool = True
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`example_row`, and its nested columns as the Python values their texts decode to (what
+    :func:`pipeline.corpus.columns.nested_row` takes). Without ``trace_text`` the row's trace is left as
+    ``None``: the corpus writes the trace from the values, and no other column reads its text."""
+    messages = messages_json(c.messages)
+    reference = [[call.model_dump() for call in turn] for turn in c.reference]
+    trace = [t.model_dump() for t in c.trace]
     eid = "ex-" + stable_hash([c.conversation_id, c.augmentations, [t.name for t in c.tools]], 14)
     n_calls = sum(len(t) for t in c.reference)
     tools = (tools_json if tools_json is not None else ToolsJson())(c.tools)
@@ -163,9 +174,9 @@ def example_row(c: Example, eval_fraction: float, tools_json: ToolsJson | None =
         "server": c.server,
         "servers": list(c.servers),
         "env_seed": c.seed,
-        "messages": json.dumps(messages_json(c.messages), default=str),
+        "messages": json.dumps(messages, default=str),
         "tools": tools,
-        "reference": ref_to_json(c.reference),
+        "reference": json.dumps(reference, default=str),  # ref_to_json's text
         "augmentations": list(c.augmentations),
         "split": "train",  # assign_splits decides
         "conversation_id": c.conversation_id,
@@ -178,10 +189,10 @@ def example_row(c: Example, eval_fraction: float, tools_json: ToolsJson | None =
         "n_calls": n_calls,
         "chain_length": n_calls,
         "outcomes": list(c.outcomes),
-        "trace": json.dumps([t.model_dump() for t in c.trace], default=str),
+        "trace": json.dumps(trace, default=str) if trace_text else None,
         "final_state_hash": c.final_state_hash,
         "setup": json.dumps(c.setup) if c.setup else None,
-    }
+    }, {"messages": messages, "reference": reference, "trace": trace, "setup": c.setup or None}
 
 
 def content_hash(columns: list[list[str]], n: int = 16) -> str:
@@ -311,10 +322,29 @@ def write_corpus(
     code_versions: dict[str, str] | None = None,
     tools_by_server: dict[str, list[str]] | None = None,
 ) -> Path:
-    """Write a corpus version of ``examples`` (a conversation given as such is an example without augmentations)."""
+    """Write a corpus version of ``examples`` (a conversation given as such is an example without augmentations).
+
+    The cyclic collector is paused while it runs (``collector_paused``): the rows, their nested values and the
+    tables are all alive until the files are written, and each collection their allocations set off walked them
+    for nothing (``bench/OPTIMISATIONS.md``, row 67)."""
+    with collector_paused():
+        return _write_corpus(cfg, examples, rejections, extra, code_versions, tools_by_server)
+
+
+def _write_corpus(
+    cfg: BuildConfig,
+    examples: list[Example | Conversation],
+    rejections: list[Rejection],
+    extra: dict[str, Any] | None,
+    code_versions: dict[str, str] | None,
+    tools_by_server: dict[str, list[str]] | None,
+) -> Path:
     examples = [Example.of(c) for c in examples]
     tools_json = ToolsJson()
-    rows = [example_row(c, cfg.corpus.eval_fraction, tools_json) for c in examples]
+    # each row with its nested columns' values, written to Parquet without decoding the row's texts again
+    made = [_example_row(c, tools_json, trace_text=False) for c in examples]
+    rows = [row for row, _ in made]
+    parsed = {row["example_id"]: values for row, values in made}
     assign_splits(rows, cfg.corpus.eval_fraction)
     df = pl.DataFrame(rows, schema=EXAMPLE_SCHEMA).sort("example_id")
     rej = rejection_rows(rejections).unique("rejection_id", keep="first").sort("rejection_id")
@@ -327,7 +357,7 @@ def write_corpus(
         files = {}
         for split in ("train", "eval"):
             part = df.filter(pl.col("split") == split)
-            pq.write_table(to_table(part.to_dicts()), stage / f"{split}.parquet", compression="zstd")
+            pq.write_table(to_table(part.to_dicts(), parsed), stage / f"{split}.parquet", compression="zstd")
             files[f"{split}.parquet"] = part.height
         rej.write_parquet(stage / "rejections.parquet")
         files["rejections.parquet"] = rej.height
