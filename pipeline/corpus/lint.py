@@ -47,6 +47,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import pickle
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -533,35 +535,113 @@ class Linter:
             rep.add("clarification_mismatch", eid, f"question {question!r} / answer {answer!r}")
 
 
+class _Adds:
+    """The defects :meth:`Linter.example` reports for one row, kept in order to be added to the report later."""
+
+    def __init__(self) -> None:
+        self.adds: list[tuple[str, str, str]] = []
+
+    def add(self, defect: str, example_id: str, detail: str = "") -> None:
+        self.adds.append((defect, example_id, detail))
+
+
+# (row's defects in order, its user turns, its frame when it has tool calls): what the per-row pass hands the rest
+_RowFacts = tuple[list[tuple[str, str, str]], list[str], str | None]
+
+PARALLEL_MIN_ROWS = 2000  # below this a second process costs more than it saves
+
+
+def _row_facts(linter: Linter, rows: pl.DataFrame) -> list[_RowFacts]:
+    """Each row linted on its own (the part of the linter that needs no other row), in order."""
+    out: list[_RowFacts] = []
+    for row in rows.iter_rows(named=True):
+        msgs = messages_of(row["messages"])
+        adds = _Adds()
+        linter.example(row, adds, msgs)  # type: ignore[arg-type]  (it only adds)
+        users = [m["content"] for m in msgs if m["role"] == "user" and isinstance(m.get("content"), str)]
+        frame = (
+            frame_of(users[0], linter.tool_list(row["tools"]).vocab) if row["kind"] in TOOL_KINDS and users else None
+        )
+        out.append((adds.adds, users, frame))
+    return out
+
+
+def _in_two(linter: Linter, df: pl.DataFrame) -> list[_RowFacts]:
+    """:func:`_row_facts` of every row, the second half in a forked child on the machine's other core while this
+    process does the first (``bench/OPTIMISATIONS.md``, row 68); the child hands back its rows' facts and what
+    its linter gathered across them. Without ``os.fork``, or if the child fails, this process does both halves."""
+    half = df.height // 2
+    first, second = df.slice(0, half), df.slice(half)
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return _row_facts(linter, df)
+    if pid == 0:  # the child: lint the second half, send it back, leave without running anything of the parent's
+        code = 1
+        try:
+            os.close(read_fd)
+            facts = _row_facts(linter, second)
+            with os.fdopen(write_fd, "wb") as f:
+                pickle.dump((facts, dict(linter.unexplained), linter.closed_cases), f, pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    mine = _row_facts(linter, first)
+    with os.fdopen(read_fd, "rb") as f:
+        blob = f.read()
+    _, status = os.waitpid(pid, 0)
+    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and blob):
+        return mine + _row_facts(linter, second)  # the child failed: nothing of it is used
+    facts, unexplained, closed = pickle.loads(blob)
+    for value, ids in unexplained.items():
+        linter.unexplained[value] |= ids
+    linter.closed_cases.extend(closed)
+    return mine + facts
+
+
 def lint_frame(
-    df: pl.DataFrame, cfg: BuildConfig | None = None, read_only: dict[str, bool] | None = None
+    df: pl.DataFrame,
+    cfg: BuildConfig | None = None,
+    read_only: dict[str, bool] | None = None,
+    parallel: bool | None = None,
 ) -> LintReport:
-    """Lint the examples of a corpus (``read_only``: tool name -> read-only, from the manifest)."""
+    """Lint the examples of a corpus (``read_only``: tool name -> read-only, from the manifest). ``parallel``: lint
+    the rows in two processes (default: for a corpus of :data:`PARALLEL_MIN_ROWS` rows or more, on a machine with
+    more than one core, where ``os.fork`` exists); the report is the same either way."""
     cfg = cfg or BuildConfig.model_construct()
     lcfg = getattr(cfg, "lint", None) or LintConfig()
     ref = getattr(getattr(cfg, "query", None), "reference_date", QueryConfig.model_fields["reference_date"].default)
     linter = Linter(lcfg, read_only or {}, ref)
     rep = LintReport(examples=df.height)
+    rows = df.sort("example_id")
+    if parallel is None:
+        parallel = df.height >= PARALLEL_MIN_ROWS and (os.cpu_count() or 1) > 1
+    facts = _in_two(linter, rows) if parallel and hasattr(os, "fork") else _row_facts(linter, rows)
     frames, openings_all, tool_turns = [], Counter(), []
     no_call = Counter()
-    for rank, row in enumerate(df.sort("example_id").iter_rows(named=True)):
-        msgs = messages_of(row["messages"])
-        linter.example(row, rep, msgs)
-        users = [m["content"] for m in msgs if m["role"] == "user" and isinstance(m.get("content"), str)]
+    for rank, (row_id, kind, (adds, users, frame)) in enumerate(
+        zip(rows["example_id"].to_list(), rows["kind"].to_list(), facts, strict=True)
+    ):
+        for defect, eid, detail in adds:
+            rep.add(defect, eid, detail)
         # openings are compared within the first `openings_sample` examples by id (ids are hashes: a fair sample),
         # so the share means the same for a corpus of 200 and one of 13,500
         sampled = rank < lcfg.openings_sample
         if sampled:
             openings_all.update(opening(u) for u in users)
-        if row["kind"] in TOOL_KINDS and users:
-            frames.append(frame_of(users[0], linter.tool_list(row["tools"]).vocab))
+        if kind in TOOL_KINDS and users:
+            frames.append(frame)
             if sampled:
-                tool_turns.extend((row["example_id"], u) for u in users)
-        elif row["kind"] in ("irrelevance", "abstention") and users:
+                tool_turns.extend((row_id, u) for u in users)
+        elif kind in ("irrelevance", "abstention") and users:
             key = users[0].strip().lower()
             no_call[key] += 1
             if no_call[key] == 2:
-                rep.add("duplicate_no_call_request", row["example_id"], users[0])
+                rep.add("duplicate_no_call_request", row_id, users[0])
     for value, ids in sorted(linter.unexplained.items()):
         if len(ids) >= lcfg.filler_repeats:
             rep.add("repeated_filler", "corpus", f"{value!r} in the wrong attempts of {len(ids)} examples")

@@ -523,3 +523,36 @@ def test_a_wrong_value_the_schema_offers_is_a_choice_not_a_constant_however_ofte
     for wrong in ("2026-03-08", 26.0):
         rep, _ = _lint([_with_wrong_attempt(f"c{i}", wrong) for i in range(4)], tmp_path / str(wrong))
         assert rep.counts["repeated_filler"] == 0, (wrong, rep.samples)
+
+
+def test_linting_in_two_processes_gives_the_report_of_one_and_the_second_half_runs_in_a_child(tmp_path, monkeypatch):
+    import os
+
+    import pipeline.corpus.lint as lint_module
+
+    # defects spread over both halves of the rows (ids are hashes): a constant repeated in wrong attempts (counted
+    # across the halves), writes on what the conversation closed (their share is judged over the corpus), a redo
+    convs = [_with_wrong_attempt(f"w{i}", 12345) for i in range(6)]
+    convs += [_after_close(f"x{i}", DEPOSIT, {"account_id": "ACC-0002", "amount": 20.0}, False) for i in range(6)]
+    convs += [_after_close("r1", REOPEN, {"account_id": "ACC-0002"}, True)]
+    _, path = _lint(convs, tmp_path)
+    df = read_examples(path)
+    read_only = {"close_account": False, "deposit": False, "reopen_account": False, "list_accounts": True}
+    cfg = BuildConfig(examples=len(convs), servers=["bank"], data_dir=str(tmp_path), lint=LintConfig())
+    one = lint_frame(df, cfg, read_only, parallel=False).as_dict()
+    ran = tmp_path / "ran.txt"
+    row_facts = lint_module._row_facts
+
+    def noted(linter, rows):
+        with open(ran, "a") as f:
+            f.write(f"{os.getpid()} {rows.height}\n")
+        return row_facts(linter, rows)
+
+    monkeypatch.setattr(lint_module, "_row_facts", noted)
+    two = lint_frame(df, cfg, read_only, parallel=True).as_dict()
+    assert two == one
+    assert one["counts"]["repeated_filler"] == 1 and one["counts"]["acts_on_closed"] >= 1, one
+    assert one["counts"]["undo_then_redo"] == 1
+    runs = [line.split() for line in ran.read_text().splitlines()]
+    assert sorted(int(n) for _, n in runs) == [len(convs) // 2, len(convs) - len(convs) // 2]
+    assert len({pid for pid, _ in runs}) == 2 and str(os.getpid()) in {pid for pid, _ in runs}
