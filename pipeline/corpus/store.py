@@ -100,25 +100,29 @@ def corpus_root(data_dir: str | Path) -> Path:
     return Path(data_dir) / "corpus"
 
 
-def _group_keys(row: dict[str, Any]) -> list[str]:
+def _group_keys(row: dict[str, Any], parsed: dict[str, Any] | None = None) -> list[str]:
     """What ties a row to others that must share its split: its base conversation (augmented variants name
-    it as ``parent_id``), its first user message, and its reference when that holds any call."""
+    it as ``parent_id``), its first user message, and its reference when that holds any call. ``parsed``: the
+    row's messages and reference as their texts decode, when the caller has them."""
     keys = ["conv:" + str(row["conversation_id"])]
     if row.get("parent_id"):
         keys.append("conv:" + str(row["parent_id"]))
-    msgs = json.loads(row["messages"])
+    msgs = json.loads(row["messages"]) if parsed is None else parsed["messages"]
     first = next((m.get("content") for m in msgs if m.get("role") == "user"), None)
     if first:
         keys.append("first:" + str(first))
-    if any(json.loads(row["reference"]) or []):
+    if any((json.loads(row["reference"]) if parsed is None else parsed["reference"]) or []):
         keys.append("ref:" + row["reference"])
     return keys
 
 
-def assign_splits(rows: list[dict[str, Any]], eval_fraction: float) -> None:
+def assign_splits(
+    rows: list[dict[str, Any]], eval_fraction: float, parsed: dict[str, dict[str, Any]] | None = None
+) -> None:
     """Set each row's ``split`` so that no base conversation, first user message or (non-empty) reference is
     shared between train and eval: rows linked by any of those form one group (union-find), and whole groups
-    go to eval in the order of a hash of the group until ``eval_fraction`` of the rows is reached."""
+    go to eval in the order of a hash of the group until ``eval_fraction`` of the rows is reached. ``parsed``: by
+    example id, the rows' messages and references as their texts decode (not decoded again)."""
     parent: dict[str, str] = {}
 
     def find(k: str) -> str:
@@ -128,7 +132,8 @@ def assign_splits(rows: list[dict[str, Any]], eval_fraction: float) -> None:
             k = parent[k]
         return k
 
-    row_keys = [_group_keys(r) for r in rows]
+    parsed = parsed or {}
+    row_keys = [_group_keys(r, parsed.get(r["example_id"])) for r in rows]
     for keys in row_keys:
         a = find(keys[0])
         for k in keys[1:]:
@@ -345,7 +350,7 @@ def _write_corpus(
     made = [_example_row(c, tools_json, trace_text=False) for c in examples]
     rows = [row for row, _ in made]
     parsed = {row["example_id"]: values for row, values in made}
-    assign_splits(rows, cfg.corpus.eval_fraction)
+    assign_splits(rows, cfg.corpus.eval_fraction, parsed)
     df = pl.DataFrame(rows, schema=EXAMPLE_SCHEMA).sort("example_id")
     rej = rejection_rows(rejections).unique("rejection_id", keep="first").sort("rejection_id")
     content = content_hash([df["example_id"].to_list(), df["messages"].to_list(), df["tools"].to_list()])
