@@ -107,11 +107,15 @@ class Steady(random.Random):
 
     def __init__(self, seed: float) -> None:
         super().__init__(seed)
-        self.start = self.getstate()
+        self.start: tuple[Any, ...] | None = None  # the state at the seed, taken when first set back to it
 
     def again(self) -> Steady:
-        """Back at the seed: the next value is worded as the last one was."""
-        self.setstate(self.start)
+        """Back at the seed: the next value is worded as the last one was. (The seed's state is taken at the first
+        call: every value is worded after one, so nothing is drawn before it; most replies word none.)"""
+        if self.start is None:
+            self.start = self.getstate()
+        else:
+            self.setstate(self.start)
         return self
 
 
