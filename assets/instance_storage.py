@@ -67,6 +67,7 @@ class KeptEnginesEventLogStorage(SqliteEventLogStorage):
         self._engines: OrderedDict[str, Engine] = OrderedDict()
         self._engines_lock = threading.Lock()
         self._engines_pid = os.getpid()
+        self._tables_found: set[str] = set()  # tables of the index known to exist (:meth:`has_table`)
         super().__init__(base_dir, inst_data)
 
     @classmethod
@@ -106,9 +107,17 @@ class KeptEnginesEventLogStorage(SqliteEventLogStorage):
                 yield conn
 
     def has_table(self, table_name: str) -> bool:
+        """Whether the index has the table; a table found is not looked for again (Dagster checks the dynamic
+        partitions table before every partition look-up of a step's inputs and outputs, a connection each time;
+        migrations add tables, nothing of Dagster's drops one). A table not found is looked for every time."""
+        if table_name in self._tables_found:
+            return True
         engine = self.engine(INDEX_SHARD_NAME)
         with engine.connect() as conn:
-            return bool(engine.dialect.has_table(conn, table_name))
+            found = bool(engine.dialect.has_table(conn, table_name))
+        if found:
+            self._tables_found.add(table_name)
+        return found
 
     def dispose(self) -> None:
         with self._engines_lock:

@@ -96,3 +96,15 @@ def test_the_engines_kept_are_the_most_recently_used_few(tmp_path):
     assert storage.engine("run-0") is not first_engine
     storage.dispose()
     assert storage._engines == {}
+
+
+def test_a_table_found_in_the_index_is_not_looked_for_again_and_one_missing_is(tmp_path, monkeypatch):
+    storage = KeptEnginesEventLogStorage(str(tmp_path / "runs"))
+    engine = storage.engine("index")
+    opened = []
+    monkeypatch.setattr(engine, "connect", lambda real=engine.connect: opened.append(1) or real())
+    assert storage.has_table("dynamic_partitions") and storage.has_table("dynamic_partitions")
+    assert len(opened) == 1
+    assert not storage.has_table("no_such_table") and not storage.has_table("no_such_table")
+    assert len(opened) == 3
+    storage.dispose()
