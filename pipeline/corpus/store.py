@@ -276,10 +276,19 @@ def off_target(comp: dict[str, Any], tolerance: float = 0.02) -> dict[str, list[
     return out
 
 
-def tool_coverage(df: pl.DataFrame, tools_by_server: dict[str, list[str]]) -> dict[str, Any]:
+def tool_coverage(
+    df: pl.DataFrame, tools_by_server: dict[str, list[str]], parsed: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Per server, how many of its tools the references call (``parsed``: by example id, the rows' references as
+    their texts decode, when the caller has them)."""
     used: dict[str, set[str]] = {}
-    for server, ref in zip(df["server"].to_list(), df["reference"].to_list()):
-        for turn in json.loads(ref):
+    refs = (
+        [parsed[eid]["reference"] for eid in df["example_id"].to_list()]
+        if parsed is not None
+        else [json.loads(ref) for ref in df["reference"].to_list()]
+    )
+    for server, ref in zip(df["server"].to_list(), refs, strict=True):
+        for turn in ref:
             for c in turn:
                 used.setdefault(server, set()).add(c["name"])
     return {
@@ -376,7 +385,7 @@ def _write_corpus(
             "config": cfg.model_dump(mode="json", exclude={"deployment"}),
             "counts": {**files, "examples": df.height, "rejections": rej.height},
             "composition": comp,
-            "tool_coverage": tool_coverage(df, tools_by_server or {}),
+            "tool_coverage": tool_coverage(df, tools_by_server or {}, parsed),
             "tool_annotations": tool_annotations(examples),
             "rejections": {
                 "by_stage": dict(Counter(rej["stage"].to_list())),
