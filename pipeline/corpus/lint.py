@@ -59,6 +59,7 @@ import polars as pl
 
 from pipeline.core.config import BuildConfig, ChainConfig, LintConfig, QueryConfig
 from pipeline.core.records import TOOL_KINDS
+from pipeline.core.speedups import in_a_child
 from pipeline.corpus.columns import messages_of, reference_of, tool_items, tools_text
 from pipeline.corpus.store import read_examples
 from pipeline.discovery.goals import conflicts
@@ -568,34 +569,18 @@ def _row_facts(linter: Linter, rows: pl.DataFrame) -> list[_RowFacts]:
 
 def _in_two(linter: Linter, df: pl.DataFrame) -> list[_RowFacts]:
     """:func:`_row_facts` of every row, the second half in a forked child on the machine's other core while this
-    process does the first (``bench/OPTIMISATIONS.md``, row 68); the child hands back its rows' facts and what
-    its linter gathered across them. Without ``os.fork``, or if the child fails, this process does both halves."""
+    process does the first (:func:`~pipeline.core.speedups.in_a_child`; ``bench/OPTIMISATIONS.md``, row 68); the
+    child hands back its rows' facts and what its linter gathered across them."""
     half = df.height // 2
-    first, second = df.slice(0, half), df.slice(half)
-    read_fd, write_fd = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
-        return _row_facts(linter, df)
-    if pid == 0:  # the child: lint the second half, send it back, leave without running anything of the parent's
-        code = 1
-        try:
-            os.close(read_fd)
-            facts = _row_facts(linter, second)
-            with os.fdopen(write_fd, "wb") as f:
-                pickle.dump((facts, dict(linter.unexplained), linter.closed_cases), f, pickle.HIGHEST_PROTOCOL)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    mine = _row_facts(linter, first)
-    with os.fdopen(read_fd, "rb") as f:
-        blob = f.read()
-    _, status = os.waitpid(pid, 0)
-    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and blob):
-        return mine + _row_facts(linter, second)  # the child failed: nothing of it is used
+
+    def second() -> bytes:
+        facts = _row_facts(linter, df.slice(half))
+        return pickle.dumps((facts, dict(linter.unexplained), linter.closed_cases), pickle.HIGHEST_PROTOCOL)
+
+    # the child's linter starts from this one as it was at the fork; done here instead, the same from where it is
+    mine, blob = in_a_child(second, lambda: _row_facts(linter, df.slice(0, half)), fallback=lambda: b"")
+    if not blob:
+        return mine + _row_facts(linter, df.slice(half))
     facts, unexplained, closed = pickle.loads(blob)
     for value, ids in unexplained.items():
         linter.unexplained[value] |= ids
@@ -620,7 +605,7 @@ def lint_frame(
     rows = df.sort("example_id")
     if parallel is None:
         parallel = df.height >= PARALLEL_MIN_ROWS and (os.cpu_count() or 1) > 1
-    facts = _in_two(linter, rows) if parallel and hasattr(os, "fork") else _row_facts(linter, rows)
+    facts = _in_two(linter, rows) if parallel else _row_facts(linter, rows)
     frames, openings_all, tool_turns = [], Counter(), []
     no_call = Counter()
     for rank, (row_id, kind, (adds, users, frame)) in enumerate(

@@ -556,3 +556,19 @@ def test_linting_in_two_processes_gives_the_report_of_one_and_the_second_half_ru
     runs = [line.split() for line in ran.read_text().splitlines()]
     assert sorted(int(n) for _, n in runs) == [len(convs) // 2, len(convs) - len(convs) // 2]
     assert len({pid for pid, _ in runs}) == 2 and str(os.getpid()) in {pid for pid, _ in runs}
+
+
+def test_work_given_to_a_child_that_fails_is_done_here_and_a_childs_answer_comes_back_whole():
+    import os
+
+    from pipeline.core.speedups import in_a_child
+
+    def crashes() -> bytes:
+        raise RuntimeError("the child's work failed")
+
+    here = os.getpid()
+    mine, theirs = in_a_child(lambda: f"{os.getpid():>10}".encode() * 100_000, os.getpid)
+    assert mine == here and len(theirs) == 1_000_000  # many pipes' worth, whole
+    assert {theirs[i : i + 10] for i in range(0, len(theirs), 10)} == {theirs[:10]} and int(theirs[:10]) != here
+    mine, theirs = in_a_child(crashes, lambda: "parent", fallback=lambda: b"done here")
+    assert (mine, theirs) == ("parent", b"done here")
