@@ -285,22 +285,12 @@ def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetChec
     df = read_examples(corpus)
     mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
     refs: dict[str, list[list[dict[str, Any]]]] = {}
-    read = reference_of if cfg.dedup.include_args else _call_names  # shingles of names only read no arguments
     for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):
-        if cid not in refs:  # the first row of each conversation
-            refs[cid] = read(ref)
+        if cid not in refs:  # the first row of each conversation; shingles of names only read no arguments
+            refs[cid] = reference_of(ref, arguments=cfg.dedup.include_args)
     items = [(cid, reference_shingles(ref, cfg.dedup.include_args)) for cid, ref in refs.items()]
     pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
     return _gate(settings, corpus, "corpus_no_near_duplicates", not pairs, {"pairs": len(pairs), "checked": len(items)})
-
-
-def _call_names(ref: Any) -> list[list[dict[str, Any]]]:
-    """A reference column value as its calls' names per turn, their arguments left undecoded (empty): what the
-    shingles read when they leave the arguments out (decoding every call's arguments was half of the gate)."""
-    turns = (json.loads(ref) if isinstance(ref, str) else ref) or []
-    if turns and isinstance(turns[0], dict):  # a flat list of calls is one turn's (as reference_of reads it)
-        turns = [turns]
-    return [[{"name": c["name"], "arguments": {}} for c in turn] for turn in turns]
 
 
 @dg.asset_check(asset=corpus, blocking=True, description="Composition knobs within tolerance of their targets.")

@@ -207,8 +207,8 @@ def in_a_child(
     child: Callable[[], bytes], parent: Callable[[], V], fallback: Callable[[], bytes] | None = None
 ) -> tuple[V, bytes]:
     """``(parent(), child())``, with ``child`` run in a forked process while this one runs ``parent``: a
-    CPU-bound piece of a stage on the machine's other core. ``child`` returns its result as bytes (a pickle, an
-    Arrow stream), read back through a pipe. The child leaves with ``os._exit`` and runs nothing else of this
+    CPU-bound piece of a stage on the machine's other core. ``child`` returns its result as bytes (a pickle),
+    read back through a pipe. The child leaves with ``os._exit`` and runs nothing else of this
     process. Where ``os.fork`` is missing or fails, or the child fails (it raised, or was killed), ``child`` (or
     ``fallback``) runs here instead, after ``parent``: the result is the same either way, only later."""
     if not hasattr(os, "fork"):

@@ -207,7 +207,9 @@ def to_table(rows: list[dict[str, Any]], parsed: dict[str, dict[str, Any]] | Non
 # ---- reading ----
 
 
-def _loads(v: Any) -> Any:
+def json_value(v: Any) -> Any:
+    """A JSON value of a column as Python: a text decoded (a JSON leaf, or a whole column of a version written before
+    the nested columns), anything else as it is."""
     return json.loads(v) if isinstance(v, str) else v
 
 
@@ -231,13 +233,13 @@ def message_dict(m: dict[str, Any]) -> dict[str, Any]:
 
 def messages_of(v: Any) -> list[dict[str, Any]]:
     """The ``messages`` column value as plain messages (:func:`message_dict`)."""
-    return [message_dict(m) for m in (_loads(v) or [])]
+    return [message_dict(m) for m in (json_value(v) or [])]
 
 
 def tools_of(v: Any) -> list[dict[str, Any]]:
     """The ``tools`` column value as tool objects."""
-    v = _loads(v)
-    return [_loads(t) for t in (v or [])]
+    v = json_value(v)
+    return [json_value(t) for t in (v or [])]
 
 
 def tools_text(v: Any) -> str:
@@ -247,15 +249,20 @@ def tools_text(v: Any) -> str:
     return "[" + ", ".join(t if isinstance(t, str) else json.dumps(t) for t in (v or [])) + "]"
 
 
-def reference_of(v: Any) -> list[list[dict[str, Any]]]:
+def reference_of(v: Any, arguments: bool = True) -> list[list[dict[str, Any]]]:
     """The ``reference`` column value: per user turn, the calls (``name``, ``arguments``, ``depends_on``); a flat
-    list of calls is one turn's."""
-    v = _loads(v) or []
+    list of calls is one turn's. Without ``arguments`` they are left undecoded (empty): what a reader of the calls'
+    names alone needs (decoding every call's arguments was half of the near-duplicate gate)."""
+    v = json_value(v) or []
     if v and isinstance(v[0], dict):
         v = [v]
     return [
         [
-            {"name": c["name"], "arguments": _loads(c.get("arguments")) or {}, "depends_on": c.get("depends_on") or []}
+            {
+                "name": c["name"],
+                "arguments": (json_value(c.get("arguments")) or {}) if arguments else {},
+                "depends_on": c.get("depends_on") or [],
+            }
             for c in turn
         ]
         for turn in v
@@ -265,13 +272,13 @@ def reference_of(v: Any) -> list[list[dict[str, Any]]]:
 def trace_of(v: Any) -> list[dict[str, Any]]:
     """The ``trace`` column value: every executed call with its result or error."""
     return [
-        {**t, "arguments": _loads(t.get("arguments")) or {}, "result": _loads(t.get("result"))}
-        for t in (_loads(v) or [])
+        {**t, "arguments": json_value(t.get("arguments")) or {}, "result": json_value(t.get("result"))}
+        for t in (json_value(v) or [])
     ]
 
 
 def setup_of(v: Any) -> list[dict[str, Any]]:
-    return [_loads(s) for s in (_loads(v) or [])]
+    return [json_value(s) for s in (json_value(v) or [])]
 
 
 _READERS: dict[str, Callable[[Any], Any]] = {

@@ -60,7 +60,7 @@ import polars as pl
 from pipeline.core.config import BuildConfig, ChainConfig, LintConfig, QueryConfig
 from pipeline.core.records import TOOL_KINDS
 from pipeline.core.speedups import in_a_child
-from pipeline.corpus.columns import messages_of, reference_of, tool_items, tools_text
+from pipeline.corpus.columns import json_value, messages_of, reference_of, tool_items, tools_text
 from pipeline.corpus.store import read_examples
 from pipeline.discovery.goals import conflicts
 from pipeline.language.lexicon import intent_of, is_plural, words
@@ -461,12 +461,12 @@ class Linter:
     def goal(self, eid: str, trace: Any, rep: LintReport) -> None:
         """Flag an undo-then-redo, and note a write on what the conversation closed (``self.closed_cases``, judged
         against the allowed share over the corpus), from the trace's reference calls."""
-        calls = [t for t in (_decoded(trace) or []) if t.get("reference", True)]
-        args = [_decoded(t.get("arguments")) or {} for t in calls]
+        calls = [t for t in (json_value(trace) or []) if t.get("reference", True)]
+        args = [json_value(t.get("arguments")) or {} for t in calls]
         # a result is read only for a write that succeeded (what a later close may undo): most results are reads'
         reads = [self.is_read(t["name"]) for t in calls]
         found = conflicts(
-            (t["name"], a, bool(t["ok"]), ro, None if ro or not t["ok"] else _decoded(t.get("result")))
+            (t["name"], a, bool(t["ok"]), ro, None if ro or not t["ok"] else json_value(t.get("result")))
             for t, a, ro in zip(calls, args, reads, strict=True)
         )
         for c in found:
@@ -652,11 +652,6 @@ _PLACEHOLDER_MARKS = ("None", "null", "undefined", "NaN", "{", "<")  # what ever
 def _may_hold_placeholder(text: str) -> bool:
     """Can :data:`PLACEHOLDER` match ``text`` at all? (A scan for six substrings is much cheaper than the pattern's.)"""
     return any(m in text for m in _PLACEHOLDER_MARKS)
-
-
-def _decoded(v: Any) -> Any:
-    """A JSON-typed column value as Python (a text decoded; anything else as it is)."""
-    return json.loads(v) if isinstance(v, str) else v
 
 
 def _server_said(text: str, hit: re.Match[str], quoted: list[str]) -> bool:

@@ -276,21 +276,13 @@ def off_target(comp: dict[str, Any], tolerance: float = 0.02) -> dict[str, list[
     return out
 
 
-def tool_coverage(
-    df: pl.DataFrame, tools_by_server: dict[str, list[str]], parsed: dict[str, dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    """Per server, how many of its tools the references call (``parsed``: by example id, the rows' references as
-    their texts decode, when the caller has them)."""
+def tool_coverage(examples: list[Example], tools_by_server: dict[str, list[str]]) -> dict[str, Any]:
+    """Per server, how many of its tools the examples' references call."""
     used: dict[str, set[str]] = {}
-    refs = (
-        [parsed[eid]["reference"] for eid in df["example_id"].to_list()]
-        if parsed is not None
-        else [json.loads(ref) for ref in df["reference"].to_list()]
-    )
-    for server, ref in zip(df["server"].to_list(), refs, strict=True):
-        for turn in ref:
-            for c in turn:
-                used.setdefault(server, set()).add(c["name"])
+    for c in examples:
+        for turn in c.reference:
+            for call in turn:
+                used.setdefault(c.server, set()).add(call.name)
     return {
         s: {
             "tools": len(ts),
@@ -385,7 +377,7 @@ def _write_corpus(
             "config": cfg.model_dump(mode="json", exclude={"deployment"}),
             "counts": {**files, "examples": df.height, "rejections": rej.height},
             "composition": comp,
-            "tool_coverage": tool_coverage(df, tools_by_server or {}, parsed),
+            "tool_coverage": tool_coverage(examples, tools_by_server or {}),
             "tool_annotations": tool_annotations(examples),
             "rejections": {
                 "by_stage": dict(Counter(rej["stage"].to_list())),

@@ -630,10 +630,20 @@ def one_with(phrases: list[str]) -> list[str]:
     return out
 
 
-def singled_out(source: Any, field: str, value: Any, values: set[str] | None = None) -> bool:
-    """Did a result single out ``value``: is it the only value of ``field`` anywhere in it? (``values``: the result's
-    :func:`field_strings` for ``field``, when the caller has them.)"""
-    return (field_strings(source, field) if values is None else values) == {str(value)}
+def singled_out(source: Any, field: str, value: Any) -> bool:
+    """Did a result single out ``value``: is it the only value of ``field`` anywhere in it?"""
+    return field_strings(source, field) == {str(value)}
+
+
+def step_field_strings(
+    steps: list[dict[str, Any]], i: int, field: str, memo: dict[tuple[int, str], set[str]]
+) -> set[str]:
+    """:func:`field_strings` of step ``i``'s result, kept in ``memo`` by (step, field): a writer asks of the same
+    step's result again for each reference and each turn split it tries."""
+    key = (i, field)
+    if key not in memo:
+        memo[key] = field_strings(steps[i]["result"].data, field)
+    return memo[key]
 
 
 def field_strings(source: Any, field: str) -> set[str]:
@@ -695,7 +705,7 @@ class StepWriter:
         self.recent_refs: list[
             str
         ] = []  # the last three back references said: never "that account again ... that account again"
-        self._seen: set[str] | None = None
+        self._seen: set[str] = set()  # the values of the first ``_walked`` results shown (:meth:`seen`)
         self.acted_as: set[str] = set()  # the users earlier steps acted as (:meth:`same_actor`)
         self.secrets_told: set[str] = set()  # the PINs and keys the user has given (:meth:`secret`)
         self.named: dict[str, set[str]] = {}  # the entities earlier requests dealt with, by kind (:meth:`note_named`)
@@ -704,7 +714,7 @@ class StepWriter:
         self.retold: set[str] = set()  # those told apart by name twice: never a third time
         self.bare: str | None = None  # the noun of the slot of the step being phrased that names a thing by its kind
         self.owned = False  # that slot was said as its owner's ("CUS-0001's accounts")
-        self._singles: dict[tuple[int, str], set[str]] = {}  # (step, field) -> values (:meth:`_field_strings`)
+        self._singles: dict[tuple[int, str], set[str]] = {}  # (step, field) -> values (step_field_strings)
         self._walked = 0  # how many of ``shown`` are in ``_seen``
 
     def earlier(self, noun: str, found: bool = True) -> str:
@@ -719,8 +729,6 @@ class StepWriter:
 
     def seen(self, value: str) -> bool:
         """Has the user seen ``value`` in a result of an earlier turn?"""
-        if self._seen is None:
-            self._seen = set()
         if self._walked < len(self.shown):  # the results shown since the last time asked
             self._seen.update(*(result_values(d) for d in self.shown[self._walked :]))
             self._walked = len(self.shown)
@@ -792,7 +800,7 @@ class StepWriter:
                 else self.arg_phrase(p, v, step["tool"].read_only, terse)
             ), True
         nameable = self.seen(str(v)) or self.known(str(v))
-        if data is not None and singled_out(data, field, v, self._field_strings(src, field)):
+        if data is not None and step_field_strings(self.steps, src, field, self._singles) == {str(v)}:
             # "book FL-0105 TRV-0006 ITN-0007", then "check TRV-0006", never "check it" (which of the three?): "it"
             # only after a call on one entity, or for a value the user cannot name
             several = sum(q.endswith(("_id", "_ids")) for q in self.steps[src]["args"]) > 1
@@ -871,14 +879,6 @@ class StepWriter:
             st["result"].ok and any(str(x) != str(v) for x in field_values(st["result"].data, field))
             for st in self.steps[src + 1 : now]
         )
-
-    def _field_strings(self, i: int, field: str) -> set[str]:
-        """:func:`field_strings` of step ``i``'s result, worked out once per step and field."""
-        key = (i, field)
-        vals = self._singles.get(key)
-        if vals is None:
-            vals = self._singles[key] = field_strings(self.steps[i]["result"].data, field)
-        return vals
 
     def arg_phrase(self, p: str, v: Any, read: bool, terse: bool) -> str:
         pw = words(p)
@@ -1617,7 +1617,7 @@ def unnamed_writes(
 ) -> list[int]:
     """Writing steps that act on a value an earlier result did not single out, which the user could not
     name when asking: the value is neither an entity the user knows nor shown in an earlier turn. ``singles``:
-    a memo of :func:`field_strings` by (step, field), kept by a caller that tries several splits of the same steps."""
+    the :func:`step_field_strings` memo of a caller that tries several splits of the same steps."""
     singles = {} if singles is None else singles
     turn_of = {k: ti for ti, idx in enumerate(turns_idx) for k in idx}
     bad = []
@@ -1627,12 +1627,8 @@ def unnamed_writes(
         for p, src in st["sources"].items():
             res = steps[src]["result"]
             v = st["args"][p]
-            field = st["source_fields"][p]
-            if res.ok:
-                if (src, field) not in singles:
-                    singles[src, field] = field_strings(res.data, field)
-                if singled_out(res.data, field, v, singles[src, field]):
-                    continue
+            if res.ok and step_field_strings(steps, src, st["source_fields"][p], singles) == {str(v)}:
+                continue
             if turn_of[src] < turn_of[k] or known(str(v)):
                 continue
             bad.append(k)

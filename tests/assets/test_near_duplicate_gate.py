@@ -1,11 +1,11 @@
-"""The corpus's near-duplicate gate reads the reference column as the dedup stage's shingles need it."""
+"""The corpus's near-duplicate gate reads the reference column as the dedup stage's shingles need it (call names
+only, unless the shingles take the arguments)."""
 
 import json
 
 import polars as pl
 import pyarrow as pa
 
-from assets.corpus import _call_names
 from pipeline.core.similarity import reference_shingles, similar_pairs
 from pipeline.corpus.columns import reference_of
 
@@ -29,8 +29,8 @@ def _nested(ref):
 
 def test_names_only_give_the_shingles_of_the_whole_reference_in_every_form_it_is_stored_in():
     for stored in (json.dumps(REF), _nested(REF), json.dumps(REF[1]), []):
-        assert reference_shingles(_call_names(stored)) == reference_shingles(reference_of(stored))
-    assert reference_shingles(_call_names(_nested(REF))) == {
+        assert reference_shingles(reference_of(stored, arguments=False)) == reference_shingles(reference_of(stored))
+    assert reference_shingles(reference_of(_nested(REF), arguments=False)) == {
         "list_accounts",
         "get_account",
         "close_account",
@@ -41,5 +41,7 @@ def test_names_only_give_the_shingles_of_the_whole_reference_in_every_form_it_is
 
 def test_the_same_calls_with_other_arguments_are_near_duplicates_by_name():
     other = [[{**c, "arguments": {"account_id": "ACC-0009"}} for c in turn] for turn in REF]
-    items = [(cid, reference_shingles(_call_names(_nested(r)))) for cid, r in (("a", REF), ("b", other))]
+    items = [
+        (cid, reference_shingles(reference_of(_nested(r), arguments=False))) for cid, r in (("a", REF), ("b", other))
+    ]
     assert similar_pairs(items, 0.9)
