@@ -51,6 +51,9 @@ class TrainConfig(BaseModel):
     sft_steps: int = Field(80, ge=0)
     sft_batch_size: int = 4
     sft_lr: float = 3e-3
+    sft_no_call_repeat: int = Field(
+        1, ge=1, description="SFT sees each example where no call is right this many times (declining is rarer)"
+    )
     grpo_steps: int = Field(8, ge=0)
     batch_size: int = Field(
         8, description="completions per device per GRPO step (prompts = batch_size / num_generations)"
@@ -69,6 +72,9 @@ class TrainConfig(BaseModel):
     max_tool_chars: int = Field(400, ge=1, description="tool results are cut to this many characters")
     eval_limit: int | None = Field(64, ge=1, description="eval examples (a stable sample by example id); None: all")
     eval_batch_size: int = 16
+    eval_max_new_tokens: int = Field(
+        96, ge=1, description="tokens per assistant message in the evaluation phases (a whole call must fit)"
+    )
     bootstrap_samples: int = Field(1000, ge=100)
     train_limit: int | None = None
     seed: int = 0

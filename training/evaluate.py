@@ -1,4 +1,4 @@
-"""Evaluation: multi-turn live rollouts (greedy) on the eval split, summarized with 95% bootstrap intervals,
+"""Evaluation: multi-turn live play (greedy) of the eval split, summarized with 95% bootstrap intervals,
 per kind and per server; the Markdown report and the reward curve."""
 
 from __future__ import annotations
@@ -10,8 +10,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline.reward.score import RewardConfig
 from training.data import Task
-from training.multistep import MultiStepRunner, Trajectory
+from training.episodes import play
+from training.rollout import EnvPool
+from training.suites.heldout import HeldoutEpisode
+from training.tiny import render_call
 
 COMPONENTS = ("validity", "coverage", "efficiency", "name", "args")
 PHASES = ("before", "after_sft", "after_grpo")
@@ -41,46 +45,67 @@ def _stat(xs: list[float], samples: int, seed: int) -> dict[str, Any]:
     return {"mean": _mean(xs), "ci95": bootstrap_ci(xs, samples, seed), "n": len(xs)}
 
 
-def summarize(trajs: list[Trajectory], samples: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Mean reward and components, exact success (tool tasks), abstention accuracy, per kind and per server."""
-    tool = [tr for tr in trajs if not tr.task.abstain]
-    abst = [tr for tr in trajs if tr.task.abstain]
-    totals = [tr.reward.total for tr in trajs]
+def summarize(episodes: list[Any], samples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Mean reward and components, exact success (tool tasks), abstention accuracy, per kind and per server, of
+    played :class:`training.suites.heldout.HeldoutEpisode` items (each with its ``reward`` set)."""
+    tool = [ep for ep in episodes if not ep.task.abstain]
+    abst = [ep for ep in episodes if ep.task.abstain]
+    totals = [ep.reward.total for ep in episodes]
     by: dict[str, dict[str, list[float]]] = {"kind": {}, "server": {}}
-    for tr in trajs:
-        by["kind"].setdefault(tr.task.kind, []).append(tr.reward.total)
-        by["server"].setdefault(tr.task.server, []).append(tr.reward.total)
+    for ep in episodes:
+        by["kind"].setdefault(ep.task.kind, []).append(ep.reward.total)
+        by["server"].setdefault(ep.task.server, []).append(ep.reward.total)
     return {
-        "n": len(trajs),
+        "n": len(episodes),
         "n_tool_tasks": len(tool),
         "n_abstention_tasks": len(abst),
         "mean_reward": _mean(totals),
         "reward": _stat(totals, samples, seed),
-        "components": {k: _mean([getattr(tr.reward, k) for tr in tool]) for k in COMPONENTS},
-        "exact_success": _stat([1.0 if tr.reward.exact else 0.0 for tr in tool], samples, seed),
-        "abstention_accuracy": _stat([1.0 if tr.reward.n_calls == 0 else 0.0 for tr in abst], samples, seed),
-        "mean_calls": _mean([tr.reward.n_calls for tr in trajs]),
-        "turns_reached": _mean([len(tr.calls_per_turn) / tr.n_turns for tr in trajs]),
+        "components": {k: _mean([getattr(ep.reward, k) for ep in tool]) for k in COMPONENTS},
+        "exact_success": _stat([1.0 if ep.reward.exact else 0.0 for ep in tool], samples, seed),
+        "abstention_accuracy": _stat([1.0 if ep.reward.n_calls == 0 else 0.0 for ep in abst], samples, seed),
+        "mean_calls": _mean([ep.reward.n_calls for ep in episodes]),
+        "turns_reached": _mean([len(ep.calls_per_turn) / ep.n_turns for ep in episodes]),
         "by_kind": {k: {"n": len(v), "mean_reward": _mean(v)} for k, v in sorted(by["kind"].items())},
         "by_server": {k: {"n": len(v), "mean_reward": _mean(v)} for k, v in sorted(by["server"].items())},
         "per_example": [round(t, 6) for t in totals],
         "samples": [
-            {"example_id": tr.task.example_id, "messages": [m[:200] for m in tr.messages[:4]], "total": tr.reward.total}
-            for tr in trajs[:3]
+            {"example_id": ep.task.example_id, "messages": _assistant_texts(ep)[:4], "total": ep.reward.total}
+            for ep in episodes[:3]
         ],
     }
 
 
+def _assistant_texts(ep: Any) -> list[str]:
+    out = []
+    for turn in ep.replies:
+        for r in turn:
+            calls = [c for c in r.calls if not c.get("malformed")]
+            out.append(
+                "".join(render_call(c["name"], c["arguments"]) for c in calls)[:200] if calls else r.content[:200]
+            )
+    return out
+
+
 def evaluate(
-    runner: MultiStepRunner,
-    model: Any,
+    policy: Any,
     tasks: list[Task],
+    pool: EnvPool,
+    reward: RewardConfig,
+    max_user_turns: int = 5,
+    max_steps_per_turn: int = 10,
     samples: int = 1000,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Greedy multi-turn live rollouts of ``tasks``, summarized."""
-    return summarize(runner.run(model, tasks, temperature=None, on_batch=progress), samples, seed)
+    """Greedy multi-turn live play of ``tasks`` by ``policy`` (:mod:`training.policies`), the way the held-out suite
+    plays its items (:mod:`training.suites.heldout`: every user turn reached, up to ``max_steps_per_turn``
+    assistant messages a turn), summarized."""
+    eps = [HeldoutEpisode(t, pool, max_user_turns) for t in tasks]
+    play(policy, eps, max_steps_per_turn=max_steps_per_turn, max_user_turns=max_user_turns, on_step=progress)
+    for ep in eps:
+        ep.reward = ep.score(reward)
+    return summarize(eps, samples, seed)
 
 
 # ------------------------------------------------------------------------------------------------ reports

@@ -33,6 +33,7 @@ from training.distributed import process_state, ranks_record
 from training.evaluate import evaluate, paired_delta, plot_reward_curve, write_markdown
 from training.grpo import RolloutReward, make_rollout_func
 from training.multistep import MultiStepRunner
+from training.policies import LocalPolicy
 from training.rollout import EnvPool
 from training.tiny import load_policy
 
@@ -82,12 +83,14 @@ def run_sft(
     metrics_path: Path | None = None,
     progress: Progress | None = None,
     main: bool = True,
+    callbacks: list[Any] | None = None,
 ) -> Any:
-    """Supervised training on every turn of the conversations (loss on assistant tokens only)."""
+    """Supervised training on every turn of the conversations (loss on assistant tokens only); ``callbacks``:
+    more ``TrainerCallback`` s (e.g. evaluations every N steps, ``bench/learning.py``)."""
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
-    rows = [fmt.sft_example(t, config.max_user_turns) for t in tasks]
+    rows = [fmt.sft_example(t, config.max_user_turns) for t in sft_tasks(tasks, config)]
     base = dict(
         output_dir=str(out_dir / "sft"),
         max_steps=config.sft_steps,
@@ -106,7 +109,7 @@ def run_sft(
         completion_only_loss=True,
     )
     args = SFTConfig(**{**base, **config.sft_args})
-    cbs = [_metrics_callback(metrics_path, "sft", {}, progress, main)]
+    cbs = [_metrics_callback(metrics_path, "sft", {}, progress, main), *(callbacks or [])]
     trainer = SFTTrainer(
         model=model,
         args=args,
@@ -117,6 +120,11 @@ def run_sft(
     )
     trainer.train()
     return trainer.model
+
+
+def sft_tasks(tasks: list[Task], config: TrainConfig) -> list[Task]:
+    """The SFT examples: every task, those where no call is right repeated ``sft_no_call_repeat`` times."""
+    return [t for t in tasks for _ in range(config.sft_no_call_repeat if t.abstain else 1)]
 
 
 def grpo_config(config: TrainConfig, out_dir: Path) -> Any:
@@ -167,8 +175,9 @@ def run_grpo(
     timer: dict[str, float] | None = None,
     progress: Progress | None = None,
     main: bool = True,
+    callbacks: list[Any] | None = None,
 ) -> Any:
-    """GRPO on multi-step live rollouts; returns the trained model."""
+    """GRPO on multi-step live rollouts; returns the trained model (``callbacks``: as :func:`run_sft`)."""
     from datasets import Dataset
     from trl import GRPOTrainer
 
@@ -181,13 +190,29 @@ def run_grpo(
         args=grpo_config(config, out_dir),
         train_dataset=ds,
         processing_class=runner.fmt.tok,
-        callbacks=[_metrics_callback(metrics_path, "grpo", timer, progress, main)],
+        callbacks=[_metrics_callback(metrics_path, "grpo", timer, progress, main), *(callbacks or [])],
         rollout_func=make_rollout_func(runner, by_id, config.temperature),
         peft_config=_peft_config(config),
     )
     trainer.train()
     m = trainer.model
     return m.merge_and_unload() if config.lora is not None and hasattr(m, "merge_and_unload") else m
+
+
+def eval_policy(model: Any, tok: Any, config: TrainConfig) -> Any:
+    """The policy the evaluation phases play: the model as it is now, greedy, ``eval_max_new_tokens`` a message,
+    prompts cut (newest tokens kept) to what the model's positions hold."""
+    positions = int(getattr(model.config, "max_position_embeddings", 0) or 0) or 1 << 15
+    return LocalPolicy(
+        model,
+        tok,
+        name=config.model,
+        max_new_tokens=config.eval_max_new_tokens,
+        max_prompt_tokens=max(64, positions - config.eval_max_new_tokens),
+        max_tool_chars=config.max_tool_chars,
+        batch_size=config.eval_batch_size,
+        template_kwargs=config.template_kwargs(),
+    )
 
 
 def _fits(fmt: ChatFormat, tasks: list[Task], max_len: int) -> tuple[list[Task], int]:
@@ -260,13 +285,22 @@ def train(
     phases: dict[str, Any] = {}
     grpo_timer: dict[str, float] = {}
     with EnvPool(rollout_timeout_s=config.rollout_timeout_s) as pool:
-        runner = MultiStepRunner(fmt, pool, config.limits(), config.reward, config.eval_batch_size)
 
         def ev(name: str) -> None:
             t = time.perf_counter()
             if main:
                 cb = (lambda i, n: progress(f"eval_{name}", i, n)) if progress else None
-                phases[name] = evaluate(runner, model, eval_tasks, config.bootstrap_samples, config.seed, cb)
+                phases[name] = evaluate(
+                    eval_policy(model, tok, config),
+                    eval_tasks,
+                    pool,
+                    config.reward,
+                    config.max_user_turns,
+                    config.max_assistant_turns,
+                    config.bootstrap_samples,
+                    config.seed,
+                    cb,
+                )
                 if progress:  # the phase's closing report carries its result
                     n = max(1, len(eval_tasks))
                     progress(f"eval_{name}", n, n, mean_reward=phases[name]["reward"]["mean"])

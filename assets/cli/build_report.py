@@ -50,12 +50,44 @@ def _eval_line(report: dict[str, Any]) -> str:
         lo, hi = s.get("ci95") or (None, None)
         return f"{s['mean']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
 
+    def comps(ev: dict[str, Any]) -> str:
+        c = ev.get("components") or {}
+        return ", ".join(f"{k} {c[k]:.3f}" for k in ("validity", "name", "args", "coverage") if c.get(k) is not None)
+
     parts = [
         f"{PHASE_NAMES.get(k, k)}: reward {stat(ev, 'reward')}, exact {stat(ev, 'exact_success')}, "
-        f"abstention {stat(ev, 'abstention_accuracy')}"
+        f"abstention {stat(ev, 'abstention_accuracy')}\n    tool tasks: {comps(ev)}"
         for k, ev in phases.items()
     ]
     return f"eval on {report.get('n_eval', '?')} held-out examples (95% intervals)\n  " + "\n  ".join(parts)
+
+
+def _suites_run(data_dir: Any, version: str) -> Path | None:
+    """The newest ``policy_eval`` run of this version's policy (``<data>/evals/<version>-<run id>``)."""
+    runs = [p for p in (Path(data_dir) / "evals").glob(f"{version}-*") if (p / "summary.json").exists()]
+    return max(runs, key=lambda p: p.stat().st_mtime) if runs else None
+
+
+def _suites_lines(s: dict[str, Any]) -> list[str]:
+    """The trained policy on the fixed suites (the same items for every version)."""
+    out = []
+    h, ident = s["summary"].get("heldout"), s["suites"].get("heldout")
+    if h:
+        c = h["components"]
+        lo, hi = h["reward"]["ci95"]
+        abst = h["abstention_accuracy"]["mean"]
+        out.append(
+            f"fixed suites: held-out suite {ident['name']} ({ident['items_hash']}, {h['n']} items): reward "
+            f"{h['reward']['mean']:.3f} [{lo:.3f}, {hi:.3f}], validity {c['validity'] or 0:.3f}, "
+            f"name {c['name'] or 0:.3f}, abstention " + ("n/a" if abst is None else f"{abst:.3f}")
+        )
+    b = s["summary"].get("bfcl-multi-turn")
+    if b:
+        cats = ", ".join(
+            f"{k.removeprefix('multi_turn_')} {v['correct']}/{v['n']}" for k, v in b["by_category"].items()
+        )
+        out.append(f"  BFCL v4 multi-turn sample: overall accuracy {b['overall']:.3f} ({cats})")
+    return out
 
 
 def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path: Path | None) -> list[str]:
@@ -86,6 +118,9 @@ def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path:
     report_path = run_dir / "eval_report.json"
     if train and report_path.exists():
         lines.append(_eval_line(json.loads(report_path.read_text())))
+    scored = _suites_run(cfg.data_dir, latest["version"]) if train and latest else None
+    if scored is not None:
+        lines += _suites_lines(json.loads((scored / "summary.json").read_text()))
     lines.append("")
     if latest:
         lines.append(f"corpus:  {latest['path']}")
@@ -95,6 +130,8 @@ def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path:
             f"report:  {run_dir / 'eval_report.md'}  curve: {run_dir / 'reward_curve.png'}  "
             f"metrics: {run_dir / 'metrics.jsonl'}"
         )
+    if scored is not None:
+        lines.append(f"scored:  {scored}  (prove eval show {scored})")
     if log_path is not None:
         lines.append(f"log:     {log_path}  (warnings, trainer and Dagster output)")
     home = os.environ["DAGSTER_HOME"]
