@@ -17,13 +17,13 @@ from assets.corpus import CORPUS
 from assets.executors import FORKSERVER, executor_def, steps_elsewhere
 from assets.resources import ProveSettings, ensure_partitions, server_partitions
 from assets.synthesis import PER_SERVER
-from assets.training import TrainingSettings, grpo_policy
+from assets.training import TrainingSettings, grpo_policy, policy_eval
 from pipeline.core.config import BuildConfig
 from pipeline.core.records import schema_hash, stable_hash
 from pipeline.core.servers_file import usable_tools
 from pipeline.env import Environment
 
-CROSS = [*CORPUS, grpo_policy]
+CROSS = [*CORPUS, grpo_policy, policy_eval]
 
 # Steps run in processes forked from one that has already imported the definitions (the multiprocess
 # executor's forkserver start method with preloaded modules) instead of spawned processes that each

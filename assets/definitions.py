@@ -31,7 +31,7 @@ from assets.corpus import CHECKS, augmented_examples, corpus_asset, rejections, 
 from assets.lineage import lineage_job
 from assets.resources import StageStore, settings_for
 from assets.synthesis import PER_SERVER, per_server_assets
-from assets.training import grpo_policy, training_settings
+from assets.training import grpo_policy, policy_eval, training_settings
 from pipeline.core.config import BuildConfig
 from pipeline.stages.registry import STAGES, Registry
 
@@ -64,6 +64,7 @@ def stage_assets(stages: Registry) -> tuple[list[dg.AssetsDefinition], list[dg.A
         corpus_asset(stages),
         rejections,
         grpo_policy,
+        policy_eval,
     ]
 
 

@@ -36,7 +36,7 @@ from assets.instance_storage import sqlite_backed
 from assets.resources import HANDOFF, StageStore, ensure_partitions
 from assets.sqlite_commits import relaxed_sync
 from assets.synthesis import PER_SERVER
-from assets.training import grpo_policy
+from assets.training import grpo_policy, policy_eval
 from pipeline.core.config import BuildConfig
 from pipeline.core.speedups import settled_run
 from pipeline.corpus.store import CHECKED_GATES, gate_results, list_versions, record_gate, refresh_latest
@@ -346,7 +346,7 @@ def corpus_run(
 ) -> Any:
     """The cross-server run (dedup -> corpus, and the policy when ``train``) over the stored outputs of the servers
     the build kept (``b.cfg.servers``): the build's last run. A listed server without a stored output fails it."""
-    cross = CROSS if train else [a for a in CROSS if a is not grpo_policy]
+    cross = CROSS if train else [a for a in CROSS if a not in (grpo_policy, policy_eval)]
     keys, tags = [a.key for a in cross], {"prove/build": "cli", **(tags or {})}
     if steps_elsewhere(b.cfg):
         return distributed.execute(

@@ -107,3 +107,72 @@ def grpo_policy(
         meta["reward_curve"] = png_markdown("reward", curve)
     context.add_output_metadata(meta)
     return str(out_dir)
+
+
+class PolicyEvalSettings(dg.Config):
+    """What ``policy_eval`` scores the policy on: the same suites for every version, so the Plots compare them.
+
+    ``heldout``: a frozen suite's folder or name under ``<data>/suites`` (default ``default``: frozen from the
+    first corpus version it is asked for, then the same items for every later version); ``policy``: score
+    another policy instead of this version's (a checkpoint folder or a Hugging Face id)."""
+
+    suites: list[str] = Field(["heldout", "bfcl-multi-turn"], description="heldout, bfcl-multi-turn")
+    heldout: str = Field("default", description="a frozen held-out suite (folder or name under <data>/suites)")
+    heldout_limit: int | None = Field(None, description="items of the held-out suite (None: all)")
+    bfcl_categories: list[str] = Field(["base", "miss_func", "miss_param", "long_context"])
+    bfcl_limit: int = Field(2, description="BFCL items per category (a fixed-seed sample)")
+    seed: int = 0
+    policy: str | None = Field(None, description="a checkpoint folder or model id to score instead of this version's")
+
+
+@versioned(
+    group_name="training",
+    description="The policy scored on fixed suites, the same for every version: a frozen held-out suite (live, "
+    "the programmatic reward) and BFCL v4 multi-turn (BFCL's classes and checker); numbers for the Plots.",
+)
+def policy_eval(
+    context: AssetExecutionContext, config: PolicyEvalSettings, settings: ProveSettings, grpo_policy: str
+) -> str:
+    # deferred: torch, transformers and bfcl_eval load only when a policy is scored
+    from training.policies import open_policy
+    from training.suites.heldout import open_suite
+    from training.suites.results import headline_numbers
+    from training.suites.run import default_heldout, evals_root, evaluate_policy, suites_root
+
+    cfg = settings.build_config()
+    spec = config.policy or (str(Path(grpo_policy) / "checkpoint") if grpo_policy else None)
+    if not spec:
+        context.log.info("no policy to score (training disabled and no policy configured)")
+        return ""
+    heldout = None
+    if "heldout" in config.suites:
+        named = suites_root(cfg.data_path) / config.heldout
+        if config.heldout == "default" and not named.exists():
+            corpus = Path(grpo_policy).name if grpo_policy else None
+            src = cfg.data_path / "corpus" / corpus if corpus else None
+            named = default_heldout(cfg.data_path, src if src and src.exists() else None)
+        heldout = open_suite(named if named.exists() else Path(config.heldout))
+    policy = open_policy(spec)
+    name = (Path(grpo_policy).name if grpo_policy and not config.policy else policy.name).replace("/", "-")
+    out = evals_root(cfg.data_path) / f"{name}-{context.run_id[:8]}"
+    log = progress.report if progress.active() else _log_progress(context)
+    summary = evaluate_policy(
+        policy,
+        list(config.suites),
+        out,
+        heldout=heldout,
+        categories=list(config.bfcl_categories),
+        limit=config.heldout_limit,
+        bfcl_limit=config.bfcl_limit,
+        seed=config.seed,
+        progress=lambda suite, done, total: log(f"suite_{suite}", done, total),
+    )
+    meta: dict[str, Any] = {
+        "out_dir": MetadataValue.path(str(out.resolve())),
+        "policy": MetadataValue.json(summary["policy"]),
+        "suites": MetadataValue.json(summary["suites"]),
+        "summary": MetadataValue.json(summary["summary"]),
+    }
+    meta.update(headline_numbers(summary["summary"]))
+    context.add_output_metadata(meta)
+    return str(out)

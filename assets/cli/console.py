@@ -27,8 +27,10 @@ LABELS = {
     "eval_after_sft": "eval SFT",
     "grpo": "GRPO",
     "eval_after_grpo": "eval GRPO",
+    "suite_heldout": "held-out",
+    "suite_bfcl-multi-turn": "BFCL",
 }
-UNITS = {"synthesis": "server", "sft": "step", "grpo": "step"}
+UNITS = {"synthesis": "server", "sft": "step", "grpo": "step", "suite_heldout": "item", "suite_bfcl-multi-turn": "item"}
 
 
 def _fd_backed() -> bool:

@@ -62,6 +62,13 @@ def test_materialize_all_assets_writes_a_corpus_version_with_rejections_and_a_po
     for phase in ("before", "after_sft", "after_grpo"):
         assert isinstance(policy[f"eval_{phase}_reward"], dg.FloatMetadataValue), phase
     assert policy["out_dir"].value == str(run_dir.resolve())
+    # the policy scored on the fixed suites: the default frozen held-out suite and a BFCL sample
+    scored = instance.get_latest_materialization_event(dg.AssetKey("policy_eval")).asset_materialization.metadata
+    for key in ("heldout_reward", "heldout_validity", "heldout_abstention_accuracy", "bfcl_overall"):
+        assert isinstance(scored[key], dg.FloatMetadataValue), key
+    assert scored["suites"].value["heldout"]["name"] == "default"
+    assert (tmp_path / "data" / "suites" / "default" / "suite.json").exists()
+    assert Path(scored["out_dir"].value).is_absolute() and (Path(scored["out_dir"].value) / "results.parquet").exists()
     meta = instance.get_latest_materialization_event(dg.AssetKey("corpus")).asset_materialization.metadata
     assert meta["examples"].value == sum(m["composition"]["by_kind"].values())
     assert meta["kind_multi_turn"].value == m["composition"]["by_kind"]["multi_turn"]

@@ -46,7 +46,8 @@ MATERIALIZATIONS = """
 query($key: AssetKeyInput!) {
   assetOrError(assetKey: $key) {
     ... on Asset { assetMaterializations(limit: 5) { runId metadataEntries { label __typename
-      ... on IntMetadataEntry { intValue } ... on FloatMetadataEntry { floatValue } } } }
+      ... on IntMetadataEntry { intValue } ... on FloatMetadataEntry { floatValue }
+      ... on JsonMetadataEntry { jsonString } } } }
   }
 }"""
 SENSOR_TIMEOUT_S = 600  # a loaded machine; on an idle one each wait takes seconds
@@ -199,9 +200,10 @@ def test_plots_show_corpus_counts_and_eval_rewards_across_versions(page, dagster
     for seed in (0, 1):  # two policy versions, trained on the latest corpus
         config = {
             "resources": {"training": {"config": {"train": True, "params": {**TINY_TRAINING, "seed": seed}}}},
+            "ops": {"policy_eval": {"config": {"bfcl_categories": ["base"], "bfcl_limit": 1}}},
             "execution": {"config": {"in_process": {}}},
         }
-        rid = launch(ui, ["grpo_policy"], config, {"prove/build": "plots-test"})
+        rid = launch(ui, ["grpo_policy", "policy_eval"], config, {"prove/build": "plots-test"})
         status = wait_for_runs(ui, [rid], timeout=SENSOR_TIMEOUT_S)
         assert status[rid] == "SUCCESS", run_failure_messages(ui, rid)
         trained.append(rid)
@@ -217,12 +219,29 @@ def test_plots_show_corpus_counts_and_eval_rewards_across_versions(page, dagster
         for phase in ("before", "after_sft", "after_grpo"):
             assert f"eval_{phase}_reward" in nums, sorted(nums)
 
+    # each policy scored by policy_eval on the same suites: the same frozen held-out items, the same BFCL entries
+    scored = ui.graphql(MATERIALIZATIONS, {"key": {"path": ["policy_eval"]}})["assetOrError"]["assetMaterializations"]
+    assert [m["runId"] for m in scored[:2]] == trained[::-1]
+    suites = [
+        json.loads(next(e["jsonString"] for e in m["metadataEntries"] if e["label"] == "suites")) for m in scored[:2]
+    ]
+    assert suites[0]["heldout"]["items_hash"] == suites[1]["heldout"]["items_hash"]
+    assert suites[0]["bfcl-multi-turn"]["items"] == suites[1]["bfcl-multi-turn"]["items"]
+    for m in scored[:2]:
+        nums = _numbers(m["metadataEntries"])
+        for key in ("heldout_reward", "heldout_validity", "heldout_abstention_accuracy", "bfcl_overall"):
+            assert key in nums, sorted(nums)
+
     text = _plot_titles(pg, ui, "corpus")
     for title in ("examples", "rejections", "kind_multi_turn"):
         assert title in text, f"no {title!r} plot on the corpus page:\n{text[:3000]}"
     text = _plot_titles(pg, ui, "grpo_policy")
     for title in ("eval_before_reward", "eval_after_sft_reward", "eval_after_grpo_reward"):
         assert title in text, f"no {title!r} plot on the grpo_policy page:\n{text[:3000]}"
+    text = _plot_titles(pg, ui, "policy_eval")
+    for title in ("heldout_reward", "heldout_validity", "bfcl_overall", "bfcl_multi_turn_base"):
+        assert title in text, f"no {title!r} plot on the policy_eval page:\n{text[:3000]}"
+    _plot_titles(pg, ui, "grpo_policy")
     shot = ui.home.parent / "plots.png"
     if os.environ.get("PROVE_UPDATE_SCREENSHOT") == "1":
         shot = ROOT / DOCS_PLOTS
