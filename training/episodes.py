@@ -3,16 +3,17 @@ calls executed live in the item's own environment, batched across items.
 
 An :class:`Episode` is one item being played: it gives the opening messages and tools, each later user turn
 (and the tools offered from that turn on, which may grow: BFCL's missing-function turns), executes a turn's
-calls and returns the tool messages' contents. :func:`play` asks the policy for every live episode at once,
-appends its reply, executes its calls or moves to the next user turn, up to ``max_assistant_turns`` assistant
-messages per user turn (BFCL's and the paper's limit is per turn, training's rollouts count the whole
-conversation: the suites say which). Nothing here raises on the policy's output: a malformed call is executed
+calls and returns the tool messages' contents, and releases its environment when closed. :func:`play` asks the
+policy for every live episode at once, appends its reply, executes its calls or moves to the next user turn, up
+to ``max_steps_per_turn`` assistant messages a user turn (BFCL's and the paper's limit is per turn; training's
+rollouts count the whole conversation). Nothing here raises on the policy's output: a malformed call is executed
 by the episode as a failed call the policy can read.
 """
 
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +22,9 @@ from training.policies import Policy, Reply
 
 
 @dataclass
-class Episode:
-    """One item being played; suites subclass it (``execute``, ``tools_at``, ``close``)."""
+class Episode(ABC):
+    """One item being played; each suite's episode implements ``execute`` and ``close`` (and ``tools_at`` where
+    the tools change from turn to turn)."""
 
     item_id: str
     messages: list[dict[str, Any]]  # the conversation so far (system and first user message to start)
@@ -44,14 +46,12 @@ class Episode:
         """The tools offered from user turn ``turn`` on (the same for every turn unless a suite says otherwise)."""
         return self.tools
 
+    @abstractmethod
     def execute(self, calls: list[dict[str, Any]]) -> list[str]:
         """Run ``calls`` in order, record each with its outcome in ``calls_per_turn[-1]`` and return the content of
-        each call's tool message. Subclasses implement it."""
-        raise NotImplementedError
+        each call's tool message (each suite's episode does it in its own environment)."""
 
-    def end_turn(self) -> None:
-        """Called when the policy answers a user turn without a call (state checks, per-turn hashes)."""
-
+    @abstractmethod
     def close(self) -> None:
         """Release the item's environment."""
 
@@ -100,7 +100,6 @@ def _take(ep: Episode, reply: Reply, max_steps: int) -> None:
         if (ep._steps_in_turn < max_steps and not ep.end_turn_now) or ep.done:
             return
         # the turn's step budget is spent: the turn ends as if the policy had answered
-    ep.end_turn()
     if ep.turn + 1 >= len(ep.user_turns) or ep.done:
         ep.done = True
         return

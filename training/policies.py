@@ -9,24 +9,23 @@ through :func:`training.episodes.play`, so the same suite scores every kind of p
   ``max_tool_chars``, as in training), greedy generation, calls parsed from ``<tool_call>`` blocks (the
   Qwen2.5 / Hermes syntax the tiny template shares).
 * :class:`EndpointPolicy`: ``chat.completions`` with ``tools``, ``temperature`` 0, ``concurrency`` requests in
-  flight, retries (a 429/503 waits as asked, other failures back off with jitter) and accounting
-  (:class:`pipeline.language.teacher_client.TeacherUsage`), as the teacher's client does. An endpoint that
-  answers none of its first requests fails with an error naming it.
+  flight, sent and counted as the teacher's client sends its own
+  (:class:`pipeline.language.teacher_client.AccountedRequests`: retries, a 429/503 waiting as asked, backoff with
+  jitter, usage). An endpoint that answers none of a request's tries fails with an error naming it.
 """
 
 from __future__ import annotations
 
 import json
-import random
-import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Protocol
 
-from pipeline.language.teacher_client import TeacherUsage, backoff_s, retry_after_s
+from pipeline.language.teacher_client import AccountedRequests, RequestsFailed
 from training.chat import ChatFormat
 from training.rollout import parse_tool_calls
 from training.tiny import load_policy
@@ -250,11 +249,8 @@ class EndpointPolicy:
         self.concurrency = max(1, concurrency)
         self.retries = max(1, retries)
         self.max_tokens = max_tokens
-        self.usage = TeacherUsage()
-        self._lock = threading.Lock()
-        self._in_flight = 0
-        self._answered = 0
-        self._jitter = random.Random()
+        self._requests = AccountedRequests()
+        self.usage = self._requests.usage
         if client is None:
             from openai import OpenAI
 
@@ -266,49 +262,20 @@ class EndpointPolicy:
 
     def _ask(self, conv: Conversation) -> Reply:
         messages, tools = conv
-        last: BaseException | None = None
-        for attempt in range(self.retries):
-            if attempt:
-                with self._lock:
-                    self.usage.retries += 1
-            t0 = time.perf_counter()
-            with self._lock:
-                self.usage.requests += 1
-                self._in_flight += 1
-                self.usage.peak_in_flight = max(self.usage.peak_in_flight, self._in_flight)
-            try:
-                kw: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0.0}
-                if tools:
-                    kw["tools"] = tools
-                if self.max_tokens:
-                    kw["max_tokens"] = self.max_tokens
-                resp = self.client.chat.completions.create(**kw)
-                msg = resp.choices[0].message
-            except Exception as exc:  # timeouts, connection refused, 429, 5xx
-                last = exc
-                wait = retry_after_s(exc)
-                with self._lock:
-                    self.usage.rate_limited += wait is not None
-                if attempt + 1 < self.retries:
-                    time.sleep(wait if wait is not None else backoff_s(attempt, self._jitter))
-                continue
-            finally:
-                with self._lock:
-                    self._in_flight -= 1
-                    self.usage.wait_s += time.perf_counter() - t0
-            usage = getattr(resp, "usage", None)
-            with self._lock:
-                self.usage.completions += 1
-                self._answered += 1
-                self.usage.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-                self.usage.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-            return _reply_of(msg)
-        with self._lock:
-            self.usage.failures += 1
-        raise PolicyError(
-            f"endpoint {self.base_url} (model {self.model}) failed after {self.retries} tries: "
-            f"{type(last).__name__}: {last}"
-        )
+        kw: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0.0}
+        if tools:
+            kw["tools"] = tools
+        if self.max_tokens:
+            kw["max_tokens"] = self.max_tokens
+
+        def request() -> Any:
+            resp = self.client.chat.completions.create(**kw)
+            return SimpleNamespace(message=resp.choices[0].message, usage=getattr(resp, "usage", None))
+
+        try:
+            return _reply_of(self._requests.send(request, self.retries).message)
+        except RequestsFailed as exc:
+            raise PolicyError(f"endpoint {self.base_url} (model {self.model}) {exc}") from None
 
     def respond(self, conversations: Sequence[Conversation]) -> list[Reply]:
         if not conversations:

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from pipeline.core.config import QueryConfig
@@ -100,6 +101,66 @@ def backoff_s(attempt: int, rng: random.Random) -> float:
     return rng.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**attempt))
 
 
+class RequestsFailed(RuntimeError):
+    """Every try of one request failed; ``last`` is the last error."""
+
+    def __init__(self, tries: int, last: BaseException | None):
+        super().__init__(f"failed after {tries} tries: {type(last).__name__}: {last}")
+        self.tries, self.last = tries, last
+
+
+class AccountedRequests:
+    """Requests to an OpenAI-compatible endpoint sent with retries and counted in ``usage``: a 429/503 waits as its
+    ``Retry-After`` asks, other failures back off exponentially with jitter; requests, retries, failures, answers,
+    tokens, time waited and the most requests in flight at once. The teacher's client and the endpoint policies of
+    ``training.policies`` send through it."""
+
+    def __init__(self, usage: TeacherUsage | None = None, lock: threading.Lock | None = None):
+        self.usage = usage if usage is not None else TeacherUsage()
+        self.lock = lock if lock is not None else threading.Lock()
+        self.in_flight = 0
+        self._jitter = random.Random()  # waits only: never what is written
+
+    def send(self, request: Callable[[], T], tries: int) -> T:
+        """``request()``'s answer (its ``usage`` counted), tried up to ``tries`` times; :class:`RequestsFailed`."""
+        last: BaseException | None = None
+        tries = max(1, tries)
+        for attempt in range(tries):
+            if attempt:
+                with self.lock:
+                    self.usage.retries += 1
+            t0 = time.perf_counter()
+            with self.lock:
+                self.usage.requests += 1
+                self.in_flight += 1
+                self.usage.peak_in_flight = max(self.usage.peak_in_flight, self.in_flight)
+            error: BaseException | None = None
+            try:
+                answer = request()
+            except Exception as exc:  # timeouts, 429, 5xx, connection resets
+                error = exc
+            finally:
+                with self.lock:
+                    self.in_flight -= 1
+                    self.usage.wait_s += time.perf_counter() - t0
+            if error is not None:
+                last, wait = error, retry_after_s(error)
+                with self.lock:
+                    self.usage.rate_limited += wait is not None
+                if attempt + 1 < tries:
+                    time.sleep(wait if wait is not None else backoff_s(attempt, self._jitter))
+                continue
+            counted = getattr(answer, "usage", None)
+            with self.lock:
+                self.usage.completions += 1
+                self.usage.prompt_tokens += int(getattr(counted, "prompt_tokens", 0) or 0)
+                self.usage.completion_tokens += int(getattr(counted, "completion_tokens", 0) or 0)
+            return answer
+        with self.lock:
+            self.usage.failures += 1
+        raise RequestsFailed(tries, last)
+
+
 class TeacherClient:
     """Completions cached by prompt hash; :meth:`fetch` keeps up to ``concurrency`` requests in flight."""
 
@@ -112,10 +173,9 @@ class TeacherClient:
         self._client = client
         self.usage = TeacherUsage()
         self._lock = threading.Lock()
-        self._in_flight = 0
+        self._requests = AccountedRequests(self.usage, self._lock)
         self._collecting: list[str] | None = None
         self._hits_counted = True  # off while a prefetched run reads back what its fetch just wrote
-        self._jitter = random.Random()  # waits only: never what is written
 
     # ------------------------------------------------------------------------------------------- the endpoint
     @property
@@ -156,47 +216,23 @@ class TeacherClient:
         return self._ask(prompt)
 
     def _ask(self, prompt: str) -> str:
-        """One prompt sent until it is answered or its tries run out (429/503 wait as asked, other failures back off
-        exponentially with jitter); the answer is written to the cache."""
-        last: BaseException | None = None
-        for attempt in range(max(1, self.cfg.llm_retries)):
-            if attempt:
-                with self._lock:
-                    self.usage.retries += 1
-            t0 = time.perf_counter()
-            with self._lock:
-                self.usage.requests += 1
-                self._in_flight += 1
-                self.usage.peak_in_flight = max(self.usage.peak_in_flight, self._in_flight)
-            error: BaseException | None = None
-            try:
-                resp = self.client.chat.completions.create(
-                    model=self.cfg.llm_model, messages=[{"role": "user", "content": prompt}], temperature=0.7
-                )
-                text = resp.choices[0].message.content or ""
-            except Exception as exc:  # timeouts, 429, 5xx, connection resets
-                error = exc
-            finally:
-                with self._lock:
-                    self._in_flight -= 1
-                    self.usage.wait_s += time.perf_counter() - t0
-            if error is not None:
-                last, wait = error, retry_after_s(error)
-                with self._lock:
-                    self.usage.rate_limited += wait is not None
-                if attempt + 1 < self.cfg.llm_retries:
-                    time.sleep(wait if wait is not None else backoff_s(attempt, self._jitter))
-                continue
-            usage = getattr(resp, "usage", None)
-            with self._lock:
-                self.usage.completions += 1
-                self.usage.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-                self.usage.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-            atomic_write_text(self.cache_dir / f"{self.key(prompt)}.json", json.dumps({"prompt": prompt, "text": text}))
-            return text
-        with self._lock:
-            self.usage.failures += 1
-        raise RuntimeError(f"LLM endpoint {self.cfg.llm_base_url} failed after {self.cfg.llm_retries} tries: {last}")
+        """One prompt sent until it is answered or its tries run out (:class:`AccountedRequests`); the answer is
+        written to the cache."""
+
+        def request() -> Any:
+            resp = self.client.chat.completions.create(
+                model=self.cfg.llm_model, messages=[{"role": "user", "content": prompt}], temperature=0.7
+            )
+            return SimpleNamespace(text=resp.choices[0].message.content or "", usage=getattr(resp, "usage", None))
+
+        try:
+            text = self._requests.send(request, self.cfg.llm_retries).text
+        except RequestsFailed as exc:
+            raise RuntimeError(
+                f"LLM endpoint {self.cfg.llm_base_url} failed after {exc.tries} tries: {exc.last}"
+            ) from None
+        atomic_write_text(self.cache_dir / f"{self.key(prompt)}.json", json.dumps({"prompt": prompt, "text": text}))
+        return text
 
     # ----------------------------------------------------------------------------------- many in flight at once
     @contextmanager
@@ -237,7 +273,7 @@ class TeacherClient:
                 dead = state["answered"] == 0 and state["failed"] >= min(len(todo), self.concurrency)
                 if state["failed"] > budget or dead:
                     stop.set()
-                in_flight = self._in_flight
+                in_flight = self._requests.in_flight
             if progress is not None:
                 progress(state["done"], len(todo), in_flight, state["answered"] / max(1e-9, time.perf_counter() - t0))
 
