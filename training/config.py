@@ -48,18 +48,20 @@ class TrainConfig(BaseModel):
     enable_thinking: bool = Field(False, description="render prompts with a thinking model's thinking block")
     chat_template_kwargs: dict[str, Any] = Field(default_factory=dict, description="extra apply_chat_template kwargs")
     servers: list[str] | None = Field(None, description="train and evaluate on these servers' examples only")
-    sft_steps: int = Field(80, ge=0)
-    sft_batch_size: int = 4
+    sft_steps: int = Field(300, ge=0)
+    sft_batch_size: int = 8
     sft_lr: float = 3e-3
+    sft_lr_scheduler: str = Field("cosine", description="SFT's learning-rate schedule (transformers' names)")
+    sft_warmup_steps: int = Field(20, ge=0)
     sft_no_call_repeat: int = Field(
-        1, ge=1, description="SFT sees each example where no call is right this many times (declining is rarer)"
+        2, ge=1, description="SFT sees each example where no call is right this many times (declining is rarer)"
     )
     grpo_steps: int = Field(8, ge=0)
     batch_size: int = Field(
         8, description="completions per device per GRPO step (prompts = batch_size / num_generations)"
     )
     num_generations: int = Field(4, ge=2, description="group size")
-    lr: float = 5e-4
+    lr: float = Field(5e-5, description="GRPO's learning rate (the tiny policy's SFT weights move little)")
     kl_beta: float = Field(
         0.01, ge=0, description="KL coefficient (paper: 0.01); the reference is the policy GRPO starts from"
     )
@@ -113,6 +115,9 @@ class TrainConfig(BaseModel):
 HUB_DEFAULTS: dict[str, Any] = {
     "sft_steps": 0,
     "sft_lr": 1e-5,
+    "sft_lr_scheduler": "constant",
+    "sft_warmup_steps": 0,
+    "sft_no_call_repeat": 1,
     "sft_batch_size": 8,
     "grpo_steps": 350,
     "batch_size": 16,
