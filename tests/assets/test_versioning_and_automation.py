@@ -141,9 +141,9 @@ def test_the_manifest_records_every_assets_code_version(built):
     from pipeline.corpus.store import resolve_version
 
     m = json.loads((resolve_version(cfg.data_dir, "latest") / "manifest.json").read_text())
-    # the code versions of every asset that made the version (the policy comes after it)
+    # the code versions of every asset that made the version (the policy and its scores come after it)
     assert {k: v for k, v in m["code_versions"].items() if k.startswith("asset:")} == {
-        f"asset:{k}": v for k, v in _versions().items() if k != "grpo_policy"
+        f"asset:{k}": v for k, v in _versions().items() if k not in ("grpo_policy", "policy_eval")
     }
     assert m["code_versions"]["assets"] == CV.CODE_VERSION
     assert set(m["schema_hashes"]) == set(SERVERS)
