@@ -179,14 +179,41 @@ def cmd_freeze(a: argparse.Namespace) -> int:
     from training.suites.run import suites_root
 
     try:
-        corpus = resolve_version(a.data_dir, a.corpus)
-        path = freeze(corpus, suites_root(a.data_dir), a.name, _csv(a.servers), a.limit)
-    except (SuiteError, FileNotFoundError) as exc:
+        if a.build:  # the build is of these servers only
+            corpus, servers = _named_build(a), None
+            origin = {"build": {"servers": _csv(a.servers), "examples": a.examples, "seed": a.seed}}
+        else:
+            corpus, servers, origin = resolve_version(a.data_dir, a.corpus), _csv(a.servers), None
+        path = freeze(corpus, suites_root(a.data_dir), a.name, servers, a.limit, origin)
+    except (SuiteError, FileNotFoundError, ValueError) as exc:
         return _fail(str(exc))
     meta = json.loads((path / "suite.json").read_text())
     print(f"suite {meta['name']}: {meta['n_items']} items from {meta['source_version']}, hash {meta['items_hash']}")
     print(f"  {path}")
     return 0
+
+
+def _named_build(a: argparse.Namespace) -> Path:
+    """A corpus built for the suite alone (``--servers``, ``--examples``, ``--seed``; offline defaults for the rest)
+    under ``<data>/suites/.builds/``, so it never becomes the data dir's latest version; its version folder."""
+    # deferred: Dagster and the build load only for a suite made from a named build
+    import dagster as dg
+
+    from assets.orchestrate import build
+    from pipeline.core.config import BuildConfig
+    from pipeline.corpus.store import resolve_version
+
+    if not a.name:
+        raise ValueError("a suite from a named build needs --name")
+    fields: dict[str, Any] = {"examples": a.examples, "seed": a.seed}
+    if a.servers:
+        fields["servers"] = _csv(a.servers)
+    where = Path(a.data_dir) / "suites" / ".builds" / a.name
+    cfg = BuildConfig(data_dir=str(where), **{k: v for k, v in fields.items() if v is not None})
+    b = build(cfg, instance=dg.DagsterInstance.ephemeral())
+    if not b.result.success:
+        raise ValueError(f"the build for suite {a.name} failed (its log is under {where}/logs)")
+    return resolve_version(where, None)
 
 
 def register(sub: Any) -> None:
@@ -220,8 +247,13 @@ def register(sub: Any) -> None:
     show.set_defaults(fn=cmd_show)
     fr = s.add_parser("freeze", help="freeze a corpus version's eval split as a held-out suite")
     fr.add_argument("--corpus", help="a corpus version (default: the latest good one)")
+    fr.add_argument(
+        "--build", action="store_true", help="freeze a named build's eval split: --servers, --examples, --seed"
+    )
+    fr.add_argument("--examples", type=positive_int, help="--build: how many examples to build")
+    fr.add_argument("--seed", type=int, help="--build: the build's seed")
     fr.add_argument("--name", help="the suite's name (default: heldout-<version>-<hash>)")
-    fr.add_argument("--servers", help="comma-separated servers to keep")
+    fr.add_argument("--servers", help="comma-separated servers to keep (--build: to build)")
     fr.add_argument("--limit", type=positive_int)
     fr.add_argument("--data-dir", default="data")
     fr.set_defaults(fn=cmd_freeze)

@@ -193,3 +193,18 @@ def test_a_tiny_checkpoint_plays_bfcl_multi_turn_end_to_end_through_the_cli(corp
     assert len(rows) == 2 and all(r["suite"] == "bfcl-multi-turn" and r["error_type"] for r in rows)
     assert all(json.loads(r["messages"])[0]["role"] == "user" for r in rows)  # BFCL's own conversation, played
     assert b["overall"] == sum(r["valid"] for r in rows) / 2
+
+
+def test_a_suite_is_frozen_from_a_named_build_that_never_becomes_the_latest_version(tmp_path, capsys):
+    data = tmp_path / "data"
+    args = ["eval", "freeze", "--build", "--servers", "banking", "--examples", "20", "--seed", "3"]
+    assert prove([*args, "--name", "bank20", "--data-dir", str(data)]) == 0
+    assert "suite bank20:" in capsys.readouterr().out
+    suite = open_suite(data / "suites" / "bank20")
+    assert suite.meta["origin"] == {"build": {"servers": ["banking"], "examples": 20, "seed": 3}}
+    assert suite.tasks and {t.server for t in suite.tasks} == {"banking"}
+    assert not (data / "corpus").exists()  # the build is the suite's own, not the data dir's latest version
+    # the same build again gives the same items: the suite is returned as it is
+    assert prove([*args, "--name", "bank20", "--data-dir", str(data)]) == 0
+    assert prove(["eval", "freeze", "--build", "--examples", "20", "--data-dir", str(data)]) == 2
+    assert "needs --name" in capsys.readouterr().err

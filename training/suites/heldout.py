@@ -49,9 +49,11 @@ def freeze(
     name: str | None = None,
     servers: list[str] | None = None,
     limit: int | None = None,
+    origin: dict[str, Any] | None = None,
 ) -> Path:
     """Freeze the eval split of ``corpus_dir`` as a suite; returns its folder (an existing suite of the same name
-    and the same items is returned as it is; one with other items is refused)."""
+    and the same items is returned as it is; one with other items is refused). ``origin``: how the corpus was made
+    (``prove eval freeze --build``: the named build's servers, size and seed), kept in ``suite.json``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -86,6 +88,7 @@ def freeze(
         "n_items": len(rows),
         "by_kind": {k: sum(r["kind"] == k for r in rows) for k in sorted({r["kind"] for r in rows})},
         "items_hash": digest,
+        **({"origin": origin} if origin else {}),
     }
     with atomic_dir(final) as tmp:
         pq.write_table(pa.Table.from_pylist(rows), tmp / "items.parquet")
