@@ -199,6 +199,7 @@ def _named_build(a: argparse.Namespace) -> Path:
     # deferred: Dagster and the build load only for a suite made from a named build
     import dagster as dg
 
+    # deferred: the same (the build path and its settings)
     from assets.orchestrate import build
     from pipeline.core.config import BuildConfig
     from pipeline.corpus.store import resolve_version
