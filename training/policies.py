@@ -84,7 +84,7 @@ class LocalPolicy:
         tokenizer: Any,
         name: str = "local",
         max_new_tokens: int = 48,
-        max_prompt_tokens: int = 2048,
+        max_prompt_tokens: int | None = None,
         max_tool_chars: int = 400,
         batch_size: int = 16,
         template_kwargs: dict[str, Any] | None = None,
@@ -95,6 +95,9 @@ class LocalPolicy:
         self.tok = tokenizer
         self.name = name
         self.max_new_tokens = max_new_tokens
+        if max_prompt_tokens is None:  # what the model's positions hold, less the message it writes
+            positions = int(getattr(model.config, "max_position_embeddings", 0) or 0) or 1 << 15
+            max_prompt_tokens = max(64, positions - max_new_tokens)
         self.max_prompt_tokens = max_prompt_tokens
         self.batch_size = batch_size
         self.generate_seconds = 0.0
@@ -219,9 +222,6 @@ def load_local_policy(spec: str, **kw: Any) -> LocalPolicy:
         model, tok = load_policy(str(spec))
     except OSError as exc:  # an id no hub answers for, or a folder from_pretrained cannot read
         raise PolicyError(f"policy {spec}: cannot load it ({exc})") from None
-    if "max_prompt_tokens" not in kw:  # what the model's positions hold, less the message it writes
-        positions = int(getattr(model.config, "max_position_embeddings", 0) or 0) or 1 << 15
-        kw["max_prompt_tokens"] = max(64, positions - int(kw.get("max_new_tokens", 48)))
     name = f"{p.parent.name}-{p.name}" if p.exists() and p.name == "checkpoint" else (p.name if p.exists() else spec)
     return LocalPolicy(model, tok, name=str(name), **kw)
 

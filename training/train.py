@@ -202,13 +202,11 @@ def run_grpo(
 def eval_policy(model: Any, tok: Any, config: TrainConfig) -> Any:
     """The policy the evaluation phases play: the model as it is now, greedy, ``eval_max_new_tokens`` a message,
     prompts cut (newest tokens kept) to what the model's positions hold."""
-    positions = int(getattr(model.config, "max_position_embeddings", 0) or 0) or 1 << 15
     return LocalPolicy(
         model,
         tok,
         name=config.model,
         max_new_tokens=config.eval_max_new_tokens,
-        max_prompt_tokens=max(64, positions - config.eval_max_new_tokens),
         max_tool_chars=config.max_tool_chars,
         batch_size=config.eval_batch_size,
         template_kwargs=config.template_kwargs(),
