@@ -57,6 +57,30 @@ def answer(prompt: str, ungrounded: bool = False, bad_replies: bool = False) -> 
     return "Sure:\n" + json.dumps({"turns": msgs})
 
 
+def send_json(handler: BaseHTTPRequestHandler, code: int, obj: object, headers: dict[str, str] | None = None) -> None:
+    """Answer ``handler``'s request with ``obj`` as JSON (the status and headers in one write, the body in another)."""
+    data = json.dumps(obj).encode()
+    handler.send_response(code)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    for k, v in (headers or {}).items():
+        handler.send_header(k, v)
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def serve_loopback(handler: type[BaseHTTPRequestHandler], queue_size: int = 256) -> tuple[ThreadingHTTPServer, str]:
+    """``handler`` served on a free 127.0.0.1 port from a daemon thread: the server and its ``/v1`` base URL."""
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = queue_size  # many clients connect at once
+
+    httpd = Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+
+
 class ScriptedTeacher:
     """The endpoint, serving on 127.0.0.1 from a thread until :meth:`close`."""
 
@@ -138,24 +162,10 @@ class ScriptedTeacher:
                 )
 
             def _send(self, code, obj, headers=None):
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, code, obj, headers)
 
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 256  # many clients connect at once
-
-        self.httpd = Server(("127.0.0.1", 0), Handler)
+        self.httpd, self.url = serve_loopback(Handler)
         self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
 
     def _wait(self) -> float:
         if isinstance(self.latency, tuple):

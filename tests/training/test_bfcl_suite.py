@@ -10,13 +10,13 @@ import ast
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
+from tests.teacher_endpoint import send_json, serve_loopback
 from training.episodes import play
 from training.policies import EndpointPolicy, Reply
 from training.suites.bfcl import (
@@ -99,17 +99,9 @@ class GroundTruthEndpoint:
                 )
 
             def _send(self, code, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, code, obj)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.httpd, self.url = serve_loopback(Handler)
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         messages = body["messages"]
