@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from servers.kit import EnvServer, World, seeded_world
+from servers.kit.domain import domain_texts
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,11 @@ class ServerEntry:
 
     def load(self) -> EnvServer:
         return build(self.name)
+
+    def domain(self) -> dict[str, Any] | None:
+        """The server's domain texts (its package's ``domain.yaml``: the reasons its users give, its nouns as they
+        say them), or None."""
+        return domain_texts(self.module)
 
 
 CATALOGUE: tuple[ServerEntry, ...] = tuple(

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pipeline.core.domain import Domain
 from servers.clock import REFERENCE_DAY  # the built-in worlds' today; imports nothing (no mcp)
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -64,7 +65,9 @@ class ServerConfig(BaseModel):
     parameter they fill (``{repo_path: repo}``, a project's name; a list for several; ``${VAR}`` read from the
     environment): the probe calls tools with them and requests state them, as values found in the server's state
     are. ``time_budget_s`` bounds the time a
-    build spends on the server's stages; past it the server's partition ends with a rejection.
+    build spends on the server's stages; past it the server's partition ends with a rejection. ``domain``: the
+    service's words (the reasons its users give, its nouns as they say them: :mod:`pipeline.core.domain`); a
+    built-in server's own ``domain.yaml`` serves when none is given.
     """
 
     model_config = {"extra": "forbid"}
@@ -90,6 +93,7 @@ class ServerConfig(BaseModel):
     known_values: dict[str, str | int | float | list[str | int | float]] = {}
     setup: list[SetupCall] = []
     time_budget_s: float = Field(default=1800.0, gt=0)
+    domain: Domain | None = None
 
     @property
     def start_timeout(self) -> float:

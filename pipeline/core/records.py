@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, model_serializer
 
+from pipeline.core.domain import Domain
+
 SENSITIVE_KEY = "x-sensitive"
 
 
@@ -117,6 +119,8 @@ class Snapshot(BaseModel):
     # table -> {"columns": [{name, type, pk}], "rows": [...]}: a database's schema, for tools taking SQL
     # (pipeline.language.sqltext)
     tables: dict[str, dict[str, Any]] = {}
+    # the service's words (the reasons its users give, its nouns as they say them), for the request writer
+    domain: Domain | None = None
     # the sampled context refreshed every k conversations: probes of the next world seeds
     refreshes: list[Snapshot] = []
 

@@ -2,7 +2,7 @@
 
 ```yaml
 servers:
-  - name: banking                      # built-in
+  - name: <a built-in server>          # built-in, by its catalogue name
   - name: notes                        # a stdio server: a fresh process per session, in a fresh
     kind: stdio                        # copy of cwd (the original is never written)
     command: python

@@ -417,6 +417,7 @@ def probe(
         kind_support=support,
         feeds=pr.feeds,
         tables=pr.tables,
+        domain=session.env.domain,
     )
 
 

@@ -7,12 +7,14 @@ import json
 import time
 import uuid
 from contextlib import AbstractContextManager
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from pipeline.core.config import ServerConfig, SetupCall
+from pipeline.core.domain import Domain
 from pipeline.core.records import CallResult, ToolSpec
 from pipeline.env.connection import Connection
 from pipeline.env.fast_client import InlineLoop, fast_paths_wanted
@@ -21,6 +23,7 @@ from pipeline.env.reuse import setup_key
 from pipeline.env.transport import EnvironmentError_, ServerLog, Transport
 from pipeline.env.workdir import SESSION_DIR, needs_workdir, new_workdir, remove_workdir, session_args
 from servers.kit.keys import ADMIN_PREFIX
+from servers.registry import entry
 
 
 class ServerBudgetExceeded(EnvironmentError_):
@@ -224,6 +227,16 @@ class Environment:
     @property
     def name(self) -> str:
         return self.config.name
+
+    @cached_property
+    def domain(self) -> Domain | None:
+        """The service's words (:mod:`pipeline.core.domain`): its server config's ``domain`` section, else a built-in
+        server's own (its package's ``domain.yaml``), else None (the general pool serves)."""
+        c = self.config
+        if c.domain is not None:
+            return c.domain
+        texts = entry(c.builtin).domain() if c.kind == "builtin" and c.builtin else None
+        return Domain.model_validate(texts) if texts else None
 
     def tools(self, via: Connection | None = None) -> list[ToolSpec]:
         """The user-visible tools (admin tools excluded), as records; listed once, on ``via`` if given."""

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pipeline.core.config import LintConfig
+from pipeline.core.domain import Domain
 from pipeline.core.records import ToolSpec
 from pipeline.language.argforms import field_forms, ref_preposition
 from pipeline.language.fields import field_values
@@ -1127,7 +1128,7 @@ class StepWriter:
         verb = self._verb(intent, terse)
         args = step["args"]
         toggle = switch_of(intent, args, withheld)
-        if toggle:  # set_trunk(open=true): "open the trunk of my vehicle", never "change the trunk ... and open"
+        if toggle:  # set_trunk(open=true): "open the trunk", never "change the trunk ... and open"
             verb = SWITCH_VERBS[toggle][0 if args[toggle] else 1]
         self.verb = verb
         self.taking_off = False
@@ -1518,13 +1519,13 @@ def compose_turn(
     persona: str,
     turn: int,
     terse: bool,
-    server: str = "",
+    domain: Domain | None = None,
     writes: bool = False,
     thing: str | None = None,
     told: set[str] | None = None,
 ) -> str:
-    """One user turn from its steps' phrases, in parts drawn independently (``server``, ``writes``: the service
-    and whether the turn changes something, for the situation a turn may give: :mod:`situations`; ``thing``: what
+    """One user turn from its steps' phrases, in parts drawn independently (``domain``, ``writes``: the service's
+    words and whether the turn changes something, for the situation a turn may give: :mod:`situations`; ``thing``: what
     a one-step read shows, as a noun phrase, which the turn may ask to see instead: "Can I see the balance ...?";
     ``told``: the situations the conversation gave already, never given twice, to which this turn's is added)."""
     told = set() if told is None else told
@@ -1543,7 +1544,7 @@ def compose_turn(
         text = f"{text} {later}" if later else text
         r = rng.random()
         if r < 0.75:  # why the user asks, in the service's words: "I'm reconciling last month's statement, so ..."
-            text = with_situation(text, situation(server, writes, rng, told), rng)
+            text = with_situation(text, situation(domain, writes, rng, told), rng)
         elif r < 0.85:
             ctx = rng.choice(CONTEXTS.get(persona, CONTEXTS["retiree"]))
             # "While the store is quiet, could you ...", never "..., so, could you" or "..., right, can you"
@@ -1576,7 +1577,7 @@ def compose_turn(
         # a later turn may say why too, after what it asks ("Next, deposit 25, since my salary just came in."): one
         # sentence only, never "Good. Could you ..., so good." or "..., so and next ..."
         if len(told) < 2 and not re.search(r"[.:;!?] ", text) and rng.random() < 0.45:
-            why = situation(server, writes, rng, told)
+            why = situation(domain, writes, rng, told)
             text = rng.choice(TRAILS).format(t=text[:-1], r=why, end=text[-1])
         elif rng.random() < 0.12 and text[-1:] in ".?" and not text.endswith("as well.") and "," not in text:
             text = with_aside(text, rng)
@@ -1658,15 +1659,16 @@ def write_turns(
     reference: str,
     rng: random.Random,
     known: Callable[[str], bool] | None = None,
+    domain: Domain | None = None,
 ) -> list[str]:
     """The user's message for each turn (``withheld``: values the first step's request leaves out;
-    ``known``: whether the user knows a value without seeing it in a result, e.g. their own account's id)."""
+    ``known``: whether the user knows a value without seeing it in a result, e.g. their own account's id;
+    ``domain``: the service's words, :mod:`pipeline.core.domain`)."""
     w = StepWriter(steps, entities, reference, rng, known)
     terse = info_level == "minimal"
     out = []
     told: set[str] = set()  # the situations given so far
-    server = steps[0]["tool"].server if steps else ""
-    nouns = noun_choice(server, rng)  # "the branch STR-0001" all through the conversation
+    nouns = noun_choice(domain, rng)  # "the branch STR-0001" all through the conversation
     for ti, turn in enumerate(turns):
         phrases: list[str] = []
         for i, st in enumerate(turn):
@@ -1681,10 +1683,10 @@ def write_turns(
                 if thing and thing.startswith(("the ", "all the ")) and rng.random() < 0.45:
                     said = thing
             if not terse:  # "the car VEH-003": the service's nouns as its users say them, values as they are
-                said = reword(said, st["tool"].server, value_words(st["args"]), rng, nouns)
+                said = reword(said, domain, value_words(st["args"]), rng, nouns)
             phrases.append(said)
         writes = any(not st["tool"].read_only for st in turn)
         thing = w.thing_shown(turn[0], phrases[0]) if len(turn) == 1 and not terse else None
-        out.append(compose_turn(phrases, rng, persona, ti, terse, server, writes, thing, told))
+        out.append(compose_turn(phrases, rng, persona, ti, terse, domain, writes, thing, told))
         w.saw([st["result"].data for st in turn if st["result"].ok])
     return out

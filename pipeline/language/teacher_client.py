@@ -333,7 +333,7 @@ def usage_numbers(usage: dict[str, Any]) -> dict[str, float | int]:
 
 
 def usage_summary(usages: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Teacher usage per stage and server (``{"query/banking": {...}}``) with their total."""
+    """Teacher usage per stage and server (``{"query/<server>": {...}}``) with their total."""
     total = TeacherUsage()
     for u in usages.values():
         total.add(u)

@@ -72,6 +72,7 @@ class TemplateBackend:
             self.cfg.reference_date,
             rng,
             known=lambda v: is_known_id(v, snapshot),
+            domain=snapshot.domain,
         )
 
 

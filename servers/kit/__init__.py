@@ -26,9 +26,11 @@ are module-level functions of that world (:mod:`servers.kit.toolset`).
 Modules: :mod:`~servers.kit.keys` (``_meta`` keys, switches, :func:`sensitive`), :mod:`~servers.kit.errors`,
 :mod:`~servers.kit.world` (worlds and session stores), :mod:`~servers.kit.sessions` (which session a call
 belongs to), :mod:`~servers.kit.toolset`, :mod:`~servers.kit.server` (:class:`EnvServer`),
-:mod:`~servers.kit.fast_server` (the measured fast paths) and :mod:`~servers.kit.hooks` (where benchmarks attach).
+:mod:`~servers.kit.fast_server` (the measured fast paths), :mod:`~servers.kit.hooks` (where benchmarks attach) and
+:mod:`~servers.kit.domain` (a server's domain texts, its package's ``domain.yaml``).
 """
 
+from servers.kit.domain import domain_texts
 from servers.kit.errors import (
     InternalError,
     InvalidArgument,
@@ -98,4 +100,5 @@ __all__ = [
     "telemetry_wanted",
     "tracing_installed",
     "WorkTimer",
+    "domain_texts",
 ]

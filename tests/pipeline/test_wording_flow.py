@@ -9,8 +9,8 @@ import re
 
 from pipeline.core.records import CallResult
 from pipeline.language.request_writer import write_turns
-from pipeline.language.situations import NOUNS, noun_choice
-from tests.plans import plan_step
+from pipeline.language.situations import noun_choice
+from tests.plans import builtin_domain, plan_step
 
 STORES = {
     "stores": [
@@ -43,8 +43,10 @@ def _steps(server: str = "x") -> list[dict]:
 
 def _turns(steps: list[dict], split: list[list[int]], seed: int) -> list[str]:
     turns = [[steps[i] for i in idx] for idx in split]
+    server = steps[0]["tool"].server
+    domain = builtin_domain(server) if server != "x" else None
     return write_turns(
-        turns, steps, "full", "retiree", [], {}, "2026-03-02", random.Random(seed), known=lambda v: False
+        turns, steps, "full", "retiree", [], {}, "2026-03-02", random.Random(seed), known=lambda v: False, domain=domain
     )
 
 
@@ -62,12 +64,13 @@ def test_a_store_told_apart_by_its_name_is_that_store_afterwards_never_named_thr
 
 
 def test_a_services_noun_is_said_one_way_all_through_a_conversation():
-    assert len(NOUNS["retail_chain"][("store", "stores")]) > 1  # more than one way to say it
+    retail = builtin_domain("retail_chain")
+    assert len(next(n.said for n in retail.nouns if n.noun == ["store", "stores"])) > 1  # more than one way to say it
     for seed in range(40):
         said = " ".join(_turns(_steps("retail_chain"), [[0], [1], [2], [3]], seed)).lower()
         ways = set(re.findall(r"\b(?:the|that|this|same) (shop|branch)\b", said))  # a situation's words aside
         assert len(ways) <= 1, said
-    picks = {tuple(sorted(noun_choice("retail_chain", random.Random(s)).items())) for s in range(30)}
+    picks = {tuple(sorted(noun_choice(retail, random.Random(s)).items())) for s in range(30)}
     assert len(picks) > 1
     assert all(dict(p)["stores"] == dict(p)["store"] + ("es" if dict(p)["store"] == "branch" else "s") for p in picks)
 
@@ -86,12 +89,14 @@ def test_a_follow_up_never_ends_in_next_after_a_value_or_a_list_of_steps():
 
     for seed in range(200):
         rng = random.Random(seed)
-        one = compose_turn(["check the opening hours at 09:00 on 2 March"], rng, "retiree", 1, False, "maps")
-        two = compose_turn(["check the cart", "clear the cart"], rng, "retiree", 1, False, "shopping")
-        word = compose_turn(["check the cart"], rng, "retiree", 1, False, "shopping")
+        one = compose_turn(
+            ["check the opening hours at 09:00 on 2 March"], rng, "retiree", 1, False, builtin_domain("maps")
+        )
+        two = compose_turn(["check the cart", "clear the cart"], rng, "retiree", 1, False, builtin_domain("shopping"))
+        word = compose_turn(["check the cart"], rng, "retiree", 1, False, builtin_domain("shopping"))
         assert not re.search(r"(2 March|the cart) next[?.]", one + two), (one, two)
         assert word  # a single step that ends in a word may still say "next"
-    said = {compose_turn(["check the cart"], random.Random(s), "retiree", 1, False, "x") for s in range(300)}
+    said = {compose_turn(["check the cart"], random.Random(s), "retiree", 1, False) for s in range(300)}
     assert any(re.search(r"the cart next[?.]", t) for t in said), said
 
 
@@ -136,7 +141,9 @@ def test_a_closer_never_repeats_what_the_request_already_said():
 
     framed = 0
     for seed in range(60_000):  # the frame and the closer meet about once in 17,000 turns
-        text = compose_turn(["answer the email MSG-0029"], random.Random(seed), "retiree", 0, False, "email")
+        text = compose_turn(
+            ["answer the email MSG-0029"], random.Random(seed), "retiree", 0, False, builtin_domain("email")
+        )
         low = text.lower()
         framed += "that'd be great" in low
         for closer in ("that'd be great", "thanks so much", "thank you"):
@@ -183,7 +190,7 @@ def test_a_noun_that_is_a_verb_too_is_swapped_only_as_a_noun():
     said = [
         reword(
             "transfer the stock from the STR-0001 store, then receive the transfer TRF-0011",
-            "retail_chain",
+            builtin_domain("retail_chain"),
             set(),
             random.Random(s),
             nouns,
@@ -259,7 +266,7 @@ def test_a_frame_never_doubles_a_particle_the_thing_ends_with():
 
     thing = "the company you brought up"
     texts = [
-        compose_turn(["pull up " + thing], random.Random(s), "retiree", turn, False, "crm", thing=thing)
+        compose_turn(["pull up " + thing], random.Random(s), "retiree", turn, False, builtin_domain("crm"), thing=thing)
         for s in range(300)
         for turn in (0, 1)
     ]
