@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from pipeline.core.records import Snapshot, ToolSpec
-from pipeline.corpus.lint import FILLERS
+from pipeline.corpus.lint_calls import FILLERS
 from pipeline.language.values import RecordIndex, _records_of, fill_args, synth_value
 
 
