@@ -104,7 +104,8 @@ def cmd_corpus_lint(a: argparse.Namespace) -> int:
     """Lint a corpus version (pipeline/corpus/lint.py): counts per defect with example ids; exit 1 when any."""
     # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
     # (prove --help stays fast)
-    from pipeline.corpus.lint import format_report, lint_version
+    from pipeline.corpus.lint import lint_version
+    from pipeline.corpus.lint_report import format_report
     from pipeline.corpus.store import resolve_version
 
     rep = lint_version(resolve_version(a.data_dir, a.version))

@@ -35,11 +35,14 @@ from pipeline.env import Environment, ServerBudgetExceeded, Session
 from pipeline.env.workdir import needs_workdir, same_result
 from pipeline.language import entities as discovery_module
 from pipeline.language import fields as fields_module
+from pipeline.language import schema_values, state_values, value_agreement, value_plans
 from pipeline.language import values as values_module
 from pipeline.language.entities import result_values
 from pipeline.language.fields import find_field, output_fields
+from pipeline.language.schema_values import synth_value
 from pipeline.language.sqltext import sql_kind
-from pipeline.language.values import SEARCH_PARAMS, fill_args, synth_value
+from pipeline.language.state_values import SEARCH_PARAMS
+from pipeline.language.values import fill_args
 
 FREE_TEXT = {
     "title",
@@ -62,11 +65,12 @@ OWN_NAME = {"name", "display_name", "full_name"}
 
 @functools.lru_cache(maxsize=1)
 def rules_hash() -> str:
-    """A hash of the code that decides the edges (this module, the value filler that confirms them, the
-    reader of result fields and the text-result reader), in the cache key: a cached graph is reused only
-    by the code that found it."""
+    """A hash of the code that decides the edges (this module, the value filler that confirms them with its
+    sources, the reader of result fields and the text-result reader), in the cache key: a cached graph is reused
+    only by the code that found it."""
     h = hashlib.sha256()
-    for mod in (__name__, values_module.__name__, fields_module.__name__, discovery_module.__name__):
+    filler = (values_module, state_values, value_plans, schema_values, value_agreement)
+    for mod in (__name__, *(m.__name__ for m in filler), fields_module.__name__, discovery_module.__name__):
         h.update(Path(sys.modules[mod].__file__ or "").read_bytes())
     return h.hexdigest()[:16]
 

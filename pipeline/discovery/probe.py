@@ -26,7 +26,7 @@ from pipeline.env.workdir import SESSION_ALIAS
 from pipeline.language.entities import generic_entities, parse_result, reads_content
 from pipeline.language.lexicon import singular
 from pipeline.language.sqltext import columns_in, sql_kind
-from pipeline.language.values import EXAMPLE
+from pipeline.language.state_values import EXAMPLE
 
 ID_FIELD = re.compile(r"(^id$|_id$)")
 

@@ -5,7 +5,8 @@ Published servers state ranges and allowed values in prose rather than in the JS
 "Lock or unlock doors by name: driver, passenger, rear_left, rear_right". :func:`range_hint` reads the
 range (the schema's ``minimum``/``maximum`` first, then the parameter's description, then the sentence of
 the tool's description that names the parameter); :func:`listed_values` reads a list of allowed names.
-:mod:`pipeline.language.values` uses both when it makes a value up for a tool without an output schema.
+:mod:`pipeline.language.value_plans` uses both (through :func:`hinted`) when it plans a value for a tool without an
+output schema.
 """
 
 from __future__ import annotations
@@ -168,7 +169,7 @@ def new_paths(tool: Any, args: dict[str, Any], values: dict[str, list[Any]], rng
 
 def bounded(spec: dict[str, Any], lo: float | None, hi: float | None) -> dict[str, Any]:
     """``spec`` with the stated bounds as ``minimum``/``maximum`` (what
-    :func:`pipeline.language.values.synth_value` reads)."""
+    :func:`pipeline.language.schema_values.synth_value` reads)."""
     out = dict(spec)
     if lo is not None:
         out["minimum"] = lo

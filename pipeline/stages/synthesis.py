@@ -19,7 +19,7 @@ from pipeline.core.speedups import heap_settled
 from pipeline.core.stage_names import StageName
 from pipeline.env import Environment, ServerBudgetExceeded
 from pipeline.language.teacher_client import prefetched, usage_numbers
-from pipeline.language.values import ValueMemo
+from pipeline.language.value_plans import ValueMemo
 from pipeline.stages.base import (
     Markdown,
     Produced,

@@ -31,7 +31,7 @@ from typing import Any
 from pipeline.core.records import CallResult, Message, Snapshot, ToolSpec
 from pipeline.env import Session
 from pipeline.language.phrasing import ID_TOKEN
-from pipeline.language.values import resolve_refs
+from pipeline.language.schema_values import resolve_refs
 
 KINDS = (
     "name_for_id",

@@ -40,7 +40,9 @@ from pipeline.language.fields import field_values, find_field
 from pipeline.language.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
 from pipeline.language.request_writer import result_values, unnamed_writes
 from pipeline.language.teacher import call_record
-from pipeline.language.values import RecordIndex, ValueMemo, fill_args
+from pipeline.language.value_agreement import RecordIndex
+from pipeline.language.value_plans import ValueMemo
+from pipeline.language.values import fill_args
 from pipeline.synthesis.mistakes import first_attempt
 from pipeline.synthesis.queries import PERSONAS, QueryBackend, grounding_errors, is_known_id
 from pipeline.synthesis.references import ground_names, missing_references, remember, world_of
@@ -217,7 +219,7 @@ def plan_query(
     both resolves every dependency and fails at most ``max_error_rate`` of its calls (the replay
     threshold): a request built on values that make most calls fail would be simulated and
     replayed only to be rejected. Failures within the threshold stay: they teach give-up. ``memo``: a
-    :class:`~pipeline.language.values.ValueMemo` shared by the queries of a stage."""
+    :class:`~pipeline.language.value_plans.ValueMemo` shared by the queries of a stage."""
     up = {"snapshot_id": snap.snapshot_id, "chain_id": chain.chain_id}
     info_level = info_level or pick_info_level(rng, cfg)
     persona = persona or rng.choice(sorted(PERSONAS))

@@ -290,7 +290,7 @@ def test_prove_corpus_lint_prints_counts_per_defect_and_fails_on_any(tmp_path, c
 
 
 def test_a_word_or_short_phrase_said_twice_back_to_back_is_flagged(tmp_path):
-    from pipeline.corpus.lint import stutter
+    from pipeline.language.phrasing import stutter
 
     ask = [(LIST, {"customer_id": "CUS-0001"}, LISTED)]
     bad = [
@@ -365,7 +365,8 @@ def test_openings_are_compared_within_the_sample_so_the_share_does_not_fall_with
 
 
 def test_a_tools_value_is_read_tool_by_tool_and_a_split_inside_a_tool_falls_back_to_the_whole():
-    from pipeline.corpus.lint import Linter, tool_items
+    from pipeline.corpus.columns import tool_items
+    from pipeline.corpus.lint import Linter
 
     def fn(name: str, **extra) -> dict:
         return {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pipeline.core.config import ProbeConfig
 from pipeline.discovery.probe import narrow, probe, probe_safe
-from pipeline.language.values import linked_secret
+from pipeline.language.state_values import linked_secret
 
 SEED = 7
 

@@ -396,7 +396,7 @@ def test_a_time_with_minutes_is_never_said_as_the_bare_hour():
 
 
 def test_a_terse_turn_never_asks_for_the_same_thing_twice_in_the_same_words(tools_by_name, snapshot):
-    from pipeline.corpus.lint import stutter
+    from pipeline.language.phrasing import stutter
 
     bal = _turns(tools_by_name, snapshot)[0][0]
     # two reads of the account the first turn found, in one terse turn: "Check it; check it" asked one thing twice

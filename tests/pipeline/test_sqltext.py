@@ -172,7 +172,7 @@ def test_printed_rows_are_replied_to_as_records_not_pasted():
 
 
 def test_lint_takes_a_statement_asked_for_in_words_as_named_by_the_user():
-    from pipeline.corpus.lint import _sql_said
+    from pipeline.corpus.lint_calls import _sql_said
 
     assert _sql_said("Hi. Show me the customers in Lyon, please.", "SELECT * FROM customers WHERE city = 'Lyon'")
     assert not _sql_said("Show me the orders.", "SELECT * FROM customers WHERE city = 'Lyon'")

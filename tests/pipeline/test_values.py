@@ -7,8 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from pipeline.core.records import Snapshot, ToolSpec
-from pipeline.corpus.lint import FILLERS
-from pipeline.language.values import RecordIndex, _records_of, fill_args, synth_value
+from pipeline.corpus.lint_calls import FILLERS
+from pipeline.language.schema_values import synth_value
+from pipeline.language.value_agreement import RecordIndex, _records_of
+from pipeline.language.values import fill_args
 
 
 def carrying_by_walking(eid: str, results: list[Any]) -> list[dict[str, Any]]:
@@ -93,7 +95,7 @@ def test_a_linked_value_is_the_same_from_a_list_of_results_or_an_index():
 
 
 def test_a_shared_memo_gives_the_arguments_and_draws_of_filling_without_one(snapshot):
-    from pipeline.language.values import ValueMemo
+    from pipeline.language.value_plans import ValueMemo
 
     memo = ValueMemo()
     pick: dict[str, Any] = {}
