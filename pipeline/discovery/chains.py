@@ -17,7 +17,8 @@ from pipeline.core.config import ChainConfig, DedupConfig
 from pipeline.core.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
 from pipeline.core.similarity import NearDuplicates, shingles
 from pipeline.discovery.goals import closes, goal_order
-from pipeline.discovery.graph import to_networkx, unobserved
+from pipeline.discovery.graph import to_networkx
+from pipeline.discovery.value_flow import unobserved
 
 
 class _Usage:

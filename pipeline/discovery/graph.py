@@ -31,46 +31,29 @@ import networkx as nx
 from pipeline.core.config import GraphConfig
 from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.core.storage import atomic_write_text
+from pipeline.discovery import value_flow
+from pipeline.discovery.value_flow import FREE_TEXT, OWN_NAME, confirm_value_flow, with_accepted
 from pipeline.env import Environment, ServerBudgetExceeded, Session
 from pipeline.env.workdir import needs_workdir, same_result
 from pipeline.language import entities as discovery_module
 from pipeline.language import fields as fields_module
 from pipeline.language import schema_values, state_values, value_agreement, value_plans
 from pipeline.language import values as values_module
-from pipeline.language.entities import result_values
 from pipeline.language.fields import find_field, output_fields
 from pipeline.language.schema_values import synth_value
 from pipeline.language.sqltext import sql_kind
-from pipeline.language.state_values import SEARCH_PARAMS
 from pipeline.language.values import fill_args
-
-FREE_TEXT = {
-    "title",
-    "body",
-    "content",
-    "description",
-    "memo",
-    "message",
-    "text",
-    "subject",
-    "comment",
-    "query",
-    "note",
-    "reason",
-}
-
-
-OWN_NAME = {"name", "display_name", "full_name"}
 
 
 @functools.lru_cache(maxsize=1)
 def rules_hash() -> str:
-    """A hash of the code that decides the edges (this module, the value filler that confirms them with its
-    sources, the reader of result fields and the text-result reader), in the cache key: a cached graph is reused
-    only by the code that found it."""
+    """A hash of the code that decides the edges (this module and the value flow's, the value filler that confirms
+    them with its sources, the reader of result fields and the text-result reader), in the cache key: a cached graph
+    is reused only by the code that found it."""
     h = hashlib.sha256()
     filler = (values_module, state_values, value_plans, schema_values, value_agreement)
-    for mod in (__name__, *(m.__name__ for m in filler), fields_module.__name__, discovery_module.__name__):
+    ours = (__name__, value_flow.__name__)
+    for mod in (*ours, *(m.__name__ for m in filler), fields_module.__name__, discovery_module.__name__):
         h.update(Path(sys.modules[mod].__file__ or "").read_bytes())
     return h.hexdigest()[:16]
 
@@ -256,147 +239,6 @@ def _implicit_reads(s: Session, snap: Snapshot, a: ToolSpec, reads: list[ToolSpe
             if _changed(b, a, before, s.call(b.name, args_b), needs_workdir(s.env.config)):
                 found.add(b.name)
     return found
-
-
-def _flow_params(b: ToolSpec) -> list[str]:
-    """B's parameters a value of another tool's result may feed: required, naming something (not free
-    text, nor the name a write gives the thing it makes); SQL text, whose table a result may name; a search's
-    words, which a name from a result may be."""
-    return [
-        p
-        for p in b.required
-        if (p not in FREE_TEXT or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
-        and not (p in OWN_NAME and not b.read_only)
-        and _schema_type(b.properties.get(p)) in (None, "string", "array", "integer")
-    ]
-
-
-def _schema_type(spec: Any) -> Any:
-    spec = spec or {}
-    return spec.get("type") or next((x.get("type") for x in spec.get("anyOf", []) if x.get("type") != "null"), None)
-
-
-def _ranked(offered: list[tuple[str, Any]], param: str) -> list[tuple[str, Any]]:
-    """A result's (field, value) pairs, those whose field names the parameter first, strings only, a few."""
-    stem = param[:-1] if param.endswith("s") else param
-    strings = [(f, v) for f, v in offered if isinstance(v, str) and v.strip()]
-    near = [(f, v) for f, v in strings if f in (param, stem) or f.endswith(stem) or stem.endswith(f)]
-    return (near + [fv for fv in strings if fv not in near])[:4]
-
-
-NO_SUCH = "prove-no-such-{}"  # a value no server holds: what a tool does with it is the control
-
-
-def _strings(x: Any) -> set[str]:
-    if isinstance(x, dict):
-        return set().union(*(_strings(v) for v in x.values())) if x else set()
-    if isinstance(x, list):
-        return set().union(*(_strings(v) for v in x)) if x else set()
-    return {str(x)} if isinstance(x, (str, int)) and not isinstance(x, bool) else set()
-
-
-def _flow_run(
-    s: Session, snap: Snapshot, a: ToolSpec, rng: random.Random
-) -> tuple[dict[str, Any], Any, list[tuple[str, Any]]]:
-    """A run on a session reset to the seed (up to three argument draws) until its result names something
-    it brought: a value A was given that the user already had (an observed one) only passes through A."""
-    known = {str(v) for vals in snap.values.values() for v in vals}
-    for _try in range(3):
-        args_a = fill_args(a, snap, rng)
-        s.reset()
-        ra = s.call(a.name, args_a)
-        passed = _strings(args_a) & known
-        offered = [(f, v) for f, v in result_values(ra.data, a.name) if str(v) not in passed] if ra.ok else []
-        if offered:
-            return args_a, ra.data, offered
-    return {}, None, []
-
-
-def _names(res: Any, value: Any) -> bool:
-    """The result of a successful call mentions ``value``."""
-    return res.ok and str(value) in (res.text or json.dumps(res.data, default=str))
-
-
-def _evidence(res: Any, control: Any, value: Any) -> bool:
-    """B's call with ``value`` shows B took it: it succeeded where the control failed, or it names the
-    value where the control (answered) named nothing."""
-    return res.ok and (not control.ok or _names(res, value))
-
-
-def confirm_value_flow(
-    s: Session,
-    snap: Snapshot,
-    a: ToolSpec,
-    tools: list[ToolSpec],
-    rng: random.Random,
-    accepted: dict[str, dict[str, Any]] | None = None,
-    reads_only: bool = False,
-    controls: dict[tuple[str, str], Any] | None = None,
-) -> list[Edge]:
-    """Edges A -> B for a tool A with no output schema: a value seen in A's live result that B accepts,
-    where that says something: B refuses a value nothing holds, or B answers such a value without
-    naming it (an empty lookup) and names the value from A. A runs on a session reset to the seed;
-    reads of B follow it on that state, and the session is reset (and A run again) after each write of B.
-    ``accepted`` gets, per tool B and parameter, the argument B accepted (for a parameter no probe observed).
-    ``reads_only``: only reads are tried as B (no reset between them). ``controls``: the answers of writes B to a
-    value nothing holds, per (B, parameter), kept across the tools A of a discovery."""
-    stated = set(s.env.config.known_values)
-    args_a, data_a, offered = _flow_run(s, snap, a, rng)
-    if not offered:
-        return []  # A does not run here, or its result names nothing another tool could take
-    edges = []
-
-    last: dict[str, Any] = {}
-
-    def attempt(b: ToolSpec, p: str, v: Any) -> Any:
-        last.clear()
-        last.update(fill_args(b, snap, rng, fixed={p: v}, context=[data_a]))
-        res = s.call(b.name, dict(last))
-        if not b.read_only:
-            s.reset()
-            s.call(a.name, args_a)
-        return res
-
-    # reads first: they leave the state as A left it
-    for b in sorted(
-        (t for t in tools if t.name != a.name and (t.read_only or not reads_only)), key=lambda t: not t.read_only
-    ):
-        for p in (p for p in _flow_params(b) if p not in stated):  # a value the user states comes from no result
-            # a write's answer to a value nothing holds is its own, whatever A did: asked once (each ask costs a reset)
-            key = (b.name, p)
-            if controls is not None and not b.read_only and key in controls:
-                control = controls[key]
-            else:
-                control = attempt(b, p, NO_SUCH.format(p))
-                if controls is not None and not b.read_only:
-                    controls[key] = control
-            if _names(control, NO_SUCH.format(p)):
-                continue  # B echoes anything it is given: its success would prove nothing
-            found = next((f for f, v in _ranked(offered, p) if _evidence(attempt(b, p, v), control, v)), None)
-            if found is not None:
-                if accepted is not None and unobserved(snap, p):
-                    accepted.setdefault(b.name, {}).setdefault(p, last[p])
-                edges.append(Edge(src=a.name, dst=b.name, kind="explicit", fields={found: p}, source="live"))
-                break
-    return edges
-
-
-def unobserved(snap: Snapshot, p: str) -> bool:
-    """No probe saw a value for ``p`` (nor, for an array, for its items)."""
-    return not (snap.values.get(p) or (p.endswith("s") and snap.values.get(p[:-1])))
-
-
-def with_accepted(snap: Snapshot, accepted: dict[str, dict[str, Any]]) -> Snapshot:
-    """The snapshot with the arguments tools accepted added as observed values of their parameters (an array's
-    items under the singular name, where :func:`pipeline.language.values.fill_args` looks for an array's values)."""
-    if not accepted:
-        return snap
-    values = {k: list(v) for k, v in snap.values.items()}
-    for params in accepted.values():
-        for p, v in sorted(params.items()):
-            key, vals = (p[:-1] if p.endswith("s") else p, v) if isinstance(v, list) else (p, [v])
-            values[key] = values.get(key, []) + [x for x in vals if x not in values.get(key, [])]
-    return snap.model_copy(update={"values": values})
 
 
 class Pace:

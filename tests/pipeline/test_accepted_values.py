@@ -5,7 +5,7 @@ at such a tool is given that value rather than a made-up one."""
 from pipeline.core.config import ChainConfig
 from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec
 from pipeline.discovery.chains import extract_chains
-from pipeline.discovery.graph import unobserved, with_accepted
+from pipeline.discovery.value_flow import unobserved, with_accepted
 
 
 def _tool(name, props, required):
