@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from pipeline.core.config import ServerConfig  # noqa: E402
 from pipeline.env import Environment  # noqa: E402
 from servers import banking  # noqa: E402
+from servers.banking.world import Account  # noqa: E402
 from servers.kit import SEED_META_KEY, SESSION_META_KEY  # noqa: E402
 from servers.registry import build  # noqa: E402
 
@@ -58,7 +59,7 @@ def bare_server(is_async: bool) -> MCPServer:
     srv = MCPServer("bare", log_level="WARNING")
     desc = "Get one account's details: owner, type, currency, balance and status."
 
-    def lookup(account_id: str) -> banking.Account:
+    def lookup(account_id: str) -> Account:
         acc = world.accounts.get(account_id)
         if acc is None or acc.status == "closed":
             raise ToolError(f"not_found: account {account_id!r} not found")
@@ -67,12 +68,12 @@ def bare_server(is_async: bool) -> MCPServer:
     if is_async:
 
         @srv.tool(description=desc)
-        async def get_account(account_id: AccountId) -> banking.Account:
+        async def get_account(account_id: AccountId) -> Account:
             return lookup(account_id)
     else:
 
         @srv.tool(description=desc)
-        def get_account(account_id: AccountId) -> banking.Account:  # type: ignore[no-redef]
+        def get_account(account_id: AccountId) -> Account:  # type: ignore[no-redef]
             return lookup(account_id)
 
     return srv

@@ -137,11 +137,13 @@ def test_the_scans_catch_a_repeated_default() -> None:
 
 def test_the_worlds_and_the_config_share_one_reference_day() -> None:
     from pipeline.core.config import QueryConfig
-    from servers import banking, clock, video_meeting
+    from servers import clock
+    from servers.banking import world as banking_world
     from servers.email import world as email_world
     from servers.maps import build as build_maps
+    from servers.video_meeting import world as meeting_world
 
     assert QueryConfig().reference_date == clock.REFERENCE_DAY
-    assert banking.DAY0 == clock.REFERENCE_DAY and email_world.NOW.date().isoformat() == clock.REFERENCE_DAY
-    assert video_meeting.NOW.startswith(clock.REFERENCE_DAY)
+    assert banking_world.DAY0 == clock.REFERENCE_DAY and email_world.NOW.date().isoformat() == clock.REFERENCE_DAY
+    assert meeting_world.NOW.startswith(clock.REFERENCE_DAY)
     assert f"Now is {clock.REFERENCE_DAY}T09:00 (Monday)." in build_maps().description

@@ -6,36 +6,30 @@ from typing import Annotated
 
 from pydantic import Field
 
-from servers.filesystem.world import (
-    TOOLS,
-    Content,
+from servers.filesystem.results import (
     Copied,
-    DirArg,
     Emptied,
     Entry,
-    FsWorld,
     LinkInfo,
     Moved,
-    Node,
-    PathArg,
     PathList,
     Removed,
     ReplaceResult,
     Restored,
-    TagArg,
     TagCount,
     TagList,
     Tags,
-    TrashItem,
     TrashList,
     WriteResult,
+    _entry,
+)
+from servers.filesystem.rules import (
     _abs,
     _check_tree_removable,
     _child,
     _delete_tree,
     _descendants,
     _destination,
-    _entry,
     _is_ancestor,
     _join,
     _need,
@@ -53,6 +47,7 @@ from servers.filesystem.world import (
     _text,
     _walk,
 )
+from servers.filesystem.world import TOOLS, Content, DirArg, FsWorld, Node, PathArg, TagArg, TrashItem
 from servers.kit import InvalidArgument, NotFound, PermissionDenied, StateConflict, not_found
 
 

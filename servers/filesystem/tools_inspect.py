@@ -11,35 +11,30 @@ from typing import Annotated, Any, Literal
 import re2
 from pydantic import Field
 
-from servers.filesystem.world import (
-    DATE_PATTERN,
-    TOOLS,
+from servers.filesystem.results import (
     Cwd,
     DiffResult,
-    DirArg,
     DiskUsage,
     DuEntry,
     FileContent,
     FileInfo,
     FsUsage,
-    FsWorld,
     GrepMatch,
     GrepResult,
-    Kind,
     Lines,
     Listing,
-    Node,
-    PathArg,
     PathList,
     Tree,
     TreeEntry,
     UserList,
     WhoAmI,
     WordCount,
-    _bits,
-    _cwd_comps,
     _entry,
     _human,
+)
+from servers.filesystem.rules import (
+    _bits,
+    _cwd_comps,
     _iter_tree,
     _join,
     _need,
@@ -50,6 +45,7 @@ from servers.filesystem.world import (
     _size,
     _text,
 )
+from servers.filesystem.world import DATE_PATTERN, TOOLS, DirArg, FsWorld, Kind, Node, PathArg
 from servers.kit import InvalidArgument
 
 

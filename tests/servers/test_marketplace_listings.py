@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 
-from servers.marketplace import CONDITION_WORDS, seed_world
+from servers.marketplace import seed_world
+from servers.marketplace.world import CONDITION_WORDS
 
 
 def test_listing_descriptions_vary_and_say_the_item_its_condition_and_its_city():

@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from pipeline.env import Environment
 from servers import banking
+from servers.banking.tools import transfer
 from servers.filesystem.tools_change import mv
 from servers.filesystem.tools_inspect import ls, stat
 from servers.kit import EnvServer, PermissionDenied, StateConflict, ToolSet, World
@@ -34,7 +35,7 @@ def test_transfer_on_a_seeded_bank_world_moves_the_amount_between_both_balances(
     )
     before_src, before_dst = src.balance, dst.balance
     pin = w.customers[src.customer_id].pin
-    out = banking.transfer(w, src.account_id, dst.account_id, 25.0, pin, memo="rent share")
+    out = transfer(w, src.account_id, dst.account_id, 25.0, pin, memo="rent share")
     assert (out.from_balance, out.to_balance) == (round(before_src - 25, 2), round(before_dst + 25, 2))
     assert (w.accounts[src.account_id].balance, w.accounts[dst.account_id].balance) == (
         out.from_balance,
@@ -49,7 +50,7 @@ def test_transfer_with_a_wrong_pin_is_refused_and_moves_nothing():
     wrong = "0000" if w.customers[src.customer_id].pin != "0000" else "1111"
     before = w.state_hash()
     with pytest.raises(PermissionDenied, match="PIN does not match"):
-        banking.transfer(w, src.account_id, dst.account_id, 1.0, wrong)
+        transfer(w, src.account_id, dst.account_id, 1.0, wrong)
     assert w.state_hash() == before
 
 
@@ -91,7 +92,7 @@ def test_served_tools_leave_the_world_out_of_their_signature_and_schema():
         "pin",
         "memo",
     ]
-    assert list(inspect.signature(banking.transfer).parameters)[0] == "w"
+    assert list(inspect.signature(transfer).parameters)[0] == "w"
     assert [t.name for t in banking.TOOLS] == list(tools)  # tools/list keeps the tool set's order
 
 
