@@ -30,7 +30,7 @@ from pipeline.language.lexicon import (
     words,
 )
 from pipeline.language.phrasing import NAME_FIELDS, UNITS, entity_name, is_text, say_value
-from pipeline.language.request_writer import acts_as, object_first
+from pipeline.language.requests.step_parts import acts_as, object_first
 from pipeline.language.sqltext import say as say_sql
 from pipeline.language.sqltext import sql_kind
 

@@ -19,7 +19,7 @@ from typing import Any
 from pipeline.core.records import ToolSpec
 from pipeline.language.lexicon import intent_of, words
 from pipeline.language.phrasing import ID_TOKEN, JSONISH, PLACEHOLDER, SENTENCE, SNAKE, mentions, ngrams, say_value
-from pipeline.language.request_writer import singled_out
+from pipeline.language.requests.step_parts import singled_out
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
@@ -32,7 +32,7 @@ def describe_tool(tool: ToolSpec) -> str:
 
 def must_say(step: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
     """The values a user turn has to state for a step: its own values, and a value an earlier result returned
-    among others (a write on it must name it; :func:`pipeline.language.request_writer.singled_out`)."""
+    among others (a write on it must name it; :func:`pipeline.language.requests.step_parts.singled_out`)."""
     out = dict(step["user_args"])
     for p, src in step.get("sources", {}).items():
         res = steps[src]["result"] if src < len(steps) else None

@@ -23,7 +23,7 @@ from pipeline.core.config import QueryConfig
 from pipeline.core.records import Snapshot
 from pipeline.discovery.probe import narrow
 from pipeline.language.phrasing import ID_TOKEN
-from pipeline.language.request_writer import write_turns
+from pipeline.language.requests.conversation import write_turns
 from pipeline.language.teacher import (
     parse_json_answer,
     reply_problems,
@@ -53,7 +53,7 @@ class QueryBackend(Protocol):
 
 
 class TemplateBackend:
-    """Offline, deterministic requests composed by :mod:`pipeline.language.request_writer`."""
+    """Offline, deterministic requests composed by :mod:`pipeline.language.requests`."""
 
     name = "template"
 

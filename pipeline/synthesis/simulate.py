@@ -38,7 +38,8 @@ from pipeline.discovery.goals import conflicts
 from pipeline.env import Environment
 from pipeline.language.fields import field_values, find_field
 from pipeline.language.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
-from pipeline.language.request_writer import result_values, unnamed_writes
+from pipeline.language.requests.conversation import unnamed_writes
+from pipeline.language.requests.step_parts import result_values
 from pipeline.language.teacher import call_record
 from pipeline.language.value_agreement import RecordIndex
 from pipeline.language.value_plans import ValueMemo

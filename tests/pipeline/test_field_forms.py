@@ -9,7 +9,8 @@ import re
 
 from pipeline.core.records import SENSITIVE_KEY, CallResult
 from pipeline.language.argforms import field_forms
-from pipeline.language.request_writer import StepWriter, write_turns
+from pipeline.language.requests.conversation import write_turns
+from pipeline.language.requests.step import StepWriter
 from tests.plans import plan_step
 
 

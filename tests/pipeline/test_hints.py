@@ -172,7 +172,7 @@ def test_record_fields_of_a_text_only_tool_take_observed_values_and_a_new_things
 
 def test_a_namespaced_verb_takes_its_first_value_as_its_object():
     from pipeline.core.records import CallResult
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     add = _tool(
         "git_add",

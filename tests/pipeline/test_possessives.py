@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from pipeline.language.phrasing import described, entity_name, possessive, say_entity, say_owner
-from pipeline.language.request_writer import StepWriter
+from pipeline.language.requests.step import StepWriter
 from tests.plans import plan_step
 
 CUSTOMER = {"customer_id": "CUS-0001", "name": "Hugo Hughes", "city": "Austin"}

@@ -377,7 +377,7 @@ def test_grounding_accepts_an_id_the_state_holds_only_as_a_field_value():
 def test_a_flag_or_a_preposition_named_parameter_is_said_once(param, value, said, never):
     import random
 
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     w = StepWriter([], {}, "2026-03-02", random.Random(0))
     for seed in range(12):
@@ -420,7 +420,7 @@ def test_a_terse_turn_never_asks_for_the_same_thing_twice_in_the_same_words(tool
 
 def test_steps_on_one_entity_in_a_terse_turn_never_say_a_phrase_twice_running():
     from pipeline.language.phrasing import stutter
-    from pipeline.language.request_writer import compose_turn
+    from pipeline.language.requests.turn import compose_turn
 
     phrases = ["reconnect it", "check it", "check sensor reading for it"]  # joined by "; ": "it; check it; check"
     for i in range(20):
@@ -434,7 +434,7 @@ def _step(name, desc, args, entities_result=None):
 
 def test_a_name_that_opens_with_the_verb_is_quoted_rather_than_said_twice():
     from pipeline.language.phrasing import stutter
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     step = _step(
         "add_issue_to_sprint", "Put an issue into a sprint.", {"issue_id": "API-0005", "sprint_id": "SPR-0011"}
@@ -451,7 +451,7 @@ def test_a_name_that_opens_with_the_verb_is_quoted_rather_than_said_twice():
 
 def test_a_request_never_repeats_its_tools_description():
     from pipeline.language.phrasing import ngrams
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     desc = "Remove a product from the wishlist."
     step = _step("remove_from_wishlist", desc, {"product_id": "PRD-0023"})
@@ -464,7 +464,7 @@ def test_a_request_never_repeats_its_tools_description():
 
 
 def test_an_enum_value_is_said_in_words_not_quoted_as_a_code():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     w = StepWriter([], {}, "2026-03-02", random.Random(0))
     for seed in range(30):
@@ -478,7 +478,7 @@ def test_an_enum_value_is_said_in_words_not_quoted_as_a_code():
 
 
 def test_a_word_value_is_never_said_with_at_or_of():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     w = StepWriter([], {}, "2026-03-02", random.Random(0))
     texts = set()
@@ -496,7 +496,7 @@ def test_a_word_value_is_never_said_with_at_or_of():
 
 
 def test_a_time_after_a_preposition_comes_before_its_day_and_closes_the_request():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     step = _step("get_opening_hours", "Opening hours of a place.", {"place_id": "PLC-0023", "at": "2026-03-02T09:00"})
     step["tool"] = step["tool"].model_copy(update={"read_only": True})
@@ -508,7 +508,7 @@ def test_a_time_after_a_preposition_comes_before_its_day_and_closes_the_request(
 
 
 def test_a_route_is_said_from_one_place_to_the_other():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     step = _step(
         "estimate_arrival",
@@ -523,7 +523,7 @@ def test_a_route_is_said_from_one_place_to_the_other():
 
 
 def test_a_route_between_two_places_from_earlier_results_names_each_role():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     found = _step(
         "get_route", "Route between two places.", {"origin_place_id": "PLC-0040", "destination_place_id": "PLC-0019"}
@@ -547,7 +547,7 @@ def test_a_route_between_two_places_from_earlier_results_names_each_role():
 
 
 def test_a_value_with_a_unit_in_its_name_says_the_unit_once():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     for terse in (True, False):
         for seed in range(30):
@@ -562,7 +562,7 @@ def test_unfollowing_names_the_user_unfollowed_as_the_object_and_the_signed_in_u
     never "unfollow user USR-0028 for target user USR-0002" (the actor unfollowed) nor "I unfollowed user USR-0028"."""
     from pipeline.core.records import ToolSpec
     from pipeline.language.replies import confirm_reply
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     props = {
         "user_id": {"type": "string", "description": "Id of the signed-in user performing the action, e.g. 'USR-0001'"},
@@ -595,7 +595,7 @@ def test_unfollowing_names_the_user_unfollowed_as_the_object_and_the_signed_in_u
 
 
 def test_a_terse_route_keeps_its_direction():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     step = _step(
         "compare_routes", "Compare travel modes.", {"origin_place_id": "PLC-0133", "destination_place_id": "PLC-0082"}
@@ -608,7 +608,7 @@ def test_a_terse_route_keeps_its_direction():
 def test_a_verb_ending_in_a_preposition_drops_it_before_a_slot_that_opens_with_one():
     from pipeline.core.records import ToolSpec
     from pipeline.language.replies import confirm_reply
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     tool = ToolSpec(name="reply_in_thread", server="x", input_schema={"type": "object", "properties": {}})
     step = {
@@ -682,7 +682,7 @@ def test_a_confirmation_of_a_transfer_says_from_which_account_not_for_from():
 
 
 def test_a_write_is_done_for_a_person_never_on_or_with_one():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     book = _step("book_hotel", "Book a hotel room.", {"traveller_id": "TRV-0007", "room_id": "RM-0012"})
     meet = _step("schedule_meeting", "Schedule a meeting.", {"host_id": "USR-0009", "title": "Budget check-in"})
@@ -726,7 +726,7 @@ def test_a_reply_says_the_record_that_was_asked_for_even_when_the_result_nests_i
 
 
 def test_a_tool_named_for_an_adverb_is_said_as_the_things_it_finds():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     step = _step("search_nearby", "Find places near a place.", {"place_id": "PLC-0070"})
     for i in range(10):
@@ -763,7 +763,7 @@ def test_a_confirmed_deposit_says_how_much_went_into_which_account():
 
 
 def test_back_references_in_a_row_are_worded_differently():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     first = _step("list_accounts", "List accounts.", {})
     first["result"] = CallResult(ok=True, data={"accounts": [{"account_id": "ACC-0001"}]})
@@ -780,7 +780,7 @@ def test_back_references_in_a_row_are_worded_differently():
 
 def test_a_value_a_later_step_shadowed_is_named_not_pointed_at():
     """After a new invoice was created, "the invoice you just found" would mean the new one: the older one is named."""
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     found = _step("get_invoice", "Get an invoice.", {"invoice_id": "INV-00029"})
     found["result"] = CallResult(ok=True, data={"invoice_id": "INV-00029", "merchant_id": "MER-0006"})
@@ -825,7 +825,7 @@ def test_a_write_whose_result_says_it_did_not_happen_is_not_confirmed_as_done():
 def test_adding_to_a_cart_names_the_thing_added_not_its_owner():
     from pipeline.core.records import ToolSpec
     from pipeline.language.replies import confirm_reply
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     tool = ToolSpec(name="add_to_cart", server="food_delivery", input_schema={"type": "object", "properties": {}})
     step = {
@@ -858,7 +858,7 @@ def test_a_missing_or_failed_reply_in_thread_is_said_without_a_doubled_prepositi
 
 def test_mark_says_the_state_it_sets_as_read_or_unstarred_never_marked():
     from pipeline.core.records import ToolSpec
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     tool = ToolSpec(name="mark_message", server="email", input_schema={"type": "object", "properties": {}})
     step = {
@@ -883,7 +883,7 @@ def _acting(name: str, server: str, actor_doc: str, args: dict) -> dict:
 
 
 def test_the_user_a_call_acts_as_is_said_as_such_not_as_what_it_acts_on():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     comment = _acting(
         "comment_on_post",
@@ -911,7 +911,7 @@ def test_the_user_a_call_acts_as_is_said_as_such_not_as_what_it_acts_on():
 
 def test_a_noun_of_the_tool_name_takes_the_id_its_description_names():
     from pipeline.core.records import ToolSpec
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     props = {
         "event_id": {"type": "string"},
@@ -936,7 +936,7 @@ def test_a_noun_of_the_tool_name_takes_the_id_its_description_names():
 
 
 def test_a_parameter_named_with_a_trailing_preposition_takes_its_value_directly():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     said = {
         StepWriter([], {}, "2026-03-02", random.Random(s)).arg_phrase("ends_on", "2026-03-09", read=False, terse=False)
@@ -995,7 +995,8 @@ def test_a_reply_says_each_fact_once():
 def test_a_context_after_the_request_is_only_ever_a_when():
     """ "... savings goal of 500 from the airport" reads as where the goal comes from: a place or a purpose leads
     the turn."""
-    from pipeline.language.request_writer import CONTEXTS, WHEN_WORDS, compose_turn
+    from pipeline.language.requests.turn import compose_turn
+    from pipeline.language.requests.turn_words import CONTEXTS, WHEN_WORDS
 
     trailing = [c for cs in CONTEXTS.values() for c in cs if c.split(" ")[0] not in WHEN_WORDS]
     seen_lead = 0
@@ -1018,7 +1019,7 @@ def test_a_context_after_the_request_is_only_ever_a_when():
 
 
 def test_an_entity_the_user_named_to_a_write_is_never_what_you_just_found():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     wrote = _step("set_lights", "Set the lights.", {"vehicle_id": "VEH-005", "headlights": "on"})
     wrote["result"] = CallResult(ok=True, data={"vehicle_id": "VEH-005", "headlights": "on"})
@@ -1039,7 +1040,7 @@ def test_an_entity_the_user_named_to_a_write_is_never_what_you_just_found():
 
 def test_a_list_parameter_named_for_what_it_does_is_said_as_doing_it():
     """label_message(add_labels=["follow-up"]): "adding the label follow-up", never "follow-up as the add labels"."""
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     step = _step(
         "label_message",
@@ -1068,7 +1069,7 @@ def test_a_switch_is_said_as_its_verb_in_the_request_and_the_reply():
     """set_trunk(open=true): "open the trunk of my vehicle" / "I opened the trunk", never
     "change the trunk of my vehicle and open"."""
     from pipeline.language.replies import confirm_reply
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     trunk = _step("set_trunk", "Open or close the trunk.", {"vehicle_id": "VEH-004", "open": True})
     auto = _step(
@@ -1111,7 +1112,7 @@ def test_a_listing_is_said_as_what_the_tool_lists_and_an_empty_side_list_is_not_
 def test_a_value_named_as_a_verb_phrase_is_pointed_at_as_a_noun():
     """book_hotel(check_in from an earlier search): "with that check-in date again", never
     "with that check in again"."""
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     search = _step("search_hotels", "Search hotels.", {"city": "Oslo", "check_in": "2026-03-20"})
     search["result"] = CallResult(ok=True, data={"check_in": "2026-03-20", "hotels": []})
@@ -1125,7 +1126,7 @@ def test_a_value_named_as_a_verb_phrase_is_pointed_at_as_a_noun():
 
 
 def test_a_switch_named_on_is_said_switched_on_never_on_yes():
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     first = _step("get_device", "Get a device.", {"device_id": "DEV-0013"})
     first["result"] = CallResult(ok=True, data={"device_id": "DEV-0013", "on": True})
@@ -1151,7 +1152,7 @@ def test_a_record_holding_another_records_code_is_named_by_its_own_id():
 
 def test_a_switch_named_as_a_state_is_said_as_that_state():
     """shift_gear(brake_pressed=true): "with the brake pressed", never "with brake pressed on"."""
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     gear = _step("shift_gear", "Shift the gear.", {"vehicle_id": "VEH-002", "gear": "drive", "brake_pressed": True})
     loose = _step("shift_gear", "Shift the gear.", {"vehicle_id": "VEH-002", "gear": "drive", "brake_pressed": False})
@@ -1273,7 +1274,7 @@ def test_a_contains_filter_and_a_state_filter_are_said_as_filters():
     """ "with the merchant containing notes" ("whose merchant contains notes"), never "notes as the merchant contains";
     "only the disabled ones",
     never "and not enabled"."""
-    from pipeline.language.request_writer import StepWriter
+    from pipeline.language.requests.step import StepWriter
 
     spend = _step("list_expenses", "List expenses.", {"category_id": "CAT-0002", "merchant_contains": "notes"})
     autos = _step("list_automations", "List automations.", {"home_id": "HOME-0004", "enabled": False})

@@ -7,7 +7,8 @@ import re
 import string
 from collections import Counter
 
-from pipeline.language.request_writer import compose_turn, one_with
+from pipeline.language.requests.step_parts import one_with
+from pipeline.language.requests.turn import compose_turn
 from pipeline.language.situations import ASIDES, GENERAL, situation, with_situation
 from servers.registry import CATALOGUE
 from tests.plans import builtin_domain

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.records import CallResult, Snapshot, ToolSpec
-from pipeline.language.request_writer import StepWriter
+from pipeline.language.requests.step import StepWriter
 from pipeline.language.sqltext import columns_in, compose, kind_of, say, sql_kind
 from pipeline.language.values import fill_args
 

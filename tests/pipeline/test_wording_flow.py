@@ -8,7 +8,7 @@ import random
 import re
 
 from pipeline.core.records import CallResult
-from pipeline.language.request_writer import write_turns
+from pipeline.language.requests.conversation import write_turns
 from pipeline.language.situations import noun_choice
 from tests.plans import builtin_domain, plan_step
 
@@ -85,7 +85,7 @@ def test_a_write_on_a_store_told_apart_by_name_still_names_its_id():
 
 
 def test_a_follow_up_never_ends_in_next_after_a_value_or_a_list_of_steps():
-    from pipeline.language.request_writer import compose_turn
+    from pipeline.language.requests.turn import compose_turn
 
     for seed in range(200):
         rng = random.Random(seed)
@@ -137,7 +137,7 @@ def test_an_entity_a_write_only_returned_is_never_called_new():
 
 
 def test_a_closer_never_repeats_what_the_request_already_said():
-    from pipeline.language.request_writer import compose_turn
+    from pipeline.language.requests.turn import compose_turn
 
     framed = 0
     for seed in range(60_000):  # the frame and the closer meet about once in 17,000 turns
@@ -152,7 +152,7 @@ def test_a_closer_never_repeats_what_the_request_already_said():
 
 
 def test_a_terse_user_types_a_command_word_and_not_always_the_same_one():
-    from pipeline.language.request_writer import COMMAND_VERBS
+    from pipeline.language.requests.step_words import COMMAND_VERBS
 
     step = plan_step("list_transactions", {"account_id": "ACC-0001"}, read_only=True) | {"index": 0}
     said = [
@@ -204,7 +204,7 @@ def test_a_noun_that_is_a_verb_too_is_swapped_only_as_a_noun():
 def test_what_a_read_shows_may_be_asked_as_the_question_people_ask_by_what_it_is():
     """People: "Who are the attendees ...?"; a value: "What's the balance ...?"; a list: "What transactions are there
     for ...?"; a possessive or a single record gets no question (it keeps the other frames)."""
-    from pipeline.language.request_writer import thing_questions
+    from pipeline.language.requests.turn import thing_questions
 
     assert "Who are the attendees for that appointment?" in thing_questions("the attendees for that appointment", False)
     assert "Can you tell me who the attendees for that appointment are?" in thing_questions(
@@ -230,7 +230,7 @@ def test_what_a_read_shows_may_be_asked_as_the_question_people_ask_by_what_it_is
 def test_later_steps_may_be_a_sentence_of_their_own_but_a_reads_object_alone_never_is():
     """ "Can you check A? After that, move B." as people write several steps; "Then the attendees." never (a read's
     object without its verb stays joined to the request before it)."""
-    from pipeline.language.request_writer import compose_turn
+    from pipeline.language.requests.turn import compose_turn
 
     two = ["check the stock with SKU SKU-00001", "move 3 units from STR-0001 to STR-0004"]
     texts = [compose_turn(two, random.Random(s), "retiree", 0, False) for s in range(200)]
@@ -251,7 +251,8 @@ def test_later_steps_may_be_a_sentence_of_their_own_but_a_reads_object_alone_nev
 def test_a_showing_verb_is_never_said_in_the_users_own_voice():
     """ "I want to show the saved places" says the user shows them: a showing verb gets the frames that ask the
     assistant ("Can you show the saved places?"); a doing verb may be the user's own ("I want to cancel ...")."""
-    from pipeline.language.request_writer import OWN_ASKS, compose_turn
+    from pipeline.language.requests.turn import compose_turn
+    from pipeline.language.requests.turn_words import OWN_ASKS
 
     own = [f.split("{p}")[0] for f in OWN_ASKS]
     shown = [compose_turn(["show the saved places"], random.Random(s), "retiree", 0, False) for s in range(300)]
@@ -262,7 +263,7 @@ def test_a_showing_verb_is_never_said_in_the_users_own_voice():
 
 def test_a_frame_never_doubles_a_particle_the_thing_ends_with():
     """ "Pull the company you brought up up too, please." (the linter's repeated_phrase failed a 3,000 build on it)."""
-    from pipeline.language.request_writer import compose_turn
+    from pipeline.language.requests.turn import compose_turn
 
     thing = "the company you brought up"
     texts = [
@@ -276,7 +277,7 @@ def test_a_frame_never_doubles_a_particle_the_thing_ends_with():
 
 def test_no_frame_words_follow_a_value_that_ends_the_request():
     """ "... and my API token is sk_live_x9 for me?" reads as part of the token: after a value, the frame ends."""
-    from pipeline.language.request_writer import compose_turn
+    from pipeline.language.requests.turn import compose_turn
 
     body = "set up an endpoint for MER-0002 and my API token is sk_live_hhs157nzi6u4cdxx"
     texts = [compose_turn([body], random.Random(s), "retiree", turn, False) for s in range(200) for turn in (0, 1)]
