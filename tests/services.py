@@ -364,8 +364,9 @@ def celery_workers(
         yield workers
     finally:
         for w in workers:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(w.proc.pid, signal.SIGTERM)  # all at once: a warm shutdown each
+            if w.proc.poll() is None:  # once reaped, its pid (the group's id) may be another process's
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(w.proc.pid, signal.SIGTERM)  # all at once: a warm shutdown each
         for w in workers:
             stop(w.proc)
 

@@ -88,11 +88,28 @@ def _build_logs(tmp_path: Path, proc: subprocess.Popen, n: int = 3000) -> str:
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL whatever is left of the build's process group, and reap the build."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """SIGKILL whatever is left of the build's process group, and reap the build.
+
+    The group is signalled by its id only while the build is not yet reaped: once it is, its pid is free, and on a
+    busy machine (pid_max 32768 here) a new session leader of another test can take it within seconds, and with it
+    the group id. After that, what is left of the build's session is killed process by process: those started
+    before whatever holds the build's pid now."""
+    if proc.returncode is None:  # not reaped (perhaps a zombie): the id is still the build's
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    else:
+        try:
+            taken = psutil.Process(proc.pid).create_time()  # the pid given to a process after the build
+        except psutil.NoSuchProcess:
+            taken = float("inf")
+        for p in _in_session(proc.pid):
+            try:
+                if p.create_time() < taken:
+                    p.kill()
+            except psutil.NoSuchProcess:
+                pass
     proc.wait(timeout=10)
 
 
