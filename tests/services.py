@@ -306,6 +306,11 @@ class CeleryWorker:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
+def workers_logs(workers: list[CeleryWorker], lines: int = 30) -> str:
+    """The last lines of each worker's log, for an assertion message."""
+    return "\n".join(f"--- {w.name} (exit {w.proc.poll()}) ---\n{log_tail(w.log, lines)}" for w in workers)
+
+
 def celery_config(broker: str, backend: str | None = None, **settings: Any) -> str:
     """The ``dagster_celery_config`` module dagster-celery's app loads (what ``dagster-celery worker start -y``
     writes from the executor's config): the broker, the result backend (default: the broker) and any other
@@ -359,8 +364,9 @@ def celery_workers(
         yield workers
     finally:
         for w in workers:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(w.proc.pid, signal.SIGTERM)  # all at once: a warm shutdown each
+            if w.proc.poll() is None:  # once reaped, its pid (the group's id) may be another process's
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(w.proc.pid, signal.SIGTERM)  # all at once: a warm shutdown each
         for w in workers:
             stop(w.proc)
 

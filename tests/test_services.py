@@ -24,6 +24,7 @@ from tests.services import (
     postgres,
     program,
     redis_server,
+    workers_logs,
 )
 
 
@@ -128,7 +129,7 @@ def test_dagster_steps_run_split_on_two_celery_workers_that_leave_their_folders_
     config = {"execution": {"config": {"broker": redis_url, "backend": redis_url}}}
     with celery_workers(tmp_path / "celery", redis_url, count=2) as workers:
         with dg.execute_job(dg.reconstructable(split_job), instance=instance, run_config=config) as r:
-            assert r.success
+            assert r.success, workers_logs(workers)
             assert r.output_for_node("gather") == 24
             pids = {r.output_for_node(f"on_a_worker_{i}")[0] for i in range(4)}
         procs = [w.proc for w in workers]
@@ -136,6 +137,6 @@ def test_dagster_steps_run_split_on_two_celery_workers_that_leave_their_folders_
     assert pids == {p.pid for p in procs}
     assert all(p.poll() is not None for p in procs)  # stopped
     for w in workers:
-        assert w.log_text().count("Task execute_plan[") >= 2  # received and succeeded
+        assert w.log_text().count("Task execute_plan[") >= 2, workers_logs([w])  # received and succeeded
         assert os.listdir(w.cwd) == [], f"{w.name} wrote into its working folder"
     assert pg_cluster.query("SELECT status FROM runs", db="celery_steps") == [("SUCCESS",)]

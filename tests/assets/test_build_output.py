@@ -34,7 +34,9 @@ def test_build_output_is_bars_and_a_short_summary_with_library_noise_in_a_log_fi
         text=True,
         timeout=600,
     )
-    assert p.returncode == 0, p.stderr[-3000:]
+    # the terminal shows little by design: a failed build's story is in its log file
+    logs = "\n".join(log.read_text(errors="replace")[-3000:] for log in (tmp_path / "data" / "logs").glob("*.log"))
+    assert p.returncode == 0, f"exit {p.returncode}; terminal:\n{(p.stdout + p.stderr)[-3000:]}\nlog file:\n{logs}"
     shown = p.stdout + p.stderr
     lines = [x for x in shown.splitlines() if x.strip()]
     bar_lines = [x for x in lines if re.match(r"^\s*\r?(synthesis|dedup|corpus)\s*:", x.split("\r")[-1])]

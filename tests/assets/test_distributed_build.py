@@ -28,6 +28,7 @@ from tests.services import (
     juicefs_mount,
     juicefs_volume,
     redis_server,
+    workers_logs,
 )
 
 SERVERS = ["banking", "crm", "calendar"]
@@ -75,7 +76,7 @@ def on_celery(tmp_path_factory, pg_cluster: Postgres) -> Iterator[OnCelery]:
             deployment=DeploymentConfig(executor="celery", broker=broker),
         )
         b = build(cfg, instance=instance)
-        assert b.success and not b.unavailable, f"{b.error()}; left out: {b.unavailable}"
+        assert b.success and not b.unavailable, f"{b.error()}; left out: {b.unavailable}\n{workers_logs(workers)}"
         yield OnCelery(b, workers, mnt / "prove")
 
 
@@ -102,8 +103,11 @@ def test_a_celery_build_on_a_juicefs_root_writes_the_corpus_of_the_one_machine_b
 
 def test_the_steps_are_split_between_both_workers_whose_folders_stay_empty(on_celery):
     ran = [steps_run_by(w) for w in on_celery.workers]
-    assert all(sum(c.values()) > 0 for c in ran), f"a worker ran no step: {ran}"
-    assert sum(sum(c.values()) for c in ran) == len(SERVERS) * PER_SERVER_STEPS + CORPUS_STEPS, ran
+    assert all(sum(c.values()) > 0 for c in ran), f"a worker ran no step: {ran}\n{workers_logs(on_celery.workers)}"
+    assert sum(sum(c.values()) for c in ran) == len(SERVERS) * PER_SERVER_STEPS + CORPUS_STEPS, (
+        ran,
+        workers_logs(on_celery.workers),
+    )
     assert {"server_snapshots", "validated_conversations", "unique_conversations", "corpus"} <= set(sum(ran, Counter()))
     for w in on_celery.workers:
         assert os.listdir(w.cwd) == [], f"{w.name} wrote into its working folder"

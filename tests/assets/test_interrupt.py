@@ -45,9 +45,11 @@ def _in_session(sid: int) -> list[psutil.Process]:
 
 def _start_build(tmp_path: Path) -> subprocess.Popen:
     servers = tmp_path / "servers.yaml"
+    # the third-party server first: a worker starts it at once, so the signal comes as soon as the workers run
+    # (listed last, it waited for a built-in server's whole partition)
     servers.write_text(
-        "servers:\n  - name: banking\n  - name: crm\n"
-        f"  - name: counters\n    kind: stdio\n    command: {sys.executable}\n    args: ['{COUNTER}']\n"
+        f"servers:\n  - name: counters\n    kind: stdio\n    command: {sys.executable}\n    args: ['{COUNTER}']\n"
+        "  - name: banking\n  - name: crm\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
     log = open(tmp_path / "build.log", "w")
@@ -75,34 +77,61 @@ def _start_build(tmp_path: Path) -> subprocess.Popen:
     )
 
 
+def _build_logs(tmp_path: Path, proc: subprocess.Popen, n: int = 3000) -> str:
+    """What the build said: its exit status, the tail of its terminal output and of its log file (the libraries'
+    output and a worker's traceback go there), for an assertion message."""
+    status = "running" if proc.poll() is None else f"exited with status {proc.returncode}"
+    parts = [f"the build ({status}); its output:", (tmp_path / "build.log").read_text(errors="replace")[-n:]]
+    for log in sorted((tmp_path / "data" / "logs").glob("*.log")):
+        parts += [f"--- {log.name} ---", log.read_text(errors="replace")[-n:]]
+    return "\n".join(parts)
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL whatever is left of the build's process group, and reap the build."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """SIGKILL whatever is left of the build's process group, and reap the build.
+
+    The group is signalled by its id only while the build is not yet reaped: once it is, its pid is free, and on a
+    busy machine (pid_max 32768 here) a new session leader of another test can take it within seconds, and with it
+    the group id. After that, what is left of the build's session is killed process by process: those started
+    before whatever holds the build's pid now."""
+    if proc.returncode is None:  # not reaped (perhaps a zombie): the id is still the build's
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    else:
+        try:
+            taken = psutil.Process(proc.pid).create_time()  # the pid given to a process after the build
+        except psutil.NoSuchProcess:
+            taken = float("inf")
+        for p in _in_session(proc.pid):
+            try:
+                if p.create_time() < taken:
+                    p.kill()
+            except psutil.NoSuchProcess:
+                pass
     proc.wait(timeout=10)
 
 
-def _wait_for_servers(proc: subprocess.Popen, timeout_s: float = 180) -> list[psutil.Process]:
+def _wait_for_servers(proc: subprocess.Popen, tmp_path: Path, timeout_s: float = 180) -> list[psutil.Process]:
     """Until the workers run and one has started the third-party stdio server."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
-        assert proc.poll() is None, "the build ended before it could be interrupted"
+        assert proc.poll() is None, "the build ended before it could be interrupted\n" + _build_logs(tmp_path, proc)
         tree = _tree(proc.pid)
         if any("counter_server.py" in _cmd(p) for p in tree) and sum("spawn" in _cmd(p) for p in tree) >= 1:
             return tree
         time.sleep(0.2)
-    pytest.fail("the build never started the third-party server")
+    pytest.fail("the build never started the third-party server\n" + _build_logs(tmp_path, proc))
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_stops_every_worker_and_server_and_publishes_no_version(tmp_path, sig, code):
     proc = _start_build(tmp_path)
     try:
-        tree = _wait_for_servers(proc)
+        tree = _wait_for_servers(proc, tmp_path)
         proc.send_signal(sig)
-        assert proc.wait(timeout=60) == code, (tmp_path / "build.log").read_text()[-3000:]
+        assert proc.wait(timeout=60) == code, _build_logs(tmp_path, proc)
         _, alive = psutil.wait_procs(tree, timeout=10)
         assert not alive, [_cmd(p) for p in alive]
         # a process that was starting as the signal came is given the same 10 s to end; none may stay
@@ -111,7 +140,7 @@ def test_a_signal_stops_every_worker_and_server_and_publishes_no_version(tmp_pat
         corpus = tmp_path / "data" / "corpus"
         entries = [p.name for p in corpus.iterdir()] if corpus.exists() else []
         assert not [e for e in entries if e.startswith("v") or e.startswith(".staging-")], entries
-        assert "interrupted" in (tmp_path / "build.log").read_text()
+        assert "interrupted" in (tmp_path / "build.log").read_text(), _build_logs(tmp_path, proc)
     finally:
         _kill_group(proc)
 
@@ -119,7 +148,7 @@ def test_a_signal_stops_every_worker_and_server_and_publishes_no_version(tmp_pat
 def test_workers_stop_with_their_servers_when_prove_itself_is_killed(tmp_path):
     proc = _start_build(tmp_path)
     try:
-        tree = _wait_for_servers(proc)
+        tree = _wait_for_servers(proc, tmp_path)
         proc.kill()
         proc.wait(timeout=30)
         _, alive = psutil.wait_procs(tree, timeout=20)
@@ -159,11 +188,11 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
         while time.time() < deadline and "'loss'" not in "".join(
             p.read_text() for p in (tmp_path / "data" / "logs").glob("*.log")
         ):
-            assert proc.poll() is None, (tmp_path / "build.log").read_text()[-3000:]
+            assert proc.poll() is None, _build_logs(tmp_path, proc)
             time.sleep(0.5)
         tree = _tree(proc.pid)
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=120) in (130, 143), (tmp_path / "build.log").read_text()[-3000:]
+        assert proc.wait(timeout=120) in (130, 143), _build_logs(tmp_path, proc)
         out = (tmp_path / "build.log").read_text()
         assert "prove: interrupted" in out and "took" not in out, out[-2000:]
         _, alive = psutil.wait_procs(tree, timeout=10)

@@ -1,5 +1,6 @@
-"""`prove train` on two processes (DDP, gloo, CPU, loopback): real torchrun and accelerate launches of the tiny
-policy on a fixture corpus; and the launches the training refuses, before torch or vLLM loads."""
+"""`prove train` on two processes (DDP, gloo, CPU, loopback): one real training of the tiny policy on a fixture
+corpus, launched by accelerate on torchrun's launcher, that several tests read; and the launches the training
+refuses (torchrun's and accelerate's), before torch or vLLM loads."""
 
 from __future__ import annotations
 
@@ -70,9 +71,25 @@ def printed_results(stdout: str) -> list[dict]:
     return out
 
 
-def test_two_torchrun_processes_end_with_identical_weights_and_rank_0_alone_writes(corpus, tmp_path):
-    run = tmp_path / "run"
-    p = launch(torchrun(free_port()), ["--corpus", str(corpus), "--out", str(run), "--config", json.dumps(TINY)])
+def accelerate_multi_gpu() -> list[str]:
+    """``accelerate launch --multi_gpu`` for two processes: without a GPU it starts two CPU processes, through
+    ``torch.distributed.run`` (torchrun's own launcher), so the ranks see torchrun's environment."""
+    launcher = ["-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1"]
+    return launcher + ["--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port())]
+
+
+@pytest.fixture(scope="module")
+def two_processes(corpus, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """One training on two processes (DDP, gloo) that the tests below read: its output folder and the launch.
+    (It was two trainings, a torchrun launch and an accelerate one; accelerate's ``--multi_gpu`` launch is
+    torchrun's launcher with accelerate's settings on top, so one run covers both.)"""
+    run = tmp_path_factory.mktemp("two_processes") / "run"
+    p = launch(accelerate_multi_gpu(), ["--corpus", str(corpus), "--out", str(run), "--config", json.dumps(TINY)])
+    return run, p
+
+
+def test_two_launched_processes_end_with_identical_weights_and_rank_0_alone_writes(two_processes):
+    run, p = two_processes
     assert p.returncode == 0, p.stderr[-3000:]
 
     results = printed_results(p.stdout)
@@ -101,12 +118,8 @@ def test_two_torchrun_processes_end_with_identical_weights_and_rank_0_alone_writ
     assert "checkpoint/model.safetensors" in written and not any(f.endswith(".tmp") for f in written)
 
 
-def test_accelerate_launch_multi_gpu_without_a_gpu_runs_two_cpu_processes(corpus, tmp_path):
-    cfg = {**TINY, "sft_steps": 0, "grpo_steps": 1, "eval_limit": 1}
-    launcher = ["-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1"]
-    launcher += ["--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port())]
-    run = tmp_path / "run"
-    p = launch(launcher, ["--corpus", str(corpus), "--out", str(run), "--config", json.dumps(cfg)])
+def test_accelerate_launch_multi_gpu_without_a_gpu_runs_two_cpu_processes(two_processes):
+    run, p = two_processes
     assert p.returncode == 0, p.stderr[-3000:]
     assert sorted(r.get("rank", 0) for r in printed_results(p.stdout)) == [0, 1]
     dist = json.loads((run / "eval_report.json").read_text())["distributed"]
