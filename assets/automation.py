@@ -14,7 +14,7 @@ import dagster as dg
 
 from assets.automated_build import AutomatedBuild, automated_build
 from assets.corpus import CORPUS
-from assets.executors import FORKSERVER, executor_def, steps_elsewhere
+from assets.executors import executor_def, steps_elsewhere
 from assets.resources import ProveSettings, ensure_partitions, server_partitions
 from assets.synthesis import PER_SERVER
 from assets.training import TrainingSettings, grpo_policy, policy_eval
@@ -25,11 +25,6 @@ from pipeline.env import Environment
 
 CROSS = [*CORPUS, grpo_policy, policy_eval]
 
-# Steps run in processes forked from one that has already imported the definitions (the multiprocess
-# executor's forkserver start method with preloaded modules) instead of spawned processes that each
-# import them again (about 1 s less for a server's run of six steps; bench/parallel.py configures its job the same way).
-FORKED_STEPS = {"execution": {"config": {"multiprocess": {"start_method": FORKSERVER}}}}
-
 
 def asset_jobs(
     per_server: list[dg.AssetsDefinition],
@@ -39,13 +34,12 @@ def asset_jobs(
 ) -> tuple[Any, Any]:
     """The two jobs over the given assets: ``server_job`` (one run per server partition: probe -> replay for that
     server) and ``corpus_job`` (dedup -> corpus -> policy). The schedule and the sensors target them by name. Their
-    launchpads start from ``build`` (default: the automated build), typed; ``launchpad=False`` gives them no default
-    config at all (``prove build`` runs them with its own build's resources, which a default would override)."""
+    launchpads start from ``build`` (default: the automated build), typed, and their steps run as ``prove build``
+    runs them (:func:`run_executor`); ``launchpad=False`` gives them no default config and no executor of their
+    own (``prove build`` runs them with its own build's resources, which a default would override)."""
     build = build or AUTOMATED
-    # the build's deployment may run the steps elsewhere (Celery workers): its executor, configured in the run
-    elsewhere = launchpad and steps_elsewhere(build.config)
-    executor = executor_def(build.config.deployment.executor) if elsewhere else None
-    config = {**({} if elsewhere else FORKED_STEPS), **build.run_config()} if launchpad else None
+    executor = run_executor(build.config) if launchpad else None
+    config = build.run_config() if launchpad else None
     server = dg.define_asset_job(
         "server_job",
         selection=dg.AssetSelection.assets(*per_server),
@@ -63,6 +57,15 @@ def asset_jobs(
         "its quality gates, then the policy.",
     )
     return server, corpus
+
+
+def run_executor(cfg: BuildConfig) -> dg.ExecutorDefinition:
+    """The executor of a run the UI, the schedule or the sensors launch, as ``prove build`` runs its steps: in the
+    run's own process (Dagster's ``in_process_executor``) when the build's deployment says ``in_process`` (the
+    default; a step spawned as a process of its own paid seconds of start-up each), else the deployment's
+    executor (each step its own process, or a Celery task), configured in the run's config
+    (:meth:`AutomatedBuild.run_config`)."""
+    return executor_def(cfg.deployment.executor) if steps_elsewhere(cfg) else dg.in_process_executor
 
 
 AUTOMATED = automated_build()

@@ -19,7 +19,8 @@ from assets import definitions as D
 from assets import resources as R
 from assets import synthesis as S
 from assets import training as T
-from pipeline.core.config import BuildConfig, ServerConfig
+from assets.automated_build import AutomatedBuild
+from pipeline.core.config import BuildConfig, DeploymentConfig, ServerConfig
 from tests.builds import build_run
 
 SERVERS = ["banking", "crm"]
@@ -326,6 +327,21 @@ def test_the_server_job_is_partitioned_by_server_over_the_per_server_assets():
     keys = A.server_job.selection.resolve(D.defs.resolve_asset_graph())
     assert keys == {a.key for a in S.PER_SERVER}
     assert D.defs.get_sensor_def("schema_change_sensor").job_name == "server_job"
+
+
+def test_the_jobs_the_ui_and_the_automation_launch_run_their_steps_in_process_with_the_default_deployment():
+    """As prove build runs them (deployment.executor in_process, the default): no process per step."""
+    for job in ("server_job", "corpus_job", "lineage_job", "__ASSET_JOB"):
+        assert D.defs.resolve_job_def(job).executor_def is dg.in_process_executor, job
+    server_job = D.defs.resolve_job_def("server_job")
+    launchpad = server_job.partitioned_config.get_run_config_for_partition_key("banking")
+    assert "execution" not in launchpad
+    assert dg.validate_run_config(server_job, launchpad)
+    # a deployment that runs steps elsewhere gets its executor, configured in the run, as before
+    many = BuildConfig(servers=SERVERS, deployment=DeploymentConfig(executor="multiprocess", max_concurrent=2))
+    defs = D.make_definitions(build=AutomatedBuild(many, False, "test"))
+    assert defs.resolve_job_def("server_job").executor_def is dg.multiprocess_executor
+    assert AutomatedBuild(many, False, "test").run_config()["execution"]["config"]["max_concurrent"] == 2
 
 
 # ----------------------------------------------------------------------------- metadata and SQL
