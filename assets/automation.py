@@ -80,6 +80,13 @@ def _batch(trigger: str, stamp: str, n: int) -> dict[str, str]:
             "prove/batch_size": str(n)}  # fmt: skip
 
 
+def _server(server: str) -> dict[str, str]:
+    """The tag naming a run request's server, beside the partition tag (``dagster/partition``) Dagster adds: the tick
+    preview lists each request by its job alone (``server_job``) and shows its tags in the request's preview, above
+    its config; the runs list shows them too."""
+    return {"prove/server": server}
+
+
 def regeneration_schedule(cron: str | None = None, timezone: str | None = None) -> dg.ScheduleDefinition:
     """The corpus regeneration schedule; cron from ``PROVE_SCHEDULE_CRON`` (default weekly), off until turned on.
     Each tick re-probes every server of the automated build (a ``server_job`` run each, with that build's config);
@@ -104,7 +111,10 @@ def regeneration_schedule(cron: str | None = None, timezone: str | None = None) 
         tags = _batch("regeneration", stamp, len(cfg.servers))
         return [
             dg.RunRequest(
-                run_key=f"{tags['prove/batch']}:{s}", partition_key=s, run_config=build.run_config(), tags=tags
+                run_key=f"{tags['prove/batch']}:{s}",
+                partition_key=s,
+                run_config=build.run_config(),
+                tags={**tags, **_server(s)},
             )
             for s in cfg.servers
         ]
@@ -162,7 +172,7 @@ def schema_change_sensor(context: dg.SensorEvaluationContext, settings: ProveSet
                     run_key=f"{server}:{last}->{h}",
                     partition_key=server,
                     run_config=AutomatedBuild(cfg, training.train, "resources").run_config(),
-                    tags={"prove/schema_hash": h},
+                    tags={"prove/schema_hash": h, **_server(server)},
                 )
             )
     # one batch: the corpus follows once every changed server's run has finished

@@ -210,7 +210,7 @@ def write_version(
         meta["composition"] = png_markdown("composition", png)
     refresh_latest(cfg.data_dir)  # this version until a gate fails; then the newest good one
     try:  # SQL views over every version; a failure here must not cost the version just written
-        meta["duckdb"] = MetadataValue.path(str(refresh(cfg.data_dir)))
+        meta["duckdb"] = MetadataValue.path(str(refresh(cfg.data_dir).resolve()))
     except Exception as exc:
         context.log.warning(f"DuckDB views not refreshed: {exc}")
     # the data version is the content hash: an identical rebuild leaves grpo_policy fresh

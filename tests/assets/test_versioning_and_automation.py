@@ -4,6 +4,7 @@ metadata the corpus and rejections assets attach."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -311,6 +312,30 @@ def test_the_weekly_schedule_reprobes_every_server_and_its_cron_is_configurable(
     monkeypatch.delenv("PROVE_SCHEDULE_CRON")
     assert A.regeneration_schedule().cron_schedule == A.DEFAULT_CRON == "0 3 * * 1"
     assert A.regeneration_schedule("15 4 * * *").cron_schedule == "15 4 * * *"
+
+
+def test_the_schedules_and_sensors_run_requests_name_their_server_in_run_key_and_tags(tmp_path):
+    """What a tick's preview shows: each request as Dagster resolves it for the preview (and the daemon for the run),
+    its server in its run key, in the partition tag Dagster adds and in the project's own tag."""
+    cfg = _cfg(tmp_path / "data")
+    defs = D.make_definitions(build=AutomatedBuild(cfg, False, "test"))
+    res = {"settings": R.settings_for(cfg), "training": T.training_settings(False)}
+    repo = defs.get_repository_def()
+    with dg.instance_for_test() as instance:
+        when = dt.datetime(2026, 11, 30, 3, 0, tzinfo=dt.UTC)
+        ctx = dg.build_schedule_context(
+            instance=instance, resources=res, repository_def=repo, scheduled_execution_time=when
+        )
+        scheduled = defs.get_schedule_def("weekly_regeneration").evaluate_tick(ctx).run_requests
+        ctx = dg.build_sensor_context(
+            instance=instance, instance_ref=instance.get_ref(), resources=res, repository_def=repo
+        )
+        sensed = defs.get_sensor_def("schema_change_sensor").evaluate_tick(ctx).run_requests
+    for requests in (scheduled, sensed):
+        assert sorted(r.partition_key for r in requests) == sorted(SERVERS)
+        for r in requests:
+            assert r.tags["dagster/partition"] == r.tags["prove/server"] == r.partition_key, r.tags
+            assert r.partition_key in r.run_key.split(":"), r.run_key
 
 
 def test_a_builds_runs_are_listed_under_server_job_and_corpus_job(built):
