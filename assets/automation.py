@@ -14,7 +14,7 @@ import dagster as dg
 
 from assets.automated_build import AutomatedBuild, automated_build
 from assets.corpus import CORPUS
-from assets.executors import FORKSERVER, executor_def, steps_elsewhere
+from assets.executors import executor_def, steps_elsewhere
 from assets.resources import ProveSettings, ensure_partitions, server_partitions
 from assets.synthesis import PER_SERVER
 from assets.training import TrainingSettings, grpo_policy, policy_eval
@@ -25,11 +25,6 @@ from pipeline.env import Environment
 
 CROSS = [*CORPUS, grpo_policy, policy_eval]
 
-# Steps run in processes forked from one that has already imported the definitions (the multiprocess
-# executor's forkserver start method with preloaded modules) instead of spawned processes that each
-# import them again (about 1 s less for a server's run of six steps; bench/parallel.py configures its job the same way).
-FORKED_STEPS = {"execution": {"config": {"multiprocess": {"start_method": FORKSERVER}}}}
-
 
 def asset_jobs(
     per_server: list[dg.AssetsDefinition],
@@ -39,13 +34,12 @@ def asset_jobs(
 ) -> tuple[Any, Any]:
     """The two jobs over the given assets: ``server_job`` (one run per server partition: probe -> replay for that
     server) and ``corpus_job`` (dedup -> corpus -> policy). The schedule and the sensors target them by name. Their
-    launchpads start from ``build`` (default: the automated build), typed; ``launchpad=False`` gives them no default
-    config at all (``prove build`` runs them with its own build's resources, which a default would override)."""
+    launchpads start from ``build`` (default: the automated build), typed, and their steps run as ``prove build``
+    runs them (:func:`run_executor`); ``launchpad=False`` gives them no default config and no executor of their
+    own (``prove build`` runs them with its own build's resources, which a default would override)."""
     build = build or AUTOMATED
-    # the build's deployment may run the steps elsewhere (Celery workers): its executor, configured in the run
-    elsewhere = launchpad and steps_elsewhere(build.config)
-    executor = executor_def(build.config.deployment.executor) if elsewhere else None
-    config = {**({} if elsewhere else FORKED_STEPS), **build.run_config()} if launchpad else None
+    executor = run_executor(build.config) if launchpad else None
+    config = build.run_config() if launchpad else None
     server = dg.define_asset_job(
         "server_job",
         selection=dg.AssetSelection.assets(*per_server),
@@ -65,6 +59,15 @@ def asset_jobs(
     return server, corpus
 
 
+def run_executor(cfg: BuildConfig) -> dg.ExecutorDefinition:
+    """The executor of a run the UI, the schedule or the sensors launch, as ``prove build`` runs its steps: in the
+    run's own process (Dagster's ``in_process_executor``) when the build's deployment says ``in_process`` (the
+    default; a step spawned as a process of its own paid seconds of start-up each), else the deployment's
+    executor (each step its own process, or a Celery task), configured in the run's config
+    (:meth:`AutomatedBuild.run_config`)."""
+    return executor_def(cfg.deployment.executor) if steps_elsewhere(cfg) else dg.in_process_executor
+
+
 AUTOMATED = automated_build()
 server_job, corpus_job = asset_jobs(PER_SERVER, CROSS)
 
@@ -75,6 +78,13 @@ def _batch(trigger: str, stamp: str, n: int) -> dict[str, str]:
     """The tags of one batch of automated server runs, which ``corpus_after_changes`` follows to the corpus."""
     return {"prove/automation": "true", "prove/trigger": trigger, "prove/batch": f"{trigger}:{stamp}",
             "prove/batch_size": str(n)}  # fmt: skip
+
+
+def _server(server: str) -> dict[str, str]:
+    """The tag naming a run request's server, beside the partition tag (``dagster/partition``) Dagster adds: the tick
+    preview lists each request by its job alone (``server_job``) and shows its tags in the request's preview, above
+    its config; the runs list shows them too."""
+    return {"prove/server": server}
 
 
 def regeneration_schedule(cron: str | None = None, timezone: str | None = None) -> dg.ScheduleDefinition:
@@ -101,7 +111,10 @@ def regeneration_schedule(cron: str | None = None, timezone: str | None = None) 
         tags = _batch("regeneration", stamp, len(cfg.servers))
         return [
             dg.RunRequest(
-                run_key=f"{tags['prove/batch']}:{s}", partition_key=s, run_config=build.run_config(), tags=tags
+                run_key=f"{tags['prove/batch']}:{s}",
+                partition_key=s,
+                run_config=build.run_config(),
+                tags={**tags, **_server(s)},
             )
             for s in cfg.servers
         ]
@@ -159,7 +172,7 @@ def schema_change_sensor(context: dg.SensorEvaluationContext, settings: ProveSet
                     run_key=f"{server}:{last}->{h}",
                     partition_key=server,
                     run_config=AutomatedBuild(cfg, training.train, "resources").run_config(),
-                    tags={"prove/schema_hash": h},
+                    tags={"prove/schema_hash": h, **_server(server)},
                 )
             )
     # one batch: the corpus follows once every changed server's run has finished

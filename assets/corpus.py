@@ -210,7 +210,7 @@ def write_version(
         meta["composition"] = png_markdown("composition", png)
     refresh_latest(cfg.data_dir)  # this version until a gate fails; then the newest good one
     try:  # SQL views over every version; a failure here must not cost the version just written
-        meta["duckdb"] = MetadataValue.path(str(refresh(cfg.data_dir)))
+        meta["duckdb"] = MetadataValue.path(str(refresh(cfg.data_dir).resolve()))
     except Exception as exc:
         context.log.warning(f"DuckDB views not refreshed: {exc}")
     # the data version is the content hash: an identical rebuild leaves grpo_policy fresh
@@ -345,11 +345,17 @@ def corpus_lint(settings: ProveSettings, corpus: str) -> AssetCheckResult:
     )
 
 
+# Dagster's step priority: of the steps ready at once after the corpus and its gates, the executors start this one
+# first, so why records were rejected is in the UI seconds after the corpus, not after grpo_policy's training.
+FIRST = {"dagster/priority": "1"}
+
+
 # defined once every helper it calls is (its code version reads them from this module's globals)
 @versioned(
     group_name=GROUP,
     description="The rejections of the corpus version just written: every stage's, with reason code, detail, "
     "upstream ids and lineage; counts, samples, a chart and per rule one whole story as metadata.",
+    op_tags=FIRST,
 )
 def rejections(
     context: AssetExecutionContext, settings: ProveSettings, corpus: str, server_snapshots

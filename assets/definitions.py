@@ -28,6 +28,7 @@ from assets.automation import (
     weekly_regeneration,
 )
 from assets.corpus import CHECKS, augmented_examples, corpus_asset, rejections, unique_conversations
+from assets.executors import steps_elsewhere
 from assets.lineage import lineage_job
 from assets.resources import StageStore, settings_for
 from assets.synthesis import PER_SERVER, per_server_assets
@@ -93,6 +94,9 @@ def make_definitions(
         schedules=[weekly_regeneration],
         sensors=[schema_change_sensor, corpus_after_changes],
         resources=resources(build_config=build.config, train=build.train),
+        # the jobs without an executor of their own (the asset graph's Materialize, lineage_job) run in process too
+        # (a deployment that runs steps elsewhere leaves them Dagster's default: its executor needs the run's config)
+        executor=None if steps_elsewhere(build.config) else dg.in_process_executor,
     )
 
 

@@ -10,7 +10,7 @@ pointing at a temporary data directory. Both are always stopped, with every proc
 the UI's "Materialize" button does (``launchRun`` of the implicit ``__ASSET_JOB`` with an asset
 selection): one run per server for the per-server assets, then one run for the cross-server assets
 with the corpus checks. The run config sets the ``settings`` resource to a small build (30 examples,
-no training) and runs each run's steps in its one worker process.
+no training); each run's steps run in its one worker process (the definitions' executor).
 """
 
 from __future__ import annotations
@@ -296,10 +296,8 @@ def run_config(data_dir: Path) -> dict[str, Any]:
             "settings": {"config": {"build": {"examples": 30, "servers": SERVERS, "data_dir": str(data_dir)}}},
             "training": {"config": {"train": False}},
         },
+        # one run worker per run, its steps in that process: the definitions' executor (assets.automation.run_executor)
         "loggers": {"console": {"config": {"log_level": "WARNING"}}},
-        # one run worker per run, its steps in that process (a subprocess per step costs seconds each on a small
-        # machine)
-        "execution": {"config": {"in_process": {}}},
     }
 
 

@@ -142,11 +142,11 @@ def test_the_jobs_the_ui_and_the_automation_launch_follow_the_deployment_and_car
     assert run["execution"]["config"] == {"broker": "redis://127.0.0.1:6379/0", "backend": "redis://127.0.0.1:6379/0"}
     assert run["resources"]["io_manager"]["config"]["base_dir"] == str(tmp_path / "shared" / "stages")
     assert run["resources"]["settings"]["config"]["build"]["data_dir"] == str(tmp_path / "shared")
-    # the one-machine default keeps Dagster's default executor and no executor config of its own
+    # the one-machine default runs the steps in the run's process, as prove build does, with no executor config
     plain = AutomatedBuild(BuildConfig(servers=SERVERS), train=False, source="test")
     assert "execution" not in plain.run_config()
     default = make_definitions(build=plain).resolve_job_def("server_job").executor_def
-    assert default.name == "multi_or_in_process_executor"
+    assert default is dg.in_process_executor
 
 
 def test_a_celery_deployment_without_a_broker_and_a_url_as_data_dir_are_refused_by_name():

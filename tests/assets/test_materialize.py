@@ -50,6 +50,9 @@ def test_materialize_all_assets_writes_a_corpus_version_with_rejections_and_a_po
         "corpus_composition": True,
         "corpus_lint": True,
     }
+    # rejections is in the UI before training starts (its step goes first of those ready after the corpus's gates)
+    events = [(e.event_type_value, e.step_key) for e in r.all_events]
+    assert events.index(("ASSET_MATERIALIZATION", "rejections")) < events.index(("STEP_START", "grpo_policy"))
     # the policy: a checkpoint and a per-step reward log
     ev = instance.get_latest_materialization_event(dg.AssetKey("grpo_policy"))
     assert ev is not None

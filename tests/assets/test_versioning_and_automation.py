@@ -4,6 +4,7 @@ metadata the corpus and rejections assets attach."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from assets import definitions as D
 from assets import resources as R
 from assets import synthesis as S
 from assets import training as T
-from pipeline.core.config import BuildConfig, ServerConfig
+from assets.automated_build import AutomatedBuild
+from pipeline.core.config import BuildConfig, DeploymentConfig, ServerConfig
 from tests.builds import build_run
 
 SERVERS = ["banking", "crm"]
@@ -312,6 +314,30 @@ def test_the_weekly_schedule_reprobes_every_server_and_its_cron_is_configurable(
     assert A.regeneration_schedule("15 4 * * *").cron_schedule == "15 4 * * *"
 
 
+def test_the_schedules_and_sensors_run_requests_name_their_server_in_run_key_and_tags(tmp_path):
+    """What a tick's preview shows: each request as Dagster resolves it for the preview (and the daemon for the run),
+    its server in its run key, in the partition tag Dagster adds and in the project's own tag."""
+    cfg = _cfg(tmp_path / "data")
+    defs = D.make_definitions(build=AutomatedBuild(cfg, False, "test"))
+    res = {"settings": R.settings_for(cfg), "training": T.training_settings(False)}
+    repo = defs.get_repository_def()
+    with dg.instance_for_test() as instance:
+        when = dt.datetime(2026, 11, 30, 3, 0, tzinfo=dt.UTC)
+        ctx = dg.build_schedule_context(
+            instance=instance, resources=res, repository_def=repo, scheduled_execution_time=when
+        )
+        scheduled = defs.get_schedule_def("weekly_regeneration").evaluate_tick(ctx).run_requests
+        ctx = dg.build_sensor_context(
+            instance=instance, instance_ref=instance.get_ref(), resources=res, repository_def=repo
+        )
+        sensed = defs.get_sensor_def("schema_change_sensor").evaluate_tick(ctx).run_requests
+    for requests in (scheduled, sensed):
+        assert sorted(r.partition_key for r in requests) == sorted(SERVERS)
+        for r in requests:
+            assert r.tags["dagster/partition"] == r.tags["prove/server"] == r.partition_key, r.tags
+            assert r.partition_key in r.run_key.split(":"), r.run_key
+
+
 def test_a_builds_runs_are_listed_under_server_job_and_corpus_job(built):
     """prove build's runs are the project's jobs' runs (the UI's job pages and run filters find them)."""
     cfg, _, instance = built
@@ -326,6 +352,21 @@ def test_the_server_job_is_partitioned_by_server_over_the_per_server_assets():
     keys = A.server_job.selection.resolve(D.defs.resolve_asset_graph())
     assert keys == {a.key for a in S.PER_SERVER}
     assert D.defs.get_sensor_def("schema_change_sensor").job_name == "server_job"
+
+
+def test_the_jobs_the_ui_and_the_automation_launch_run_their_steps_in_process_with_the_default_deployment():
+    """As prove build runs them (deployment.executor in_process, the default): no process per step."""
+    for job in ("server_job", "corpus_job", "lineage_job", "__ASSET_JOB"):
+        assert D.defs.resolve_job_def(job).executor_def is dg.in_process_executor, job
+    server_job = D.defs.resolve_job_def("server_job")
+    launchpad = server_job.partitioned_config.get_run_config_for_partition_key("banking")
+    assert "execution" not in launchpad
+    assert dg.validate_run_config(server_job, launchpad)
+    # a deployment that runs steps elsewhere gets its executor, configured in the run, as before
+    many = BuildConfig(servers=SERVERS, deployment=DeploymentConfig(executor="multiprocess", max_concurrent=2))
+    defs = D.make_definitions(build=AutomatedBuild(many, False, "test"))
+    assert defs.resolve_job_def("server_job").executor_def is dg.multiprocess_executor
+    assert AutomatedBuild(many, False, "test").run_config()["execution"]["config"]["max_concurrent"] == 2
 
 
 # ----------------------------------------------------------------------------- metadata and SQL

@@ -4,6 +4,14 @@ import json
 
 from tests.assets.conftest import CHECKS, CROSS, PER_SERVER, SERVERS, run_failure_messages
 
+ENGINE_EVENTS = """
+query($id: ID!) {
+  logsForRun(runId: $id, limit: 5000) {
+    __typename
+    ... on EventConnection { events { __typename ... on MessageEvent { message } } }
+  }
+}"""
+
 ASSET = """
 query($key: AssetKeyInput!) {
   assetOrError(assetKey: $key) {
@@ -113,3 +121,14 @@ def test_assets_materialize_through_the_webserver(dagster_ui, materialized_throu
     assert rej["total"] > 0, rej
     assert "| stage/reason | count |" in rej["by_stage_reason"], rej["by_stage_reason"]
     print(f"materialized through the webserver in {mat.seconds:.1f}s")
+
+
+def test_the_runs_the_webserver_launches_run_their_steps_in_the_run_worker_as_prove_build_does(
+    dagster_ui, materialized_through_ui
+):
+    """No process per step: the definitions' executor with the default deployment is Dagster's in-process one."""
+    for rid in [*materialized_through_ui.per_server.values(), materialized_through_ui.cross]:
+        events = dagster_ui.graphql(ENGINE_EVENTS, {"id": rid})["logsForRun"]["events"]
+        engine = [e["message"] for e in events if e["__typename"] == "EngineEvent"]
+        assert any(m.startswith("Executing steps in process") for m in engine), engine
+        assert not any("multiprocess" in m.lower() or "forkserver" in m.lower() for m in engine), engine

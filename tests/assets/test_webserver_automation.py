@@ -201,7 +201,6 @@ def test_plots_show_corpus_counts_and_eval_rewards_across_versions(page, dagster
         config = {
             "resources": {"training": {"config": {"train": True, "params": {**TINY_TRAINING, "seed": seed}}}},
             "ops": {"policy_eval": {"config": {"bfcl_categories": ["base"], "bfcl_limit": 1}}},
-            "execution": {"config": {"in_process": {}}},
         }
         rid = launch(ui, ["grpo_policy", "policy_eval"], config, {"prove/build": "plots-test"})
         status = wait_for_runs(ui, [rid], timeout=SENSOR_TIMEOUT_S)
