@@ -32,6 +32,7 @@ from assets.cli.interrupt import stop_descendants, worker_init
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
 from assets.executors import steps_elsewhere
+from assets.instance_home import prepare_home
 from assets.instance_storage import sqlite_backed
 from assets.resources import HANDOFF, StageStore, ensure_partitions
 from assets.sqlite_commits import relaxed_sync
@@ -101,13 +102,8 @@ def instance_commits(instance: dg.DagsterInstance) -> contextlib.AbstractContext
 
 def prepare_instance(cfg: BuildConfig) -> dg.DagsterInstance:
     """The Dagster instance under ``$DAGSTER_HOME`` (default: the data dir's ``dagster_home``), with our
-    dagster.yaml."""
-    os.environ.setdefault("DAGSTER_HOME", str(Path(cfg.data_dir).resolve() / "dagster_home"))
-    home = Path(os.environ["DAGSTER_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
-    yaml_src = Path(__file__).resolve().parents[1] / "dagster.yaml"
-    if yaml_src.exists() and not (home / "dagster.yaml").exists():
-        (home / "dagster.yaml").write_text(yaml_src.read_text())
+    dagster.yaml (:func:`prepare_home`)."""
+    prepare_home(cfg.data_dir)
     return dg.DagsterInstance.get()
 
 

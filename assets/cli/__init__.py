@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from assets.cli import build, corpus, eval, export, lineage, reward, servers, sql, train
+from assets.cli import build, corpus, eval, export, lineage, reward, servers, sql, train, ui
 from assets.cli.build import build_config as _build_config  # noqa: F401  (kept for callers of the old module)
 
-GROUPS = (servers, build, corpus, export, lineage, sql, reward, train, eval)
+GROUPS = (servers, build, corpus, export, lineage, sql, reward, train, eval, ui)
 
 
 def build_parser() -> argparse.ArgumentParser:
