@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 
@@ -99,15 +100,24 @@ def schedule_tick(chromium, browser, dagster_ui) -> Tick:
         dialog = pg.get_by_role("dialog")
         dialog.get_by_role("button", name="Continue").click()
         dialog.get_by_text(f"{len(SERVERS)} run requests").wait_for()
-        # a request's config, as the dialog shows it: the automated build's, not the defaults
-        dialog.locator("tbody tr").first.get_by_role("button").click()
-        shown = pg.get_by_role("dialog").filter(has_text="Run configuration")
-        shown.get_by_text("examples: 30").wait_for()
-        # the whole config (CodeMirror draws only the lines in view)
-        text = shown.inner_text() + shown.locator(".CodeMirror").first.evaluate("e => e.CodeMirror.getValue()")
-        for said in ("prove/trigger: regeneration", "examples: 30", "- banking", "- crm", "train: false"):
-            assert said in text, f"{said!r} not in the previewed request:\n{text[:3000]}"
-        shown.get_by_role("button", name="OK").click()
+        # each request's config and tags, as the dialog shows them: the automated build's, and the request's partition
+        # (Dagster's table lists the requests by job name alone)
+        partitions = []
+        for i in range(len(SERVERS)):
+            dialog.locator("tbody tr").nth(i).get_by_role("button").click()
+            shown = pg.get_by_role("dialog").filter(has_text="Run configuration")
+            shown.get_by_text("examples: 30").wait_for()
+            # the whole config (CodeMirror draws only the lines in view)
+            text = shown.inner_text() + shown.locator(".CodeMirror").first.evaluate("e => e.CodeMirror.getValue()")
+            for said in ("prove/trigger: regeneration", "examples: 30", "- banking", "- crm", "train: false"):
+                assert said in text, f"{said!r} not in the previewed request:\n{text[:3000]}"
+            part = re.search(r"(?:dagster/)?partition: ?(\w+)", text)  # the dialog drops the dagster/ prefix
+            assert part and re.search(f"prove/server: ?{part.group(1)}", text), (
+                f"the previewed request does not name its partition:\n{text[:3000]}"
+            )
+            partitions.append(part.group(1))
+            shown.get_by_role("button", name="OK").click()
+        assert sorted(partitions) == sorted(SERVERS), partitions
         pg.get_by_role("button", name="Launch all & commit tick result").click()
         pg.get_by_text(f"Launched {len(SERVERS)} runs").first.wait_for()
     finally:
