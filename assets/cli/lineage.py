@@ -86,6 +86,11 @@ def _print_path(d: dict[str, Any], width: int) -> None:
             print(f"            user turn {i}: {short(t, width)}")
         if q.get("withheld"):
             print(f"            withheld until asked: {short(q['withheld'], width)}")
+    elif q and q.get("asks"):
+        print(
+            f"  query     not written: the chain was rejected in its dry run (information level {q.get('info_level')}, "
+            f"persona {q.get('persona')}); the user's values per step are the calls' arguments below"
+        )
     conv = d.get("conversation")
     if conv:
         extra = f", derived from {conv['parent_id']}" if conv.get("parent_id") else ""

@@ -77,6 +77,13 @@ def _payload_path(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if body.get("dry_run"):  # a chain rejected at the query stage: the calls of its dry run
             out["calls"] = _calls(body["dry_run"])
             out["calls_from"] = "dry_run"
+            request = body.get("request") or {}
+            out["query"] = {
+                "written": False,  # the query stage rejects a chain in its dry run, before it writes the request
+                "info_level": request.get("info_level"),
+                "persona": request.get("persona"),
+                "asks": _asks(body.get("steps", []), body["dry_run"]),
+            }
     elif kind == "query":
         out["snapshot"] = {"snapshot_id": body.get("snapshot_id"), "seed": body.get("seed")}
         out["chain"] = {"chain_id": body.get("chain_id")}
@@ -117,6 +124,22 @@ def _payload_path(kind: str, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _asks(steps: list[dict[str, Any]], dry_run: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a request not yet written was to ask for, step by step: each tool with the values the user gives it (the
+    dry run's arguments less those an earlier step's result supplies) and the arguments that come from earlier steps.
+    """
+    out = []
+    for i, call in enumerate(dry_run):
+        spec = (steps[i].get("args") or {}) if i < len(steps) else {}
+        from_steps = sorted(p for p, src in spec.items() if (src or {}).get("kind") == "step")
+        values = {p: v for p, v in (call.get("arguments") or {}).items() if p not in from_steps}
+        out.append({"name": call.get("name"), "values": values, "from_steps": from_steps})
+    for st in steps[len(dry_run) :]:  # the steps the dry run stopped before
+        from_steps = sorted(p for p, src in (st.get("args") or {}).items() if (src or {}).get("kind") == "step")
+        out.append({"name": st.get("name"), "values": {}, "from_steps": from_steps, "reached": False})
+    return out
+
+
 def rejection_calls(payload: str, record_type: str) -> list[dict[str, Any]]:
     """The calls a rejected record carries (a conversation's trace, a chain's dry run), as ``lineage`` shows them."""
     return _payload_path(record_type, _loads(payload, None) or {}).get("calls", [])
@@ -139,7 +162,7 @@ def rejection_story(r: Any) -> dict[str, Any]:
     return out
 
 
-RESULT_CHARS = 600  # a successful call's result beyond this is cut (its whole text: prove lineage ID)
+RESULT_CHARS = 4000  # a successful call's result beyond this is cut, saying how much (whole: prove lineage ID --json)
 
 
 def story_markdown(story: dict[str, Any], redactor: Any = None) -> str:
@@ -161,6 +184,14 @@ def story_markdown(story: dict[str, Any], redactor: Any = None) -> str:
     if query.get("turns"):
         lines += ["", f"request ({query.get('info_level')}, {query.get('persona')}):"]
         lines += [f"{i + 1}. {red.text(turn)}" for i, turn in enumerate(query["turns"])]
+    elif query.get("asks"):
+        said = ", ".join(str(v) for v in (query.get("info_level"), query.get("persona")) if v)
+        lines += [
+            "",
+            f"request{f' ({said})' if said else ''}: not written (the query stage rejects a chain in its dry run, "
+            "before it writes the request); what it was to ask for, step by step:",
+        ]
+        lines += [f"{i + 1}. {ask_markdown(a, redactor)}" for i, a in enumerate(query["asks"])]
     calls = story.get("calls") or []
     if calls:
         source = {"dry_run": "the query stage's dry run", "probe": "the probe"}.get(
@@ -170,6 +201,17 @@ def story_markdown(story: dict[str, Any], redactor: Any = None) -> str:
         lines += [f"{c['index'] + 1}. {call_markdown(c, redactor)}" for c in calls]
     lines += ["", f"The same from the command line: `prove lineage {story['id']}`."]
     return "\n".join(lines)
+
+
+def ask_markdown(ask: dict[str, Any], redactor: Any = None) -> str:
+    """One step of a request not written: the tool, the values the user gives it, what comes from earlier steps."""
+    red, values = _redacted_args({"arguments": ask.get("values")}, redactor)
+    parts = [f"`{ask.get('name')}`", f"with `{values}`" if ask.get("values") else "with no value of the user's"]
+    if ask.get("from_steps"):
+        parts.append("and " + ", ".join(f"`{p}`" for p in ask["from_steps"]) + " from earlier results")
+    if ask.get("reached") is False:
+        parts = [f"`{ask.get('name')}`: not reached (the dry run stopped before it)"]
+    return red.text(" ".join(parts))
 
 
 def call_markdown(call: dict[str, Any], redactor: Any = None) -> str:

@@ -12,6 +12,7 @@ a wrong first attempt that was corrected is in the messages but not in the refer
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -201,6 +202,21 @@ def _with_dry_run(chain: Chain, steps: list[dict[str, Any]]) -> dict[str, Any]:
     return body
 
 
+def _chain_rejected(
+    reason: str, detail: str, snap: Snapshot, up: dict[str, Any], chain: Chain, steps: list[dict[str, Any]]
+) -> Rejection:
+    """The query stage's rejection of a chain, with the calls of its dry run."""
+    return rejection(StageName.QUERY, reason, detail, snap.server, up, _with_dry_run(chain, steps), record_type="chain")
+
+
+def _unwritten(rej: Rejection, info_level: str, persona: str) -> Rejection:
+    """A chain rejected before its request was written, with the information level and persona that request was to
+    have: its story shows them beside the values the user would have asked with (the dry run's arguments)."""
+    body = json.loads(rej.payload) if rej.payload else {}
+    body["request"] = {"written": False, "info_level": info_level, "persona": persona}
+    return rej.model_copy(update={"payload": json.dumps(body, default=str)})
+
+
 def plan_query(
     env: Environment,
     snap: Snapshot,
@@ -226,29 +242,25 @@ def plan_query(
     persona = persona or rng.choice(sorted(PERSONAS))
     tried = _dry_run(env, snap, chain, rng, qcfg, memo, max_error_rate, up)
     if isinstance(tried, Rejection):
-        return None, tried
+        return None, _unwritten(tried, info_level, persona)
     steps = tried
     against = _against_goal(snap, chain, steps, up)
     if against is not None:
-        return None, against
+        return None, _unwritten(against, info_level, persona)
     turns_idx = _named_split(snap, chain, steps, rng, cfg, up)
     if isinstance(turns_idx, Rejection):
-        return None, turns_idx
+        return None, _unwritten(turns_idx, info_level, persona)
     turns = [[steps[i] for i in idx] for idx in turns_idx]
     withheld = _withheld(turns, info_level, rng)
     if withheld is None:
-        return None, rejection(
-            StageName.QUERY,
-            "nothing_to_withhold",
-            f"{turns[0][0]['tool'].name} takes no user value the user could omit",
-            snap.server,
-            up,
-            chain,
-        )
+        why = f"{turns[0][0]['tool'].name} takes no user value the user could omit"
+        rej = _chain_rejected("nothing_to_withhold", why, snap, up, chain, steps)
+        return None, _unwritten(rej, info_level, persona)
     try:
         texts = backend.write(snap.server, turns, info_level, persona, list(withheld), snap, rng)
     except Exception as exc:  # an LLM that answers garbage or times out rejects this query only
-        return None, rejection(StageName.QUERY, "query_backend_error", str(exc), snap.server, up, chain)
+        rej = _chain_rejected("query_backend_error", str(exc), snap, up, chain, steps)
+        return None, _unwritten(rej, info_level, persona)
     qid = "q-" + stable_hash([chain.chain_id, texts, info_level], 12)
     query = UserQuery(
         query_id=qid,
@@ -404,16 +416,11 @@ def _named_split(
         unnamed = unnamed_writes(turns_idx, steps, known, singles)
         if not unnamed:
             return turns_idx
-    return rejection(
-        StageName.QUERY,
-        "unnamed_entity",
+    why = (
         f"step {unnamed[0]} ({steps[unnamed[0]]['tool'].name}) writes on a value an earlier "
-        "result of the same turn did not single out, and no turn split lets the user name it",
-        snap.server,
-        up,
-        _with_dry_run(chain, steps),
-        record_type="chain",
+        "result of the same turn did not single out, and no turn split lets the user name it"
     )
+    return _chain_rejected("unnamed_entity", why, snap, up, chain, steps)
 
 
 def _withheld(turns: list[list[dict[str, Any]]], info_level: str, rng: random.Random) -> dict[str, Any] | None:

@@ -7,11 +7,24 @@ temporary file; with PROVE_UPDATE_SCREENSHOT=1 it refreshes ``docs/dagster-asset
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
 
-from tests.assets.conftest import CROSS, LOCATION, PER_SERVER, REPOSITORY, ROOT, VIEWPORT
+import polars as pl
+
+from tests.assets.conftest import (
+    CROSS,
+    LOCATION,
+    PER_SERVER,
+    REPOSITORY,
+    ROOT,
+    RUN_STATUS,
+    VIEWPORT,
+    run_failure_messages,
+    wait_for_runs,
+)
 
 DOCS_SCREENSHOT = ROOT / "docs" / "dagster-asset-graph.png"
 
@@ -136,3 +149,112 @@ def test_the_launchpad_starts_from_the_automated_build_typed(chromium, page, dag
     text = pg.evaluate(whole)
     for said in ("settings:", "build:", "examples: 30", "- banking", "- crm", "train: false", str(ui.data_dir)):
         assert said in text, f"{said!r} not in the launchpad's config:\n{text[:3000]}"
+
+
+RUN_MESSAGES = """
+query($id: ID!) {
+  logsForRun(runId: $id, limit: 5000) {
+    ... on EventConnection { events { __typename ... on MessageEvent { message level }
+      ... on ExecutionStepFailureEvent { error { message } failureMetadata { description } } } }
+  }
+}"""
+WHOLE_CONFIG = "document.querySelector('.CodeMirror').CodeMirror.getValue()"
+
+
+def _lineage_launchpad(pg, ui, shot):
+    """lineage_job's launchpad, once its config editor holds the job's default config."""
+    pg.goto(f"{ui.url}/locations/{REPOSITORY}@{LOCATION}/jobs/lineage_job/playground")
+    try:
+        pg.locator(".CodeMirror").first.wait_for()
+        pg.wait_for_function(f"{WHOLE_CONFIG}.includes('record_id')")
+    except Exception as exc:
+        pg.screenshot(path=str(shot))
+        raise AssertionError(
+            f"lineage_job's launchpad did not open on its config ({exc}); screenshot: {shot}\n"
+            f"{pg.inner_text('body')[:3000]}\n{ui.logs_tail()}"
+        ) from exc
+
+
+def _launch_from_launchpad(pg, ui, shot) -> str:
+    """Clicks the launchpad's "Launch run" and returns the id of the run the UI opens; its end waited for."""
+    pg.get_by_role("button", name="Launch run").click()
+    try:
+        pg.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}"))
+    except Exception as exc:
+        pg.screenshot(path=str(shot))
+        raise AssertionError(
+            f"no run opened after Launch run ({exc}); screenshot: {shot}\n{pg.inner_text('body')[:3000]}\n"
+            f"{ui.logs_tail()}"
+        ) from exc
+    rid = re.search(r"/runs/([0-9a-f-]{36})", pg.url).group(1)
+    wait_for_runs(ui, [rid], timeout=60)
+    return rid
+
+
+RUN_TIMES = "query($id: ID!) { runOrError(runId: $id) { ... on Run { creationTime startTime endTime } } }"
+
+
+def _run_times(ui, rid: str) -> str:
+    """Where a run's time went: queued and its worker starting, then its steps to the end (Dagster's own clocks)."""
+    t = ui.graphql(RUN_TIMES, {"id": rid})["runOrError"]
+    return f"queue and worker start {t['startTime'] - t['creationTime']:.1f}s, run {t['endTime'] - t['startTime']:.1f}s"
+
+
+def _messages(ui, rid: str) -> str:
+    events = ui.graphql(RUN_MESSAGES, {"id": rid})["logsForRun"]["events"]
+    said = []
+    for e in events:
+        said.append(e.get("message") or "")
+        said.append(((e.get("failureMetadata") or {}).get("description")) or "")
+        said.append(((e.get("error") or {}).get("message")) or "")
+    return "\n".join(s for s in said if s)
+
+
+def test_lineage_job_launchpad_opens_valid_and_a_run_without_an_id_says_what_to_enter(
+    chromium, page, dagster_ui, tmp_path
+):
+    """The launchpad opens on record_id (empty, the job's default) with no config error; launched as it is, the run
+    fails saying what to enter and where."""
+    ui, pg, shot = dagster_ui, page, tmp_path / "lineage-launchpad.png"
+    t0 = time.monotonic()
+    _lineage_launchpad(pg, ui, shot)
+    text = pg.evaluate(WHOLE_CONFIG)
+    assert "record_id: ''" in text or 'record_id: ""' in text, f"the launchpad's config:\n{text}"
+    body = pg.inner_text("body")
+    assert "Missing required config entry" not in body, f"the launchpad opens on a config error:\n{body[:3000]}"
+    assert "No errors" in body or pg.get_by_role("button", name="Launch run").is_enabled(), body[:3000]
+    rid = _launch_from_launchpad(pg, ui, shot)
+    status = ui.graphql(RUN_STATUS, {"id": rid})["runOrError"]["status"]
+    said = _messages(ui, rid)
+    assert status == "FAILURE" and "no record id given" in said, f"{rid} {status}:\n{said[-3000:]}"
+    assert "ops.look_up_lineage.config.record_id" in said and "prove rejected" in said, said
+    print(f"lineage_job launchpad and empty-id run in {time.monotonic() - t0:.1f}s ({_run_times(ui, rid)})")
+
+
+def test_a_run_launched_from_the_launchpad_completes_with_a_query_stage_rejections_story(
+    chromium, page, dagster_ui, materialized_through_ui, tmp_path
+):
+    """A rejection id of the query stage typed into lineage_job's launchpad: the run the "Launch run" click starts
+    succeeds (in process, seconds), and its output is the story, request included."""
+    ui, pg, shot = dagster_ui, page, tmp_path / "lineage-run.png"
+    t0 = time.monotonic()
+    (version,) = sorted((ui.data_dir / "corpus").glob("v*/rejections.parquet"))[-1:]
+    rej = pl.read_parquet(version).filter(pl.col("stage") == "query").sort("rejection_id")
+    assert rej.height, "the UI's build rejected nothing at the query stage"
+    rid_wanted = rej["rejection_id"][0]
+    _lineage_launchpad(pg, ui, shot)
+    config = f'ops:\n  look_up_lineage:\n    config:\n      record_id: "{rid_wanted}"\n'
+    pg.evaluate(f"document.querySelector('.CodeMirror').CodeMirror.setValue({json.dumps(config)})")
+    pg.wait_for_function(f"{WHOLE_CONFIG}.includes({json.dumps(rid_wanted)})")
+    rid = _launch_from_launchpad(pg, ui, shot)
+    status = ui.graphql(RUN_STATUS, {"id": rid})["runOrError"]["status"]
+    assert status == "SUCCESS", f"{rid} {status}:\n{run_failure_messages(ui, rid)}\n{ui.logs_tail()}"
+    story = _messages(ui, rid)
+    assert f"**{rid_wanted}** on `" in story and "rule `query/" in story, story[:3000]
+    assert "request (" in story and "what it was to ask for, step by step:" in story, story[:3000]
+    try:
+        pg.get_by_text("Success").first.wait_for(timeout=15_000)  # the run page says how it ended
+    except Exception as exc:
+        pg.screenshot(path=str(shot))
+        raise AssertionError(f"the run page does not show success; screenshot: {shot}") from exc
+    print(f"lineage_job run from the launchpad in {time.monotonic() - t0:.1f}s ({_run_times(ui, rid)})")

@@ -5,6 +5,7 @@ re-probes the servers of the automated build (``$PROVE_AUTOMATION``: banking and
 ``server_job`` runs carrying exactly that build. Switching ``corpus_after_changes`` on in the UI lets the daemon's
 own tick follow that batch with a ``corpus_job`` run, the same build again: a second corpus version. The assets'
 Plots then show the corpus counts over the two versions, and the policy's eval rewards over two trained versions.
+Last, a ``server_job`` partition launched from its launchpad's "Launch run" button completes.
 
 This file runs after ``test_browser.py`` and ``test_webserver.py`` on the same webserver (``tests/conftest.py``):
 it adds runs and versions those files' "latest" assertions must not see. With PROVE_UPDATE_SCREENSHOT=1 the Plots
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 
@@ -99,15 +101,24 @@ def schedule_tick(chromium, browser, dagster_ui) -> Tick:
         dialog = pg.get_by_role("dialog")
         dialog.get_by_role("button", name="Continue").click()
         dialog.get_by_text(f"{len(SERVERS)} run requests").wait_for()
-        # a request's config, as the dialog shows it: the automated build's, not the defaults
-        dialog.locator("tbody tr").first.get_by_role("button").click()
-        shown = pg.get_by_role("dialog").filter(has_text="Run configuration")
-        shown.get_by_text("examples: 30").wait_for()
-        # the whole config (CodeMirror draws only the lines in view)
-        text = shown.inner_text() + shown.locator(".CodeMirror").first.evaluate("e => e.CodeMirror.getValue()")
-        for said in ("prove/trigger: regeneration", "examples: 30", "- banking", "- crm", "train: false"):
-            assert said in text, f"{said!r} not in the previewed request:\n{text[:3000]}"
-        shown.get_by_role("button", name="OK").click()
+        # each request's config and tags, as the dialog shows them: the automated build's, and the request's partition
+        # (Dagster's table lists the requests by job name alone)
+        partitions = []
+        for i in range(len(SERVERS)):
+            dialog.locator("tbody tr").nth(i).get_by_role("button").click()
+            shown = pg.get_by_role("dialog").filter(has_text="Run configuration")
+            shown.get_by_text("examples: 30").wait_for()
+            # the whole config (CodeMirror draws only the lines in view)
+            text = shown.inner_text() + shown.locator(".CodeMirror").first.evaluate("e => e.CodeMirror.getValue()")
+            for said in ("prove/trigger: regeneration", "examples: 30", "- banking", "- crm", "train: false"):
+                assert said in text, f"{said!r} not in the previewed request:\n{text[:3000]}"
+            part = re.search(r"(?:dagster/)?partition: ?(\w+)", text)  # the dialog drops the dagster/ prefix
+            assert part and re.search(f"prove/server: ?{part.group(1)}", text), (
+                f"the previewed request does not name its partition:\n{text[:3000]}"
+            )
+            partitions.append(part.group(1))
+            shown.get_by_role("button", name="OK").click()
+        assert sorted(partitions) == sorted(SERVERS), partitions
         pg.get_by_role("button", name="Launch all & commit tick result").click()
         pg.get_by_text(f"Launched {len(SERVERS)} runs").first.wait_for()
     finally:
@@ -247,3 +258,41 @@ def test_plots_show_corpus_counts_and_eval_rewards_across_versions(page, dagster
     pg.get_by_text("eval_after_grpo_reward", exact=True).first.scroll_into_view_if_needed()
     pg.screenshot(path=str(shot))
     assert shot.stat().st_size < 300_000, f"{shot} is {shot.stat().st_size} bytes; keep it under 300 KB"
+
+
+def test_a_server_job_partition_launched_from_its_launchpad_completes(
+    chromium, page, dagster_ui, materialized_through_ui, tmp_path
+):
+    """server_job's launchpad, a partition chosen, "Launch run" clicked: the run completes (in process, seconds) with
+    that partition and the automated build. Last in the file: its partition run leaves the other tests' latest alone."""
+    ui, pg, shot = dagster_ui, page, tmp_path / "server-job-launchpad.png"
+    t0 = time.monotonic()
+    pg.goto(f"{ui.url}/locations/{REPOSITORY}@{LOCATION}/jobs/server_job/playground")
+    whole = "document.querySelector('.CodeMirror').CodeMirror.getValue()"
+    try:
+        pg.locator(".CodeMirror").first.wait_for()
+        pg.wait_for_function(f"{whole}.includes('examples: 30')")
+        # the partition picker above the config: typed into, then its suggestion chosen
+        picker = pg.get_by_placeholder("Partition")
+        picker.click()
+        picker.fill(SERVERS[0])
+        pg.get_by_role("menuitem").filter(has_text=SERVERS[0]).first.click()
+        launch_button = pg.get_by_role("button", name="Launch run")
+        pg.wait_for_function(
+            "() => [...document.querySelectorAll('button')].some(b => /launch run/i.test(b.textContent) && !b.disabled)"
+        )
+        launch_button.click()
+        pg.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}"))
+    except Exception as exc:
+        pg.screenshot(path=str(shot))
+        raise AssertionError(
+            f"server_job's launchpad did not launch ({exc}); screenshot: {shot}\n{pg.inner_text('body')[:3000]}\n"
+            f"{ui.logs_tail()}"
+        ) from exc
+    rid = re.search(r"/runs/([0-9a-f-]{36})", pg.url).group(1)
+    status = wait_for_runs(ui, [rid], timeout=SENSOR_TIMEOUT_S)
+    assert status[rid] == "SUCCESS", f"{rid} {status[rid]}:\n{run_failure_messages(ui, rid)}\n{ui.logs_tail()}"
+    (run,) = [r for r in _runs(ui, **{"dagster/partition": SERVERS[0]}) if r["runId"] == rid] or [None]
+    assert run is not None and run["jobName"] == "server_job", f"{rid} is not a server_job run of {SERVERS[0]}"
+    assert run["config"] == _expected_config(ui), json.dumps(run["config"])[:2000]
+    print(f"server_job partition run from the launchpad in {time.monotonic() - t0:.1f}s")
