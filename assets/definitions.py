@@ -1,4 +1,5 @@
-"""The Dagster definitions of the project (``dagster dev -m assets.definitions``), assembled from its domains:
+"""The Dagster definitions of the project (``prove ui``, or ``dg dev`` from the root: ``[tool.dg]``), assembled from its
+domains:
 
 * ``assets.synthesis``: the per-server assets (one partition per server), probe -> replay;
 * ``assets.corpus``: dedup -> augment -> rejections -> corpus, and the corpus's blocking quality gates;

@@ -136,7 +136,7 @@ def summary(cfg: Any, r: Any, runs: list[str], t0: float, train: bool, log_path:
         lines.append(f"log:     {log_path}  (warnings, trainer and Dagster output)")
     home = os.environ["DAGSTER_HOME"]
     lines.append(
-        f"dagster: {len(runs)} runs in {home}; UI: DAGSTER_HOME={home} .venv/bin/dagster dev -m assets.definitions"
+        f"dagster: {len(runs)} runs in {home}; UI: DAGSTER_HOME={home} .venv/bin/prove ui --data-dir {cfg.data_dir}"
     )
     lines.append(f"took {time.time() - t0:.1f}s")
     return lines
