@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.core.domain import Domain
 from pipeline.core.records import CallResult, ToolSpec
-from servers.registry import entry
 
 
 def plan_step(name: str, args: dict[str, Any], description: str = "", read_only: bool = False) -> dict[str, Any]:
@@ -28,9 +26,3 @@ def plan_step(name: str, args: dict[str, Any], description: str = "", read_only:
         "result": CallResult(ok=True, data={}),
         "index": 0,
     }
-
-
-def builtin_domain(server: str) -> Domain | None:
-    """A built-in server's domain texts (its package's ``domain.yaml``), as the request writer takes them."""
-    texts = entry(server).domain()
-    return Domain.model_validate(texts) if texts else None

@@ -235,8 +235,7 @@ class Environment:
         c = self.config
         if c.domain is not None:
             return c.domain
-        texts = entry(c.builtin).domain() if c.kind == "builtin" and c.builtin else None
-        return Domain.model_validate(texts) if texts else None
+        return builtin_domain(c.builtin) if c.kind == "builtin" and c.builtin else None
 
     def tools(self, via: Connection | None = None) -> list[ToolSpec]:
         """The user-visible tools (admin tools excluded), as records; listed once, on ``via`` if given."""
@@ -289,3 +288,9 @@ class Environment:
 
 
 __all__ = ["SESSION_DIR", "Environment", "ServerBudgetExceeded", "Session"]
+
+
+def builtin_domain(name: str) -> Domain | None:
+    """Built-in server ``name``'s own domain texts (its package's ``domain.yaml``), checked, or None without them."""
+    texts = entry(name).domain()
+    return Domain.model_validate(texts) if texts else None

@@ -15,9 +15,10 @@ from pipeline.core.records import Snapshot
 from pipeline.core.servers_file import ConfigFileError, load_servers_file
 from pipeline.discovery.probe import probe
 from pipeline.env import Environment
+from pipeline.env.environment import builtin_domain
 from pipeline.language.situations import GENERAL, situation
 from pipeline.synthesis.queries import TemplateBackend
-from tests.plans import builtin_domain, plan_step
+from tests.plans import plan_step
 
 NOTES = Path(__file__).resolve().parent.parent / "thirdparty" / "notes_server.py"
 READS = ["my book club meets tonight", "the shopping list went missing from my head"]

@@ -7,11 +7,11 @@ import re
 import string
 from collections import Counter
 
+from pipeline.env.environment import builtin_domain
 from pipeline.language.requests.step_parts import one_with
 from pipeline.language.requests.turn import compose_turn
 from pipeline.language.situations import ASIDES, GENERAL, situation, with_situation
 from servers.registry import CATALOGUE
-from tests.plans import builtin_domain
 
 BANKING = builtin_domain("banking")
 READ = "pull up the balance for account ACC-0003"

@@ -8,9 +8,10 @@ import random
 import re
 
 from pipeline.core.records import CallResult
+from pipeline.env.environment import builtin_domain
 from pipeline.language.requests.conversation import write_turns
 from pipeline.language.situations import noun_choice
-from tests.plans import builtin_domain, plan_step
+from tests.plans import plan_step
 
 STORES = {
     "stores": [
