@@ -38,6 +38,18 @@ fail() {
   echo "install-published: $1 failed (last lines above; the whole output is in $log)" >&2
   exit 1
 }
+# uv installs (the one in prove's .venv, which scripts/setup-env.sh installs first): seconds where pip takes half a
+# minute per server; pip (bootstrapped into the venv) where uv is not there or fails
+UV=${PROVE_UV:-.venv/bin/uv}
+pip_install() {
+  local py=$1
+  shift
+  if [ -x "$UV" ] && "$UV" pip install -q --python "$py" "$@"; then
+    return 0
+  fi
+  "$py" -m pip --version >/dev/null 2>&1 || "$py" -m ensurepip -q || return 1
+  "$py" -m pip install -q "$@"
+}
 [ -f "$dest/node/package.json" ] || { mkdir -p "$dest/node" && echo '{"private": true}' >"$dest/node/package.json"; }
 npm install --prefix "$dest/node" --no-audit --no-fund --save-exact "${NPM_PACKAGES[@]}" >>"$log" 2>&1 ||
   fail "npm install ${NPM_PACKAGES[*]}"
@@ -45,9 +57,9 @@ for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN"; do
   name=${spec%%:*}
   pin=${spec#*:}
   venv="$dest/$name-venv"
-  [ -x "$venv/bin/python" ] || "$PY" -m venv "$venv" >>"$log" 2>&1 || fail "python -m venv $venv"
+  [ -x "$venv/bin/python" ] || "$PY" -m venv --without-pip "$venv" >>"$log" 2>&1 || fail "python -m venv $venv"
   # shellcheck disable=SC2086 # a pin may hold several requirements
-  "$venv/bin/python" -m pip install -q $pin >>"$log" 2>&1 || fail "pip install $pin"
+  pip_install "$venv/bin/python" $pin >>"$log" 2>&1 || fail "installing $pin"
 done
 echo "$want" >"$stamp"
 seed
