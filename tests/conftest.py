@@ -16,6 +16,8 @@ per test a Redis server, two dagster-celery workers on it, and a mounted JuiceFS
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,20 @@ from tests.services import CeleryWorker, Postgres, celery_workers, juicefs_mount
 
 # before any test module imports torch (none of the imports above does): torch reads it once, when it loads
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One graph cache for the whole run (``PROVE_GRAPH_CACHE_DIR``, unless set already): a build of a server whose
+    tools, settings and probed state an earlier build of the run met reads that graph instead of discovering it
+    again (the key, :func:`pipeline.discovery.graph.cached_discover`, holds all of them, so a hit is the graph a
+    discovery would find). The xdist workers inherit it from the controller, which makes it before they start and
+    removes it at the end. The tests of discovery itself call it directly or name a cache folder of their own."""
+    if "PROVE_GRAPH_CACHE_DIR" in os.environ or hasattr(config, "workerinput"):
+        return
+    folder = tempfile.mkdtemp(prefix="prove-test-graphs-")
+    os.environ["PROVE_GRAPH_CACHE_DIR"] = folder
+    config.add_cleanup(lambda: (os.environ.pop("PROVE_GRAPH_CACHE_DIR", None), shutil.rmtree(folder, True)))
+
 
 # files whose tests must run on one worker: a session fixture too slow to start twice
 SHARED_WORKER = {

@@ -386,10 +386,29 @@ def cached_discover(
     cache_dir: Path,
     seed: int = 0,
     llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None,
+    classifier_id: str = "",
 ) -> tuple[DependencyGraph, bool]:
-    """Discover, or load the graph cached for this server's schema hash and the edge-finding code
-    (:func:`rules_hash`). Returns (graph, cache_hit)."""
-    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed, rules_hash()], 16)
+    """Discover, or load the graph cached for the same server: its schema hash, its settings (the servers file's
+    entry: known values, setup, allow-lists), the state its probe saw, the discovery settings and seed, and the
+    edge-finding code (:func:`rules_hash`), and the model that classified tool pairs (``classifier_id``, with
+    ``graph.llm``). Returns (graph, cache_hit).
+
+    A change to any of them is a new key: a servers file given ``known_values`` or a server seeded with other data
+    is discovered again, in the same data folder too; builds in different folders sharing one cache folder
+    (``graph.cache_dir``, or ``PROVE_GRAPH_CACHE_DIR``) share only graphs found on the same server."""
+    key = stable_hash(
+        [
+            snap.server,
+            snap.schema_hash,
+            env.config.model_dump(mode="json"),
+            snap.model_dump(mode="json", include={"entities", "values", "feeds", "tables", "secrets"}),
+            cfg.model_dump(exclude={"cache_dir"}),
+            seed,
+            rules_hash(),
+            *([classifier_id] if classifier_id else []),
+        ],
+        16,
+    )
     path = cache_dir / f"{snap.server}-{key}.json"
     if path.exists():
         try:
