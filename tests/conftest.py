@@ -24,7 +24,16 @@ from typing import Any
 
 import pytest
 
-from tests.services import CeleryWorker, Postgres, celery_workers, juicefs_mount, juicefs_volume, postgres, redis_server
+from tests.services import (
+    CeleryCluster,
+    CeleryWorker,
+    Postgres,
+    celery_workers,
+    juicefs_mount,
+    juicefs_volume,
+    postgres,
+    redis_server,
+)
 
 # before any test module imports torch (none of the imports above does): torch reads it once, when it loads
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -48,6 +57,9 @@ SHARED_WORKER = {
     "tests/assets/test_browser.py": "dagster_ui",
     "tests/assets/test_webserver.py": "dagster_ui",
     "tests/assets/test_webserver_automation.py": "dagster_ui",  # after the two above: it adds runs and versions
+    # the Redis broker and the two Celery workers of the session (celery_cluster) start once for both
+    "tests/assets/test_distributed_build.py": "celery_cluster",
+    "tests/assets/test_cluster_faults.py": "celery_cluster",
 }
 
 
@@ -125,6 +137,16 @@ def pg_cluster() -> Iterator[Postgres]:
     """A PostgreSQL cluster for the session; each test makes its own database (``pg_cluster.database(name)``)."""
     with postgres() as pg:
         yield pg
+
+
+@pytest.fixture(scope="session")
+def celery_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CeleryCluster]:
+    """A Redis broker and two dagster-celery workers for the session (the distributed build's tests and the fault
+    tests share them). Each worker runs its steps in a pool process (``--pool prefork --concurrency 1``), so a step
+    whose process is killed is reported lost by its worker, as docs/scale-out.md sets workers up."""
+    tmp = tmp_path_factory.mktemp("celery_cluster")
+    with redis_server(tmp / "redis") as broker, celery_workers(tmp / "celery", broker, 2, pool="prefork") as workers:
+        yield CeleryCluster(broker, workers)
 
 
 @pytest.fixture

@@ -84,6 +84,7 @@ class GraphStep:
     cache: Path
     query: QueryConfig  # the teacher, when ``graph.llm`` classifies tool pairs
     llm_cache: Path
+    teacher_slots: int = 1  # the build's steps that may ask the teacher at once (they share its max_concurrency)
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> GraphStep:
@@ -93,12 +94,14 @@ class GraphStep:
             cache_dir(cfg.graph.cache_dir or os.environ.get(GRAPH_CACHE_ENV) or None, cfg.data_path, "graphs"),
             cfg.query,
             cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"),
+            cfg.deployment.steps_at_once,
         )
 
     def run(self, env: Environment, snap: Snapshot) -> tuple[DependencyGraph, bool]:
         classifier, classifier_id = None, ""
         if self.graph.llm:
-            classifier = llm_pair_classifier(LLMBackend(self.query, self.llm_cache), self.query.llm_model or "")
+            teacher = LLMBackend(self.query, self.llm_cache, steps_at_once=self.teacher_slots)
+            classifier = llm_pair_classifier(teacher, self.query.llm_model or "")
             classifier_id = f"{self.query.llm_model}@{self.query.llm_base_url}"
         return cached_discover(
             env, snap, self.graph, self.cache, seed=self.seed, llm_classifier=classifier, classifier_id=classifier_id
