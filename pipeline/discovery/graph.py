@@ -32,6 +32,7 @@ from pipeline.core.config import GraphConfig
 from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.core.storage import atomic_write_text
 from pipeline.discovery import value_flow
+from pipeline.discovery.sql_schema import confirm_statement_loop, statement_param
 from pipeline.discovery.value_flow import FREE_TEXT, OWN_NAME, confirm_value_flow, with_accepted
 from pipeline.env import Environment, ServerBudgetExceeded, Session
 from pipeline.env.workdir import needs_workdir, same_result
@@ -52,7 +53,7 @@ def rules_hash() -> str:
     is reused only by the code that found it."""
     h = hashlib.sha256()
     filler = (values_module, state_values, value_plans, schema_values, value_agreement)
-    ours = (__name__, value_flow.__name__)
+    ours = (__name__, value_flow.__name__, confirm_statement_loop.__module__, "pipeline.language.statements")
     for mod in (*ours, *(m.__name__ for m in filler), fields_module.__name__, discovery_module.__name__):
         h.update(Path(sys.modules[mod].__file__ or "").read_bytes())
     return h.hexdigest()[:16]
@@ -354,6 +355,9 @@ def discover(
                 if _confirm_implicit(s, isnap, a, b, rng):
                     edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
                 pace.step()
+        for t in tools if cfg.confirm_live else ():  # a tool that runs any statement: a change, then the read
+            if statement_param(t) and confirm_statement_loop(s, snap, t, rng):
+                edges[(t.name, t.name, "implicit")] = Edge(src=t.name, dst=t.name, kind="implicit", source="live")
     if llm_classifier is not None:
         for e in llm_classifier(tools):
             edges.setdefault((e.src, e.dst, e.kind), e)

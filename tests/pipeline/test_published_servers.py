@@ -22,13 +22,14 @@ from pipeline.corpus.columns import trace_of
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment
 from pipeline.env.workdir import SESSION_ALIAS
+from pipeline.stages.discovery import stage_graph, stage_snapshot
 from tests.builds import build_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / ".published"
 SEEDS = PUBLISHED / "seeds"
-PINS = {"filesystem": "2026.8.31", "memory": "2026.8.31", "git": "2026.10.19", "sqlite": "2025.4.25"}
-TOOLS = {"filesystem": 14, "git": 12, "memory": 9, "sqlite": 6}
+PINS = {"filesystem": "2026.8.31", "memory": "2026.8.31", "git": "2026.10.19", "sqlite": "2025.4.25", "duckdb": "1.1.0"}
+TOOLS = {"filesystem": 14, "git": 12, "memory": 9, "sqlite": 6, "duckdb": 1}
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
@@ -86,6 +87,18 @@ def test_the_filesystem_server_names_its_session_root_by_the_alias_and_reads_thr
         assert roots.ok and f"{SESSION_ALIAS}/files" in roots.text and s.workdir not in roots.text
         todo = s.call("read_text_file", {"path": f"{SESSION_ALIAS}/files/todo.txt"})
         assert todo.ok and "milk" in str(todo.data)
+
+
+def test_the_duckdb_server_is_read_and_written_through_its_one_statement_tool(published, tmp_path):
+    """mcp-server-duckdb has one tool, query(query), and prints rows as tuples: the probe reads its catalog
+    (information_schema) and rows through it, and a change then the read that shows it confirms the tool on itself."""
+    cfg = BuildConfig(examples=1, servers=["duckdb"], server_configs=[published["duckdb"]], data_dir=str(tmp_path))
+    snap = stage_snapshot(cfg, "duckdb")
+    assert sorted(snap.tables) == ["authors", "books", "loans", "members"]
+    assert snap.tables["authors"]["rows"][1] == {"id": 2, "name": "Chinua Achebe", "country": "Nigeria"}
+    assert "information_schema" in snap.probe_calls[0]["arguments"]["query"]
+    graph, _ = stage_graph(cfg, snap)
+    assert [(e.src, e.dst) for e in graph.edges if e.confirmed] == [("query", "query")]
 
 
 @pytest.fixture(scope="module")
