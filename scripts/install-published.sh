@@ -48,7 +48,7 @@ pip_install() {
   if [ -x "$UV" ] && "$UV" pip install -q --python "$py" "$@"; then
     return 0
   fi
-  "$py" -m pip --version >/dev/null 2>&1 || "$py" -m ensurepip -q || return 1
+  "$py" -m pip --version >/dev/null 2>&1 || "$py" -m ensurepip || return 1
   "$py" -m pip install -q "$@"
 }
 [ -f "$dest/node/package.json" ] || { mkdir -p "$dest/node" && echo '{"private": true}' >"$dest/node/package.json"; }
