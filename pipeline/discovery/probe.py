@@ -97,8 +97,33 @@ def schema_choices(tool: ToolSpec, param: str) -> list[Any]:
         if isinstance(s, dict) and (s.get("enum") or "const" in s):
             return list(s.get("enum") or [s["const"]])
     if _schema_type(spec) in (None, "string"):
-        return list(dict.fromkeys(EXAMPLE.findall(str(spec.get("description") or ""))))
+        desc = str(spec.get("description") or "")
+        return list(dict.fromkeys(EXAMPLE.findall(desc))) or listed_choices(desc)
     return []
+
+
+_WORD = r"[A-Za-z][\w-]{0,30}"
+_LIST = rf"{_WORD}(?:, {_WORD})*,? (?:or|and) {_WORD}|{_WORD}(?:, {_WORD}){{2,}}"
+_AFTER_COLON = re.compile(rf":\s*({_LIST})\s*\.?\s*$")  # which part to show: doors, engine, brakes, cruise
+_WHOLE = re.compile(rf"^\s*(?:one of:?\s*)?({_LIST})\s*\.?\s*$", re.I)  # on, off or auto / START or STOP
+
+
+def listed_choices(description: str) -> list[str]:
+    """The values a description lists as a parameter's whole range, unquoted: after its last colon to its end
+    (``which part to show: doors, engine, brakes, cruise``), or as the description itself (``on, off or auto``,
+    ``START or STOP``); else none (prose that only names a few words is no closed set)."""
+    m = _AFTER_COLON.search(description) or _WHOLE.match(description)
+    if m is None:
+        return []
+    return list(dict.fromkeys(w for w in re.split(r",\s*|\s+(?:or|and)\s+", m.group(1)) if w))
+
+
+def option_params(tool: ToolSpec) -> dict[str, list[Any]]:
+    """A reading tool whose result is text and which takes a closed set of options (which part of a state to show):
+    its required parameters with closed values (:func:`schema_choices`), else none."""
+    if not (tool.read_only and tool.text_result):
+        return {}
+    return {p: c for p in tool.required if (c := schema_choices(tool, p))}
 
 
 def _schema_type(spec: dict[str, Any]) -> Any:
@@ -334,6 +359,22 @@ def _third_pass(pr: _Probe, with_args: list[ToolSpec], skipped: dict[str, str]) 
             return
 
 
+def _option_pass(pr: _Probe, with_args: list[ToolSpec]) -> None:
+    """A read taking a closed set of options (:func:`option_params`; its other parameters observed) is tried with
+    each option, up to twelve combinations: a state may show only through one of them (a car's doors, its engine)."""
+    for t in with_args:
+        closed = option_params(t) if t.text_result else {}
+        if not closed or any(not pr.values.get(p) for p in t.required if p not in closed):
+            continue
+        others = {p: pr.values[p][0] for p in t.required if p not in closed}
+        for combo in itertools.islice(itertools.product(*closed.values()), 12):
+            args = {**others, **dict(zip(closed, combo, strict=True))}
+            if pr.budget > 0 and not pr.made(t, args) and pr.call(t, args):
+                for p in closed:
+                    if args[p] not in pr.values.setdefault(p, []):
+                        pr.values[p].append(args[p])
+
+
 def _sql_pass(pr: _Probe, safe: list[ToolSpec], skipped: dict[str, str]) -> None:
     """Where tables' columns are known and a probe-safe tool reads SQL: a few rows of each table, which the
     statements composed later filter on (``WHERE city = 'Lyon'``) and refer to (``WHERE id = 2``)."""
@@ -383,6 +424,7 @@ def probe(
                 if args[p] not in pr.values.setdefault(p, []):
                     pr.values[p].append(args[p])
     pr.undefer()
+    _option_pass(pr, [t for t in with_args if t.text_result])
     _third_pass(pr, with_args, skipped)
     _sql_pass(pr, safe, skipped)
     entities, kinds, values = pr.entities, pr.kinds, pr.values
