@@ -23,7 +23,7 @@ from pipeline.core.config import ProbeConfig
 from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
 from pipeline.env import Session
 from pipeline.env.workdir import SESSION_ALIAS
-from pipeline.language.entities import generic_entities, parse_result, reads_content
+from pipeline.language.entities import generic_entities, parse_result, reads_content, tool_noun
 from pipeline.language.lexicon import singular
 from pipeline.language.sqltext import columns_in, sql_kind
 from pipeline.language.state_values import EXAMPLE
@@ -198,6 +198,7 @@ class _Probe:
             self.kinds.setdefault(eid, entity_kind(eid, id_field))
             merged = self.entities.setdefault(eid, {})
             merged.update({k: v for k, v in rec.items() if not isinstance(v, (dict, list))})
+            self._noun_id(tool, id_field, rec)
         if not (tool.output_schema is not None and tool.text_result and not reads_content(tool.name)):
             # a text wrapped in an output schema ({"content": "..."}) is a value of its field only where a reading
             # tool read it (a file's text); a listing, a JSON tree or a report is the tool's answer, never a value
@@ -209,6 +210,15 @@ class _Probe:
             else:
                 self._generic(tool, args, res.data)
         return True
+
+    def _noun_id(self, tool: ToolSpec, id_field: str, rec: dict[str, Any]) -> None:
+        """A record's plain ``id`` in the text a tool about one kind of thing returned (``get_user_tweets``): also a
+        value of that thing's id (``tweet_id``), the name the tools that take one give it."""
+        if id_field != "id" or not tool.text_result or not tool_noun(tool.name).isidentifier():
+            return
+        vals = self.values.setdefault(f"{tool_noun(tool.name)}_id", [])
+        if rec["id"] not in vals and len(vals) < self.cfg.max_values_per_field:
+            vals.append(rec["id"])
 
     def made(self, tool: ToolSpec, args: dict[str, Any]) -> bool:
         """The same call was made already (a parameter with fewer values than the passes draw)."""
@@ -230,6 +240,7 @@ class _Probe:
                 self.entities.setdefault(eid, {}).update(
                     {k: v for k, v in rec.items() if not isinstance(v, (dict, list))}
                 )
+                self._noun_id(tool, id_field, rec)
             scalar_fields(parsed, self.values, self.cfg.max_values_per_field)
         found = generic_entities(data, tool.name)
         workdir = self.session.workdir

@@ -41,11 +41,17 @@ def _flow_params(b: ToolSpec) -> list[str]:
     return [
         p
         for p in b.required
-        if (p not in FREE_TEXT or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
+        if (not _free_text(p) or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
         and not (p in OWN_NAME and not b.read_only)
         and _schema_type(b.properties.get(p)) in (None, "string", "array", "integer")
         and not (b.properties.get(p) or {}).get("enum")  # a closed choice is the user's, whatever a result says
     ]
+
+
+def _free_text(p: str) -> bool:
+    """A parameter a request writes as free text: by its name (``content``), or a role of one (``comment_content``,
+    ``reply_text``)."""
+    return p in FREE_TEXT or (p.rsplit("_", 1)[-1] in FREE_TEXT and "_" in p)
 
 
 def _schema_type(spec: Any) -> Any:

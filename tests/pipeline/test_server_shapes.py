@@ -3,20 +3,26 @@
 read taking an option (tests/thirdparty/car_server.py); a social service behind a login whose check prints the
 set-up and secrets lines that, applied as printed with the user's values, make its tools chain."""
 
+import os
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 import yaml
 
-from pipeline.core.config import ChainConfig, GraphConfig, ProbeConfig, ServerConfig
-from pipeline.core.records import DependencyGraph
-from pipeline.core.servers_file import usable_tools
+from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ProbeConfig, ServerConfig
+from pipeline.core.records import DependencyGraph, ToolSpec
+from pipeline.core.servers_file import load_servers_file, usable_tools
+from pipeline.corpus.columns import trace_of
+from pipeline.corpus.store import read_examples
 from pipeline.discovery.chainability import explain
 from pipeline.discovery.chains import extract_chains
 from pipeline.discovery.graph import discover
 from pipeline.discovery.probe import listed_choices, probe
+from pipeline.discovery.value_flow import _flow_params
 from pipeline.env import Environment
+from tests.builds import build_corpus
 
 FIXTURES = Path(__file__).resolve().parents[1] / "thirdparty"
 
@@ -59,6 +65,23 @@ def _discover(cfg: ServerConfig, only: list[str] | None = None, graph_cfg: Graph
 )
 def test_a_description_listing_a_parameters_values_is_read_as_its_closed_set(description, choices):
     assert listed_choices(description) == choices
+
+
+def test_no_result_feeds_free_text_or_a_closed_choice_of_a_write():
+    comment = ToolSpec(
+        name="comment",
+        server="x",
+        input_schema={
+            "properties": {"tweet_id": {"type": "integer"}, "comment_content": {"type": "string"}},
+            "required": ["tweet_id", "comment_content"],
+        },
+    )
+    lights = ToolSpec(
+        name="set_headlights",
+        server="x",
+        input_schema={"properties": {"mode": {"type": "string", "enum": ["on", "off"]}}, "required": ["mode"]},
+    )
+    assert _flow_params(comment) == ["tweet_id"] and _flow_params(lights) == []
 
 
 def test_a_listing_of_objects_feeds_their_names_to_the_tools_that_take_them_with_the_schema():
@@ -106,3 +129,35 @@ def test_the_login_fix_the_check_prints_applied_with_the_users_values_makes_the_
     edges = {(e.src, e.dst) for e in graph.edges if e.confirmed}
     assert {("list_all_following", "unfollow_user"), ("unfollow_user", "list_all_following")} <= edges
     assert "set-up" in report["authenticate"]["why"] and report["authenticate"]["fix"] is None
+
+
+STATE_CHANGING = {
+    "car": {
+        "lock_doors",
+        "press_brake_pedal",
+        "start_engine",
+        "activate_parking_brake",
+        "set_cruise_control",
+        "set_headlights",
+        "fill_fuel_tank",
+    },
+    "social": {"post_tweet", "retweet", "comment", "follow_user", "unfollow_user"},  # authenticate: the set-up
+}
+
+
+@pytest.mark.slow
+def test_each_tool_that_changes_state_appears_in_an_80_example_build_of_the_option_and_login_fixtures(
+    tmp_path, monkeypatch
+):
+    """Issue 51's acceptance: the car (state shown only through an option read) and the social service (behind a
+    login, with the set-up the check printed) each have every state-changing tool in some example (minutes)."""
+    monkeypatch.setenv("PROVE_FIXTURES", str(FIXTURES))
+    monkeypatch.setenv("SOCIAL_PASSWORD", "bluebird-42")
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    configs = [c for c in load_servers_file(FIXTURES / "shapes.yaml") if c.name in STATE_CHANGING]
+    cfg = BuildConfig(examples=80, servers=[c.name for c in configs], server_configs=configs, data_dir=str(tmp_path))
+    df = read_examples(build_corpus(cfg, gates=False))  # too few servers and examples for the composition targets
+    for server, writes in STATE_CHANGING.items():
+        rows = df.filter(pl.col("server") == server).iter_rows(named=True)
+        used = {call["name"] for row in rows for call in trace_of(row["trace"]) if call["ok"]}
+        assert writes <= used, (server, writes - used)
