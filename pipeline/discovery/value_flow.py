@@ -60,9 +60,16 @@ def _schema_type(spec: Any) -> Any:
 
 
 def _ranked(offered: list[tuple[str, Any]], param: str) -> list[tuple[str, Any]]:
-    """A result's (field, value) pairs, those whose field names the parameter first, strings only, a few."""
+    """A result's (field, value) pairs, those whose field names the parameter first, strings only (and, for an id
+    parameter, the whole numbers of id fields: a post's ``id`` for ``tweet_id``), a few."""
     stem = param[:-1] if param.endswith("s") else param
-    strings = [(f, v) for f, v in offered if isinstance(v, str) and v.strip()]
+    ids = param.endswith("_id")
+    strings = [
+        (f, v)
+        for f, v in offered
+        if (isinstance(v, str) and v.strip())
+        or (ids and isinstance(v, int) and not isinstance(v, bool) and (f == "id" or f.endswith("_id")))
+    ]
     near = [(f, v) for f, v in strings if f in (param, stem) or f.endswith(stem) or stem.endswith(f)]
     return (near + [fv for fv in strings if fv not in near])[:4]
 
