@@ -15,6 +15,7 @@ from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ProbeCon
 from pipeline.core.records import DependencyGraph, ToolSpec
 from pipeline.core.servers_file import load_servers_file, usable_tools
 from pipeline.corpus.columns import trace_of
+from pipeline.corpus.lint_calls import _singled_out
 from pipeline.corpus.store import read_examples
 from pipeline.discovery.chainability import explain
 from pipeline.discovery.chains import extract_chains
@@ -82,6 +83,12 @@ def test_no_result_feeds_free_text_or_a_closed_choice_of_a_write():
         input_schema={"properties": {"mode": {"type": "string", "enum": ["on", "off"]}}, "required": ["mode"]},
     )
     assert _flow_params(comment) == ["tweet_id"] and _flow_params(lights) == []
+
+
+def test_a_write_on_the_one_id_a_result_showed_under_its_plain_id_is_a_named_write():
+    shown = [{"id": {"1"}, "username": {"bob"}}]  # get_user_tweets: bob's one post
+    assert _singled_out(shown, "tweet_id", "1") and not _singled_out(shown, "tweet_id", "2")
+    assert not _singled_out([{"id": {"1"}, "tweet_id": {"7"}}], "tweet_id", "1")  # its own field says otherwise
 
 
 def test_a_listing_of_objects_feeds_their_names_to_the_tools_that_take_them_with_the_schema():
