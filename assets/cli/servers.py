@@ -77,10 +77,9 @@ def _print_check(r: dict) -> None:
     for t, info in (r.get("tool_report") or {}).items():
         print(f"  {'chainable' if info['chainable'] else 'cannot chain'} {t}: {info['why']}")
         if info.get("fix"):
-            first, *more = info["fix"].splitlines()  # a fix of several lines (setup, then secrets) as a block
-            print(f"      fix: {first}")
-            for line in more:
-                print(f"           {line}")
+            print(f"      fix: {info['fix']}")
+            if info.get("also"):  # a line to add with it (a login's secrets), under it
+                print(f"           {info['also']}")
     for prob in r["problems"]:
         print(f"  problem: {prob}")
 

@@ -72,10 +72,18 @@ def login_tool(tools: list[ToolSpec], refusals: list[str]) -> ToolSpec | None:
     )
 
 
+def _setup_fix(tools: list[ToolSpec], secrets: dict[str, str], refusals: list[str], server: str) -> dict[str, Any]:
+    """``fix`` (the setup line, one servers-file fragment, as ``prove servers init`` reads it) and, where it names a
+    secret the file does not hold yet, ``also`` (the ``secrets:`` line that reads it from the environment)."""
+    line = _setup_line(tools, secrets, refusals, server)
+    first, *more = line.splitlines()
+    return {"fix": first, **({"also": more[0]} if more else {})}
+
+
 def _setup_line(tools: list[ToolSpec], secrets: dict[str, str], refusals: list[str], server: str) -> str:
     """The set-up a user adds for a server that refuses calls until a login: the login call with a placeholder for
     each value only the user knows (``<username>``) and each secret named (``${secret:password}``), and, for a secret
-    the file does not hold yet, the ``secrets:`` line that reads it from the user's environment."""
+    the file does not hold yet, the ``secrets:`` line that reads it from the user's environment (a second line)."""
     login = login_tool(tools, refusals)
     if login is None:
         return "setup: [{tool: <the call that must come first>, arguments: {...}}]"
@@ -99,8 +107,8 @@ def explain_tool(
     secrets: dict[str, str],
     setup: list[str] | None = None,
 ) -> dict[str, Any]:
-    """{"chainable": bool, "why": str, "fix": config line or None} for one tool (``setup``: the tools the server's
-    ``setup`` calls)."""
+    """{"chainable": bool, "why": str, "fix": config line or None, and "also": a second line to add with the fix
+    where there is one (a login's ``secrets:``)} for one tool (``setup``: the tools the server's ``setup`` calls)."""
     if t.name in (setup or []):
         return {"chainable": False, "why": "runs as every session's set-up (setup), never as a step", "fix": None}
     if t.name in excluded:
@@ -119,13 +127,13 @@ def explain_tool(
         return {
             "chainable": False,
             "why": f"its probe calls were refused: {errors[0][:120]}",
-            "fix": _setup_line(tools, secrets, errors, snap.server),
+            **_setup_fix(tools, secrets, errors, snap.server),
         }
     if errors and any(PRECONDITION.search(e) for e in errors):
         return {
             "chainable": False,
             "why": f"its probe calls hit a precondition: {errors[0][:120]}",
-            "fix": _setup_line(tools, secrets, errors, snap.server),
+            **_setup_fix(tools, secrets, errors, snap.server),
         }
     if not probed and looks_read(t.name) and not t.annotated:
         return {
@@ -177,5 +185,5 @@ def explain(
             continue
         if info["fix"] is None or info["fix"].startswith("known_values"):
             why = f"{info['why']}; the server refused probe calls until a login: {refusals[0][:120]}"
-            out[name] = {**info, "why": why, "fix": _setup_line(tools, secrets, refusals, snap.server)}
+            out[name] = {**info, "why": why, **_setup_fix(tools, secrets, refusals, snap.server)}
     return out
