@@ -286,8 +286,8 @@ def corpus_no_near_duplicates(settings: ProveSettings, corpus: str) -> AssetChec
     mt = df.filter(df["kind"].is_in(list(TOOL_KINDS)))
     refs: dict[str, list[list[dict[str, Any]]]] = {}
     for cid, ref in zip(mt["conversation_id"].to_list(), mt["reference"].to_list()):
-        if cid not in refs:  # the first row of each conversation; shingles of names only read no arguments
-            refs[cid] = reference_of(ref, arguments=cfg.dedup.include_args)
+        if cid not in refs:  # the first row of each conversation
+            refs[cid] = reference_of(ref)  # arguments too: a call of SQL is told apart by its statement
     items = [(cid, reference_shingles(ref, cfg.dedup.include_args)) for cid, ref in refs.items()]
     pairs = similar_pairs(items, cfg.dedup.threshold)  # exact, by prefix filtering
     return _gate(settings, corpus, "corpus_no_near_duplicates", not pairs, {"pairs": len(pairs), "checked": len(items)})

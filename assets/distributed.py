@@ -14,6 +14,7 @@ aside, which stays a secret of the machine that calls the teacher).
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,9 @@ from pipeline.core.config import BuildConfig
 
 # dagster-celery makes its Celery app again for each run and registers its one task on it again, which Celery warns of
 warnings.filterwarnings("ignore", message="Task name 'execute_plan' is already registered")
+
+# a step the Celery executor lost (its worker died): "[<step>]: <exception>: <message>" in the run's failure
+LOST_STEP = re.compile(r"^\[([a-z0-9_]+)\]: (\S+: .*)$", re.M)
 
 MODULE = __name__
 # where the code is imported from, so a worker that reconstructs a job imports the same project
@@ -103,11 +107,38 @@ def execute(
         reconstructable_args=(name, cfg.deployment.executor),
         reconstructor_working_directory=CODE_ROOT,
     )
-    return dg.execute_job(
+    tags = {**tags, **({"dagster/partition": partition} if partition else {})}
+    result = dg.execute_job(
         job,
         instance=instance,
         run_config=run_config(cfg, train, train_params, loggers),
-        tags={**tags, **({"dagster/partition": partition} if partition else {})},
+        tags=tags,
         asset_selection=asset_selection,
         raise_on_error=False,
     )
+    # a run whose step was lost with its worker (not a step that failed itself, nor an interrupt) is re-executed
+    # from its failure (Dagster's re-execution: the lost step and those after it; the finished ones are kept),
+    # deployment.run_retries times at most
+    for _ in range(cfg.deployment.run_retries if cfg.deployment.executor == "celery" else 0):
+        if result.success or "WorkerLostError" not in lost_steps(result):
+            break
+        result = dg.execute_job(
+            job,
+            instance=instance,
+            tags={**tags, "prove/retry_of": result.run_id},
+            reexecution_options=dg.ReexecutionOptions.from_failure(result.run_id, instance),
+            raise_on_error=False,
+        )
+    return result
+
+
+def lost_steps(result: Any) -> str:
+    """The steps whose Celery tasks failed without a step failure (the executor's own failure: a worker lost
+    (Celery's ``WorkerLostError``), or a step that failed before it started), in one line; empty when none did."""
+    for ev in result.all_events:
+        if ev.event_type_value == "PIPELINE_FAILURE" and ev.event_specific_data is not None:
+            err = getattr(ev.event_specific_data, "error", None)
+            found = LOST_STEP.findall(err.message if err is not None else "")
+            if found:
+                return "; ".join(f"{step}: {why.strip()[:300]} (its Celery task failed)" for step, why in found)
+    return ""

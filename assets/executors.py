@@ -8,6 +8,7 @@ from typing import Any
 
 import dagster as dg
 
+from assets.cluster import celery_settings
 from pipeline.core.config import BuildConfig
 
 # steps fork from a process that has already imported the definitions, instead of importing them again each
@@ -40,4 +41,4 @@ def execution_config(cfg: BuildConfig) -> dict[str, Any]:
     d = cfg.deployment
     if d.executor == "multiprocess":
         return {"max_concurrent": d.max_concurrent, "start_method": FORKSERVER}
-    return {"broker": d.broker, "backend": d.backend or d.broker}
+    return {"broker": d.broker, "backend": d.backend or d.broker, "config_source": celery_settings(cfg)}

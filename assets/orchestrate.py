@@ -29,6 +29,7 @@ import dagster as dg
 from assets import distributed, progress
 from assets.automation import CROSS, asset_jobs
 from assets.cli.interrupt import stop_descendants, worker_init
+from assets.cluster import prepared
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
 from assets.executors import steps_elsewhere
@@ -115,7 +116,7 @@ def run_error(result: Any) -> str:
             while err.cause is not None:  # the user code's own exception, not Dagster's wrapper
                 err = err.cause
             return f"{ev.step_key}: " + err.message.strip().splitlines()[-1][:300]
-    return "unknown error"
+    return distributed.lost_steps(result) or "unknown error"
 
 
 def _interrupted(signalled: Callable[[], bool], result: Any) -> bool:
@@ -293,7 +294,8 @@ def build(
     settings (``assets.training.TrainParams`` fields). ``signalled`` says whether the caller's signal handler
     saw an interrupt."""
     if steps_elsewhere(cfg):  # its steps run in other processes: every path they read made absolute here
-        cfg = distributed.for_workers(cfg)
+        # and the storage root, the broker and the workers checked before anything is written (assets.cluster)
+        cfg = prepared(distributed.for_workers(cfg))
     if instance is None:
         with relaxed_sync():  # a new home's SQLite files are made with the relaxed commits too
             instance = prepare_instance(cfg)

@@ -26,11 +26,12 @@ from typing import Any, Literal
 
 import dagster as dg
 from dagster import MetadataValue
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, PrivateAttr, create_model
 
 from pipeline.core.config import BuildConfig
 from pipeline.core.records import Rejection
 from pipeline.core.speedups import collector_paused, dump_models
+from pipeline.core.storage import check_storage_root
 from pipeline.stages.base import StageOutput
 
 # data versions on outputs are a beta parameter of dagster 1.13; we rely on them deliberately
@@ -108,8 +109,19 @@ class ProveSettings(dg.ConfigurableResource):
 
     build: BuildParams = BuildParams()  # type: ignore[valid-type]
 
+    _in_a_run: bool = PrivateAttr(default=False)
+
     def build_config(self) -> BuildConfig:
-        return BuildConfig.model_validate(self.build.model_dump(mode="json"))
+        """The build's settings, validated. In a step of a build on Celery, the storage root is checked first
+        (:func:`check_storage_root`): a worker whose shared mount is gone fails the step naming the root instead of
+        writing to its own disk (raised here, in the step, so that the step's failure carries the message)."""
+        cfg = BuildConfig.model_validate(self.build.model_dump(mode="json"))
+        if self._in_a_run and cfg.deployment.executor == "celery":
+            check_storage_root(cfg.data_path)
+        return cfg
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self._in_a_run = context.dagster_run is not None
 
 
 def settings_for(cfg: BuildConfig) -> ProveSettings:

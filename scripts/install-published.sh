@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Install the MCP project's four reference servers at pinned versions into .published/ (ignored), as a user
-# would: the two npm packages with npm, each PyPI server into a venv of its own (mcp-server-sqlite needs mcp<2,
-# prove uses mcp 2). Quick when already there (a stamp file holds the pins). examples/published-servers.yaml
-# runs them from here; docs/third-party-servers.md has the recipe per server.
+# Install the MCP project's four reference servers, and mcp-server-duckdb (a SQL server of another dialect, one
+# statement tool), at pinned versions into .published/ (ignored), as a user would: the two npm packages with npm,
+# each PyPI server into a venv of its own (mcp-server-sqlite and mcp-server-duckdb need mcp<2, prove uses mcp 2).
+# Quick when already there (a stamp file holds the pins). examples/published-servers.yaml runs them from here; docs/third-party-servers.md has the recipe per server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -10,7 +10,8 @@ dest=${PROVE_PUBLISHED_DIR:-.published}
 NPM_PACKAGES=("@modelcontextprotocol/server-filesystem@2026.8.31" "@modelcontextprotocol/server-memory@2026.8.31")
 GIT_PIN="mcp-server-git==2026.10.19"
 SQLITE_PIN="mcp-server-sqlite==2025.4.25 mcp<2"   # it asks for mcp>=1.0 but breaks on mcp 2 (its low-level Server API)
-want=$(printf '%s\n' "${NPM_PACKAGES[@]}" "$GIT_PIN" "$SQLITE_PIN" | sha256sum | cut -c1-16)
+DUCKDB_PIN="mcp-server-duckdb==1.1.0 duckdb==2.0.1 mcp<2"   # the same low-level Server API; duckdb pinned: the seed's format
+want=$(printf '%s\n' "${NPM_PACKAGES[@]}" "$GIT_PIN" "$SQLITE_PIN" "$DUCKDB_PIN" | sha256sum | cut -c1-16)
 stamp="$dest/.installed"
 # the seed state (.published/seeds/<server>), rebuilt when its sources change
 seeds_want=$(cat scripts/published_seeds.py $(find examples/published/seeds -type f | LC_ALL=C sort) | sha256sum | cut -c1-16)
@@ -32,22 +33,34 @@ fi
 mkdir -p "$dest"
 log="$dest/install.log"
 : >"$log"
-echo "install-published: installing the four published MCP servers into $dest (log: $log)" >&2
+echo "install-published: installing the five published MCP servers into $dest (log: $log)" >&2
 fail() {
   tail -n 20 "$log" >&2
   echo "install-published: $1 failed (last lines above; the whole output is in $log)" >&2
   exit 1
 }
+# uv installs (the one in prove's .venv, which scripts/setup-env.sh installs first): seconds where pip takes half a
+# minute per server; pip (bootstrapped into the venv) where uv is not there or fails
+UV=${PROVE_UV:-.venv/bin/uv}
+pip_install() {
+  local py=$1
+  shift
+  if [ -x "$UV" ] && "$UV" pip install -q --python "$py" "$@"; then
+    return 0
+  fi
+  "$py" -m pip --version >/dev/null 2>&1 || "$py" -m ensurepip -q || return 1
+  "$py" -m pip install -q "$@"
+}
 [ -f "$dest/node/package.json" ] || { mkdir -p "$dest/node" && echo '{"private": true}' >"$dest/node/package.json"; }
 npm install --prefix "$dest/node" --no-audit --no-fund --save-exact "${NPM_PACKAGES[@]}" >>"$log" 2>&1 ||
   fail "npm install ${NPM_PACKAGES[*]}"
-for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN"; do
+for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN" "duckdb:$DUCKDB_PIN"; do
   name=${spec%%:*}
   pin=${spec#*:}
   venv="$dest/$name-venv"
-  [ -x "$venv/bin/python" ] || "$PY" -m venv "$venv" >>"$log" 2>&1 || fail "python -m venv $venv"
+  [ -x "$venv/bin/python" ] || "$PY" -m venv --without-pip "$venv" >>"$log" 2>&1 || fail "python -m venv $venv"
   # shellcheck disable=SC2086 # a pin may hold several requirements
-  "$venv/bin/python" -m pip install -q $pin >>"$log" 2>&1 || fail "pip install $pin"
+  pip_install "$venv/bin/python" $pin >>"$log" 2>&1 || fail "installing $pin"
 done
 echo "$want" >"$stamp"
 seed

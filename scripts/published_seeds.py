@@ -1,9 +1,11 @@
-"""Build the seed state of the four published MCP servers under ``.published/seeds/`` (one folder per server, the
+"""Build the seed state of the published MCP servers under ``.published/seeds/`` (one folder per server, the
 ``cwd`` of its entry in ``examples/published-servers.yaml``), from the sources in ``examples/published/seeds/``.
 
 * ``files/files/``: a small tree of notes (copied as it is); the filesystem server is rooted at ``files``;
 * ``memory/memory.jsonl``: the knowledge graph (copied; the server is given it through ``MEMORY_FILE_PATH``);
 * ``sqlite/shop.db``: built from ``shop.sql`` (the script is not copied);
+* ``duckdb/library.duckdb``: built from ``library.sql`` by the DuckDB server's own duckdb (the venv
+  ``install-published.sh`` made beside the seeds, ``duckdb-venv``), so the file is in the format it reads;
 * ``git/repo``: a git repository made with fixed authors and dates (the same commits every time): three commits on
   ``main``, a ``feature/login`` branch with one more, a ``docs`` branch, and an uncommitted change to ``README.md``.
 
@@ -69,16 +71,26 @@ def make_db(sql: Path, db: Path) -> None:
         conn.commit()
 
 
+def make_duckdb(sql: Path, db: Path) -> None:
+    python = db.parents[2] / "duckdb-venv" / "bin" / "python"
+    if not python.exists():
+        sys.exit(f"published_seeds: {python} is missing; scripts/install-published.sh makes it (mcp-server-duckdb)")
+    script = "import duckdb, sys; c = duckdb.connect(sys.argv[1]); c.execute(open(sys.argv[2]).read()); c.close()"
+    subprocess.run([str(python), "-c", script, str(db), str(sql)], check=True, capture_output=True, text=True)
+
+
 def build(dest: Path) -> None:
     if shutil.which("git") is None:
         sys.exit("published_seeds: git is missing; the git server's seed is a git repository: install git")
-    for name in ("files", "memory", "git", "sqlite"):
+    for name in ("files", "memory", "git", "sqlite", "duckdb"):
         shutil.rmtree(dest / name, ignore_errors=True)
     shutil.copytree(SOURCES / "files", dest / "files")
     shutil.copytree(SOURCES / "memory", dest / "memory")
     make_repo(dest / "git" / "repo")
     (dest / "sqlite").mkdir(parents=True)
     make_db(SOURCES / "sqlite" / "shop.sql", dest / "sqlite" / "shop.db")
+    (dest / "duckdb").mkdir(parents=True)
+    make_duckdb(SOURCES / "duckdb" / "library.sql", dest / "duckdb" / "library.duckdb")
 
 
 if __name__ == "__main__":

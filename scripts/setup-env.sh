@@ -31,30 +31,39 @@ if [ "${#apt_missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
   fi
   rm -f "$log"
 fi
-# the MCP project's four reference servers at pinned versions (npm and PyPI) with their seed state, in .published/
-# (tests/pipeline/test_published_servers.py, examples/published-servers.yaml); quick when already there
-PYTHON="$PY" scripts/install-published.sh
 stamp=.venv/.prove-installed
 # BFCL v4 (the bfcl-multi-turn suite) without its requirements: they pin numpy/networkx and pull many SDKs;
 # the pin is hashed with pyproject.toml so changing it reruns the install
 bfcl_pin="bfcl-eval==2026.3.23"
-want=$( (cat pyproject.toml; echo "$bfcl_pin") | sha256sum | cut -c1-16)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-  exit 0
-fi
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
-# pip's own output (warnings included) goes to a log; a failure shows its last lines
-install_log=.venv/install.log
-echo "setup-env: installing prove and its dependencies into .venv (a few minutes the first time; log: $install_log)" >&2
-if ! {
+# uv installs the ~200 wheels in seconds where pip takes minutes; pip where uv cannot (its log says why)
+uv_pin="uv==0.13.9"
+want=$( (cat pyproject.toml; echo "$bfcl_pin $uv_pin") | sha256sum | cut -c1-16)
+install_prove() {
+  # torch first, with pip, pinned: pip takes the local CPU build from the machine's wheel folder (a looser pin, or
+  # uv, which does not look there, would pull CUDA wheels); uv then keeps the torch it finds installed
+  .venv/bin/python -m pip install -q "torch==2.13.0" "$uv_pin" || return 1
+  if .venv/bin/uv pip install -q --python .venv/bin/python -e ".[train,dev,distributed]" &&
+     .venv/bin/uv pip install -q --python .venv/bin/python --no-deps "$bfcl_pin"; then
+    return 0
+  fi
+  echo "setup-env: uv could not install (above); installing with pip" >&2
   .venv/bin/python -m pip install -q --upgrade pip &&
-  # torch first, pinned: the local CPU build (a looser pin would pull CUDA wheels)
-  .venv/bin/python -m pip install -q "torch==2.13.0" &&
   .venv/bin/python -m pip install -q -e ".[train,dev,distributed]" &&
   .venv/bin/python -m pip install -q --no-deps "$bfcl_pin"
-} >"$install_log" 2>&1; then
-  tail -n 30 "$install_log" >&2
-  echo "setup-env: the install failed (last lines above; the whole output is in $install_log)" >&2
-  exit 1
+}
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  [ -x .venv/bin/python ] || "$PY" -m venv .venv
+  # the installers' own output (warnings included) goes to a log; a failure shows its last lines
+  install_log=.venv/install.log
+  echo "setup-env: installing prove and its dependencies into .venv (a minute or two the first time; log: $install_log)" >&2
+  if ! install_prove >"$install_log" 2>&1; then
+    tail -n 30 "$install_log" >&2
+    echo "setup-env: the install failed (last lines above; the whole output is in $install_log)" >&2
+    exit 1
+  fi
+  echo "$want" > "$stamp"
 fi
-echo "$want" > "$stamp"
+# the MCP project's four reference servers at pinned versions (npm and PyPI) with their seed state, in .published/
+# (tests/pipeline/test_published_servers.py, examples/published-servers.yaml), installed with .venv's uv; quick when
+# already there
+PYTHON="$PY" scripts/install-published.sh

@@ -16,22 +16,50 @@ per test a Redis server, two dagster-celery workers on it, and a mounted JuiceFS
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.services import CeleryWorker, Postgres, celery_workers, juicefs_mount, juicefs_volume, postgres, redis_server
+from tests.services import (
+    CeleryCluster,
+    CeleryWorker,
+    Postgres,
+    celery_workers,
+    juicefs_mount,
+    juicefs_volume,
+    postgres,
+    redis_server,
+)
 
 # before any test module imports torch (none of the imports above does): torch reads it once, when it loads
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One graph cache for the whole run (``PROVE_GRAPH_CACHE_DIR``, unless set already): a build of a server whose
+    tools, settings and probed state an earlier build of the run met reads that graph instead of discovering it
+    again (the key, :func:`pipeline.discovery.graph.cached_discover`, holds all of them, so a hit is the graph a
+    discovery would find). The xdist workers inherit it from the controller, which makes it before they start and
+    removes it at the end. The tests of discovery itself call it directly or name a cache folder of their own."""
+    if "PROVE_GRAPH_CACHE_DIR" in os.environ or hasattr(config, "workerinput"):
+        return
+    folder = tempfile.mkdtemp(prefix="prove-test-graphs-")
+    os.environ["PROVE_GRAPH_CACHE_DIR"] = folder
+    config.add_cleanup(lambda: (os.environ.pop("PROVE_GRAPH_CACHE_DIR", None), shutil.rmtree(folder, True)))
+
 
 # files whose tests must run on one worker: a session fixture too slow to start twice
 SHARED_WORKER = {
     "tests/assets/test_browser.py": "dagster_ui",
     "tests/assets/test_webserver.py": "dagster_ui",
     "tests/assets/test_webserver_automation.py": "dagster_ui",  # after the two above: it adds runs and versions
+    # the Redis broker and the two Celery workers of the session (celery_cluster) start once for both
+    "tests/assets/test_distributed_build.py": "celery_cluster",
+    "tests/assets/test_cluster_faults.py": "celery_cluster",
 }
 
 
@@ -109,6 +137,16 @@ def pg_cluster() -> Iterator[Postgres]:
     """A PostgreSQL cluster for the session; each test makes its own database (``pg_cluster.database(name)``)."""
     with postgres() as pg:
         yield pg
+
+
+@pytest.fixture(scope="session")
+def celery_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CeleryCluster]:
+    """A Redis broker and two dagster-celery workers for the session (the distributed build's tests and the fault
+    tests share them). Each worker runs its steps in a pool process (``--pool prefork --concurrency 1``), so a step
+    whose process is killed is reported lost by its worker, as docs/scale-out.md sets workers up."""
+    tmp = tmp_path_factory.mktemp("celery_cluster")
+    with redis_server(tmp / "redis") as broker, celery_workers(tmp / "celery", broker, 2, pool="prefork") as workers:
+        yield CeleryCluster(broker, workers)
 
 
 @pytest.fixture

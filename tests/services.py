@@ -306,6 +306,27 @@ class CeleryWorker:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
+@dataclass
+class CeleryCluster:
+    """A broker's URL and the workers listening on it."""
+
+    broker: str
+    workers: list[CeleryWorker]
+
+    def pool_process_talking_to(self, port: int) -> Any:
+        """The workers' pool process (a ``psutil.Process``) with a connection open to 127.0.0.1:``port`` (the one
+        running a step that is talking to the service there), or None."""
+        import psutil
+
+        for w in self.workers:
+            with contextlib.suppress(psutil.Error):
+                for child in psutil.Process(w.proc.pid).children(recursive=True):
+                    with contextlib.suppress(psutil.Error):
+                        if any(c.raddr and c.raddr.port == port for c in child.net_connections("tcp")):
+                            return child
+        return None
+
+
 def workers_logs(workers: list[CeleryWorker], lines: int = 30) -> str:
     """The last lines of each worker's log, for an assertion message."""
     return "\n".join(f"--- {w.name} (exit {w.proc.poll()}) ---\n{log_tail(w.log, lines)}" for w in workers)

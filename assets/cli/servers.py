@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assets.cli import servers_init
 from assets.cli.common import print_json
 
 
@@ -149,6 +150,7 @@ def register(sub: Any) -> None:
         "<data-dir>/logs/servers/<name>.log",
     )
     x.set_defaults(fn=cmd_servers_check)
+    servers_init.register(sv)
     x = sv.add_parser("catalog")
     x.add_argument("--out", default="docs/catalog.md")
     x.set_defaults(fn=cmd_servers_catalog)

@@ -350,6 +350,20 @@ class DeploymentConfig(StageConfig):
     # celery: the broker the workers listen to and the results backend (default: the broker), e.g. redis://host:6379/0
     broker: str | None = None
     backend: str | None = None
+    # celery: how many steps the workers run at once, all of them together (the sum of their --concurrency): the
+    # teacher's query.max_concurrency is split between them, so the build keeps at most max_concurrency requests in
+    # flight however many workers run it. 0: counted at the build's start (the workers that answer Celery's ping)
+    workers: int = Field(default=0, ge=0)
+    # celery: seconds the broker may take to answer (at the build's start, and each connection or publish after it)
+    broker_timeout_s: float = Field(default=10.0, gt=0)
+    # celery: a run that fails without a failed step (its step's worker was killed or lost) is re-executed from
+    # its failure this many times (Dagster's re-execution from failure); a step that fails itself is not retried
+    run_retries: int = Field(default=1, ge=0)
+
+    @property
+    def steps_at_once(self) -> int:
+        """How many steps of the build may ask the teacher at the same time: the Celery workers' slots, else 1."""
+        return max(1, self.workers) if self.executor == "celery" else 1
 
     @model_validator(mode="after")
     def _celery_needs_a_broker(self) -> DeploymentConfig:

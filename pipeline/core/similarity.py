@@ -19,15 +19,38 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from pipeline.core.config import DedupConfig
 
+_STATEMENT = re.compile(
+    r"\s*(?:SELECT\s.*?\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+TABLE)\s", re.S
+)
+
+
+def statement_signature(value: Any) -> str | None:
+    """What an SQL statement does in a few words (``select orders customers filter``, ``insert orders``): its verb,
+    its tables and its shape; None for a value that is no statement."""
+    if not isinstance(value, str) or not _STATEMENT.match(value):
+        return None
+    head = value.split(None, 1)[0].lower()
+    tables = re.findall(r"\b(?:FROM|INTO|UPDATE|JOIN|TABLE)\s+\"?(\w+)", value)
+    shape = "count" if "COUNT(" in value else "filter" if " WHERE " in value else ""
+    return " ".join([head, *dict.fromkeys(tables), shape]).strip()
+
+
+def call_name(name: str, args: dict[str, Any]) -> str:
+    """A call's token: the tool's name, with what its statement does where an argument is SQL (a server whose one
+    tool runs every statement makes chains of that tool only: its statements tell them apart)."""
+    sig = next((x for x in map(statement_signature, args.values()) if x), None) if args else None
+    return f"{name}:{sig}" if sig else name
+
 
 def shingles(calls: list[tuple[str, dict[str, Any]]], include_args: bool = False) -> set[str]:
-    names = [n for n, _ in calls]
+    names = [call_name(n, a) for n, a in calls]
     out = set(names) | {f"{a}>{b}" for a, b in zip(names, names[1:])}
     if include_args:
         out |= {f"{n}:{json.dumps(a, sort_keys=True, default=str)}" for n, a in calls}

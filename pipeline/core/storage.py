@@ -58,3 +58,26 @@ def atomic_dir(final: Path | str) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+class StorageRootError(OSError):
+    """The storage root (``data_dir``) of a build on a cluster is missing or cannot be written."""
+
+
+def check_storage_root(root: Path | str) -> None:
+    """``root`` exists and takes a file (one is written under a temporary name there and removed), else a
+    :class:`StorageRootError` naming it. A build on a cluster checks its shared root this way before its first
+    write, and never creates it: an unmounted shared file system leaves an empty local folder at its mount point,
+    and a root made below it would put the build's output on one machine's local disk."""
+    root = Path(root)
+    if not root.is_dir():
+        raise StorageRootError(
+            f"the storage root {root} (data_dir) does not exist: mount the shared file system it is on (or create "
+            "the folder once); a build whose steps run on other machines does not create its storage root"
+        )
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".prove-write-check-", dir=root)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise StorageRootError(f"the storage root {root} (data_dir) cannot be written: {exc.strerror}") from None

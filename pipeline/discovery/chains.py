@@ -15,10 +15,12 @@ from collections import Counter, defaultdict
 
 from pipeline.core.config import ChainConfig, DedupConfig
 from pipeline.core.records import ArgSource, Chain, ChainStep, DependencyGraph, Snapshot, stable_hash
-from pipeline.core.similarity import NearDuplicates, shingles
+from pipeline.core.similarity import NearDuplicates, call_name, shingles
 from pipeline.discovery.goals import closes, goal_order
 from pipeline.discovery.graph import to_networkx
+from pipeline.discovery.sql_schema import statement_param
 from pipeline.discovery.value_flow import unobserved
+from pipeline.language.statements import plan
 
 
 class _Usage:
@@ -69,6 +71,7 @@ def _sample_path(
         # what closes follows only what finds or decides: never "place a bid, then retract it"
         cands = sorted(
             {s for n in path if not closes(n) for s in successors[n] if n in reads or not closes(s)}.difference(path)
+            | {n for n in path[-1:] if n in successors[n]}  # a tool that depends on itself (statements in turn)
         )
         if not cands:
             break
@@ -106,11 +109,12 @@ def _build_chain(
     by_name: dict,
     nonce: float,
     error_case: bool = False,
+    statements: dict[int, str] | None = None,
     options: dict[tuple[str, str], dict[str, object]] | None = None,
 ) -> Chain:
     """The chain of a sampled path: each step's dependencies and where each argument comes from
-    (``links``: :func:`_edge_fields` of the graph; ``options``: :func:`_edge_options`, the option a read takes
-    after the step whose effect it shows)."""
+    (``links``: :func:`_edge_fields` of the graph; ``statements``: a step's planned SQL, :func:`_statements`;
+    ``options``: :func:`_edge_options`, the option a read takes after the step whose effect it shows)."""
     steps: list[ChainStep] = []
     for k, name in enumerate(path):
         deps: list[int] = []
@@ -128,7 +132,9 @@ def _build_chain(
             for param, value in (options or {}).get((path[j], name), {}).items():
                 args.setdefault(param, ArgSource(kind="user", value=value))
         for p in tool.required:
-            if p not in args:  # a value the user gives; where no probe saw one, the one a live call accepted (if any)
+            if statements and k in statements and p == statement_param(tool):  # the statement the user asks for
+                args[p] = ArgSource(kind="user", value=statements[k])
+            elif p not in args:  # a value the user gives; where no probe saw one, the one a live call accepted (if any)
                 args[p] = ArgSource(
                     kind="user", value=graph.accepted.get(name, {}).get(p) if unobserved(snap, p) else None
                 )
@@ -164,6 +170,13 @@ def _error_case(
     return [*before, closing[0], *rest[writes[-1] :]]
 
 
+def _statements(path: list[str], by_name: dict, snap: Snapshot, rng: random.Random) -> dict[int, str]:
+    """The statements of the steps of ``path`` whose tool runs any statement (:mod:`pipeline.language.statements`:
+    a change, then the read that shows it), planned together; empty where the path has no such step."""
+    steps = [k for k, name in enumerate(path) if statement_param(by_name[name])]
+    return dict(zip(steps, plan(snap.tables, len(steps), rng))) if steps else {}
+
+
 DEFAULT_DEDUP = DedupConfig()  # chains are kept apart by the dedup stage's threshold unless told otherwise
 
 
@@ -188,6 +201,7 @@ def extract_chains(
 
     rng = random.Random(f"chains:{graph.server}:{seed}")
     errors = random.Random(f"error-cases:{graph.server}:{seed}")  # its own draws: the rate moves no other chain
+    said = random.Random(f"statements:{graph.server}:{seed}")  # its own draws too: SQL steps only
     G = to_networkx(graph)
     starts = [n for n in G.nodes if G.out_degree(n) > 0 and not closes(n)]  # a goal does not open by closing
     successors = {n: list(G.successors(n)) for n in G.nodes}
@@ -211,20 +225,32 @@ def extract_chains(
         nonce = rng.random()  # the chain id's; drawn for every sampled path, kept or not
         deliberate = _error_case(path, by_name, successors, errors, cfg.closed_entity_rate)
         path = deliberate or path
+        planned = _statements(path, by_name, snap, said)
+        calls = [(name, {"sql": planned[k]} if k in planned else {}) for k, name in enumerate(path)]
         if near is not None:
-            key = tuple(path)
+            key = tuple(call_name(*c) for c in calls)
             if key in judged:
                 misses += 1
                 continue
             judged.add(key)
-            sh = shingles([(name, {}) for name in path])
+            sh = shingles(calls)
             if near.best(sh) is not None:
                 misses += 1
                 continue
             near.add(str(len(chains)), sh)
         misses = 0
         chains.append(
-            _build_chain(links, path, graph, snap, by_name, nonce, error_case=deliberate is not None, options=options)
+            _build_chain(
+                links,
+                path,
+                graph,
+                snap,
+                by_name,
+                nonce,
+                error_case=deliberate is not None,
+                statements=planned,
+                options=options,
+            )
         )
     return chains
 

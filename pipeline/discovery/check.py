@@ -20,6 +20,7 @@ from pipeline.core.storage import atomic_write_json
 from pipeline.discovery.chainability import explain
 from pipeline.discovery.graph import discover
 from pipeline.discovery.probe import probe
+from pipeline.discovery.sql_schema import statement_param
 from pipeline.env import Environment, ServerBudgetExceeded
 
 
@@ -43,7 +44,8 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
             report["tools"] = [t.name for t in tools]
             report["read_only_tools"] = [t.name for t in usable if t.read_only]
             report["excluded_tools"] = excluded
-            unannotated = [t.name for t in tools if not t.annotated]
+            # a tool that runs any statement is probed with reads it composes (pipeline.discovery.sql_schema)
+            unannotated = [t.name for t in tools if not t.annotated and not statement_param(t)]
             if unannotated:
                 report["problems"].append(
                     f"tools without a readOnlyHint annotation (never probed unless allow-listed): {unannotated}"
@@ -69,6 +71,7 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
             )
             report["entity_kinds"] = snap.kind_support
             report["feeds"] = snap.feeds
+            report["tables"] = {t: len(info.get("rows", [])) for t, info in sorted(snap.tables.items())}
     except ServerBudgetExceeded as exc:
         report["stopped"] = str(exc)
         report["problems"].append(f"stopped early: {exc}")

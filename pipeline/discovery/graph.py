@@ -34,6 +34,7 @@ from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec, sta
 from pipeline.core.storage import atomic_write_text
 from pipeline.discovery import value_flow
 from pipeline.discovery.probe import option_params
+from pipeline.discovery.sql_schema import confirm_statement_loop, statement_param
 from pipeline.discovery.value_flow import FREE_TEXT, OWN_NAME, confirm_value_flow, with_accepted
 from pipeline.env import Environment, ServerBudgetExceeded, Session
 from pipeline.env.workdir import needs_workdir, same_result
@@ -54,7 +55,7 @@ def rules_hash() -> str:
     is reused only by the code that found it."""
     h = hashlib.sha256()
     filler = (values_module, state_values, value_plans, schema_values, value_agreement)
-    ours = (__name__, value_flow.__name__)
+    ours = (__name__, value_flow.__name__, confirm_statement_loop.__module__, "pipeline.language.statements")
     for mod in (*ours, *(m.__name__ for m in filler), fields_module.__name__, discovery_module.__name__):
         h.update(Path(sys.modules[mod].__file__ or "").read_bytes())
     return h.hexdigest()[:16]
@@ -395,6 +396,9 @@ def discover(
                 if _confirm_implicit(s, isnap, a, b, rng):
                     edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
                 pace.step()
+        for t in tools if cfg.confirm_live else ():  # a tool that runs any statement: a change, then the read
+            if statement_param(t) and confirm_statement_loop(s, snap, t, rng):
+                edges[(t.name, t.name, "implicit")] = Edge(src=t.name, dst=t.name, kind="implicit", source="live")
     if llm_classifier is not None:
         for e in llm_classifier(tools):
             edges.setdefault((e.src, e.dst, e.kind), e)
@@ -427,10 +431,29 @@ def cached_discover(
     cache_dir: Path,
     seed: int = 0,
     llm_classifier: Callable[[list[ToolSpec]], list[Edge]] | None = None,
+    classifier_id: str = "",
 ) -> tuple[DependencyGraph, bool]:
-    """Discover, or load the graph cached for this server's schema hash and the edge-finding code
-    (:func:`rules_hash`). Returns (graph, cache_hit)."""
-    key = stable_hash([snap.server, snap.schema_hash, cfg.model_dump(exclude={"cache_dir"}), seed, rules_hash()], 16)
+    """Discover, or load the graph cached for the same server: its schema hash, its settings (the servers file's
+    entry: known values, setup, allow-lists), the state its probe saw, the discovery settings and seed, and the
+    edge-finding code (:func:`rules_hash`), and the model that classified tool pairs (``classifier_id``, with
+    ``graph.llm``). Returns (graph, cache_hit).
+
+    A change to any of them is a new key: a servers file given ``known_values`` or a server seeded with other data
+    is discovered again, in the same data folder too; builds in different folders sharing one cache folder
+    (``graph.cache_dir``, or ``PROVE_GRAPH_CACHE_DIR``) share only graphs found on the same server."""
+    key = stable_hash(
+        [
+            snap.server,
+            snap.schema_hash,
+            env.config.model_dump(mode="json"),
+            snap.model_dump(mode="json", include={"entities", "values", "feeds", "tables", "secrets"}),
+            cfg.model_dump(exclude={"cache_dir"}),
+            seed,
+            rules_hash(),
+            *([classifier_id] if classifier_id else []),
+        ],
+        16,
+    )
     path = cache_dir / f"{snap.server}-{key}.json"
     if path.exists():
         try:

@@ -21,11 +21,12 @@ from typing import Any
 
 from pipeline.core.config import ProbeConfig
 from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
+from pipeline.discovery.sql_schema import read_catalog, statement_param
 from pipeline.env import Session
 from pipeline.env.workdir import SESSION_ALIAS
 from pipeline.language.entities import generic_entities, parse_result, reads_content, tool_noun
 from pipeline.language.lexicon import singular
-from pipeline.language.sqltext import columns_in, sql_kind
+from pipeline.language.sqltext import columns_in, rows_in, sql_kind
 from pipeline.language.state_values import EXAMPLE
 
 ID_FIELD = re.compile(r"(^id$|_id$)")
@@ -298,15 +299,19 @@ class _Probe:
 
     def read_rows(self, tool: ToolSpec, param: str, table: str) -> None:
         """A few rows of a table through a tool that reads SQL (learned as the table's rows, not as entities)."""
+        data = self.read(tool, {param: f"SELECT * FROM {table} LIMIT 5"})
+        rows = rows_in(parse_result(data), self.tables[table].get("columns", [])) if data is not None else None
+        if rows is not None:
+            self.tables[table]["rows"] = rows
+
+    def read(self, tool: ToolSpec, args: dict[str, Any]) -> Any:
+        """A statement's result data through a tool taking SQL (None when it failed), recorded as a probe call."""
         self.budget -= 1
-        args = {param: f"SELECT * FROM {table} LIMIT 5"}
         res = self.session.call(tool.name, args)
         self.calls.append(
             {"name": tool.name, "arguments": args, "ok": res.ok, "error_code": res.error_code, "error": res.error}
         )
-        rows = parse_result(res.data) if res.ok else None
-        if isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
-            self.tables[table]["rows"] = rows
+        return res.data if res.ok else None
 
     def _learn_feed(self, tool: ToolSpec, args: dict[str, Any]) -> None:
         """A call that succeeded: each argument naming a known entity is a parameter its kind feeds."""
@@ -386,12 +391,18 @@ def _option_pass(pr: _Probe, with_args: list[ToolSpec]) -> None:
                         pr.values[p].append(args[p])
 
 
-def _sql_pass(pr: _Probe, safe: list[ToolSpec], skipped: dict[str, str]) -> None:
-    """Where tables' columns are known and a probe-safe tool reads SQL: a few rows of each table, which the
-    statements composed later filter on (``WHERE city = 'Lyon'``) and refer to (``WHERE id = 2``)."""
-    for t in safe:
-        p = next((p for p in t.required if sql_kind(t, p) == "read"), None)
-        if p is None or len(t.required) > 1 or not pr.tables:
+def _sql_pass(pr: _Probe, tools: list[ToolSpec], safe: list[ToolSpec], skipped: dict[str, str]) -> None:
+    """Where a tool reads SQL: a few rows of each table, which the statements composed later filter on
+    (``WHERE city = 'Lyon'``) and refer to (``WHERE id = 2``). A probe-safe tool that reads SQL reads them for tables
+    a describing tool listed; a tool that runs any statement (the database's one tool, :mod:`.sql_schema`) is sent
+    reads only: the catalog where no tool described a table, then the rows."""
+    readers = [(t, p) for t in safe if (p := statement_param(t, ("read",)))]
+    readers += [(t, p) for t in tools if (p := statement_param(t)) and (t, p) not in readers]
+    for t, p in readers:
+        if not pr.tables and sql_kind(t, p) == "any" and pr.budget > 1:
+            for table, cols in read_catalog(lambda tool, args: pr.read(tool, args), t, p).items():
+                pr.tables[table] = {"columns": cols}
+        if not pr.tables:
             continue
         skipped.pop(t.name, None)
         for table in sorted(pr.tables)[:6]:
@@ -437,7 +448,7 @@ def probe(
     pr.undefer()
     _option_pass(pr, [t for t in with_args if t.text_result])
     _third_pass(pr, with_args, skipped)
-    _sql_pass(pr, safe, skipped)
+    _sql_pass(pr, tools, safe, skipped)
     entities, kinds, values = pr.entities, pr.kinds, pr.values
     supported = {eid: rec for eid, rec in entities.items() if _supported(rec, kinds[eid], cfg, eid)}
     # values of id fields keep only supported entities

@@ -33,6 +33,7 @@ from pipeline.language.phrasing import NAME_FIELDS, UNITS, entity_name, is_text,
 from pipeline.language.requests.step_parts import acts_as, object_first
 from pipeline.language.sqltext import say as say_sql
 from pipeline.language.sqltext import sql_kind
+from pipeline.language.statements import runs_any, statement_reply
 
 LABEL_FIELDS = (*NAME_FIELDS, "path", "filename", "email", "code", "number", "sku", "city", "tag", "value")
 WHEN_FIELDS = ("start", "starts_at", "start_time", "date", "at")  # what tells apart records that share a name and an id
@@ -414,6 +415,8 @@ def confirm_reply(tool: ToolSpec, args: dict[str, Any], data: Any, rng: random.R
 
 def describe(tool: ToolSpec) -> str:
     """What the tool does, as the assistant says it to the user: "show you the git diff", never "show me"."""
+    if runs_any(tool):
+        return "run that on the database"
     return re.sub(r"\bme\b", "you", intent_of(tool.name, tool.read_only).say("the "))
 
 
@@ -436,6 +439,10 @@ def step_reply(tool: ToolSpec, args: dict[str, Any], res: CallResult, rng: rando
             ]
         ).format(d=describe(tool), e=clean_error(res.error))
     data = res.data
+    sql = args.get(runs_any(tool) or "")
+    said = statement_reply(sql, data, rng) if isinstance(sql, str) else None
+    if said:  # a statement's result: the rows it found, the count it took, the change it made
+        return said
     if tool.output_schema is not None and tool.text_result and isinstance(data, dict) and len(data) == 1:
         only = next(iter(data.values()))  # {"content": "[DIR] orion"}: the tool's text, wrapped (server-filesystem)
         data = only if isinstance(only, str) else data  # said as that text, never as a record with 1 content

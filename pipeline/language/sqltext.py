@@ -14,6 +14,7 @@ person asks for it ("show me the customers in Lyon").
 
 from __future__ import annotations
 
+import ast
 import random
 import re
 from typing import Any
@@ -35,9 +36,13 @@ TEXT_VALUES = {
 }
 
 
+READ_WORDS = re.compile(r"\b(select|read|reads|read-only|readonly|fetch|retrieve)\b", re.I)
+
+
 def sql_kind(tool: Any, param: str) -> str | None:
-    """``"read"``, ``"write"`` or ``"create"`` when ``param`` of a tool without an output schema takes SQL text;
-    else None."""
+    """``"read"``, ``"write"`` or ``"create"`` when ``param`` of a tool without an output schema takes SQL text,
+    ``"any"`` when the tool's words name no kind of statement (``query``: "Execute a query on the DuckDB
+    database"): the database's reader and writer both; else None."""
     if tool.output_schema is not None or not (param in SQL_PARAMS or "sql" in param.lower()):
         return None
     spec = tool.properties.get(param) or {}
@@ -48,7 +53,7 @@ def sql_kind(tool: Any, param: str) -> str | None:
         return "create"
     if re.search(r"\b(insert|update|delete|write|modify|execute_write)\b", said, re.I):
         return "write"
-    return "read"
+    return "read" if READ_WORDS.search(said) else "any"
 
 
 def columns_in(data: Any) -> list[dict[str, Any]]:
@@ -110,10 +115,12 @@ def _new_value(col: dict[str, Any], table: str, tables: dict[str, Any], rng: ran
         if "INT" in col["type"]:
             return rng.choice([1, 2, 3, 5, 10]) if not seen else max(1, int(rng.choice(seen)) + rng.choice([1, 2, 5]))
         return round(rng.choice(seen) * rng.choice([0.5, 1.5, 2]), 2) if seen else rng.choice([9.5, 19.99, 42.0])
+    seen = [r[col["name"]] for r in tables[table].get("rows", []) if isinstance(r.get(col["name"]), str)]
+    if name == "status" and seen:  # a status is one the table uses
+        return rng.choice(sorted(set(seen)))
     for key, words in TEXT_VALUES.items():
         if key in name:
             return rng.choice(words)
-    seen = [r[col["name"]] for r in tables[table].get("rows", []) if isinstance(r.get(col["name"]), str)]
     return rng.choice(seen) if seen else rng.choice(["new", "sample", "draft"])
 
 
@@ -192,6 +199,9 @@ def _words(col: str) -> str:
     return col.replace("_", " ").lower()
 
 
+_JOINED = re.compile(r"SELECT (\w+)\.\* FROM \1 JOIN (\w+) ON \1\.\w+ = \2\.id WHERE \2\.(\w+) = '((?:[^']|'')*)'")
+
+
 def say(sql: str) -> str | None:
     """What a person asks for to get ``sql`` run (for the statements :func:`compose` writes); None for others."""
     if m := re.fullmatch(r"SELECT COUNT\(\*\) FROM (\w+)", sql):
@@ -203,6 +213,12 @@ def say(sql: str) -> str | None:
             if c.lower() in ("city", "country", "region")
             else f"show me the {t} whose {_words(c)} is {v}"
         )
+    if m := re.fullmatch(r"SELECT \* FROM (\w+) WHERE id = (\d+)", sql):
+        return f"show me {singular(_words(m.group(1)))} {m.group(2)}"
+    if m := _JOINED.fullmatch(sql):
+        t, ref, c, v = _words(m.group(1)), singular(_words(m.group(2))), m.group(3), m.group(4).replace("''", "'")
+        named = c.lower() in ("name", "title")
+        return f"show me the {t} of {v}" if named else f"show me the {t} of the {ref} with {_words(c)} {v}"
     if m := re.fullmatch(r"SELECT \* FROM (\w+) ORDER BY (\w+) DESC LIMIT (\d+)", sql):
         return f"show me the top {m.group(3)} {_words(m.group(1))} by {_words(m.group(2))}"
     if m := re.fullmatch(r"SELECT \* FROM (\w+)", sql):
@@ -242,11 +258,44 @@ def fill_sql(
     for p in list(args):
         kind = sql_kind(tool, p)
         v = args[p]
-        if kind is None or not isinstance(v, str) or (kind_of(v) == kind and table_of(v, tables)):
+        if kind is None or not isinstance(v, str):
+            continue
+        if (kind_of(v) == kind or (kind == "any" and kind_of(v) in ("read", "write"))) and table_of(v, tables):
             continue
         table = table_of(v, tables)
         if table is None and p in fixed:
             continue
-        sql = compose(kind, tables, rng, table)
+        sql = compose("read" if kind == "any" else kind, tables, rng, table)
         if sql is not None:
             args[p] = sql
+
+
+_PRINTED = (
+    (
+        re.compile(r"datetime\.date\((\d+), (\d+), (\d+)\)"),
+        lambda m: "'{:04d}-{:02d}-{:02d}'".format(*map(int, m.groups())),
+    ),
+    (re.compile(r"Decimal\('(-?[\d.]+)'\)"), lambda m: m.group(1)),
+)
+
+
+def rows_in(data: Any, columns: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The rows a statement's (parsed) result holds, as records: records as they are, tuples (``str()`` of a
+    cursor's rows: ``[(1, 'Dune', 1965)]``) by ``columns`` in their order, with printed dates and decimals read as
+    text and numbers; None for anything else."""
+    if isinstance(data, str):
+        text = data
+        for pattern, repl in _PRINTED:
+            text = pattern.sub(repl, text)
+        try:
+            data = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    if not isinstance(data, list):
+        return None
+    if all(isinstance(r, dict) for r in data):
+        return data
+    names = [c["name"] for c in columns]
+    if all(isinstance(r, (tuple, list)) and len(r) == len(names) for r in data):
+        return [dict(zip(names, r)) for r in data]
+    return None

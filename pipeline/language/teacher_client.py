@@ -291,14 +291,16 @@ class TeacherClient:
 PARTITIONS_ENV = "PROVE_PARTITIONS_AT_ONCE"  # set by the build in each worker of a parallel build
 
 
-def concurrency_share(total: int) -> int:
-    """This partition's share of the build's ``max_concurrency``: the partitions that run at once (``prove build
-    --parallel N`` sets ``PROVE_PARTITIONS_AT_ONCE`` in its workers) split it equally, each at least 1."""
+def concurrency_share(total: int, steps_at_once: int = 1) -> int:
+    """This step's share of the build's ``max_concurrency``: the steps that may ask the teacher at once split it
+    equally, each at least 1. They are the partitions that run at once in a parallel build (``prove build
+    --parallel N`` sets ``PROVE_PARTITIONS_AT_ONCE`` in its workers), or ``steps_at_once``, the Celery workers'
+    slots of a build on a cluster (``deployment.workers``), whichever is more."""
     try:
         at_once = max(1, int(os.environ.get(PARTITIONS_ENV, "1")))
     except ValueError:
         at_once = 1
-    return max(1, total // at_once)
+    return max(1, total // max(at_once, steps_at_once))
 
 
 def prefetched(teacher: TeacherClient | None, run: Callable[[bool], T], progress: FetchProgress | None = None) -> T:

@@ -6,6 +6,7 @@ config) and runs on one server; the ``stage_*`` functions are the entry points t
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,10 @@ from pipeline.env import Environment
 from pipeline.stages.base import Markdown, Produced, Progress, StageOutput, cache_dir, server_env
 from pipeline.stages.plan import chains_wanted, n_contexts
 from pipeline.synthesis.queries import LLMBackend
+
+# graph discovery's cache folder when the build names none (``graph.cache_dir``): builds in several data folders
+# then share the graphs of the same servers (:func:`pipeline.discovery.graph.cached_discover` says what "the same" is)
+GRAPH_CACHE_ENV = "PROVE_GRAPH_CACHE_DIR"
 
 
 @dataclass(frozen=True)
@@ -79,22 +84,28 @@ class GraphStep:
     cache: Path
     query: QueryConfig  # the teacher, when ``graph.llm`` classifies tool pairs
     llm_cache: Path
+    teacher_slots: int = 1  # the build's steps that may ask the teacher at once (they share its max_concurrency)
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> GraphStep:
         return cls(
             cfg.graph,
             cfg.seed,
-            cache_dir(cfg.graph.cache_dir, cfg.data_path, "graphs"),
+            cache_dir(cfg.graph.cache_dir or os.environ.get(GRAPH_CACHE_ENV) or None, cfg.data_path, "graphs"),
             cfg.query,
             cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"),
+            cfg.deployment.steps_at_once,
         )
 
     def run(self, env: Environment, snap: Snapshot) -> tuple[DependencyGraph, bool]:
-        classifier = None
+        classifier, classifier_id = None, ""
         if self.graph.llm:
-            classifier = llm_pair_classifier(LLMBackend(self.query, self.llm_cache), self.query.llm_model or "")
-        return cached_discover(env, snap, self.graph, self.cache, seed=self.seed, llm_classifier=classifier)
+            teacher = LLMBackend(self.query, self.llm_cache, steps_at_once=self.teacher_slots)
+            classifier = llm_pair_classifier(teacher, self.query.llm_model or "")
+            classifier_id = f"{self.query.llm_model}@{self.query.llm_base_url}"
+        return cached_discover(
+            env, snap, self.graph, self.cache, seed=self.seed, llm_classifier=classifier, classifier_id=classifier_id
+        )
 
 
 def assign_contexts(chains: list[Chain], snap: Snapshot, every: int) -> None:

@@ -54,6 +54,7 @@ class QueryStep:
     composition: Composition
     seed: int
     llm_cache: Path
+    teacher_slots: int = 1  # the build's steps that may ask the teacher at once (they share its max_concurrency)
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> QueryStep:
@@ -64,12 +65,13 @@ class QueryStep:
             Composition.of(cfg),
             cfg.seed,
             cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"),
+            cfg.deployment.steps_at_once,
         )
 
     def run(
         self, env: Environment, snap: Snapshot, chains: list[Chain], progress: Progress | None = None
     ) -> StageOutput:
-        backend = make_backend(self.query, self.llm_cache)
+        backend = make_backend(self.query, self.llm_cache, self.teacher_slots)
         teacher = getattr(backend, "teacher", None)
         out = prefetched(
             teacher,
@@ -128,6 +130,7 @@ class ConversationStep:
     query: QueryConfig  # the reference date, and the teacher that writes the replies (``backend: llm``)
     seed: int
     llm_cache: Path
+    teacher_slots: int = 1  # the build's steps that may ask the teacher at once (they share its max_concurrency)
 
     @classmethod
     def of(cls, cfg: BuildConfig) -> ConversationStep:
@@ -137,13 +140,14 @@ class ConversationStep:
             cfg.query,
             cfg.seed,
             cache_dir(cfg.query.cache_dir, cfg.data_path, "llm"),
+            cfg.deployment.steps_at_once,
         )
 
     def replier(self) -> Any | None:
         if self.query.backend != "llm":
             return None
 
-        return LLMBackend(self.query, self.llm_cache)
+        return LLMBackend(self.query, self.llm_cache, steps_at_once=self.teacher_slots)
 
     def run(
         self,

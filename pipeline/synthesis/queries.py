@@ -82,9 +82,17 @@ class LLMBackend:
 
     name = "llm"
 
-    def __init__(self, cfg: QueryConfig, cache_dir: Path, client: Any | None = None, concurrency: int | None = None):
+    def __init__(
+        self,
+        cfg: QueryConfig,
+        cache_dir: Path,
+        client: Any | None = None,
+        concurrency: int | None = None,
+        steps_at_once: int = 1,
+    ):
         self.cfg = cfg
-        self.teacher = TeacherClient(cfg, cache_dir, client, concurrency or concurrency_share(cfg.max_concurrency))
+        share = concurrency or concurrency_share(cfg.max_concurrency, steps_at_once)
+        self.teacher = TeacherClient(cfg, cache_dir, client, share)
         self.reply_fallbacks = 0
 
     @property
@@ -162,7 +170,9 @@ def grounding_errors(texts: list[str], snapshot: Snapshot, extra_ok: set[str] | 
     return bad
 
 
-def make_backend(cfg: QueryConfig, cache_dir: Path) -> QueryBackend:
+def make_backend(cfg: QueryConfig, cache_dir: Path, steps_at_once: int = 1) -> QueryBackend:
+    """The query backend; ``steps_at_once``: the build's steps that may ask the teacher at the same time (they
+    share ``max_concurrency``: :func:`concurrency_share`)."""
     if cfg.backend == "llm":
-        return LLMBackend(cfg, cache_dir)
+        return LLMBackend(cfg, cache_dir, steps_at_once=steps_at_once)
     return TemplateBackend(cfg)

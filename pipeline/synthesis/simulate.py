@@ -36,6 +36,7 @@ from pipeline.core.records import (
 from pipeline.core.rules import error_rate, over_budget, recovery_room
 from pipeline.core.stage_names import StageName
 from pipeline.discovery.goals import conflicts
+from pipeline.discovery.sql_schema import statement_param
 from pipeline.env import Environment
 from pipeline.language.fields import field_values, find_field
 from pipeline.language.replies import answer_with, ask_for, skipped_reply, step_reply, turn_reply
@@ -115,6 +116,8 @@ def resolve_chain(
                     fixed[p] = val
                     from_steps.append(p)
             _distinct_ids(fixed, st, steps)
+            # a step's own statement (planned with the chain's others, pipeline.language.statements) is its own
+            own = {p: src.value for p, src in st.args.items() if src.value is not None and p == statement_param(tool)}
             args = fill_args(
                 tool,
                 snap,
@@ -122,7 +125,7 @@ def resolve_chain(
                 fixed=fixed,
                 optional_rate=0.25,
                 reference_date=qcfg.reference_date,
-                pick=pick,
+                pick={**pick, **own} if own else pick,
                 context=earlier,
                 memo=memo,
             )

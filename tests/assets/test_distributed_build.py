@@ -21,13 +21,12 @@ from assets.orchestrate import BuildRun, build, corpus_run, run_error
 from pipeline.core.config import BuildConfig, DeploymentConfig
 from tests.builds import build_run
 from tests.services import (
+    CeleryCluster,
     CeleryWorker,
     Postgres,
-    celery_workers,
     dagster_home,
     juicefs_mount,
     juicefs_volume,
-    redis_server,
     workers_logs,
 )
 
@@ -42,6 +41,7 @@ class OnCelery:
     build: BuildRun
     workers: list[CeleryWorker]
     root: Path  # the storage root on the JuiceFS mount
+    log_from: list[int]  # where each worker's log stood when the build started (the session's workers are shared)
 
 
 def content_hash(version: Path | None) -> str:
@@ -57,18 +57,19 @@ def one_machine(tmp_path_factory) -> BuildRun:
 
 
 @pytest.fixture(scope="module")
-def on_celery(tmp_path_factory, pg_cluster: Postgres) -> Iterator[OnCelery]:
-    """The same config with ``deployment.executor: celery``: a PostgreSQL instance, a Redis broker, two workers in
-    empty folders, and ``data_dir`` on a JuiceFS mount. The services stay up for the module's tests."""
+def on_celery(tmp_path_factory, pg_cluster: Postgres, celery_cluster: CeleryCluster) -> Iterator[OnCelery]:
+    """The same config with ``deployment.executor: celery``: a PostgreSQL instance, the session's Redis broker and
+    two workers in empty folders, and ``data_dir`` on a JuiceFS mount. The services stay up for the module's tests."""
     tmp = tmp_path_factory.mktemp("on_celery")
     home = dagster_home(tmp / "dagster_home", pg_cluster.database("distributed_build"))
+    broker, workers = celery_cluster.broker, celery_cluster.workers
+    log_from = [len(w.log_text()) for w in workers]
     with (
-        redis_server(tmp / "redis") as broker,
         juicefs_volume(tmp / "juicefs") as volume,
         juicefs_mount(volume) as mnt,
-        celery_workers(tmp / "celery", broker, count=2) as workers,
         dg.DagsterInstance.from_config(str(home)) as instance,
     ):
+        (mnt / "prove").mkdir()  # the storage root: a build on a cluster never creates it (a mount may be missing)
         cfg = BuildConfig(
             examples=EXAMPLES,
             servers=SERVERS,
@@ -77,12 +78,13 @@ def on_celery(tmp_path_factory, pg_cluster: Postgres) -> Iterator[OnCelery]:
         )
         b = build(cfg, instance=instance)
         assert b.success and not b.unavailable, f"{b.error()}; left out: {b.unavailable}\n{workers_logs(workers)}"
-        yield OnCelery(b, workers, mnt / "prove")
+        yield OnCelery(b, workers, mnt / "prove", log_from)
 
 
-def steps_run_by(worker: CeleryWorker) -> Counter[str]:
-    """The steps a worker's log says it executed (dagster-celery's task result names each one's step)."""
-    return Counter(re.findall(r'"text": "([a-z_]+)"\}, "label": "step_keys"', worker.log_text()))
+def steps_run_by(worker: CeleryWorker, log_from: int = 0) -> Counter[str]:
+    """The steps a worker's log says it executed since ``log_from`` (dagster-celery's task result names each
+    one's step)."""
+    return Counter(re.findall(r'"text": "([a-z_]+)"\}, "label": "step_keys"', worker.log_text()[log_from:]))
 
 
 def test_a_celery_build_on_a_juicefs_root_writes_the_corpus_of_the_one_machine_build(one_machine, on_celery):
@@ -102,7 +104,7 @@ def test_a_celery_build_on_a_juicefs_root_writes_the_corpus_of_the_one_machine_b
 
 
 def test_the_steps_are_split_between_both_workers_whose_folders_stay_empty(on_celery):
-    ran = [steps_run_by(w) for w in on_celery.workers]
+    ran = [steps_run_by(w, at) for w, at in zip(on_celery.workers, on_celery.log_from, strict=True)]
     assert all(sum(c.values()) > 0 for c in ran), f"a worker ran no step: {ran}\n{workers_logs(on_celery.workers)}"
     assert sum(sum(c.values()) for c in ran) == len(SERVERS) * PER_SERVER_STEPS + CORPUS_STEPS, (
         ran,
@@ -139,7 +141,12 @@ def test_the_jobs_the_ui_and_the_automation_launch_follow_the_deployment_and_car
     run = build.run_config()
     for job in ("server_job", "corpus_job"):
         assert defs.resolve_job_def(job).executor_def.name == "celery", job
-    assert run["execution"]["config"] == {"broker": "redis://127.0.0.1:6379/0", "backend": "redis://127.0.0.1:6379/0"}
+    execution = run["execution"]["config"]
+    assert {k: execution[k] for k in ("broker", "backend")} == {
+        "broker": "redis://127.0.0.1:6379/0",
+        "backend": "redis://127.0.0.1:6379/0",
+    }
+    assert execution["config_source"]["broker_connection_timeout"] == cfg.deployment.broker_timeout_s
     assert run["resources"]["io_manager"]["config"]["base_dir"] == str(tmp_path / "shared" / "stages")
     assert run["resources"]["settings"]["config"]["build"]["data_dir"] == str(tmp_path / "shared")
     # the one-machine default runs the steps in the run's process, as prove build does, with no executor config

@@ -149,6 +149,39 @@ def test_cache_hits_for_the_same_schema_and_rebuilds_for_a_changed_one(banking_e
     assert len(list(tmp_path.glob("banking-*.json"))) == 2
 
 
+def test_the_cache_misses_when_the_servers_settings_or_its_probed_state_change(
+    banking_env, snapshot, tools_by_name, tmp_path
+):
+    """The same tools are not the same server: a graph found before the user stated known values, or on other
+    data, is not reused in the same data folder."""
+    from pipeline.env import Environment
+
+    snap = _reduced(snapshot, [tools_by_name["list_accounts"], tools_by_name["get_balance"]])
+    _, hit = cached_discover(banking_env, snap, GraphConfig(), tmp_path, seed=SEED)
+    assert not hit
+    told = banking_env.config.model_copy(update={"known_values": {"account_id": ["ACC-0001"]}})
+    with Environment(told) as env:
+        _, hit = cached_discover(env, snap, GraphConfig(), tmp_path, seed=SEED)
+    assert not hit
+    other_data = snap.model_copy(update={"values": {**snap.values, "account_id": ["ACC-9999"]}})
+    _, hit = cached_discover(banking_env, other_data, GraphConfig(), tmp_path, seed=SEED)
+    assert not hit
+    _, hit = cached_discover(banking_env, snap, GraphConfig(), tmp_path, seed=SEED)
+    assert hit and len(list(tmp_path.glob("banking-*.json"))) == 3
+
+
+def test_the_graph_cache_folder_comes_from_the_build_then_the_environment_then_the_data_folder(tmp_path, monkeypatch):
+    from pipeline.core.config import BuildConfig
+    from pipeline.stages.discovery import GraphStep
+
+    monkeypatch.delenv("PROVE_GRAPH_CACHE_DIR", raising=False)
+    assert GraphStep.of(BuildConfig(data_dir=str(tmp_path / "d"))).cache == tmp_path / "d" / "cache" / "graphs"
+    monkeypatch.setenv("PROVE_GRAPH_CACHE_DIR", str(tmp_path / "shared"))
+    assert GraphStep.of(BuildConfig(data_dir=str(tmp_path / "d"))).cache == tmp_path / "shared"
+    named = BuildConfig(data_dir=str(tmp_path / "d"), graph=GraphConfig(cache_dir=str(tmp_path / "named")))
+    assert GraphStep.of(named).cache == tmp_path / "named"
+
+
 def test_corrupt_cache_entry_is_rebuilt(banking_env, snapshot, tools_by_name, tmp_path):
     snap = _reduced(snapshot, [tools_by_name["list_accounts"], tools_by_name["get_balance"]])
     cached_discover(banking_env, snap, GraphConfig(), tmp_path, seed=SEED)

@@ -48,6 +48,7 @@ from pipeline.language.requests.step_words import (
 )
 from pipeline.language.sqltext import say as say_sql
 from pipeline.language.sqltext import sql_kind
+from pipeline.language.statements import runs_any
 
 
 def _join_once(pieces: list[str], sep: str) -> str:
@@ -63,6 +64,16 @@ def _join_once(pieces: list[str], sep: str) -> str:
                     break
         out = f"{out}{sep}{piece}" if out else piece
     return out
+
+
+def _sql_asked(tool: ToolSpec, args: dict[str, Any], withheld: list[str], rng: random.Random) -> str | None:
+    """What a step of SQL asks for in words ("show me the customers in Lyon"); a statement left out of a tool that runs
+    any statement: something to do in the database (the statement is said when the assistant asks)."""
+    sql = next((v for p, v in args.items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None)
+    asked = say_sql(sql) if sql else None
+    if not asked and runs_any(tool) in withheld:
+        return rng.choice(["help me with something in the database", "do something in the database for me"])
+    return asked
 
 
 class StepWriter(Mentions, ActingUser, Possessives, ArgumentPhrases):
@@ -129,10 +140,7 @@ class StepWriter(Mentions, ActingUser, Possessives, ArgumentPhrases):
     def _phrase(self, step: dict[str, Any], withheld: list[str], terse: bool) -> str:
         tool = step["tool"]
         self.said_it, self.verb = False, ""
-        sql = next(
-            (v for p, v in step["args"].items() if p not in withheld and isinstance(v, str) and sql_kind(tool, p)), None
-        )
-        asked = say_sql(sql) if sql else None
+        asked = _sql_asked(tool, step["args"], withheld, self.rng)
         if asked:  # SQL text: what it asks for ("show me the customers in Lyon"), not the statement
             return asked
         intent: Intent = intent_of(tool.name, tool.read_only)
