@@ -174,16 +174,15 @@ def explain(
     setup: list[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Per tool (every listed tool, in listing order): :func:`explain_tool`. Where the server refused probe calls
-    until a login, a tool that cannot chain for want of values or of an edge gets that login's set-up as its fix
-    too: the refused listings are what would have given it values, the refused reads what would have shown its
-    writes."""
+    until a login, a tool that cannot chain for want of an edge, and has no other fix, gets that login's set-up as its
+    fix too: the refused reads are what would have shown its writes."""
     out = {t.name: explain_tool(t, tools, snap, graph, excluded, allowlist, secrets, setup) for t in tools}
     refusals = [e for c in snap.probe_calls if not c["ok"] and AUTH_ERROR.search(e := str(c.get("error") or ""))]
     login = login_tool(tools, refusals) if refusals else None
     for name, info in out.items():
         if login is None or info["chainable"] or name == login.name or name in (setup or []):
             continue
-        if info["fix"] is None or info["fix"].startswith("known_values"):
+        if info["fix"] is None:  # (a value only the user knows is still asked for: prove servers init asks it once)
             why = f"{info['why']}; the server refused probe calls until a login: {refusals[0][:120]}"
             out[name] = {**info, "why": why, **_setup_fix(tools, secrets, refusals, snap.server)}
     return out
