@@ -79,6 +79,8 @@ def _print_check(r: dict) -> None:
         print(f"  {'chainable' if info['chainable'] else 'cannot chain'} {t}: {info['why']}")
         if info.get("fix"):
             print(f"      fix: {info['fix']}")
+            if info.get("also"):  # a line to add with it (a login's secrets), under it
+                print(f"           {info['also']}")
     for prob in r["problems"]:
         print(f"  problem: {prob}")
 

@@ -140,6 +140,16 @@ class Edge(BaseModel):
     fields: dict[str, str] = {}  # output field of src -> input param of dst
     source: Literal["schema+live", "live", "llm", "schema"] = "schema+live"
     confirmed: bool = True
+    # the arguments of dst under which the dependency showed (a read's option: the part of the state it shows);
+    # left out of the record where there are none, so an edge without them is the record it always was
+    when: dict[str, Any] = {}
+
+    @model_serializer(mode="wrap")
+    def _without_empty_when(self, handler: Any) -> dict[str, Any]:
+        out = handler(self)
+        if not out.get("when"):
+            out.pop("when", None)
+        return out
 
 
 class DependencyGraph(BaseModel):

@@ -97,10 +97,12 @@ class _Results:
 
 
 def _singled_out(results: list[dict[str, set[str]]], p: str, v: str) -> bool:
-    """Is ``v`` the only value of the field ``p`` (or the id field it is a role of) in an earlier result?"""
+    """Is ``v`` the only value of the field ``p`` (or the id field it is a role of) in an earlier result? For an id
+    (``tweet_id``), a result's plain ``id`` counts where it has no field of the parameter's name (the one post a
+    user's tweets came back with)."""
     keys = {p, re.sub(r"^[a-z]+_(?=[a-z]+_id$)", "", p)}
     for vals in results:
-        for k in keys:
+        for k in keys | ({"id"} if p.endswith("_id") and not keys & set(vals) else set()):
             if vals.get(k) == {v}:
                 return True
     return False

@@ -29,6 +29,8 @@ PRECONDITION = re.compile(
     r"first|before|must|requires?|not (running|ready|started|open|pressed|engaged)|precondition", re.I
 )
 AUTH_TOOL = re.compile(r"log_?in|sign_?in|auth|connect|open_session", re.I)
+AUTH_SAYS = re.compile(r"\b(log(s|ging)? ?in|authenticat\w*|sign(s|ing)? ?in)\b", re.I)
+SECRET_PARAM = re.compile(r"pass|token|secret|pin$|api_?key|credential", re.I)
 
 
 def _edges_of(graph: DependencyGraph, name: str) -> list[str]:
@@ -56,15 +58,43 @@ def looks_read(name: str) -> bool:
     return bool(READ_VERB.search(name)) and not WRITE_VERB.search(name)
 
 
-def _setup_line(tools: list[ToolSpec], secrets: dict[str, str]) -> str:
-    login = next((t for t in tools if AUTH_TOOL.search(t.name)), None)
+def login_tool(tools: list[ToolSpec], refusals: list[str]) -> ToolSpec | None:
+    """The tool that logs in: the one a refusal names (``call authenticate(username, password) first``), else one
+    whose name says so (``login``, ``authenticate``), else one whose description does (``Sign in with ...``)."""
+    said = " ".join(re.sub(r"^Error executing tool \S+:", "", r) for r in refusals)  # the refused tool's own name
+    named = [t for t in tools if re.search(rf"\b{re.escape(t.name)}\b", said)]
+    return next(
+        (t for t in named if not looks_read(t.name)),
+        next(
+            (t for t in tools if AUTH_TOOL.search(t.name)),
+            next((t for t in tools if AUTH_SAYS.search(t.description) and not t.read_only), None),
+        ),
+    )
+
+
+def _setup_fix(tools: list[ToolSpec], secrets: dict[str, str], refusals: list[str], server: str) -> dict[str, Any]:
+    """``fix`` (the setup line, one servers-file fragment, as ``prove servers init`` reads it) and, where it names a
+    secret the file does not hold yet, ``also`` (the ``secrets:`` line that reads it from the environment)."""
+    line = _setup_line(tools, secrets, refusals, server)
+    first, *more = line.splitlines()
+    return {"fix": first, **({"also": more[0]} if more else {})}
+
+
+def _setup_line(tools: list[ToolSpec], secrets: dict[str, str], refusals: list[str], server: str) -> str:
+    """The set-up a user adds for a server that refuses calls until a login: the login call with a placeholder for
+    each value only the user knows (``<username>``) and each secret named (``${secret:password}``), and, for a secret
+    the file does not hold yet, the ``secrets:`` line that reads it from the user's environment (a second line)."""
+    login = login_tool(tools, refusals)
     if login is None:
         return "setup: [{tool: <the call that must come first>, arguments: {...}}]"
-    args = ", ".join(
-        f'{p}: "${{secret:{p}}}"' if p in secrets or "pass" in p or "token" in p else f"{p}: <{p}>"
-        for p in login.required
-    )
-    return f"setup: [{{tool: {login.name}, arguments: {{{args}}}}}]"
+    hidden = [p for p in login.required if p in secrets or p in login.sensitive or SECRET_PARAM.search(p)]
+    args = ", ".join(f'{p}: "${{secret:{p}}}"' if p in hidden else f"{p}: <{p}>" for p in login.required)
+    line = f"setup: [{{tool: {login.name}, arguments: {{{args}}}}}]"
+    new = [p for p in hidden if p not in secrets]
+    if new:
+        var = re.sub(r"\W", "_", server).upper()
+        line += "\nsecrets: {" + ", ".join(f'{p}: "${{{var}_{p.upper()}}}"' for p in new) + "}"
+    return line
 
 
 def explain_tool(
@@ -75,8 +105,12 @@ def explain_tool(
     excluded: dict[str, str],
     allowlist: list[str],
     secrets: dict[str, str],
+    setup: list[str] | None = None,
 ) -> dict[str, Any]:
-    """{"chainable": bool, "why": str, "fix": config line or None} for one tool."""
+    """{"chainable": bool, "why": str, "fix": config line or None, and "also": a second line to add with the fix
+    where there is one (a login's ``secrets:``)} for one tool (``setup``: the tools the server's ``setup`` calls)."""
+    if t.name in (setup or []):
+        return {"chainable": False, "why": "runs as every session's set-up (setup), never as a step", "fix": None}
     if t.name in excluded:
         fix = (
             "isolation: process  (or reset_tool: <a tool that restores the initial state>)"
@@ -93,13 +127,13 @@ def explain_tool(
         return {
             "chainable": False,
             "why": f"its probe calls were refused: {errors[0][:120]}",
-            "fix": _setup_line(tools, secrets),
+            **_setup_fix(tools, secrets, errors, snap.server),
         }
     if errors and any(PRECONDITION.search(e) for e in errors):
         return {
             "chainable": False,
             "why": f"its probe calls hit a precondition: {errors[0][:120]}",
-            "fix": _setup_line(tools, secrets),
+            **_setup_fix(tools, secrets, errors, snap.server),
         }
     if not probed and looks_read(t.name) and not t.annotated:
         return {
@@ -137,6 +171,18 @@ def explain(
     excluded: dict[str, str],
     allowlist: list[str],
     secrets: dict[str, str],
+    setup: list[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Per tool (every listed tool, in listing order): :func:`explain_tool`."""
-    return {t.name: explain_tool(t, tools, snap, graph, excluded, allowlist, secrets) for t in tools}
+    """Per tool (every listed tool, in listing order): :func:`explain_tool`. Where the server refused probe calls
+    until a login, a tool that cannot chain for want of an edge, and has no other fix, gets that login's set-up as its
+    fix too: the refused reads are what would have shown its writes."""
+    out = {t.name: explain_tool(t, tools, snap, graph, excluded, allowlist, secrets, setup) for t in tools}
+    refusals = [e for c in snap.probe_calls if not c["ok"] and AUTH_ERROR.search(e := str(c.get("error") or ""))]
+    login = login_tool(tools, refusals) if refusals else None
+    for name, info in out.items():
+        if login is None or info["chainable"] or name == login.name or name in (setup or []):
+            continue
+        if info["fix"] is None:  # (a value only the user knows is still asked for: prove servers init asks it once)
+            why = f"{info['why']}; the server refused probe calls until a login: {refusals[0][:120]}"
+            out[name] = {**info, "why": why, **_setup_fix(tools, secrets, refusals, snap.server)}
+    return out

@@ -92,6 +92,15 @@ def _edge_fields(G) -> dict[tuple[str, str], list[tuple[str, str]]]:
     return out
 
 
+def _edge_options(G) -> dict[tuple[str, str], dict[str, object]]:
+    """For each pair of tools joined by an edge that showed under some of the later tool's options (a write whose
+    effect one option of a read shows): those options."""
+    out: dict[tuple[str, str], dict[str, object]] = {}
+    for a, b, data in G.edges(data=True):
+        out.setdefault((a, b), {}).update(data.get("when") or {})
+    return {k: v for k, v in out.items() if v}
+
+
 def _build_chain(
     links: dict[tuple[str, str], list[tuple[str, str]]],
     path: list[str],
@@ -101,9 +110,11 @@ def _build_chain(
     nonce: float,
     error_case: bool = False,
     statements: dict[int, str] | None = None,
+    options: dict[tuple[str, str], dict[str, object]] | None = None,
 ) -> Chain:
     """The chain of a sampled path: each step's dependencies and where each argument comes from
-    (``links``: :func:`_edge_fields` of the graph; ``statements``: a step's planned SQL, :func:`_statements`)."""
+    (``links``: :func:`_edge_fields` of the graph; ``statements``: a step's planned SQL, :func:`_statements`;
+    ``options``: :func:`_edge_options`, the option a read takes after the step whose effect it shows)."""
     steps: list[ChainStep] = []
     for k, name in enumerate(path):
         deps: list[int] = []
@@ -118,6 +129,8 @@ def _build_chain(
             for out_field, param in fields:
                 if param in props and param not in args:
                     args[param] = ArgSource(kind="step", step=j, field=out_field)
+            for param, value in (options or {}).get((path[j], name), {}).items():
+                args.setdefault(param, ArgSource(kind="user", value=value))
         for p in tool.required:
             if statements and k in statements and p == statement_param(tool):  # the statement the user asks for
                 args[p] = ArgSource(kind="user", value=statements[k])
@@ -193,6 +206,7 @@ def extract_chains(
     starts = [n for n in G.nodes if G.out_degree(n) > 0 and not closes(n)]  # a goal does not open by closing
     successors = {n: list(G.successors(n)) for n in G.nodes}
     links = _edge_fields(G)
+    options = _edge_options(G)
     lengths = _length_draw(cfg)
     by_name = {t.name: t for t in snap.tools}
     reads = frozenset(t.name for t in snap.tools if t.read_only)
@@ -227,7 +241,15 @@ def extract_chains(
         misses = 0
         chains.append(
             _build_chain(
-                links, path, graph, snap, by_name, nonce, error_case=deliberate is not None, statements=planned
+                links,
+                path,
+                graph,
+                snap,
+                by_name,
+                nonce,
+                error_case=deliberate is not None,
+                statements=planned,
+                options=options,
             )
         )
     return chains

@@ -66,7 +66,9 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
             confirmed = [e for e in graph.edges if e.confirmed]
             report["edges"] = [f"{e.src} -> {e.dst} ({e.kind})" for e in confirmed]
             report["unchainable"] = graph.unchainable
-            report["tool_report"] = explain(tools, snap, graph, excluded, cfg.probe_allowlist, cfg.secrets)
+            report["tool_report"] = explain(
+                tools, snap, graph, excluded, cfg.probe_allowlist, cfg.secrets, [c.tool for c in cfg.setup]
+            )
             report["entity_kinds"] = snap.kind_support
             report["feeds"] = snap.feeds
             report["tables"] = {t: len(info.get("rows", [])) for t, info in sorted(snap.tables.items())}

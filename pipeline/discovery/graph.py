@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import random
 import sys
@@ -32,6 +33,7 @@ from pipeline.core.config import GraphConfig
 from pipeline.core.records import DependencyGraph, Edge, Snapshot, ToolSpec, stable_hash
 from pipeline.core.storage import atomic_write_text
 from pipeline.discovery import value_flow
+from pipeline.discovery.probe import option_params
 from pipeline.discovery.sql_schema import confirm_statement_loop, statement_param
 from pipeline.discovery.value_flow import FREE_TEXT, OWN_NAME, confirm_value_flow, with_accepted
 from pipeline.env import Environment, ServerBudgetExceeded, Session
@@ -41,7 +43,7 @@ from pipeline.language import fields as fields_module
 from pipeline.language import schema_values, state_values, value_agreement, value_plans
 from pipeline.language import values as values_module
 from pipeline.language.fields import find_field, output_fields
-from pipeline.language.schema_values import synth_value
+from pipeline.language.schema_values import schema_of, synth_value
 from pipeline.language.sqltext import sql_kind
 from pipeline.language.values import fill_args
 
@@ -214,31 +216,64 @@ def _changed(b: ToolSpec, a: ToolSpec, before: Any, after: Any, copied: bool) ->
     return not before.ok and after.ok and (not b.read_only or schema_less(a, b))
 
 
-def _implicit_reads(s: Session, snap: Snapshot, a: ToolSpec, reads: list[ToolSpec], rng: random.Random) -> set[str]:
+def _in_each_option(b: ToolSpec, args_b: dict[str, Any]) -> list[dict[str, Any]]:
+    """A read's calls: the one call, or for a read taking a closed set of options (:func:`option_params`) one call
+    per option (up to twelve combinations): a write's effect may show in one of them only."""
+    closed = option_params(b)
+    if not closed:
+        return [args_b]
+    combos = itertools.islice(itertools.product(*closed.values()), 12)
+    return [{**args_b, **dict(zip(closed, combo, strict=True))} for combo in combos]
+
+
+def _closed_variants(a: ToolSpec) -> list[dict[str, Any]]:
+    """A write's required parameters with closed values (an enum, a boolean), one combination per attempt (up to
+    four): locking and unlocking, engaging and releasing, each tried, rather than whichever two draws came up."""
+    closed = {}
+    for p in a.required:
+        spec = schema_of(a.properties.get(p) or {})
+        closed_values = spec.get("enum") or ([False, True] if spec.get("type") == "boolean" else None)
+        if closed_values:
+            closed[p] = closed_values
+    combos = itertools.islice(itertools.product(*closed.values()), 4) if closed else ()
+    return [dict(zip(closed, combo, strict=True)) for combo in combos]
+
+
+def _implicit_reads(
+    s: Session, snap: Snapshot, a: ToolSpec, reads: list[ToolSpec], rng: random.Random
+) -> dict[str, dict[str, Any]]:
     """The reads among ``reads`` that depend on writer A, all read after one run of A (where a reset costs a server
     process, one per attempt instead of one per pair): per attempt, one value for each parameter A shares with any
     of them (observed; on the second attempt a new one for a write without a schema), every read's result on the
-    seed (answered from memory where seen before), then A, then every read again."""
-    found: set[str] = set()
-    for attempt in range(2):
+    seed (answered from memory where seen before), then A, then every read again; a read taking options is read in
+    each (:func:`_in_each_option`). Per read found: the options under which A's effect showed (else none)."""
+    found: dict[str, dict[str, Any]] = {}
+    variants = _closed_variants(a)
+    for attempt in range(max(2, len(variants))):
         todo = [b for b in reads if b.name not in found]
         if not todo:
             break
-        pick: dict[str, Any] = {}
+        pick: dict[str, Any] = dict(variants[attempt % len(variants)]) if variants else {}
         for b in todo:
-            for p, v in _shared_pick(a, b, snap, rng, fresh=schema_less(a, b) and attempt == 1).items():
+            for p, v in _shared_pick(a, b, snap, rng, fresh=schema_less(a, b) and attempt % 2 == 1).items():
                 pick.setdefault(p, v)
         for p in set(pick) & set(s.env.config.known_values):  # a value the user states is never made up
             pick[p] = snap.values[p][0]
         args_a = fill_args(a, snap, rng, pick=pick)
-        calls = [(b, fill_args(b, snap, rng, pick={p: v for p, v in pick.items() if p in b.properties})) for b in todo]
+        calls = [
+            (b, each)
+            for b in todo
+            for each in _in_each_option(
+                b, fill_args(b, snap, rng, pick={p: v for p, v in pick.items() if p in b.properties})
+            )
+        ]
         befores = [s.call_at_seed(b.name, args_b) for b, args_b in calls]
         s.reset()
         if not s.call(a.name, args_a).ok:
             continue
         for (b, args_b), before in zip(calls, befores, strict=True):
-            if _changed(b, a, before, s.call(b.name, args_b), needs_workdir(s.env.config)):
-                found.add(b.name)
+            if b.name not in found and _changed(b, a, before, s.call(b.name, args_b), needs_workdir(s.env.config)):
+                found[b.name] = {p: args_b[p] for p in option_params(b)}
     return found
 
 
@@ -278,7 +313,7 @@ def _implicit_pairs(tools: list[ToolSpec]) -> list[tuple[ToolSpec, ToolSpec]]:
     out = []
     for a in (t for t in tools if not t.read_only):
         for b in tools:
-            lists_all = b.read_only and not b.required
+            lists_all = b.read_only and (not b.required or set(b.required) <= set(option_params(b)))
             bare = not b.required and schema_less(a, b)
             if a.name != b.name and (props[a.name] & props[b.name] or lists_all or bare):
                 out.append((a, b))
@@ -343,14 +378,20 @@ def discover(
             batched = env.config.isolation == "process"
             pace.begin("write -> read pairs", len(pairs))
             writers = {a.name: a for a, _ in pairs}  # in the tools' order
-            for a in writers.values() if batched else ():
-                reads = [b for x, b in pairs if x.name == a.name and b.read_only]
-                for name in sorted(_implicit_reads(s, isnap, a, reads, rng)):
-                    edges[(a.name, name, "implicit")] = Edge(src=a.name, dst=name, kind="implicit", source="live")
+
+            # (and a read taking options is read in each, after one run of the writer, whatever the isolation)
+            def read_after(b: ToolSpec) -> bool:
+                return b.read_only and (batched or bool(option_params(b)))
+
+            for a in writers.values():
+                reads = [b for x, b in pairs if x.name == a.name and read_after(b)]
+                for name, when in sorted(_implicit_reads(s, isnap, a, reads, rng).items()) if reads else ():
+                    edge = Edge(src=a.name, dst=name, kind="implicit", source="live", when=when)
+                    edges[(a.name, name, "implicit")] = edge
                 for _ in reads:
                     pace.step()
             for a, b in pairs:
-                if batched and b.read_only:
+                if read_after(b):
                     continue
                 if _confirm_implicit(s, isnap, a, b, rng):
                     edges[(a.name, b.name, "implicit")] = Edge(src=a.name, dst=b.name, kind="implicit", source="live")
@@ -431,7 +472,7 @@ def to_networkx(g: DependencyGraph) -> nx.MultiDiGraph:
     G.add_nodes_from(g.tools)
     for e in g.edges:
         if e.confirmed:
-            G.add_edge(e.src, e.dst, kind=e.kind, fields=e.fields, source=e.source)
+            G.add_edge(e.src, e.dst, kind=e.kind, fields=e.fields, source=e.source, when=e.when)
     return G
 
 

@@ -24,7 +24,7 @@ from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
 from pipeline.discovery.sql_schema import read_catalog, statement_param
 from pipeline.env import Session
 from pipeline.env.workdir import SESSION_ALIAS
-from pipeline.language.entities import generic_entities, parse_result, reads_content
+from pipeline.language.entities import generic_entities, parse_result, reads_content, tool_noun
 from pipeline.language.lexicon import singular
 from pipeline.language.sqltext import columns_in, rows_in, sql_kind
 from pipeline.language.state_values import EXAMPLE
@@ -98,8 +98,33 @@ def schema_choices(tool: ToolSpec, param: str) -> list[Any]:
         if isinstance(s, dict) and (s.get("enum") or "const" in s):
             return list(s.get("enum") or [s["const"]])
     if _schema_type(spec) in (None, "string"):
-        return list(dict.fromkeys(EXAMPLE.findall(str(spec.get("description") or ""))))
+        desc = str(spec.get("description") or "")
+        return list(dict.fromkeys(EXAMPLE.findall(desc))) or listed_choices(desc)
     return []
+
+
+_WORD = r"[A-Za-z][\w-]{0,30}"
+_LIST = rf"{_WORD}(?:, {_WORD})*,? (?:or|and) {_WORD}|{_WORD}(?:, {_WORD}){{2,}}"
+_AFTER_COLON = re.compile(rf":\s*({_LIST})\s*\.?\s*$")  # which part to show: doors, engine, brakes, cruise
+_WHOLE = re.compile(rf"^\s*(?:one of:?\s*)?({_LIST})\s*\.?\s*$", re.I)  # on, off or auto / START or STOP
+
+
+def listed_choices(description: str) -> list[str]:
+    """The values a description lists as a parameter's whole range, unquoted: after its last colon to its end
+    (``which part to show: doors, engine, brakes, cruise``), or as the description itself (``on, off or auto``,
+    ``START or STOP``); else none (prose that only names a few words is no closed set)."""
+    m = _AFTER_COLON.search(description) or _WHOLE.match(description)
+    if m is None:
+        return []
+    return list(dict.fromkeys(w for w in re.split(r",\s*|\s+(?:or|and)\s+", m.group(1)) if w))
+
+
+def option_params(tool: ToolSpec) -> dict[str, list[Any]]:
+    """A reading tool whose result is text and which takes a closed set of options (which part of a state to show):
+    its required parameters with closed values (:func:`schema_choices`), else none."""
+    if not (tool.read_only and tool.text_result):
+        return {}
+    return {p: c for p in tool.required if (c := schema_choices(tool, p))}
 
 
 def _schema_type(spec: dict[str, Any]) -> Any:
@@ -174,6 +199,7 @@ class _Probe:
             self.kinds.setdefault(eid, entity_kind(eid, id_field))
             merged = self.entities.setdefault(eid, {})
             merged.update({k: v for k, v in rec.items() if not isinstance(v, (dict, list))})
+            self._noun_id(tool, id_field, rec)
         if not (tool.output_schema is not None and tool.text_result and not reads_content(tool.name)):
             # a text wrapped in an output schema ({"content": "..."}) is a value of its field only where a reading
             # tool read it (a file's text); a listing, a JSON tree or a report is the tool's answer, never a value
@@ -185,6 +211,15 @@ class _Probe:
             else:
                 self._generic(tool, args, res.data)
         return True
+
+    def _noun_id(self, tool: ToolSpec, id_field: str, rec: dict[str, Any]) -> None:
+        """A record's plain ``id`` in the text a tool about one kind of thing returned (``get_user_tweets``): also a
+        value of that thing's id (``tweet_id``), the name the tools that take one give it."""
+        if id_field != "id" or not tool.text_result or not tool_noun(tool.name).isidentifier():
+            return
+        vals = self.values.setdefault(f"{tool_noun(tool.name)}_id", [])
+        if rec["id"] not in vals and len(vals) < self.cfg.max_values_per_field:
+            vals.append(rec["id"])
 
     def made(self, tool: ToolSpec, args: dict[str, Any]) -> bool:
         """The same call was made already (a parameter with fewer values than the passes draw)."""
@@ -206,6 +241,7 @@ class _Probe:
                 self.entities.setdefault(eid, {}).update(
                     {k: v for k, v in rec.items() if not isinstance(v, (dict, list))}
                 )
+                self._noun_id(tool, id_field, rec)
             scalar_fields(parsed, self.values, self.cfg.max_values_per_field)
         found = generic_entities(data, tool.name)
         workdir = self.session.workdir
@@ -339,6 +375,22 @@ def _third_pass(pr: _Probe, with_args: list[ToolSpec], skipped: dict[str, str]) 
             return
 
 
+def _option_pass(pr: _Probe, with_args: list[ToolSpec]) -> None:
+    """A read taking a closed set of options (:func:`option_params`; its other parameters observed) is tried with
+    each option, up to twelve combinations: a state may show only through one of them (a car's doors, its engine)."""
+    for t in with_args:
+        closed = option_params(t) if t.text_result else {}
+        if not closed or any(not pr.values.get(p) for p in t.required if p not in closed):
+            continue
+        others = {p: pr.values[p][0] for p in t.required if p not in closed}
+        for combo in itertools.islice(itertools.product(*closed.values()), 12):
+            args = {**others, **dict(zip(closed, combo, strict=True))}
+            if pr.budget > 0 and not pr.made(t, args) and pr.call(t, args):
+                for p in closed:
+                    if args[p] not in pr.values.setdefault(p, []):
+                        pr.values[p].append(args[p])
+
+
 def _sql_pass(pr: _Probe, tools: list[ToolSpec], safe: list[ToolSpec], skipped: dict[str, str]) -> None:
     """Where a tool reads SQL: a few rows of each table, which the statements composed later filter on
     (``WHERE city = 'Lyon'``) and refer to (``WHERE id = 2``). A probe-safe tool that reads SQL reads them for tables
@@ -394,6 +446,7 @@ def probe(
                 if args[p] not in pr.values.setdefault(p, []):
                     pr.values[p].append(args[p])
     pr.undefer()
+    _option_pass(pr, [t for t in with_args if t.text_result])
     _third_pass(pr, with_args, skipped)
     _sql_pass(pr, tools, safe, skipped)
     entities, kinds, values = pr.entities, pr.kinds, pr.values

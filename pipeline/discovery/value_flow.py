@@ -11,7 +11,7 @@ from typing import Any
 
 from pipeline.core.records import Edge, Snapshot, ToolSpec
 from pipeline.env import Session
-from pipeline.language.entities import result_values
+from pipeline.language.entities import parse_result, result_values
 from pipeline.language.sqltext import sql_kind
 from pipeline.language.state_values import SEARCH_PARAMS
 from pipeline.language.values import fill_args
@@ -41,10 +41,17 @@ def _flow_params(b: ToolSpec) -> list[str]:
     return [
         p
         for p in b.required
-        if (p not in FREE_TEXT or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
+        if (not _free_text(p) or sql_kind(b, p) or (b.read_only and p in SEARCH_PARAMS))
         and not (p in OWN_NAME and not b.read_only)
         and _schema_type(b.properties.get(p)) in (None, "string", "array", "integer")
+        and not (b.properties.get(p) or {}).get("enum")  # a closed choice is the user's, whatever a result says
     ]
+
+
+def _free_text(p: str) -> bool:
+    """A parameter a request writes as free text: by its name (``content``), or a role of one (``comment_content``,
+    ``reply_text``)."""
+    return p in FREE_TEXT or (p.rsplit("_", 1)[-1] in FREE_TEXT and "_" in p)
 
 
 def _schema_type(spec: Any) -> Any:
@@ -53,9 +60,16 @@ def _schema_type(spec: Any) -> Any:
 
 
 def _ranked(offered: list[tuple[str, Any]], param: str) -> list[tuple[str, Any]]:
-    """A result's (field, value) pairs, those whose field names the parameter first, strings only, a few."""
+    """A result's (field, value) pairs, those whose field names the parameter first, strings only (and, for an id
+    parameter, the whole numbers of id fields: a post's ``id`` for ``tweet_id``), a few."""
     stem = param[:-1] if param.endswith("s") else param
-    strings = [(f, v) for f, v in offered if isinstance(v, str) and v.strip()]
+    ids = param.endswith("_id")
+    strings = [
+        (f, v)
+        for f, v in offered
+        if (isinstance(v, str) and v.strip())
+        or (ids and isinstance(v, int) and not isinstance(v, bool) and (f == "id" or f.endswith("_id")))
+    ]
     near = [(f, v) for f, v in strings if f in (param, stem) or f.endswith(stem) or stem.endswith(f)]
     return (near + [fv for fv in strings if fv not in near])[:4]
 
@@ -93,10 +107,17 @@ def _names(res: Any, value: Any) -> bool:
     return res.ok and str(value) in (res.text or json.dumps(res.data, default=str))
 
 
+def _empty(res: Any) -> bool:
+    """A successful answer that holds nothing: an empty list, object or text (a lookup of a name nothing holds,
+    as a query over a catalog answers ``[]``)."""
+    return res.ok and parse_result(res.data) in ([], {}, "", None)
+
+
 def _evidence(res: Any, control: Any, value: Any) -> bool:
     """B's call with ``value`` shows B took it: it succeeded where the control failed, or it names the
-    value where the control (answered) named nothing."""
-    return res.ok and (not control.ok or _names(res, value))
+    value where the control (answered) named nothing, or it answered something where the control answered an
+    empty list (the columns of a table a listing named, where a name nothing holds has none)."""
+    return res.ok and (not control.ok or _names(res, value) or (_empty(control) and not _empty(res)))
 
 
 def confirm_value_flow(
@@ -170,6 +191,8 @@ def with_accepted(snap: Snapshot, accepted: dict[str, dict[str, Any]]) -> Snapsh
     values = {k: list(v) for k, v in snap.values.items()}
     for params in accepted.values():
         for p, v in sorted(params.items()):
-            key, vals = (p[:-1] if p.endswith("s") else p, v) if isinstance(v, list) else (p, [v])
+            if isinstance(v, list) and not p.endswith("s"):
+                continue  # an array named in the singular (``door``): its items have no name of their own to go under
+            key, vals = (p[:-1], v) if isinstance(v, list) else (p, [v])
             values[key] = values.get(key, []) + [x for x in vals if x not in values.get(key, [])]
     return snap.model_copy(update={"values": values})

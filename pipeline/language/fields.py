@@ -42,7 +42,12 @@ def _text_value(text: str, field: str) -> Any:
 
 
 def find_field(data: Any, field: str) -> Any:
-    """The first of :func:`field_values` (None when the result holds none)."""
+    """The first of :func:`field_values` (None when the result holds none); for a result that is a list of plain
+    names (``["bob", "carol"]``, JSON text read as data), the first name, under the key a listing names it by."""
+    if isinstance(data, list) and data and all(isinstance(x, str) for x in data):
+        named = value_in(data, field)
+        if named is not None:
+            return named
     return next(field_values(data, field), None)
 
 
