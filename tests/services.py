@@ -365,6 +365,10 @@ def celery_workers(
     config_dir.mkdir(parents=True, exist_ok=True)
     (config_dir / "dagster_celery_config.py").write_text(celery_config(broker, backend, **settings))
     worker_env = {**os.environ, **(env or {})}
+    # workers stand for other machines: they share the storage root, not the test run's graph cache on this one
+    # (tests/conftest.py), so what a build on them discovers lands under the root as a cluster's does
+    if "PROVE_GRAPH_CACHE_DIR" not in (env or {}):
+        worker_env.pop("PROVE_GRAPH_CACHE_DIR", None)
     worker_env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), str(config_dir)] + [worker_env.get("PYTHONPATH", "")]
     ).rstrip(os.pathsep)
