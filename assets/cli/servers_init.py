@@ -85,6 +85,7 @@ def server_entry(a: argparse.Namespace) -> dict[str, Any]:
 def read_values(a: argparse.Namespace) -> dict[str, Any]:
     """``--values FILE`` then ``--value KEY=VALUE`` (which win), as answers by key."""
     # deferred: the pipeline loads only when a command that needs it runs (prove --help stays fast)
+    from pipeline.core.errors import yaml_problem
     from pipeline.discovery.fixes import Question, flatten, parse_answer
 
     values: dict[str, Any] = {}
@@ -94,7 +95,7 @@ def read_values(a: argparse.Namespace) -> dict[str, Any]:
         except OSError as exc:
             raise InitError(f"--values {a.values}: cannot read: {exc.strerror}") from None
         except yaml.YAMLError as exc:
-            raise InitError(f"--values {a.values}: not valid YAML: {exc}") from None
+            raise InitError(f"--values {a.values}: not valid YAML: {yaml_problem(exc)}") from None
         if not isinstance(data, dict):
             raise InitError(f"--values {a.values}: expected a mapping (known_values:, setup:, secrets:, ...)")
         values = flatten(data)

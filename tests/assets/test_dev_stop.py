@@ -24,6 +24,7 @@ import pytest
 from tests.assets.conftest import (
     ADD_PARTITION,
     LOCATION,
+    PER_SERVER,
     REPOSITORY,
     DagsterUI,
     _free_port,
@@ -36,14 +37,6 @@ from tests.assets.conftest import (
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(sys.executable).parent.parent
 STOP_WITHIN_S = 10
-PER_SERVER = [
-    "server_snapshots",
-    "dependency_graphs",
-    "tool_chains",
-    "user_queries",
-    "conversations",
-    "validated_conversations",
-]
 
 
 def _log_tail(path: Path, n: int = 40) -> str:
