@@ -102,6 +102,7 @@ class LocalPolicy:
         self.batch_size = batch_size
         self.generate_seconds = 0.0
         self.prompts_cut = 0
+        self.unoffered_calls = 0  # replies written again in words: they called a tool not offered
         self.decide_calls = decide_calls
         self.call_token_id = call_token_id(tokenizer)
 
@@ -109,13 +110,14 @@ class LocalPolicy:
         n = sum(p.numel() for p in self.model.parameters())
         return {"kind": "local", "name": self.name, "n_params": int(n), "max_new_tokens": self.max_new_tokens}
 
-    def _decide(self, width: int) -> Any:
-        """Greedy over the decision, not over the first token (``decide_calls``): see :class:`CallOrAnswer`."""
+    def _decide(self, width: int, words: bool = False) -> Any:
+        """Greedy over the decision, not over the first token (``decide_calls``): see :class:`CallOrAnswer`;
+        ``words``: the message answers in words (the call token barred)."""
         if not self.decide_calls or self.call_token_id is None:
             return None
         from transformers import LogitsProcessorList
 
-        return LogitsProcessorList([CallOrAnswer(self.call_token_id, width)])
+        return LogitsProcessorList([CallOrAnswer(self.call_token_id, width, words=words)])
 
     def _ids(self, conv: Conversation) -> list[int]:
         messages, tools = conv
@@ -130,42 +132,66 @@ class LocalPolicy:
         return ids
 
     def respond(self, conversations: Sequence[Conversation]) -> list[Reply]:
+        """Greedy replies, ``batch_size`` conversations a batch. With ``decide_calls``, a reply that calls a tool its
+        conversation does not offer is written again in words (:func:`offered_only`)."""
+        out: list[Reply] = []
+        for i in range(0, len(conversations), self.batch_size):
+            batch = conversations[i : i + self.batch_size]
+            replies = self._generate(batch)
+            if self.decide_calls and self.call_token_id is not None:
+                again = [j for j, (r, c) in enumerate(zip(replies, batch)) if not offered_only(r, c[1])]
+                for j, r in zip(again, self._generate([batch[j] for j in again], words=True) if again else []):
+                    replies[j] = r
+                self.unoffered_calls += len(again)
+            out += replies
+        return out
+
+    def _generate(self, batch: Sequence[Conversation], words: bool = False) -> list[Reply]:
         import torch
 
-        out: list[Reply] = []
         pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
         eos = self.tok.eos_token_id
-        for i in range(0, len(conversations), self.batch_size):
-            seqs = [self._ids(c) for c in conversations[i : i + self.batch_size]]
-            width = max(map(len, seqs))
-            ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], device=self.model.device)
-            att = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=self.model.device)
-            t0 = time.perf_counter()
-            processors = self._decide(width)
-            was_training = self.model.training
-            self.model.eval()
-            try:
-                with torch.no_grad():
-                    gen = self.model.generate(
-                        input_ids=ids,
-                        attention_mask=att,
-                        max_new_tokens=self.max_new_tokens,
-                        do_sample=False,
-                        pad_token_id=pad,
-                        eos_token_id=eos,
-                        remove_invalid_values=True,
-                        **({"logits_processor": processors} if processors else {}),
-                    )
-            finally:
-                self.model.train(was_training)
-            self.generate_seconds += time.perf_counter() - t0
-            for row in gen:
-                new = row[width:].tolist()
-                if eos in new:
-                    new = new[: new.index(eos)]
-                text = self.tok.decode([t for t in new if t != pad], skip_special_tokens=True)
-                out.append(Reply(content=text, calls=parse_tool_calls(text)))
+        seqs = [self._ids(c) for c in batch]
+        width = max(map(len, seqs))
+        ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], device=self.model.device)
+        att = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=self.model.device)
+        t0 = time.perf_counter()
+        processors = self._decide(width, words)
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.no_grad():
+                gen = self.model.generate(
+                    input_ids=ids,
+                    attention_mask=att,
+                    max_new_tokens=self.max_new_tokens,
+                    do_sample=False,
+                    pad_token_id=pad,
+                    eos_token_id=eos,
+                    remove_invalid_values=True,
+                    **({"logits_processor": processors} if processors else {}),
+                )
+        finally:
+            self.model.train(was_training)
+        self.generate_seconds += time.perf_counter() - t0
+        out = []
+        for row in gen:
+            new = row[width:].tolist()
+            if eos in new:
+                new = new[: new.index(eos)]
+            text = self.tok.decode([t for t in new if t != pad], skip_special_tokens=True)
+            out.append(Reply(content=text, calls=parse_tool_calls(text)))
         return out
+
+
+def offered_only(reply: Reply, tools: Sequence[dict[str, Any]]) -> bool:
+    """Whether every call of ``reply`` names a tool the conversation offers (a malformed call names none: it is
+    left as it is, for the reward to score). A model that reaches for a tool it was not given (one it met in
+    training, since taken away: BFCL's *miss_func*, the corpus's ``missing_function``) cannot do what it meant;
+    the one thing it can do is say so, so the message is written again in words. Such a call would have scored
+    nothing anyway: validity's first third is that the name is offered."""
+    names = {(t.get("function") or t).get("name") for t in tools}
+    return all(c.get("malformed") or c.get("name") in names for c in reply.calls)
 
 
 def call_token_id(tokenizer: Any) -> int | None:
@@ -184,17 +210,18 @@ class CallOrAnswer:
     on the whole: a model that gives words 70% of the mass after a tool result still calls again, forever, and
     never declines a request it cannot serve. Here the message calls when ``P(<tool_call>) >= 0.5`` and
     answers in words otherwise (the call token is then barred and greedy picks the words); later tokens are
-    plain greedy."""
+    plain greedy. With ``words`` the message answers in words whatever the probability (see :func:`offered_only`)."""
 
-    def __init__(self, call_id: int, start: int):
+    def __init__(self, call_id: int, start: int, words: bool = False):
         self.call_id = call_id
         self.start = start
+        self.words = words
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
         if input_ids.shape[1] != self.start:
             return scores
         p_call = scores.float().softmax(-1)[:, self.call_id]
-        calls = p_call >= 0.5
+        calls = (p_call >= 0.5) & (not self.words)
         out = scores.clone()
         out[~calls, self.call_id] = float("-inf")
         keep = scores[calls, self.call_id]

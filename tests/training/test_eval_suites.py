@@ -13,7 +13,7 @@ import torch
 
 from assets.cli import main as prove
 from training.fixture import build_fixture_corpus
-from training.policies import CallOrAnswer, EndpointPolicy, PolicyError, Reply, load_local_policy
+from training.policies import CallOrAnswer, EndpointPolicy, PolicyError, Reply, load_local_policy, offered_only
 from training.suites.heldout import SuiteError, freeze, open_suite, run_heldout
 from training.suites.results import compare, item_story, load_run
 from training.suites.run import evaluate_policy
@@ -133,6 +133,20 @@ def test_greedy_decides_between_calling_and_words_on_their_whole_probability():
     assert out[0].argmax() == call and torch.isinf(out[0, 1:]).all()
     # later tokens of the message are plain greedy
     assert torch.equal(CallOrAnswer(call, start=5)(torch.zeros(1, 6, dtype=torch.long), spread.clone()), spread)
+
+
+def test_a_reply_calling_a_tool_not_offered_is_written_again_in_words():
+    tools = [{"type": "function", "function": {"name": "get_account", "parameters": {}}}]
+    assert offered_only(Reply("", [{"name": "get_account", "arguments": {}}]), tools)
+    assert offered_only(Reply("Sorry, I cannot do that here."), tools)
+    # the tool the request needs was taken away (missing_function): calling it cannot do what was meant
+    assert not offered_only(Reply("", [{"name": "get_account"}, {"name": "add_payee", "arguments": {}}]), tools)
+    # a malformed call names no tool: it stays, for the reward to score
+    assert offered_only(Reply("", [{"name": "", "arguments": None, "malformed": True}]), tools)
+    # written again, the first token bars the call however likely it is
+    likely = torch.log(torch.tensor([[0.90, 0.05, 0.03, 0.02]]))
+    out = CallOrAnswer(0, start=5, words=True)(torch.zeros(1, 5, dtype=torch.long), likely.clone())
+    assert out[0, 0] == float("-inf") and out[0].argmax() == 1
 
 
 def test_a_checkpoint_without_its_tokenizer_is_refused_by_name(tmp_path):
