@@ -21,12 +21,12 @@ from typing import Any
 
 from pipeline.core.config import ProbeConfig
 from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
-from pipeline.discovery.sql_schema import read_catalog, statement_param
+from pipeline.discovery.sql_schema import read_catalog, read_references, statement_param
 from pipeline.env import Session
 from pipeline.env.workdir import SESSION_ALIAS
 from pipeline.language.entities import generic_entities, parse_result, reads_content, tool_noun
 from pipeline.language.lexicon import singular
-from pipeline.language.sqltext import columns_in, rows_in, sql_kind
+from pipeline.language.sqltext import columns_in, references_read, rows_in, sql_kind
 from pipeline.language.state_values import EXAMPLE
 
 ID_FIELD = re.compile(r"(^id$|_id$)")
@@ -404,6 +404,8 @@ def _sql_pass(pr: _Probe, tools: list[ToolSpec], safe: list[ToolSpec], skipped: 
                 pr.tables[table] = {"columns": cols}
         if not pr.tables:
             continue
+        if pr.budget > 1 and not references_read(pr.tables):
+            read_references(lambda tool, args: pr.read(tool, args), t, p, pr.tables)
         skipped.pop(t.name, None)
         for table in sorted(pr.tables)[:6]:
             if pr.budget > 0 and "rows" not in pr.tables[table]:

@@ -15,6 +15,7 @@ person asks for it ("show me the customers in Lyon").
 from __future__ import annotations
 
 import ast
+import json
 import random
 import re
 from typing import Any
@@ -102,12 +103,35 @@ def _numeric(col: dict[str, Any]) -> bool:
     return any(t in col["type"] for t in ("INT", "REAL", "NUM", "FLOA", "DOUB", "DEC"))
 
 
+def foreign_keys(table: str, tables: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(column, referenced table, referenced column) for each reference of ``table``: the foreign keys the catalog
+    gave where the probe read them (``references``, :func:`pipeline.discovery.sql_schema.read_references`), else
+    guessed from column names (``customer_id`` -> ``customers.id``) where no catalog could be read."""
+    info = tables.get(table) or {}
+    if "references" in info:
+        return [(r["column"], r["table"], r["to"]) for r in info["references"] if r["table"] in tables]
+    out = []
+    for c in info.get("columns", []):
+        name = c["name"].lower()
+        if name.endswith("_id"):
+            ref = next((t for t in sorted(tables) if singular(t) == name[:-3] or t == name[:-3]), None)
+            if ref is not None:
+                out.append((c["name"], ref, "id"))
+    return out
+
+
+def references_read(tables: dict[str, Any]) -> bool:
+    """Whether the tables' references are the catalog's foreign keys (else guessed from column names)."""
+    return any("references" in info for info in tables.values())
+
+
 def _new_value(col: dict[str, Any], table: str, tables: dict[str, Any], rng: random.Random) -> Any:
-    """A plausible value for a new row's column: an existing row's id for a reference, else by name and type."""
+    """A plausible value for a new row's column: a value an existing row holds where the column refers to one (a
+    foreign key), else by name and type."""
     name = col["name"].lower()
-    if name.endswith("_id"):
-        ref = next((t for t in tables if singular(t) == name[:-3] or t == name[:-3]), None)
-        ids = [r.get("id") for r in (tables.get(ref) or {}).get("rows", []) if r.get("id") is not None]
+    fk = next(((ref, to) for c, ref, to in foreign_keys(table, tables) if c == col["name"]), None)
+    if fk is not None:
+        ids = [r.get(fk[1]) for r in (tables.get(fk[0]) or {}).get("rows", []) if r.get(fk[1]) is not None]
         if ids:
             return rng.choice(ids)
     if _numeric(col):
@@ -199,7 +223,7 @@ def _words(col: str) -> str:
     return col.replace("_", " ").lower()
 
 
-_JOINED = re.compile(r"SELECT (\w+)\.\* FROM \1 JOIN (\w+) ON \1\.\w+ = \2\.id WHERE \2\.(\w+) = '((?:[^']|'')*)'")
+_JOINED = re.compile(r"SELECT (\w+)\.\* FROM \1 JOIN (\w+) ON \1\.\w+ = \2\.\w+ WHERE \2\.(\w+) = '((?:[^']|'')*)'")
 
 
 def say(sql: str) -> str | None:
@@ -281,8 +305,8 @@ _PRINTED = (
 
 def rows_in(data: Any, columns: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """The rows a statement's (parsed) result holds, as records: records as they are, tuples (``str()`` of a
-    cursor's rows: ``[(1, 'Dune', 1965)]``) by ``columns`` in their order, with printed dates and decimals read as
-    text and numbers; None for anything else."""
+    cursor's rows: ``[(1, 'Dune', 1965)]``, or a JSON object's ``rows`` beside its ``columns``) by ``columns`` in
+    their order, with printed dates and decimals read as text and numbers; None for anything else."""
     if isinstance(data, str):
         text = data
         for pattern, repl in _PRINTED:
@@ -290,7 +314,15 @@ def rows_in(data: Any, columns: list[dict[str, Any]]) -> list[dict[str, Any]] | 
         try:
             data = ast.literal_eval(text.strip())
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return None
+            try:
+                data = json.loads(data)
+            except ValueError:
+                return None
+    if isinstance(data, dict) and isinstance(data.get("rows"), list) and isinstance(data.get("columns"), list):
+        # {"columns": [...], "rows": [[...]]}: by ``columns`` where they fit, else by the names the result gives
+        named, data = [str(c) for c in data["columns"]], data["rows"]
+        if not all(isinstance(r, list) and len(r) == len(columns) for r in data):
+            data = [dict(zip(named, r)) for r in data if isinstance(r, list)]
     if not isinstance(data, list):
         return None
     if all(isinstance(r, dict) for r in data):
