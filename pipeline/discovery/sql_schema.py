@@ -15,7 +15,7 @@ from typing import Any
 
 from pipeline.core.records import Snapshot, ToolSpec
 from pipeline.env import Session
-from pipeline.env.workdir import same_result
+from pipeline.env.workdir import same_answer, same_result
 from pipeline.language.sqltext import foreign_keys, references_read, rows_in, sql_kind
 from pipeline.language.statements import check_of, plan
 
@@ -128,6 +128,6 @@ def confirm_statement_loop(s: Session, snap: Snapshot, tool: ToolSpec, rng: rand
         if not before.ok or not s.call(tool.name, {param: write}).ok:
             continue
         after = s.call(tool.name, {param: check})
-        if after.ok and not (after.data == before.data or same_result(after.data, before.data)):
+        if after.ok and not (same_answer(after.data, before.data) or same_result(after.data, before.data)):
             return True
     return False

@@ -20,8 +20,10 @@ import random
 import re
 from typing import Any
 
+from pipeline.language.entities import parse_result
 from pipeline.language.lexicon import singular
 
+BIND_PARAMS = ("params", "parameters", "bind_params", "bindings")  # values for a statement's placeholders
 SQL_PARAMS = ("query", "sql", "statement", "sql_query", "stmt", "sql_statement")
 SQL_WORDS = re.compile(r"\b(sql|sqlite|select|insert|database|postgres(?:ql)?|mysql|create table|table)\b", re.I)
 _NAME_KEYS = ("name", "column_name", "column", "field", "Field", "COLUMN_NAME")
@@ -41,10 +43,11 @@ READ_WORDS = re.compile(r"\b(select|read|reads|read-only|readonly|fetch|retrieve
 
 
 def sql_kind(tool: Any, param: str) -> str | None:
-    """``"read"``, ``"write"`` or ``"create"`` when ``param`` of a tool without an output schema takes SQL text,
-    ``"any"`` when the tool's words name no kind of statement (``query``: "Execute a query on the DuckDB
-    database"): the database's reader and writer both; else None."""
-    if tool.output_schema is not None or not (param in SQL_PARAMS or "sql" in param.lower()):
+    """``"read"``, ``"write"`` or ``"create"`` when ``param`` of a tool whose result is text (no output schema, or
+    one wrapping a text: ``{"result": "..."}``) takes SQL text, ``"any"`` when the tool's words name no kind of
+    statement (``query``: "Execute a query on the DuckDB database"): the database's reader and writer both; else
+    None."""
+    if not tool.text_result or not (param in SQL_PARAMS or "sql" in param.lower()):
         return None
     spec = tool.properties.get(param) or {}
     said = f"{tool.name.replace('_', ' ')} {tool.description} {spec.get('description') or ''}"
@@ -57,8 +60,16 @@ def sql_kind(tool: Any, param: str) -> str | None:
     return "read" if READ_WORDS.search(said) else "any"
 
 
+def unwrapped(data: Any) -> Any:
+    """A result wrapped as one text field (``{"result": "..."}``: a ``-> str`` tool's structured output) as the data
+    its text holds (:func:`pipeline.language.entities.parse_result`); any other result as it is."""
+    return parse_result(data) if isinstance(data, dict) else data
+
+
 def columns_in(data: Any) -> list[dict[str, Any]]:
-    """The columns a describing tool's (parsed) result lists: rows with a name and a type, or ``CREATE TABLE`` text."""
+    """The columns a describing tool's (parsed) result lists: rows with a name and a type (a list, or an object's
+    ``columns`` beside its ``primary_key``), or ``CREATE TABLE`` text."""
+    data = unwrapped(data)
     if isinstance(data, str) and re.search(r"create\s+table", data, re.I) and "(" in data:
         body = data[data.index("(") + 1 : data.rindex(")")] if ")" in data else ""
         cols = []
@@ -67,6 +78,10 @@ def columns_in(data: Any) -> list[dict[str, Any]]:
             if m and m.group(1).upper() not in ("PRIMARY", "FOREIGN", "UNIQUE", "CHECK", "CONSTRAINT"):
                 cols.append({"name": m.group(1), "type": m.group(2).upper(), "pk": "PRIMARY KEY" in m.group(3).upper()})
         return cols
+    keys: list[Any] = []
+    if isinstance(data, dict) and isinstance(data.get("columns"), list):  # {"columns": [...], "primary_key": [...]}
+        keys = data.get("primary_key") if isinstance(data.get("primary_key"), list) else []
+        data = data["columns"]
     if not isinstance(data, list) or not data or not all(isinstance(r, dict) for r in data):
         return []
     cols = []
@@ -75,7 +90,7 @@ def columns_in(data: Any) -> list[dict[str, Any]]:
         typ = next((r[k] for k in _TYPE_KEYS if isinstance(r.get(k), str)), None)
         if name is None or typ is None:
             return []
-        pk = bool(r.get("pk")) or r.get("Key") == "PRI" or bool(r.get("primary_key"))
+        pk = bool(r.get("pk")) or r.get("Key") == "PRI" or bool(r.get("primary_key")) or name in keys
         cols.append({"name": name, "type": typ.upper(), "pk": pk})
     return cols
 
@@ -292,6 +307,9 @@ def fill_sql(
         sql = compose("read" if kind == "any" else kind, tables, rng, table)
         if sql is not None:
             args[p] = sql
+    if any(sql_kind(tool, p) for p in args):  # statements carry their values: no placeholders to bind values to
+        for q in [q for q in args if q in BIND_PARAMS and q not in tool.required]:
+            del args[q]
 
 
 _PRINTED = (
@@ -307,6 +325,7 @@ def rows_in(data: Any, columns: list[dict[str, Any]]) -> list[dict[str, Any]] | 
     """The rows a statement's (parsed) result holds, as records: records as they are, tuples (``str()`` of a
     cursor's rows: ``[(1, 'Dune', 1965)]``, or a JSON object's ``rows`` beside its ``columns``) by ``columns`` in
     their order, with printed dates and decimals read as text and numbers; None for anything else."""
+    data = unwrapped(data)
     if isinstance(data, str):
         text = data
         for pattern, repl in _PRINTED:
