@@ -182,6 +182,7 @@ def write_version(
         rejections,
         code_versions={"assets": CODE_VERSION, **{f"asset:{a}": v for a, v in versions.items()}},
         tools_by_server={s: [t.name for t in snap.tools] for s, snap in snaps.items()},
+        reach=augmented_examples.stats.get("reach"),
         extra={
             "schema_hashes": {s: snap.schema_hash for s, snap in sorted(snaps.items())},
             "dagster": {"run_id": context.run_id},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install the MCP project's four reference servers, and mcp-server-duckdb (a SQL server of another dialect, one
-# statement tool), at pinned versions into .published/ (ignored), as a user would: the two npm packages with npm,
-# each PyPI server into a venv of its own (mcp-server-sqlite and mcp-server-duckdb need mcp<2, prove uses mcp 2).
+# Install the MCP project's four reference servers, mcp-server-duckdb (a SQL server of another dialect, one
+# statement tool) and mcp-postgres-server (PostgreSQL: query/execute statement tools, information_schema listings),
+# at pinned versions into .published/ (ignored), as a user would: the two npm packages with npm, each PyPI server
+# into a venv of its own (mcp-server-sqlite, mcp-server-duckdb and mcp-postgres-server need mcp<2, prove uses mcp 2).
 # Quick when already there (a stamp file holds the pins). examples/published-servers.yaml runs them from here; docs/third-party-servers.md has the recipe per server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,9 @@ NPM_PACKAGES=("@modelcontextprotocol/server-filesystem@2026.8.31" "@modelcontext
 GIT_PIN="mcp-server-git==2026.10.19"
 SQLITE_PIN="mcp-server-sqlite==2025.4.25 mcp<2"   # it asks for mcp>=1.0 but breaks on mcp 2 (its low-level Server API)
 DUCKDB_PIN="mcp-server-duckdb==1.1.0 duckdb==2.0.1 mcp<2"   # the same low-level Server API; duckdb pinned: the seed's format
-want=$(printf '%s\n' "${NPM_PACKAGES[@]}" "$GIT_PIN" "$SQLITE_PIN" "$DUCKDB_PIN" | sha256sum | cut -c1-16)
+# mcp.server.fastmcp, gone in mcp 2; small: psycopg (3, on the system's libpq), psycopg-pool, pydantic-settings, loguru
+POSTGRES_PIN="mcp-postgres-server==0.1.2 mcp<2"
+want=$(printf '%s\n' "${NPM_PACKAGES[@]}" "$GIT_PIN" "$SQLITE_PIN" "$DUCKDB_PIN" "$POSTGRES_PIN" | sha256sum | cut -c1-16)
 stamp="$dest/.installed"
 # the seed state (.published/seeds/<server>), rebuilt when its sources change
 seeds_want=$(cat scripts/published_seeds.py $(find examples/published/seeds -type f | LC_ALL=C sort) | sha256sum | cut -c1-16)
@@ -33,7 +36,7 @@ fi
 mkdir -p "$dest"
 log="$dest/install.log"
 : >"$log"
-echo "install-published: installing the five published MCP servers into $dest (log: $log)" >&2
+echo "install-published: installing the six published MCP servers into $dest (log: $log)" >&2
 fail() {
   tail -n 20 "$log" >&2
   echo "install-published: $1 failed (last lines above; the whole output is in $log)" >&2
@@ -54,7 +57,7 @@ pip_install() {
 [ -f "$dest/node/package.json" ] || { mkdir -p "$dest/node" && echo '{"private": true}' >"$dest/node/package.json"; }
 npm install --prefix "$dest/node" --no-audit --no-fund --save-exact "${NPM_PACKAGES[@]}" >>"$log" 2>&1 ||
   fail "npm install ${NPM_PACKAGES[*]}"
-for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN" "duckdb:$DUCKDB_PIN"; do
+for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN" "duckdb:$DUCKDB_PIN" "postgres:$POSTGRES_PIN"; do
   name=${spec%%:*}
   pin=${spec#*:}
   venv="$dest/$name-venv"

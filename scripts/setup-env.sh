@@ -63,7 +63,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   fi
   echo "$want" > "$stamp"
 fi
-# the MCP project's four reference servers and mcp-server-duckdb at pinned versions (npm and PyPI) with their seed state, in .published/
+# the MCP project's four reference servers, mcp-server-duckdb and mcp-postgres-server at pinned versions (npm and PyPI) with their seed state, in .published/
 # (tests/pipeline/test_published_servers.py, examples/published-servers.yaml), installed with .venv's uv; quick when
 # already there
 PYTHON="$PY" scripts/install-published.sh

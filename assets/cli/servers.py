@@ -73,6 +73,11 @@ def _print_check(r: dict) -> None:
         print("  entity kinds: " + ", ".join(f"{k} ({n})" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1])))
     for kind, params in (r.get("feeds") or {}).items():
         print(f"  {kind} feeds: {', '.join(params)}")
+    refs = r.get("references")
+    if refs:  # a database's joins: its foreign keys as read, or guessed from column names
+        read = refs["from"] == "catalog"
+        said = "foreign keys read from the catalog" if read else "references guessed from column names"
+        print(f"  {said}: {', '.join(refs['joins']) or 'none'}")
     for e in r.get("edges", []):
         print(f"  edge {e}")
     for t, info in (r.get("tool_report") or {}).items():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +61,47 @@ def _quota(ids: list[str], rate: float, total: int, salt: str) -> set[str]:
     return set(sorted(ids, key=lambda i: stable_hash([salt, i]))[:k])
 
 
+def distractor_choices(c: Example, pool: dict[str, list[ToolSpec]]) -> list[ToolSpec]:
+    """The tools that may be added to ``c``'s offered tools as distractors: other servers' tools, never a name
+    already offered (servers share names: list_customers, get_order, ...), never the tool a no-call example is about
+    (the hidden tool of a missing-function variant, the other server's tool of an abstention), and never one named
+    after the action a near-miss abstention asks for (export, print, ...)."""
+    augs = [Augmentation.parse(a) for a in c.augmentations]
+    own = {t.name for t in c.tools} | {a.tool for a in augs if a.tool}
+    actions = [a.action for a in augs if a.action]
+    return [
+        t
+        for s, ts in pool.items()
+        if s not in c.servers
+        for t in ts
+        if t.name not in own and not any(k in t.name.lower() for k in actions)
+    ]
+
+
+def robustness_reach(
+    convs: list[Example], pool: dict[str, list[ToolSpec]], with_enum: Callable[[list[ToolSpec]], bool] = has_enum
+) -> dict[str, set[str]]:
+    """The examples each robustness knob can apply to, by id: ``distractors`` where another server has a tool to
+    add (:func:`distractor_choices`), ``enum_stripped`` where an offered schema has an enum. An example already
+    augmented counts for its augmentation, so the same answer comes before :func:`apply_robustness` and after it:
+    the augment stage chooses within these sets, and the composition gate caps each knob's target to what they
+    allow (:func:`pipeline.corpus.store.composition`)."""
+    out: dict[str, set[str]] = {"distractors": set(), "enum_stripped": set()}
+    for c in convs:
+        kinds = {Augmentation.parse(a).kind for a in c.augmentations}
+        if "distractors" in kinds or distractor_choices(c, pool):
+            out["distractors"].add(c.conversation_id)
+        if "enum_stripped" in kinds or with_enum(c.tools):
+            out["enum_stripped"].add(c.conversation_id)
+    return out
+
+
 def apply_robustness(
     convs: list[Example], pool: dict[str, list[ToolSpec]], cfg: AugmentConfig, seed: int
-) -> list[Example]:
-    """Distractors and enum stripping on exact shares of the given examples (in place, tagged)."""
+) -> dict[str, int]:
+    """Distractors and enum stripping on exact shares of the given examples (in place, tagged), chosen among the
+    examples each can apply to (:func:`robustness_reach`); how many each could apply to."""
     total = len(convs)
-    ids = [c.conversation_id for c in convs]
-    pick_d = _quota(ids, cfg.distractor_rate, total, f"distractors:{seed}")
     # the conversations of a server share their tool records: judge and strip each record once
     # (every record stays alive in ``convs`` or ``pool`` while this runs)
     enum_of = IdentityMemo(lambda t: has_enum([t]))
@@ -75,42 +110,29 @@ def apply_robustness(
     def with_enum(tools: list[ToolSpec]) -> bool:
         return any(enum_of.all(tools))
 
-    enum_ids = [c.conversation_id for c in convs if with_enum(c.tools)]
-    pick_e = _quota(enum_ids, cfg.enum_strip_rate, total, f"enums:{seed}")
+    reach = robustness_reach(convs, pool, with_enum)
+    pick_d = _quota(sorted(reach["distractors"]), cfg.distractor_rate, total, f"distractors:{seed}")
+    pick_e = _quota(sorted(reach["enum_stripped"]), cfg.enum_strip_rate, total, f"enums:{seed}")
     for c in convs:
         rng = random.Random(f"aug:{seed}:{c.conversation_id}")
         if c.conversation_id in pick_d:
-            # never a name already offered (servers share names: list_customers, get_order, ...), never the tool a
-            # no-call example is about (the hidden tool of a missing-function variant, the other server's tool of an
-            # abstention), and never two tools of one name
-            augs = [Augmentation.parse(a) for a in c.augmentations]
-            own = {t.name for t in c.tools} | {a.tool for a in augs if a.tool}
-            # a near-miss abstention asks for an action (export, print, ...) no offered tool may be named after
-            actions = [a.action for a in augs if a.action]
-            others = [
-                t
-                for s, ts in pool.items()
-                if s not in c.servers
-                for t in ts
-                if t.name not in own and not any(k in t.name.lower() for k in actions)
-            ]
-            if others:
-                k = min(len({t.name for t in others}), rng.randint(cfg.distractor_min, cfg.distractor_max))
-                extra, names = [], set()
-                for t in rng.sample(others, len(others)):
-                    if len(extra) == k:
-                        break
-                    if t.name not in names:
-                        names.add(t.name)
-                        extra.append(t)
-                tools = list(c.tools) + extra
-                rng.shuffle(tools)
-                c.tools = tools
-                c.augmentations.append(Augmentation.distractors(len(extra)))
+            others = distractor_choices(c, pool)
+            k = min(len({t.name for t in others}), rng.randint(cfg.distractor_min, cfg.distractor_max))
+            extra, names = [], set()
+            for t in rng.sample(others, len(others)):
+                if len(extra) == k:
+                    break
+                if t.name not in names:
+                    names.add(t.name)
+                    extra.append(t)
+            tools = list(c.tools) + extra
+            rng.shuffle(tools)
+            c.tools = tools
+            c.augmentations.append(Augmentation.distractors(len(extra)))
         if c.conversation_id in pick_e:
             c.tools = [enum_stripped(t) for t in c.tools]
             c.augmentations.append(Augmentation.enum_stripped())
-    return convs
+    return {k: len(ids) for k, ids in reach.items()}
 
 
 def no_tool_reply(server: str, rng: random.Random, off_topic: bool) -> str:

@@ -127,6 +127,10 @@ def _composition(manifest: dict[str, Any]) -> list[str]:
     shares, targets = comp.get("shares") or {}, comp.get("targets") or {}
     if shares:
         lines += ["", *_table(("knob", "share", "target"), [(k, shares[k], targets.get(k)) for k in sorted(shares)])]
+    capped = comp.get("capped") or {}
+    if capped:  # a target this build could not reach, lowered to what it could (a server alone has no distractors)
+        lines += ["", "Targets lowered to what these servers allow:"]
+        lines += [f"- `{k}`: {why}, so its target is {targets.get(k, 0):.4f}." for k, why in sorted(capped.items())]
     rej = (manifest.get("rejections") or {}).get("by_stage") or {}
     if rej:
         lines += ["", f"{sum(rej.values())} candidates were rejected on the way (`rejections.parquet`):"]

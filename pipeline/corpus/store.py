@@ -26,6 +26,7 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 
+from pipeline.assembly.augment import robustness_reach
 from pipeline.core.composition import Composition
 from pipeline.core.config import BuildConfig
 from pipeline.core.records import TOOL_KINDS, Augmentation, Conversation, Example, Rejection, messages_json, stable_hash
@@ -222,22 +223,30 @@ def rejection_rows(rejs: list[Rejection]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=REJECTION_SCHEMA)
 
 
-def composition(df: pl.DataFrame, targets: dict[str, float] | None = None) -> dict[str, Any]:
-    """Shares of the composition knobs against ``targets`` (default: the paper's, the config defaults)."""
+REACH_WHY = {
+    "distractors": "{r} of {n} examples can be offered distractors: no other server has a tool left to add (one that "
+    "shares no name with theirs)",
+    "enum_stripped": "{r} of {n} examples offer a schema with an enum to strip",
+}
+
+
+def composition(
+    df: pl.DataFrame, targets: dict[str, float] | None = None, reach: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """Shares of the composition knobs against ``targets`` (default: the paper's, the config defaults). ``reach``:
+    how many examples each robustness knob could apply to (:func:`pipeline.assembly.augment.robustness_reach`, as
+    the augment stage chose within them); a knob's target is capped to that share, and ``capped`` says why."""
     base = targets or targets_of(BuildConfig())
     n = max(1, df.height)
     augs = Counter(Augmentation.parse(a).kind for lst in df["augmentations"].to_list() for a in lst)
     mt = df.filter(pl.col("kind").is_in(list(TOOL_KINDS)))
     levels = Counter(mt["info_level"].to_list())
     m = max(1, mt.height)
-    # enum stripping can only apply where the offered schemas have enums (third-party servers may have none)
-    with_enums = df.select(
-        (
-            pl.col("tools").str.contains('"enum"', literal=True)
-            | pl.col("augmentations").list.contains("enum_stripped")
-        ).sum()
-    ).item()
-    targets = dict(base, enum_stripped=min(base["enum_stripped"], with_enums / n))
+    targets, capped = dict(base), {}
+    for k, r in (reach or {}).items():  # a knob can only apply where it can (a server alone has no distractors)
+        if k in targets and r / n < targets[k]:
+            targets[k] = r / n
+            capped[k] = REACH_WHY[k].format(r=r, n=df.height)
     actual = {
         "distractors": augs.get("distractors", 0) / n,
         "enum_stripped": augs.get("enum_stripped", 0) / n,
@@ -259,6 +268,7 @@ def composition(df: pl.DataFrame, targets: dict[str, float] | None = None) -> di
         "targets": targets,
         # a share can only move in steps of one example: a tiny corpus gets that step as its tolerance
         "granularity": {k: round(1 / (m if k.startswith("info_") else n), 4) for k in targets},
+        **({"capped": capped} if capped else {}),
     }
     comp["within_tolerance"] = {k: k not in off_target(comp) for k in targets}
     return comp
@@ -327,6 +337,7 @@ def write_corpus(
     extra: dict[str, Any] | None = None,
     code_versions: dict[str, str] | None = None,
     tools_by_server: dict[str, list[str]] | None = None,
+    reach: dict[str, int] | None = None,
 ) -> Path:
     """Write a corpus version of ``examples`` (a conversation given as such is an example without augmentations).
 
@@ -334,7 +345,7 @@ def write_corpus(
     tables are all alive until the files are written, and each collection their allocations set off walked them
     for nothing (``bench/OPTIMISATIONS.md``, row 67)."""
     with collector_paused():
-        return _write_corpus(cfg, examples, rejections, extra, code_versions, tools_by_server)
+        return _write_corpus(cfg, examples, rejections, extra, code_versions, tools_by_server, reach)
 
 
 def _write_corpus(
@@ -344,8 +355,12 @@ def _write_corpus(
     extra: dict[str, Any] | None,
     code_versions: dict[str, str] | None,
     tools_by_server: dict[str, list[str]] | None,
+    reach: dict[str, int] | None = None,
 ) -> Path:
     examples = [Example.of(c) for c in examples]
+    if reach is None:  # examples not from the augment stage: which tools they could have borrowed is not known, so
+        # only enum stripping is capped (to the examples whose own tools have an enum)
+        reach = {"enum_stripped": len(robustness_reach(examples, {})["enum_stripped"])}
     tools_json = ToolsJson()
     # each row with its nested columns' values, written to Parquet without decoding the row's texts again
     made = [_example_row(c, tools_json, trace_text=False) for c in examples]
@@ -368,7 +383,7 @@ def _write_corpus(
         rej.write_parquet(stage / "rejections.parquet")
         files["rejections.parquet"] = rej.height
         hashes = {f: hashlib.sha256((stage / f).read_bytes()).hexdigest() for f in files}
-        comp = composition(df, targets_of(cfg))
+        comp = composition(df, targets_of(cfg), reach)
         manifest = {
             "version": version,
             "created_at": dt.datetime.now(dt.UTC).isoformat(),

@@ -20,7 +20,7 @@ from pipeline.core.storage import atomic_write_json
 from pipeline.discovery.chainability import explain
 from pipeline.discovery.graph import discover
 from pipeline.discovery.probe import probe
-from pipeline.discovery.sql_schema import statement_param
+from pipeline.discovery.sql_schema import statement_param, table_references
 from pipeline.env import Environment, ServerBudgetExceeded
 
 
@@ -72,6 +72,8 @@ def check_server(cfg: ServerConfig, seed: int = 0, log_dir: str | Path | None = 
             report["entity_kinds"] = snap.kind_support
             report["feeds"] = snap.feeds
             report["tables"] = {t: len(info.get("rows", [])) for t, info in sorted(snap.tables.items())}
+            if snap.tables:
+                report["references"] = table_references(snap.tables)
     except ServerBudgetExceeded as exc:
         report["stopped"] = str(exc)
         report["problems"].append(f"stopped early: {exc}")

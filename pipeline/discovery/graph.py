@@ -37,7 +37,7 @@ from pipeline.discovery.probe import option_params
 from pipeline.discovery.sql_schema import confirm_statement_loop, statement_param
 from pipeline.discovery.value_flow import FREE_TEXT, OWN_NAME, confirm_value_flow, with_accepted
 from pipeline.env import Environment, ServerBudgetExceeded, Session
-from pipeline.env.workdir import needs_workdir, same_result
+from pipeline.env.workdir import needs_workdir, same_answer, same_result
 from pipeline.language import entities as discovery_module
 from pipeline.language import fields as fields_module
 from pipeline.language import schema_values, state_values, value_agreement, value_plans
@@ -45,6 +45,7 @@ from pipeline.language import values as values_module
 from pipeline.language.fields import find_field, output_fields
 from pipeline.language.schema_values import schema_of, synth_value
 from pipeline.language.sqltext import sql_kind
+from pipeline.language.statements import check_of
 from pipeline.language.values import fill_args
 
 
@@ -201,7 +202,8 @@ def _confirm_implicit(s: Session, snap: Snapshot, a: ToolSpec, b: ToolSpec, rng:
             continue
         after = s.call(b.name, args_b)
         if b.read_only and before.ok:
-            if after.ok and not (after.data == before.data or (copied and same_result(after.data, before.data))):
+            same = same_answer(after.data, before.data) or (copied and same_result(after.data, before.data))
+            if after.ok and not same:
                 return True
         elif not before.ok and after.ok:
             return True
@@ -212,7 +214,8 @@ def _changed(b: ToolSpec, a: ToolSpec, before: Any, after: Any, copied: bool) ->
     """What :func:`_confirm_implicit` counts as B depending on A, for B's call before A and after it (``copied``: the
     session runs in a copy of its files, whose new times are left out of the comparison)."""
     if b.read_only and before.ok:
-        return after.ok and not (after.data == before.data or (copied and same_result(after.data, before.data)))
+        same = same_answer(after.data, before.data) or (copied and same_result(after.data, before.data))
+        return after.ok and not same
     return not before.ok and after.ok and (not b.read_only or schema_less(a, b))
 
 
@@ -237,6 +240,16 @@ def _closed_variants(a: ToolSpec) -> list[dict[str, Any]]:
             closed[p] = closed_values
     combos = itertools.islice(itertools.product(*closed.values()), 4) if closed else ()
     return [dict(zip(closed, combo, strict=True)) for combo in combos]
+
+
+def _showing(
+    b: ToolSpec, a: ToolSpec, args_a: dict[str, Any], args_b: dict[str, Any], snap: Snapshot
+) -> dict[str, Any]:
+    """``args_b`` with, where B reads SQL and A writes it, the read that shows what A's statement did
+    (:func:`pipeline.language.statements.check_of`: the new row by a value it was given, the changed row, the count)."""
+    pa, pb = statement_param(a, ("write", "any")), statement_param(b, ("read", "any"))
+    check = check_of(args_a[pa], snap.tables) if pa and pb and isinstance(args_a.get(pa), str) else None
+    return {**args_b, pb: check} if check and pb else args_b
 
 
 def _implicit_reads(
@@ -264,7 +277,14 @@ def _implicit_reads(
             (b, each)
             for b in todo
             for each in _in_each_option(
-                b, fill_args(b, snap, rng, pick={p: v for p, v in pick.items() if p in b.properties})
+                b,
+                _showing(
+                    b,
+                    a,
+                    args_a,
+                    fill_args(b, snap, rng, pick={p: v for p, v in pick.items() if p in b.properties}),
+                    snap,
+                ),
             )
         ]
         befores = [s.call_at_seed(b.name, args_b) for b, args_b in calls]

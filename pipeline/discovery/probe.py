@@ -21,12 +21,12 @@ from typing import Any
 
 from pipeline.core.config import ProbeConfig
 from pipeline.core.records import Snapshot, ToolSpec, schema_hash, stable_hash
-from pipeline.discovery.sql_schema import read_catalog, statement_param
+from pipeline.discovery.sql_schema import read_catalog, read_references, statement_param
 from pipeline.env import Session
 from pipeline.env.workdir import SESSION_ALIAS
 from pipeline.language.entities import generic_entities, parse_result, reads_content, tool_noun
 from pipeline.language.lexicon import singular
-from pipeline.language.sqltext import columns_in, rows_in, sql_kind
+from pipeline.language.sqltext import columns_in, references_read, rows_in, sql_kind
 from pipeline.language.state_values import EXAMPLE
 
 ID_FIELD = re.compile(r"(^id$|_id$)")
@@ -190,7 +190,7 @@ class _Probe:
         if not res.ok:
             return False
         self._learn_feed(tool, args)
-        if tool.output_schema is None:
+        if tool.text_result:  # no output schema, or one wrapping a text
             self._learn_columns(args, res.data)
         found = False
         for id_field, rec in walk_records(res.data):
@@ -395,15 +395,21 @@ def _sql_pass(pr: _Probe, tools: list[ToolSpec], safe: list[ToolSpec], skipped: 
     """Where a tool reads SQL: a few rows of each table, which the statements composed later filter on
     (``WHERE city = 'Lyon'``) and refer to (``WHERE id = 2``). A probe-safe tool that reads SQL reads them for tables
     a describing tool listed; a tool that runs any statement (the database's one tool, :mod:`.sql_schema`) is sent
-    reads only: the catalog where no tool described a table, then the rows."""
+    reads only. Either reads the catalog (``information_schema``, ``sqlite_master``: the tables a listing missed, the
+    columns of those no tool described), then the foreign keys (:func:`.sql_schema.read_references`), then the rows."""
     readers = [(t, p) for t in safe if (p := statement_param(t, ("read",)))]
     readers += [(t, p) for t in tools if (p := statement_param(t)) and (t, p) not in readers]
+    cataloged = False
     for t, p in readers:
-        if not pr.tables and sql_kind(t, p) == "any" and pr.budget > 1:
-            for table, cols in read_catalog(lambda tool, args: pr.read(tool, args), t, p).items():
-                pr.tables[table] = {"columns": cols}
+        if not cataloged and sql_kind(t, p) in ("any", "read") and pr.budget > 1:
+            catalog = read_catalog(lambda tool, args: pr.read(tool, args), t, p)
+            for table, cols in catalog.items():  # a table a describing tool missed; its columns where none did
+                pr.tables.setdefault(table, {}).setdefault("columns", cols)
+            cataloged = bool(catalog)
         if not pr.tables:
             continue
+        if pr.budget > 1 and not references_read(pr.tables):
+            read_references(lambda tool, args: pr.read(tool, args), t, p, pr.tables)
         skipped.pop(t.name, None)
         for table in sorted(pr.tables)[:6]:
             if pr.budget > 0 and "rows" not in pr.tables[table]:

@@ -15,8 +15,8 @@ from typing import Any
 
 from pipeline.core.records import Snapshot, ToolSpec
 from pipeline.env import Session
-from pipeline.env.workdir import same_result
-from pipeline.language.sqltext import rows_in, sql_kind
+from pipeline.env.workdir import same_answer, same_result
+from pipeline.language.sqltext import foreign_keys, references_read, rows_in, sql_kind
 from pipeline.language.statements import check_of, plan
 
 CATALOGS = (
@@ -28,6 +28,20 @@ CATALOGS = (
     "WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, p.cid",
 )
 CATALOG_COLUMNS = [{"name": n} for n in ("table", "column", "type")]
+FOREIGN_KEYS = (
+    # information_schema: PostgreSQL, DuckDB, MySQL (a key's column, and the column of the key it refers to)
+    "SELECT kcu.table_name, kcu.column_name, ref.table_name, ref.column_name "
+    "FROM information_schema.referential_constraints AS rc JOIN information_schema.key_column_usage AS kcu "
+    "ON kcu.constraint_name = rc.constraint_name AND kcu.constraint_schema = rc.constraint_schema "
+    "JOIN information_schema.key_column_usage AS ref ON ref.constraint_name = rc.unique_constraint_name "
+    "AND ref.constraint_schema = rc.unique_constraint_schema "
+    "AND ref.ordinal_position = kcu.position_in_unique_constraint "
+    "ORDER BY kcu.table_name, kcu.column_name",
+    # SQLite
+    'SELECT m.name, f."from", f."table", f."to" FROM sqlite_master AS m JOIN pragma_foreign_key_list(m.name) AS f '
+    "WHERE m.type = 'table' ORDER BY m.name, f.\"from\"",
+)
+FOREIGN_KEY_COLUMNS = [{"name": n} for n in ("table", "column", "references", "to")]
 
 
 def statement_param(tool: ToolSpec, kinds: tuple[str, ...] = ("any",)) -> str | None:
@@ -65,6 +79,39 @@ def read_catalog(call: Any, tool: ToolSpec, param: str) -> dict[str, list[dict[s
     return {}
 
 
+def read_references(call: Any, tool: ToolSpec, param: str, tables: dict[str, dict[str, Any]]) -> bool:
+    """Each known table's foreign keys, from the first catalog of them the database answers, as its
+    ``references`` (``[{"column": "written_by", "table": "authors", "to": "id"}]``, ``[]`` for none): the joins
+    statements make follow them, not names (:func:`pipeline.language.sqltext.foreign_keys`). False, and ``tables``
+    as it was, where no catalog answered (the references are then guessed from column names)."""
+    for sql in FOREIGN_KEYS:
+        data = call(tool, {param: sql})
+        rows = rows_in(data, FOREIGN_KEY_COLUMNS) if data is not None else None
+        if rows is None:
+            continue
+        found: dict[str, list[dict[str, Any]]] = {t: [] for t in tables}
+        for r in rows:
+            vals = list(r.values())
+            if len(vals) != 4 or vals[0] not in tables or vals[2] not in tables or not isinstance(vals[1], str):
+                continue
+            # SQLite names no column where the key is the referenced table's primary key
+            pk = next((c["name"] for c in tables[vals[2]].get("columns", []) if c.get("pk")), "id")
+            found[vals[0]].append({"column": vals[1], "table": vals[2], "to": vals[3] or pk})
+        for t, refs in found.items():
+            tables[t]["references"] = refs
+        return True
+    return False
+
+
+def table_references(tables: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What the joins follow, for the check's report: ``from`` (``catalog`` where the foreign keys were read,
+    ``column names`` where they were guessed) and each reference as ``table.column -> table.column``."""
+    return {
+        "from": "catalog" if references_read(tables) else "column names",
+        "joins": [f"{t}.{c} -> {ref}.{to}" for t in sorted(tables) for c, ref, to in foreign_keys(t, tables)],
+    }
+
+
 def confirm_statement_loop(s: Session, snap: Snapshot, tool: ToolSpec, rng: random.Random) -> bool:
     """A change through ``tool`` that the read after it shows (a new row found by its value, an updated row, a count
     after a delete): the tool depends on itself, so its chains are statements one after another."""
@@ -81,6 +128,6 @@ def confirm_statement_loop(s: Session, snap: Snapshot, tool: ToolSpec, rng: rand
         if not before.ok or not s.call(tool.name, {param: write}).ok:
             continue
         after = s.call(tool.name, {param: check})
-        if after.ok and not (after.data == before.data or same_result(after.data, before.data)):
+        if after.ok and not (same_answer(after.data, before.data) or same_result(after.data, before.data)):
             return True
     return False

@@ -79,7 +79,10 @@ def reported_error(data: Any, text: str) -> str | None:
     or holding nothing but an error (``{"error": "..."}``); a text whose first line says it is an error
     (``Database error: near "SELEC": syntax error``, ``Error: ...``, a Python traceback). Every stage reads a
     call's outcome from :func:`result_to_call`, so such a result is a failure in the probe, the graph, the
-    simulation, replay and the reward alike."""
+    simulation, replay and the reward alike. A ``-> str`` tool's structured output (``{"result": "Error: ..."}``)
+    is judged by its text."""
+    if isinstance(data, dict) and len(data) == 1 and isinstance(data.get("result"), str):
+        data = data["result"]
     if isinstance(data, dict):
         failed = (
             data.get("success") is False

@@ -85,7 +85,11 @@ class Found(NamedTuple):
 
 
 def parse_result(data: Any) -> Any:
-    """Text as data where it is data: JSON, else a Python literal (repr rows), else the text itself."""
+    """Text as data where it is data: JSON, else a Python literal (repr rows), else the text itself. A ``-> str``
+    tool's structured output (``{"result": "<JSON text>"}``, FastMCP's wrapper) is read as the data its text holds."""
+    if isinstance(data, dict) and len(data) == 1 and isinstance(data.get("result"), str):
+        inner = parse_result(data["result"])
+        return inner if isinstance(inner, (dict, list)) else data
     if not isinstance(data, str):
         return data
     s = data.strip()

@@ -15,12 +15,15 @@ person asks for it ("show me the customers in Lyon").
 from __future__ import annotations
 
 import ast
+import json
 import random
 import re
 from typing import Any
 
+from pipeline.language.entities import parse_result
 from pipeline.language.lexicon import singular
 
+BIND_PARAMS = ("params", "parameters", "bind_params", "bindings")  # values for a statement's placeholders
 SQL_PARAMS = ("query", "sql", "statement", "sql_query", "stmt", "sql_statement")
 SQL_WORDS = re.compile(r"\b(sql|sqlite|select|insert|database|postgres(?:ql)?|mysql|create table|table)\b", re.I)
 _NAME_KEYS = ("name", "column_name", "column", "field", "Field", "COLUMN_NAME")
@@ -40,10 +43,11 @@ READ_WORDS = re.compile(r"\b(select|read|reads|read-only|readonly|fetch|retrieve
 
 
 def sql_kind(tool: Any, param: str) -> str | None:
-    """``"read"``, ``"write"`` or ``"create"`` when ``param`` of a tool without an output schema takes SQL text,
-    ``"any"`` when the tool's words name no kind of statement (``query``: "Execute a query on the DuckDB
-    database"): the database's reader and writer both; else None."""
-    if tool.output_schema is not None or not (param in SQL_PARAMS or "sql" in param.lower()):
+    """``"read"``, ``"write"`` or ``"create"`` when ``param`` of a tool whose result is text (no output schema, or
+    one wrapping a text: ``{"result": "..."}``) takes SQL text, ``"any"`` when the tool's words name no kind of
+    statement (``query``: "Execute a query on the DuckDB database"): the database's reader and writer both; else
+    None."""
+    if not tool.text_result or not (param in SQL_PARAMS or "sql" in param.lower()):
         return None
     spec = tool.properties.get(param) or {}
     said = f"{tool.name.replace('_', ' ')} {tool.description} {spec.get('description') or ''}"
@@ -56,8 +60,16 @@ def sql_kind(tool: Any, param: str) -> str | None:
     return "read" if READ_WORDS.search(said) else "any"
 
 
+def unwrapped(data: Any) -> Any:
+    """A result wrapped as one text field (``{"result": "..."}``: a ``-> str`` tool's structured output) as the data
+    its text holds (:func:`pipeline.language.entities.parse_result`); any other result as it is."""
+    return parse_result(data) if isinstance(data, dict) else data
+
+
 def columns_in(data: Any) -> list[dict[str, Any]]:
-    """The columns a describing tool's (parsed) result lists: rows with a name and a type, or ``CREATE TABLE`` text."""
+    """The columns a describing tool's (parsed) result lists: rows with a name and a type (a list, or an object's
+    ``columns`` beside its ``primary_key``), or ``CREATE TABLE`` text."""
+    data = unwrapped(data)
     if isinstance(data, str) and re.search(r"create\s+table", data, re.I) and "(" in data:
         body = data[data.index("(") + 1 : data.rindex(")")] if ")" in data else ""
         cols = []
@@ -66,6 +78,10 @@ def columns_in(data: Any) -> list[dict[str, Any]]:
             if m and m.group(1).upper() not in ("PRIMARY", "FOREIGN", "UNIQUE", "CHECK", "CONSTRAINT"):
                 cols.append({"name": m.group(1), "type": m.group(2).upper(), "pk": "PRIMARY KEY" in m.group(3).upper()})
         return cols
+    keys: list[Any] = []
+    if isinstance(data, dict) and isinstance(data.get("columns"), list):  # {"columns": [...], "primary_key": [...]}
+        keys = data.get("primary_key") if isinstance(data.get("primary_key"), list) else []
+        data = data["columns"]
     if not isinstance(data, list) or not data or not all(isinstance(r, dict) for r in data):
         return []
     cols = []
@@ -74,7 +90,7 @@ def columns_in(data: Any) -> list[dict[str, Any]]:
         typ = next((r[k] for k in _TYPE_KEYS if isinstance(r.get(k), str)), None)
         if name is None or typ is None:
             return []
-        pk = bool(r.get("pk")) or r.get("Key") == "PRI" or bool(r.get("primary_key"))
+        pk = bool(r.get("pk")) or r.get("Key") == "PRI" or bool(r.get("primary_key")) or name in keys
         cols.append({"name": name, "type": typ.upper(), "pk": pk})
     return cols
 
@@ -102,12 +118,35 @@ def _numeric(col: dict[str, Any]) -> bool:
     return any(t in col["type"] for t in ("INT", "REAL", "NUM", "FLOA", "DOUB", "DEC"))
 
 
+def foreign_keys(table: str, tables: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(column, referenced table, referenced column) for each reference of ``table``: the foreign keys the catalog
+    gave where the probe read them (``references``, :func:`pipeline.discovery.sql_schema.read_references`), else
+    guessed from column names (``customer_id`` -> ``customers.id``) where no catalog could be read."""
+    info = tables.get(table) or {}
+    if "references" in info:
+        return [(r["column"], r["table"], r["to"]) for r in info["references"] if r["table"] in tables]
+    out = []
+    for c in info.get("columns", []):
+        name = c["name"].lower()
+        if name.endswith("_id"):
+            ref = next((t for t in sorted(tables) if singular(t) == name[:-3] or t == name[:-3]), None)
+            if ref is not None:
+                out.append((c["name"], ref, "id"))
+    return out
+
+
+def references_read(tables: dict[str, Any]) -> bool:
+    """Whether the tables' references are the catalog's foreign keys (else guessed from column names)."""
+    return any("references" in info for info in tables.values())
+
+
 def _new_value(col: dict[str, Any], table: str, tables: dict[str, Any], rng: random.Random) -> Any:
-    """A plausible value for a new row's column: an existing row's id for a reference, else by name and type."""
+    """A plausible value for a new row's column: a value an existing row holds where the column refers to one (a
+    foreign key), else by name and type."""
     name = col["name"].lower()
-    if name.endswith("_id"):
-        ref = next((t for t in tables if singular(t) == name[:-3] or t == name[:-3]), None)
-        ids = [r.get("id") for r in (tables.get(ref) or {}).get("rows", []) if r.get("id") is not None]
+    fk = next(((ref, to) for c, ref, to in foreign_keys(table, tables) if c == col["name"]), None)
+    if fk is not None:
+        ids = [r.get(fk[1]) for r in (tables.get(fk[0]) or {}).get("rows", []) if r.get(fk[1]) is not None]
         if ids:
             return rng.choice(ids)
     if _numeric(col):
@@ -199,7 +238,7 @@ def _words(col: str) -> str:
     return col.replace("_", " ").lower()
 
 
-_JOINED = re.compile(r"SELECT (\w+)\.\* FROM \1 JOIN (\w+) ON \1\.\w+ = \2\.id WHERE \2\.(\w+) = '((?:[^']|'')*)'")
+_JOINED = re.compile(r"SELECT (\w+)\.\* FROM \1 JOIN (\w+) ON \1\.\w+ = \2\.\w+ WHERE \2\.(\w+) = '((?:[^']|'')*)'")
 
 
 def say(sql: str) -> str | None:
@@ -268,6 +307,9 @@ def fill_sql(
         sql = compose("read" if kind == "any" else kind, tables, rng, table)
         if sql is not None:
             args[p] = sql
+    if any(sql_kind(tool, p) for p in args):  # statements carry their values: no placeholders to bind values to
+        for q in [q for q in args if q in BIND_PARAMS and q not in tool.required]:
+            del args[q]
 
 
 _PRINTED = (
@@ -281,8 +323,9 @@ _PRINTED = (
 
 def rows_in(data: Any, columns: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """The rows a statement's (parsed) result holds, as records: records as they are, tuples (``str()`` of a
-    cursor's rows: ``[(1, 'Dune', 1965)]``) by ``columns`` in their order, with printed dates and decimals read as
-    text and numbers; None for anything else."""
+    cursor's rows: ``[(1, 'Dune', 1965)]``, or a JSON object's ``rows`` beside its ``columns``) by ``columns`` in
+    their order, with printed dates and decimals read as text and numbers; None for anything else."""
+    data = unwrapped(data)
     if isinstance(data, str):
         text = data
         for pattern, repl in _PRINTED:
@@ -290,7 +333,15 @@ def rows_in(data: Any, columns: list[dict[str, Any]]) -> list[dict[str, Any]] | 
         try:
             data = ast.literal_eval(text.strip())
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return None
+            try:
+                data = json.loads(data)
+            except ValueError:
+                return None
+    if isinstance(data, dict) and isinstance(data.get("rows"), list) and isinstance(data.get("columns"), list):
+        # {"columns": [...], "rows": [[...]]}: by ``columns`` where they fit, else by the names the result gives
+        named, data = [str(c) for c in data["columns"]], data["rows"]
+        if not all(isinstance(r, list) and len(r) == len(columns) for r in data):
+            data = [dict(zip(named, r)) for r in data if isinstance(r, list)]
     if not isinstance(data, list):
         return None
     if all(isinstance(r, dict) for r in data):

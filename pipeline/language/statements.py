@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from pipeline.language.lexicon import singular
-from pipeline.language.sqltext import _PRINTED, _filterable, _lit, _words, _write, compose, sql_kind
+from pipeline.language.sqltext import _PRINTED, _filterable, _lit, _words, _write, compose, foreign_keys, sql_kind
 
 _INSERT = re.compile(r"INSERT INTO (\w+) \(([^)]*)\) VALUES \((.*)\)$")
 _UPDATE = re.compile(r"UPDATE (\w+) SET (\w+) = (.+) WHERE id = (\d+)$")
@@ -25,18 +25,15 @@ _DELETE = re.compile(r"DELETE FROM (\w+) WHERE id = (\d+)$")
 _VALUES = re.compile(r",\s*(?=(?:[^']*'[^']*')*[^']*$)")
 
 
-def references(table: str, tables: dict[str, Any]) -> list[tuple[str, str]]:
-    """(column, referenced table) for each reference column of ``table`` (``customer_id`` -> ``customers``) whose
+def references(table: str, tables: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(column, referenced table, referenced column) for each reference of ``table`` (its foreign keys as the
+    catalog gave them, else guessed from column names: :func:`pipeline.language.sqltext.foreign_keys`) whose
     table has rows."""
-    out = []
-    for c in tables[table].get("columns", []):
-        name = c["name"].lower()
-        if not name.endswith("_id"):
-            continue
-        ref = next((t for t in sorted(tables) if singular(t) == name[:-3] or t == name[:-3]), None)
-        if ref and ref != table and tables[ref].get("rows") and _filterable(ref, tables):
-            out.append((c["name"], ref))
-    return out
+    return [
+        (col, ref, to)
+        for col, ref, to in foreign_keys(table, tables)
+        if ref != table and tables[ref].get("rows") and _filterable(ref, tables)
+    ]
 
 
 def _join(table: str, tables: dict[str, Any], rng: random.Random) -> str | None:
@@ -44,15 +41,15 @@ def _join(table: str, tables: dict[str, Any], rng: random.Random) -> str | None:
     refs = references(table, tables)
     if not refs:
         return None
-    col, ref = rng.choice(refs)
-    held = {r.get("id") for r in tables[table].get("rows", [])}
+    col, ref, to = rng.choice(refs)
+    held = {r.get(col) for r in tables[table].get("rows", [])}
     pairs = [(c, v) for c, v in _filterable(ref, tables) if c.lower() in ("name", "title", "email")]
-    rows = {str(r.get(c)): r.get("id") for r in tables[ref]["rows"] for c, _ in pairs}
+    rows = {str(r.get(c)): r.get(to) for r in tables[ref]["rows"] for c, _ in pairs}
     pairs = [(c, v) for c, v in pairs if rows.get(str(v)) in held] or pairs
     if not pairs:
         return None
     c, v = rng.choice(pairs)
-    return f"SELECT {table}.* FROM {table} JOIN {ref} ON {table}.{col} = {ref}.id WHERE {ref}.{c} = {_lit(v)}"
+    return f"SELECT {table}.* FROM {table} JOIN {ref} ON {table}.{col} = {ref}.{to} WHERE {ref}.{c} = {_lit(v)}"
 
 
 def _look(table: str, tables: dict[str, Any], rng: random.Random) -> str:
@@ -100,7 +97,7 @@ def _held(table: str, tables: dict[str, Any]) -> set[Any]:
         r.get(col)
         for other in tables
         if other != table
-        for col, ref in references(other, tables)
+        for col, ref, _to in references(other, tables)
         if ref == table
         for r in tables[other].get("rows", [])
     }

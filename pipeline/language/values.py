@@ -89,6 +89,8 @@ def fill_args(
         fill_sql(tool, args, snapshot.tables, rng, set(fixed))
         known_fields(args, snapshot.values, rng, set(fixed), tool.read_only)
         new_paths(tool, args, snapshot.values, rng, set(fixed))
+    elif tool.text_result:  # a text wrapped in an output schema (``-> str`` with FastMCP): SQL all the same
+        fill_sql(tool, args, snapshot.tables, rng, set(fixed))
     for p in sens:
         if p in wanted and p not in args:
             v = linked_secret(snapshot, p, args)

@@ -198,7 +198,7 @@ class AugmentStep:
         pool = tool_pool(snapshots)
         extra += self.no_call_examples(counts, snapshots, pool, rng)
         examples = [Example.of(c) for c in multi] + extra + imported
-        apply_robustness(examples, pool, self.augment, self.seed)
+        reach = apply_robustness(examples, pool, self.augment, self.seed)
         out = StageOutput(items=examples)
         if len(multi) < n_requested:
             out.rejections.append(
@@ -217,6 +217,8 @@ class AugmentStep:
             "examples": len(examples),
             "kinds": dict(Counter(c.kind for c in examples)),
             "augmentations": dict(Counter(Augmentation.parse(x).kind for c in examples for x in c.augmentations)),
+            # how many examples each robustness knob could apply to: the composition gate's ceiling for it
+            "reach": reach,
         }
         return out
 

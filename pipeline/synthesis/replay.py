@@ -24,7 +24,7 @@ from pipeline.core.config import ReplayConfig
 from pipeline.core.records import Conversation, Rejection, TraceCall, rejection
 from pipeline.core.stage_names import StageName
 from pipeline.env import Environment
-from pipeline.env.workdir import needs_workdir, same_result
+from pipeline.env.workdir import needs_workdir, same_answer, same_result
 
 
 def trace_errors(conv: Conversation) -> tuple[int, int]:
@@ -143,7 +143,7 @@ def validate(env: Environment, conv: Conversation, cfg: ReplayConfig) -> Rejecti
     copied = needs_workdir(env.config)
 
     def same(t: TraceCall, r: dict[str, Any]) -> bool:
-        return t.result == r["result"] or (copied and same_result(t.result, r["result"]))
+        return same_answer(t.result, r["result"]) or (copied and same_result(t.result, r["result"]))
 
     hashes = []
     # the recorded simulation is one execution already when its final state hash was recorded

@@ -15,6 +15,7 @@ from pipeline.assembly.augment import (
     import_abstention_file,
     irrelevance_example,
     missing_function_variant,
+    robustness_reach,
     strip_enums,
 )
 from pipeline.core.config import AugmentConfig, BuildConfig
@@ -310,3 +311,49 @@ def test_import_names_the_file_and_line_of_a_malformed_line(tmp_path, bad, why):
     with pytest.raises(ValueError) as exc:
         import_abstention_file(f)
     assert f"{f}:3:" in str(exc.value) and why in str(exc.value)
+
+
+# ------------------------------------------------------------------------- a third-party server built alone
+
+STATEMENT_TOOL = ToolSpec(
+    name="query",
+    server="duckdb",
+    description="Execute a query on the DuckDB database",
+    input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+)
+
+
+def _alone(conversations, n: int) -> list[Example]:
+    """``n`` examples of one server whose one tool has no enum (a SQL database built alone)."""
+    return [
+        c.model_copy(update={"server": "duckdb", "servers": ["duckdb"], "tools": [STATEMENT_TOOL]})
+        for c in _copies(conversations, n)
+    ]
+
+
+def test_a_server_alone_gets_no_enum_target_though_borrowed_distractors_carry_enums(conversations, pool, tmp_path):
+    """The gate counts what augment could do, with augment's own function: distractors borrowed from built-in
+    servers bring enums into the offered tools, but only an example's own schemas are stripped, so the enum target
+    is capped to none and says why; the distractor target, which borrowing reaches, stays."""
+    from pipeline.corpus.store import off_target, write_corpus
+
+    convs = _alone(conversations, 20)
+    reach = apply_robustness(convs, {"duckdb": [STATEMENT_TOOL], **pool}, AugmentConfig(), seed=7)
+    assert reach == {"distractors": 20, "enum_stripped": 0}
+    assert sum(any(a.startswith("distractors") for a in c.augmentations) for c in convs) == 8
+    assert any(_has_enum_key([t.input_schema for t in c.tools]) for c in convs)  # the borrowed tools' enums
+    cfg = BuildConfig(examples=20, servers=["duckdb"], data_dir=str(tmp_path))
+    path = write_corpus(cfg, convs, [], reach=reach)
+    comp = json.loads((path / "manifest.json").read_text())["composition"]
+    assert comp["targets"]["enum_stripped"] == 0.0 and comp["targets"]["distractors"] == 0.4
+    assert comp["capped"] == {"enum_stripped": "0 of 20 examples offer a schema with an enum to strip"}
+    assert "distractors" not in off_target(comp) and "enum_stripped" not in off_target(comp)
+    assert "Targets lowered to what these servers allow" in (path / "README.md").read_text()
+
+
+def test_a_server_with_nothing_to_borrow_reaches_no_distractors(conversations):
+    """No other server's tools to add: augment adds none, and the reach it reports (the gate's ceiling) is none."""
+    convs = _alone(conversations, 10)
+    assert apply_robustness(convs, {"duckdb": [STATEMENT_TOOL]}, AugmentConfig(), seed=7)["distractors"] == 0
+    assert not any(c.augmentations for c in convs)
+    assert robustness_reach(convs, {"duckdb": [STATEMENT_TOOL]}) == {"distractors": set(), "enum_stripped": set()}
