@@ -383,3 +383,34 @@ def test_a_database_down_during_a_build_fails_it_naming_the_database_and_run_mon
     assert after.status == dg.DagsterRunStatus.FAILURE
     why = [r.message for r in instance.all_logs(left.run_id, of_type=dg.DagsterEventType.RUN_FAILURE)]
     assert any("maximum runtime" in m or "forcibly marked as failed" in m for m in why), why
+
+
+def test_prove_build_on_a_cluster_says_a_missing_root_or_a_silent_broker_in_one_line_and_makes_no_root(
+    tmp_path, capsys
+):
+    from assets.cli import main
+
+    mountpoint = tmp_path / "mnt"  # an unmounted shared file system: an empty mount point
+    mountpoint.mkdir()
+    broker = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    build_file = tmp_path / "scale.yaml"
+    for root in (mountpoint / "prove", tmp_path / "data"):
+        build_file.write_text(
+            json.dumps(
+                {
+                    "data_dir": str(root),
+                    "servers": ["banking"],
+                    "deployment": {"executor": "celery", "broker": broker, "broker_timeout_s": 1},
+                }
+            )
+        )
+        if root.parent == mountpoint:
+            with pytest.raises(SystemExit, match=f"prove: the storage root {root} \\(data_dir\\) does not exist"):
+                main(["build", "--config", str(build_file), "--no-train", "--examples", "4"])
+            assert os.listdir(mountpoint) == []  # not even the build's log: the root was never made
+        else:
+            root.mkdir()
+            assert main(["build", "--config", str(build_file), "--no-train", "--examples", "4"]) == 1
+            err = capsys.readouterr().err.strip()
+            assert err.startswith(f"prove: the Celery broker {broker} did not answer within 1 s"), err
+            assert "Traceback" not in err
