@@ -6,6 +6,8 @@ is split between when the build file does not say (``deployment.workers: 0``).""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from pipeline.core.config import BuildConfig
@@ -45,6 +47,15 @@ def celery_app(cfg: BuildConfig) -> Any:
     return make_app({"broker": d.broker, "backend": d.backend or d.broker, "config_source": celery_settings(cfg)})
 
 
+def asked_twice(ask: Any) -> Any:
+    """``ask()``, once more if the broker's connection it took had gone stale (a broker restarted since this process
+    last used it: redis-py finds out on the first read, and drops the connection)."""
+    try:
+        return ask()
+    except Exception:  # redis' ConnectionError on the stale connection; a second failure is the broker's
+        return ask()
+
+
 def worker_slots(cfg: BuildConfig) -> int:
     """How many steps the workers listening on the broker run at once (the sum of their pools' sizes); a
     :class:`ClusterUnavailable` naming the broker if it does not answer within ``deployment.broker_timeout_s``
@@ -54,7 +65,7 @@ def worker_slots(cfg: BuildConfig) -> int:
     try:
         with app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=d.broker_timeout_s)
-        stats = app.control.inspect(timeout=PING_TIMEOUT_S).stats() or {}
+        stats = asked_twice(lambda: app.control.inspect(timeout=PING_TIMEOUT_S).stats()) or {}
     except Exception as exc:  # kombu's OperationalError, redis' ConnectionError, a timeout
         raise ClusterUnavailable(
             f"the Celery broker {d.broker} did not answer within {d.broker_timeout_s:g} s "
@@ -81,3 +92,67 @@ def prepared(cfg: BuildConfig) -> BuildConfig:
     if cfg.deployment.workers:
         return cfg
     return cfg.model_copy(update={"deployment": cfg.deployment.model_copy(update={"workers": slots})})
+
+
+class InstanceUnavailable(RuntimeError):
+    """The database of the Dagster instance did not answer (dagster-postgres gave up retrying)."""
+
+
+# the errors of a lost broker, as the run's failure names their classes (redis-py's, kombu's, the socket's)
+BROKER_ERRORS = ("ConnectionError", "TimeoutError", "OperationalError", "ConnectionRefusedError", "BrokenPipeError")
+
+
+def failure_chain(result: Any) -> list[Any]:
+    """The run's failure (its RUN_FAILURE event's error) and its causes, outermost first; empty when it succeeded."""
+    chain = []
+    for ev in [] if result.success else result.all_events:
+        if ev.event_type_value == "PIPELINE_FAILURE" and ev.event_specific_data is not None:
+            err = getattr(ev.event_specific_data, "error", None)
+            while err is not None:
+                chain.append(err)
+                err = err.cause or err.context
+    return chain
+
+
+def broker_lost(cfg: BuildConfig, result: Any) -> None:
+    """A :class:`ClusterUnavailable` naming the broker when ``result``'s run failed because the broker stopped
+    answering (Celery gave up after ``deployment.broker_timeout_s``: :func:`celery_settings`)."""
+    for err in failure_chain(result):
+        if err.cls_name in BROKER_ERRORS:
+            d = cfg.deployment
+            raise ClusterUnavailable(
+                f"the Celery broker {d.broker} stopped answering during Dagster run {result.run_id} (gave up after "
+                f"{d.broker_timeout_s:g} s, deployment.broker_timeout_s): {err.cls_name}: "
+                f"{err.message.strip().splitlines()[-1][:300]}. Start it and build again: the steps that finished "
+                "are kept"
+            )
+
+
+@contextlib.contextmanager
+def instance_lost(instance: Any) -> Iterator[None]:
+    """An :class:`InstanceUnavailable` naming the instance's database when a write to it failed for good."""
+    try:
+        yield
+    except Exception as exc:
+        names = []
+        e: BaseException | None = exc
+        while e is not None:
+            names.append(type(e).__name__)
+            e = e.__cause__ or e.__context__
+        if "DagsterPostgresException" not in names:
+            raise
+        raise InstanceUnavailable(
+            f"the Dagster instance's database {database_url(instance)} did not answer: dagster-postgres retried "
+            f"its connection 5 times over about 6 s ({type(exc).__name__}: {exc}). Start it and build again"
+        ) from exc
+
+
+def database_url(instance: Any) -> str:
+    """The instance's PostgreSQL URL without its password."""
+    url = getattr(instance.run_storage, "postgres_url", None)
+    if not url:
+        return "(not PostgreSQL)"
+    # deferred: SQLAlchemy comes with Dagster's storage; only a build whose instance failed needs it here
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

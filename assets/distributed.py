@@ -14,17 +14,22 @@ aside, which stays a secret of the machine that calls the teacher).
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import re
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
 from assets.automation import CROSS, asset_jobs
+from assets.cluster import broker_lost, instance_lost
 from assets.corpus import CHECKS
 from assets.definitions import ALL_ASSETS, resources
 from assets.executors import execution_config, executor_def
+from assets.resources import WRITE_TOKEN, StageStore, write_token
 from assets.synthesis import PER_SERVER
 from pipeline.core.config import BuildConfig
 
@@ -108,28 +113,106 @@ def execute(
         reconstructor_working_directory=CODE_ROOT,
     )
     tags = {**tags, **({"dagster/partition": partition} if partition else {})}
-    result = dg.execute_job(
-        job,
-        instance=instance,
-        run_config=run_config(cfg, train, train_params, loggers),
-        tags=tags,
-        asset_selection=asset_selection,
-        raise_on_error=False,
-    )
-    # a run whose step was lost with its worker (not a step that failed itself, nor an interrupt) is re-executed
-    # from its failure (Dagster's re-execution: the lost step and those after it; the finished ones are kept),
-    # deployment.run_retries times at most
-    for _ in range(cfg.deployment.run_retries if cfg.deployment.executor == "celery" else 0):
-        if result.success or "WorkerLostError" not in lost_steps(result):
-            break
-        result = dg.execute_job(
-            job,
-            instance=instance,
-            tags={**tags, "prove/retry_of": result.run_id},
-            reexecution_options=dg.ReexecutionOptions.from_failure(result.run_id, instance),
-            raise_on_error=False,
-        )
+    config = run_config(cfg, train, train_params, loggers)
+    key = build_key(name, cfg, train, train_params, partition)
+    tags[BUILD_KEY] = key
+    with instance_lost(instance):
+        earlier = resumable(instance, cfg, name, key, partition)
+        if isinstance(earlier, Reused):  # this server's run of the same build succeeded, its outputs intact
+            return earlier
+        if earlier is not None:  # the same build's run failed (the broker lost, say): its finished steps are kept
+            result = dg.execute_job(
+                job, instance=instance, run_config=config, tags={**tags, "prove/resumed_from": earlier},
+                reexecution_options=dg.ReexecutionOptions.from_failure(earlier, instance), raise_on_error=False,
+            )  # fmt: skip
+            broker_lost(cfg, result)
+        else:
+            result = dg.execute_job(
+                job, instance=instance, run_config=config, tags=tags, asset_selection=asset_selection,
+                raise_on_error=False,
+            )  # fmt: skip
+            broker_lost(cfg, result)
+        # a run whose step was lost with its worker (not a step that failed itself, nor an interrupt) is re-executed
+        # from its failure (Dagster's re-execution: the lost step and those after it; the finished ones are kept),
+        # deployment.run_retries times at most
+        for _ in range(cfg.deployment.run_retries if cfg.deployment.executor == "celery" else 0):
+            if result.success or "WorkerLostError" not in lost_steps(result):
+                break
+            result = dg.execute_job(
+                job,
+                instance=instance,
+                tags={**tags, "prove/retry_of": result.run_id},
+                reexecution_options=dg.ReexecutionOptions.from_failure(result.run_id, instance),
+                raise_on_error=False,
+            )
+            broker_lost(cfg, result)
     return result
+
+
+BUILD_KEY = "prove/build_key"  # the tag naming what a run builds: the same key, the same outputs
+
+
+def build_key(
+    name: str, cfg: BuildConfig, train: bool, train_params: dict[str, Any] | None, partition: str | None
+) -> str:
+    """What a run of ``name`` (for ``partition``) depends on, hashed: the build settings but where its steps run
+    (``deployment``), the training settings and the assets' code versions. Two runs with the same key write the
+    same outputs."""
+    versions = sorted(
+        (k.to_user_string(), v or "")
+        for a in ALL_ASSETS
+        if isinstance(a, dg.AssetsDefinition)
+        for k, v in a.code_versions_by_key.items()
+    )
+    what = {
+        "job": name,
+        "partition": partition,
+        "build": cfg.model_dump(mode="json", exclude={"deployment"}),
+        "train": [train, train_params or {}],
+        "code": versions,
+    }
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass
+class Reused:
+    """A server's run of an earlier build with the same key, whose outputs are still stored as it wrote them: what
+    the build keeps instead of running it again (the fields ``prove build`` reads of a run's result)."""
+
+    run_id: str
+    success: bool = True
+    all_events: list[Any] = field(default_factory=list)
+
+
+def resumable(
+    instance: dg.DagsterInstance, cfg: BuildConfig, name: str, key: str, partition: str | None
+) -> Reused | str | None:
+    """What an earlier build with the same key (:func:`build_key`) left of a server's run (``server_job`` only: the
+    corpus run always runs again): :class:`Reused` when its last run succeeded, the run's id when it failed (to
+    re-execute from its failure: Dagster's re-execution keeps the steps that finished), None when there is none, or
+    when an output it wrote is no longer the file it wrote (another build wrote there since: its write token,
+    :class:`assets.resources.StageStore`, is not the one in the materialization)."""
+    if name != "server_job" or partition is None:
+        return None
+    runs = instance.get_runs(dg.RunsFilter(job_name=name, tags={BUILD_KEY: key}), limit=1)
+    if not runs or runs[0].status not in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE):
+        return None
+    last = runs[0]
+    store = StageStore(base_dir=str(cfg.data_path / "stages"))
+    group = instance.get_runs(dg.RunsFilter(tags={BUILD_KEY: key}))
+    written: dict[dg.AssetKey, tuple[int, Any]] = {}  # each asset's last materialization by a run of the key
+    for run in group:
+        for rec in instance.get_records_for_run(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION).records:
+            mat = rec.asset_materialization
+            if mat is not None and mat.partition == partition and rec.storage_id > written.get(mat.asset_key, (-1,))[0]:
+                written[mat.asset_key] = (rec.storage_id, mat)
+    for asset, (_, mat) in written.items():
+        token = mat.metadata.get(WRITE_TOKEN)
+        if token is None or write_token(store.path(asset, partition)) != token.value:
+            return None
+    if last.status == dg.DagsterRunStatus.SUCCESS:
+        return Reused(last.run_id)
+    return last.run_id
 
 
 def lost_steps(result: Any) -> str:

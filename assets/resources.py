@@ -185,6 +185,18 @@ class FannedIn(dict):
         self.asset, self.folder = asset, folder
 
 
+WRITE_TOKEN = "prove/write_token"  # the metadata entry of a materialization naming its stored file's write
+
+
+def write_token(path: Path) -> str | None:
+    """The write token of the stage output stored at ``path`` (None when there is none)."""
+    try:
+        with open(path, "rb") as f:
+            return str(pickle.load(f))
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return None
+
+
 class StageStore(dg.ConfigurableIOManager):
     """Pickled stage outputs under ``<base_dir>/<asset>/<partition>.pkl``; fan-in loads the partitions that exist.
     An output's first reader in the process that wrote it takes it from memory (:class:`Handoff`).
@@ -196,7 +208,8 @@ class StageStore(dg.ConfigurableIOManager):
 
     base_dir: str = "data/stages"
 
-    def _path(self, asset_key: dg.AssetKey, partition: str | None) -> Path:
+    def path(self, asset_key: dg.AssetKey, partition: str | None) -> Path:
+        """Where the output of ``asset_key`` (its ``partition``) is stored."""
         return Path(self.base_dir) / "/".join(asset_key.path) / f"{partition or '_all'}.pkl"
 
     @staticmethod
@@ -216,11 +229,14 @@ class StageStore(dg.ConfigurableIOManager):
 
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         partition = context.partition_key if context.has_partition_key else None
-        path = self._path(context.asset_key, partition)
+        path = self.path(context.asset_key, partition)
         path.parent.mkdir(parents=True, exist_ok=True)
         token = uuid.uuid4().hex  # names this write only: it never reaches an output's content
         self._dump(obj, path, token)
         HANDOFF.give(path, token, obj)
+        # the write's token beside the materialization: a later build knows the file is still this write
+        # (assets.distributed.resumable: a build on Celery re-uses the outputs a failed build left)
+        context.add_output_metadata({WRITE_TOKEN: token})
         if isinstance(obj, StageOutput):
             # the rejections alone, beside the full output (and written after it): the corpus asset
             # reads every stage's rejections without unpickling every conversation
@@ -245,7 +261,7 @@ class StageStore(dg.ConfigurableIOManager):
 
     def load(self, asset: str, partition: str | None = None) -> Any:
         """A stored output read directly from its file (a stage's stats after a build, in tests and benchmarks)."""
-        with open(self._path(dg.AssetKey(asset), partition), "rb") as f, collector_paused():
+        with open(self.path(dg.AssetKey(asset), partition), "rb") as f, collector_paused():
             pickle.load(f)  # the write token
             return pickle.load(f)
 
@@ -255,14 +271,14 @@ class StageStore(dg.ConfigurableIOManager):
         if context.has_asset_partitions:
             keys = context.asset_partition_keys
             if context.has_partition_key:  # per-server asset reading the same server's upstream
-                return self._load(self._path(key, keys[0]), part)
+                return self._load(self.path(key, keys[0]), part)
             out = {}
             for p in keys:  # fan-in: the partitions that were materialized (selected() fails on a missing one)
-                path = self._path(key, p)
+                path = self.path(key, p)
                 if path.exists():
                     out[p] = self._load(path, part)
-            return FannedIn(out, key.to_user_string(), self._path(key, None).parent)
-        return self._load(self._path(key, None), part)
+            return FannedIn(out, key.to_user_string(), self.path(key, None).parent)
+        return self._load(self.path(key, None), part)
 
 
 def png_markdown(label: str, path: Path) -> MetadataValue:

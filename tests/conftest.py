@@ -32,6 +32,7 @@ from tests.services import (
     juicefs_mount,
     juicefs_volume,
     postgres,
+    redis_process,
     redis_server,
 )
 
@@ -143,10 +144,14 @@ def pg_cluster() -> Iterator[Postgres]:
 def celery_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CeleryCluster]:
     """A Redis broker and two dagster-celery workers for the session (the distributed build's tests and the fault
     tests share them). Each worker runs its steps in a pool process (``--pool prefork --concurrency 1``), so a step
-    whose process is killed is reported lost by its worker, as docs/scale-out.md sets workers up."""
+    whose process is killed is reported lost by its worker, as docs/scale-out.md sets workers up. The cluster's
+    ``redis`` can be stopped and started again on the same port (a broker lost and back)."""
     tmp = tmp_path_factory.mktemp("celery_cluster")
-    with redis_server(tmp / "redis") as broker, celery_workers(tmp / "celery", broker, 2, pool="prefork") as workers:
-        yield CeleryCluster(broker, workers)
+    with (
+        redis_process(tmp / "redis") as redis,
+        celery_workers(tmp / "celery", redis.url, 2, pool="prefork") as workers,
+    ):
+        yield CeleryCluster(redis.url, workers, redis)
 
 
 @pytest.fixture

@@ -174,6 +174,20 @@ class Postgres:
     user: str | None
     databases: list[str] = field(default_factory=list)
 
+    def _pg_ctl(self, *args: str) -> None:
+        opts = f"-p {self.port} -k {self.folder} -h 127.0.0.1 -F -c synchronous_commit=off -c full_page_writes=off"
+        cmd = [str(self.bin_dir / "pg_ctl"), "-D", str(self.folder / "data"), "-l", str(self.folder / "server.log")]
+        run([*cmd, "-w", "-t", str(int(READY_TIMEOUT)), "-o", opts, *args], f"pg_ctl {args[0]}", user=self.user)
+
+    def stop(self, mode: str = "fast") -> None:
+        """Take the server down: ``pg_ctl stop -m fast`` ends its sessions; ``smart`` refuses new ones and waits for
+        those open to end (``pg_ctl restart``'s modes)."""
+        self._pg_ctl("stop", "-m", mode)
+
+    def start(self) -> None:
+        """Bring it back on the same port, with its databases."""
+        self._pg_ctl("start")
+
     def url(self, db: str = "postgres") -> str:
         """The SQLAlchemy URL of database ``db``, with the driver dagster-postgres ships (psycopg2)."""
         return f"postgresql+psycopg2://{PG_USER}@127.0.0.1:{self.port}/{db}"
@@ -245,10 +259,16 @@ def postgres() -> Iterator[Postgres]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+CLUSTER_INSTANCE = ROOT / "examples" / "cluster" / "dagster.yaml"  # the instance docs/scale-out.md ships
+
+
 def dagster_instance_config(postgres_url: str) -> dict[str, Any]:
-    """A ``dagster.yaml`` (as a dict) whose runs, event log and schedules live in PostgreSQL at ``postgres_url``
-    (dagster-postgres's ``DagsterPostgresStorage``)."""
-    return {"storage": {"postgres": {"postgres_url": postgres_url}}, "telemetry": {"enabled": False}}
+    """The cluster's ``dagster.yaml`` (``examples/cluster/dagster.yaml``, as a dict: runs, event log and schedules in
+    PostgreSQL with dagster-postgres's ``DagsterPostgresStorage``, Dagster's run monitoring) with ``postgres_url``
+    written in place of the ``DAGSTER_PG_URL`` it reads."""
+    config = yaml.safe_load(CLUSTER_INSTANCE.read_text())
+    config["storage"]["postgres"]["postgres_url"] = postgres_url
+    return config
 
 
 def dagster_home(folder: Path, postgres_url: str) -> Path:
@@ -269,21 +289,50 @@ def redis_ping(port: int) -> bool:
         return s.recv(16).startswith(b"+PONG")
 
 
+@dataclass
+class RedisServer:
+    """A running ``redis-server`` on 127.0.0.1:``port``: :meth:`stop` and :meth:`start` take it down and bring it
+    back on the same port, empty (nothing is saved), as a restarted broker comes back."""
+
+    port: int
+    folder: Path
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        exe = program("redis-server", REDIS_INSTALL)
+        log = self.folder / "redis.log"
+        cmd = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.proc = start(cmd + ["--dir", str(self.folder), "--daemonize", "no", "--logfile", ""], log)
+        wait_for(lambda: redis_ping(self.port), "redis-server", self.proc, log)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop(self.proc)
+
+
+@contextlib.contextmanager
+def redis_process(folder: Path) -> Iterator[RedisServer]:
+    """``redis-server`` on a free loopback port, nothing saved to disk (:class:`RedisServer`), stopped when the block
+    ends. ``folder`` gets its log (``redis.log``) and is its working folder."""
+    program("redis-server", REDIS_INSTALL)
+    folder.mkdir(parents=True, exist_ok=True)
+    server = RedisServer(port=free_port(), folder=folder)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
 @contextlib.contextmanager
 def redis_server(folder: Path) -> Iterator[str]:
-    """``redis-server`` on a free loopback port, nothing saved to disk; its URL ``redis://127.0.0.1:PORT/0``.
-    ``folder`` gets its log (``redis.log``) and is its working folder."""
-    exe = program("redis-server", REDIS_INSTALL)
-    folder.mkdir(parents=True, exist_ok=True)
-    log = folder / "redis.log"
-    port = free_port()
-    cmd = [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(folder)]
-    proc = start(cmd + ["--daemonize", "no", "--logfile", ""], log)
-    try:
-        wait_for(lambda: redis_ping(port), "redis-server", proc, log)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        stop(proc)
+    """:func:`redis_process`'s URL ``redis://127.0.0.1:PORT/0``."""
+    with redis_process(folder) as server:
+        yield server.url
 
 
 # ---- Celery workers ------------------------------------------------------------------------------------------
@@ -312,6 +361,7 @@ class CeleryCluster:
 
     broker: str
     workers: list[CeleryWorker]
+    redis: RedisServer | None = None  # the broker's server, when the cluster started it (to take it down and back)
 
     def pool_process_talking_to(self, port: int) -> Any:
         """The workers' pool process (a ``psutil.Process``) with a connection open to 127.0.0.1:``port`` (the one

@@ -54,6 +54,28 @@ def check_train_params(params: dict[str, Any]) -> None:
         raise SystemExit(f"prove: invalid training configuration: {exc}") from exc
 
 
+def check_root(root: Path) -> None:
+    """The storage root of a build on a cluster checked (``pipeline.core.storage.check_storage_root``), as one line."""
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
+    from pipeline.core.storage import StorageRootError, check_storage_root
+
+    try:
+        check_storage_root(root)
+    except StorageRootError as exc:
+        raise SystemExit(f"prove: {exc}") from exc
+
+
+def cluster_faults() -> tuple[type[Exception], ...]:
+    """The errors of a build on a cluster whose broker, workers, instance database or storage root failed."""
+    # deferred: the pipeline, Dagster and their libraries load only when a command that needs them runs
+    # (prove --help stays fast)
+    from assets.cluster import ClusterUnavailable, InstanceUnavailable
+    from pipeline.core.storage import StorageRootError
+
+    return (ClusterUnavailable, InstanceUnavailable, StorageRootError)
+
+
 def cmd_build(a: argparse.Namespace) -> int:
     import datetime as dt
 
@@ -73,10 +95,16 @@ def cmd_build(a: argparse.Namespace) -> int:
     if a.estimate:
         print("\n".join(estimate_lines(cfg)))
         return 0
+    if cfg.deployment.executor == "celery":  # before the build's log is made under it: a cluster's root is never made
+        check_root(cfg.data_path)
     log_path = cfg.data_path / "logs" / f"build-{dt.datetime.now(dt.UTC):%Y%m%d-%H%M%S}.log"
     with Console(log_path, verbose=a.verbose) as con, Interrupts() as intr, progress.listening(con.progress):
         try:
             return _build(a, cfg, intr, con)
+        except cluster_faults() as exc:  # a part of the cluster gone: the message names it (docs/scale-out.md)
+            con.close_bars()
+            con.note(f"prove: {exc}")
+            return 1
         except KeyboardInterrupt:
             con.close_bars()
             stopped = stop_descendants()  # the build marked what it wrote but did not check as failed

@@ -3,13 +3,17 @@ session's PostgreSQL cluster, Redis broker and two Celery workers: tests/conftes
 loopback: the teacher's budget holds for the whole build however many workers run it; a worker killed mid-step
 loses the step, which the build re-executes from the failure to the undisturbed build's corpus; a broker that does
 not answer, and a storage root that is missing or read-only, fail the build at once naming what is wrong, with
-nothing written anywhere else."""
+nothing written anywhere else; a broker lost mid-build fails it within its timeout naming the broker, and the next
+build (through a PostgreSQL restart) keeps the steps done and writes the undisturbed corpus; a database that stays
+down fails the build naming it, and Dagster's run monitoring fails the run it left "started"."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import re
 import subprocess
 import threading
 import time
@@ -21,7 +25,7 @@ import dagster as dg
 import pytest
 
 from assets import distributed
-from assets.cluster import ClusterUnavailable
+from assets.cluster import ClusterUnavailable, InstanceUnavailable, database_url
 from assets.orchestrate import BuildRun, build, run_error
 from assets.resources import ensure_partitions
 from pipeline.core.config import BuildConfig, DeploymentConfig, QueryConfig
@@ -217,3 +221,196 @@ def test_a_read_only_storage_root_fails_the_build_naming_it(tmp_path, instance, 
         ):
             build(cfg, instance=instance)
     assert os.listdir(tmp_path / "src") == []
+
+
+# ---- the broker lost mid-build, and the instance's database restarted ----------------------------------------
+
+SMALL = 4  # examples of the one-server builds below
+
+
+def small_on_cluster(data: Path, cluster: CeleryCluster, **deployment: float) -> BuildConfig:
+    data.mkdir(parents=True, exist_ok=True)
+    return BuildConfig(
+        examples=SMALL,
+        servers=["banking"],
+        data_dir=str(data),
+        deployment=DeploymentConfig(executor="celery", broker=cluster.broker, **deployment),
+    )
+
+
+def when_stored(data: Path, asset: str, action, timeout: float = 300) -> threading.Thread:
+    """``action`` in a thread once the build has stored ``asset``'s output of banking (one step done)."""
+
+    def wait() -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not (data / "stages" / asset / "banking.pkl").exists():
+            time.sleep(0.05)
+        action()
+
+    t = threading.Thread(target=wait)
+    t.start()
+    return t
+
+
+def when_started(instance: dg.DagsterInstance, test: str, action, timeout: float = 300) -> threading.Thread:
+    """``action`` in a thread once the build's first run (tagged ``prove/test: test``) has started."""
+
+    def wait() -> None:
+        deadline = time.monotonic() + timeout
+        started = dg.RunsFilter(tags={"prove/test": test}, statuses=[dg.DagsterRunStatus.STARTED])
+        while time.monotonic() < deadline and not instance.get_runs(started, limit=1):
+            time.sleep(0.1)
+        action()
+
+    t = threading.Thread(target=wait)
+    t.start()
+    return t
+
+
+def workers_answer(cluster: CeleryCluster, timeout: float = 60) -> None:
+    """Until both workers answer Celery's ping again (they reconnect to a broker that came back by themselves)."""
+    from celery import Celery
+
+    app = Celery(broker=cluster.broker, backend=cluster.broker)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(Exception):
+                if len(app.control.inspect(timeout=1).ping() or {}) == len(cluster.workers):
+                    return
+            time.sleep(0.5)
+        raise AssertionError(f"the workers did not come back to the broker\n{workers_logs(cluster.workers)}")
+    finally:
+        app.close()
+
+
+def steps_started(instance: dg.DagsterInstance, run_id: str) -> set[str]:
+    return {r.dagster_event.step_key for r in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_START)}
+
+
+def test_a_broker_lost_mid_build_fails_it_naming_the_broker_and_the_next_build_keeps_the_steps_done(
+    tmp_path, instance, pg_cluster, celery_cluster
+):
+    """Redis stopped once the build has stored banking's dependency graphs: the build fails within the broker's
+    timeout naming it. Built again with Redis back, and PostgreSQL restarted during that build (``pg_ctl stop -m smart``
+    then ``start``: dagster-postgres retries its connections meanwhile): the failed run is re-executed from its failure,
+    the steps it finished are not run again, and the corpus is the undisturbed build's."""
+    redis = celery_cluster.redis
+    assert redis is not None
+    data = tmp_path / "cluster"
+    cfg = small_on_cluster(data, celery_cluster, broker_timeout_s=2)
+    stopped: list[float] = []
+    try:
+        lost = when_stored(data, "dependency_graphs", lambda: (redis.stop(), stopped.append(time.monotonic())))
+        with pytest.raises(ClusterUnavailable, match=f"the Celery broker {cfg.deployment.broker} stopped answering"):
+            build(cfg, instance=instance)
+        failed_after = time.monotonic() - stopped[0]
+        lost.join()
+    finally:
+        if redis.proc is None or redis.proc.poll() is not None:
+            redis.start()  # back on the same port, empty (the tasks it held are gone)
+        workers_answer(celery_cluster)
+    assert failed_after < 2 * 2 + 5, f"the build failed {failed_after:.1f} s after the broker stopped"
+    (first,) = instance.get_runs(dg.RunsFilter(tags={distributed.BUILD_KEY: key(cfg)}))
+    assert first.status == dg.DagsterRunStatus.FAILURE
+    done = steps_started(instance, first.run_id)
+    assert {"server_snapshots", "dependency_graphs"} <= done, done
+
+    def restart_database() -> None:
+        pg_cluster.stop("smart")
+        restarted.append(time.monotonic())
+        pg_cluster.start()
+
+    restarted: list[float] = []
+    try:
+        bounce = when_stored(data, "tool_chains", restart_database)
+        again = build(cfg, instance=instance)
+        bounce.join()
+    finally:
+        with contextlib.suppress(Exception):
+            pg_cluster.start()  # already running unless the restart failed half-way
+    assert restarted, "PostgreSQL was not restarted during the build"
+    assert again.success, again.error()
+    resumed = instance.get_run_by_id(again.runs[0])
+    assert resumed.parent_run_id == first.run_id and resumed.status == dg.DagsterRunStatus.SUCCESS
+    redone = steps_started(instance, resumed.run_id)
+    assert redone and not redone & done, (done, redone)  # only the steps the first run did not finish
+    assert not list(data.rglob("*.tmp")), "a half-written file was left under the storage root"
+    local = cfg.model_copy(update={"data_dir": str(tmp_path / "one_machine"), "deployment": DeploymentConfig()})
+    assert content_hash(again.corpus_path) == content_hash(build_run(local).corpus_path)
+    # a third build would not run the server again: its stored outputs are still the ones it wrote
+    kept = distributed.execute("server_job", cfg, instance=instance, tags={}, loggers={}, partition="banking")
+    assert kept.success and kept.run_id == resumed.run_id
+
+
+def key(cfg: BuildConfig) -> str:
+    """The build key of banking's server run of a build of ``cfg`` (as ``prove build`` makes it)."""
+    prepared_cfg = distributed.for_workers(cfg)
+    return distributed.build_key("server_job", prepared_cfg, False, None, "banking")
+
+
+def test_a_database_down_during_a_build_fails_it_naming_the_database_and_run_monitoring_fails_the_run_left(
+    tmp_path, instance, pg_cluster, celery_cluster
+):
+    """PostgreSQL stopped once the build's first run has started, and kept down: each write to the instance is
+    retried by dagster-postgres (5 connections over about 6 s), then the build fails naming the database. The run it
+    could not mark failed is left "started" until Dagster's run monitoring (on in the cluster's instance config,
+    examples/cluster/dagster.yaml) finds it past its maximum runtime and fails it."""
+    data = tmp_path / "cluster"
+    cfg = small_on_cluster(data, celery_cluster)
+    url = database_url(instance)
+    assert url.startswith("postgresql+psycopg2://prove@127.0.0.1:") and url.endswith("/cluster_faults")
+    stopped: list[float] = []
+    try:
+        down = when_started(instance, "database-down", lambda: (pg_cluster.stop(), stopped.append(time.monotonic())))
+        with pytest.raises(InstanceUnavailable, match=f"the Dagster instance's database {re.escape(url)} did not"):
+            build(cfg, instance=instance, tags={"prove/test": "database-down"})
+        failed_after = time.monotonic() - stopped[0]
+        down.join()
+    finally:
+        pg_cluster.start()
+    assert failed_after < 120, f"the build failed {failed_after:.0f} s after the database stopped"
+    (left,) = instance.get_runs(dg.RunsFilter(tags={"prove/test": "database-down"}))
+    assert left.status == dg.DagsterRunStatus.STARTED  # nobody could write its failure
+    # what the daemon's run monitoring does each poll with the instance's settings (its check of a started run's
+    # runtime; max_runtime_seconds shortened to 1 s here, the shipped one is a day)
+    from dagster._daemon.monitoring.run_monitoring import check_run_timeout  # private: the daemon's own check
+
+    assert instance.run_monitoring_enabled and instance.run_monitoring_max_runtime_seconds == 86400
+    time.sleep(1.1)
+    check_run_timeout(instance, instance.get_run_record_by_id(left.run_id), logging.getLogger("run_monitoring"), 1)
+    after = instance.get_run_by_id(left.run_id)
+    assert after.status == dg.DagsterRunStatus.FAILURE
+    why = [r.message for r in instance.all_logs(left.run_id, of_type=dg.DagsterEventType.RUN_FAILURE)]
+    assert any("maximum runtime" in m or "forcibly marked as failed" in m for m in why), why
+
+
+def test_prove_build_on_a_cluster_says_a_missing_root_or_a_silent_broker_in_one_line_and_makes_no_root(
+    tmp_path, capsys
+):
+    from assets.cli import main
+
+    mountpoint = tmp_path / "mnt"  # an unmounted shared file system: an empty mount point
+    mountpoint.mkdir()
+    broker = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    build_file = tmp_path / "scale.yaml"
+    for root in (mountpoint / "prove", tmp_path / "data"):
+        build_file.write_text(
+            json.dumps(
+                {
+                    "data_dir": str(root),
+                    "servers": ["banking"],
+                    "deployment": {"executor": "celery", "broker": broker, "broker_timeout_s": 1},
+                }
+            )
+        )
+        if root.parent == mountpoint:
+            with pytest.raises(SystemExit, match=f"prove: the storage root {root} \\(data_dir\\) does not exist"):
+                main(["build", "--config", str(build_file), "--no-train", "--examples", "4"])
+            assert os.listdir(mountpoint) == []  # not even the build's log: the root was never made
+        else:
+            root.mkdir()
+            assert main(["build", "--config", str(build_file), "--no-train", "--examples", "4"]) == 1
+            err = capsys.readouterr().err.strip()
+            assert err.startswith(f"prove: the Celery broker {broker} did not answer within 1 s"), err
+            assert "Traceback" not in err
