@@ -187,17 +187,20 @@ class Reused:
 def resumable(
     instance: dg.DagsterInstance, cfg: BuildConfig, name: str, key: str, partition: str | None
 ) -> Reused | str | None:
-    """What an earlier build with the same key (:func:`build_key`) left of a server's run (``server_job`` only: the
-    corpus run always runs again): :class:`Reused` when its last run succeeded, the run's id when it failed (to
+    """What an earlier build with the same key (:func:`build_key`) that did not reach its corpus version left of a
+    server's run (``server_job`` only: the corpus run always runs again; a build that wrote its version is not
+    resumed, :func:`published_since`): :class:`Reused` when its last run succeeded, the run's id when it failed (to
     re-execute from its failure: Dagster's re-execution keeps the steps that finished), None when there is none, or
     when an output it wrote is no longer the file it wrote (another build wrote there since: its write token,
     :class:`assets.resources.StageStore`, is not the one in the materialization)."""
     if name != "server_job" or partition is None:
         return None
-    runs = instance.get_runs(dg.RunsFilter(job_name=name, tags={BUILD_KEY: key}), limit=1)
-    if not runs or runs[0].status not in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE):
+    records = instance.get_run_records(dg.RunsFilter(job_name=name, tags={BUILD_KEY: key}), limit=1)
+    if not records or records[0].dagster_run.status not in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE):
         return None
-    last = runs[0]
+    if published_since(cfg, records[0].create_timestamp.timestamp()):
+        return None  # that build wrote its corpus version: a new one starts afresh (its servers may have changed)
+    last = records[0].dagster_run
     store = StageStore(base_dir=str(cfg.data_path / "stages"))
     group = instance.get_runs(dg.RunsFilter(tags={BUILD_KEY: key}))
     written: dict[dg.AssetKey, tuple[int, Any]] = {}  # each asset's last materialization by a run of the key
@@ -213,6 +216,12 @@ def resumable(
     if last.status == dg.DagsterRunStatus.SUCCESS:
         return Reused(last.run_id)
     return last.run_id
+
+
+def published_since(cfg: BuildConfig, started: float) -> bool:
+    """Whether a corpus version (any status) was written under ``cfg``'s data folder after ``started`` (POSIX time):
+    the build that ran then went to its end, so what it left is not resumed."""
+    return any(m.stat().st_mtime > started for m in (cfg.data_path / "corpus").glob("v*/manifest.json"))
 
 
 def lost_steps(result: Any) -> str:

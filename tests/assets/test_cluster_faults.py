@@ -338,9 +338,10 @@ def test_a_broker_lost_mid_build_fails_it_naming_the_broker_and_the_next_build_k
     assert not list(data.rglob("*.tmp")), "a half-written file was left under the storage root"
     local = cfg.model_copy(update={"data_dir": str(tmp_path / "one_machine"), "deployment": DeploymentConfig()})
     assert content_hash(again.corpus_path) == content_hash(build_run(local).corpus_path)
-    # a third build would not run the server again: its stored outputs are still the ones it wrote
-    kept = distributed.execute("server_job", cfg, instance=instance, tags={}, loggers={}, partition="banking")
-    assert kept.success and kept.run_id == resumed.run_id
+    # that build wrote its corpus version: a third one starts afresh (its servers may have changed since), it does
+    # not keep what this one ran
+    prepared = distributed.for_workers(cfg)
+    assert distributed.resumable(instance, prepared, "server_job", key(cfg), "banking") is None
 
 
 def key(cfg: BuildConfig) -> str:
