@@ -165,9 +165,15 @@ def _materialize_partition(
     return server, r.success, r.run_id, "" if r.success else run_error(r)
 
 
-def _forwarding_worker_init(updates: Any) -> None:
-    """A build worker that also sends its teacher progress (answers per second, requests in flight) to the parent."""
+def _forwarding_worker_init(updates: Any, ready: Any = None) -> None:
+    """A build worker that also sends its teacher progress (answers per second, requests in flight) to the parent.
+    ``ready``: a barrier of all the pool's workers, passed once each has imported the definitions (unpickling this
+    function did), so the partitions start together: a worker still importing (seconds under load) would otherwise
+    find the first one had run its partition and taken the next too (a short run is under a second)."""
     worker_init()
+    if ready is not None:
+        with contextlib.suppress(Exception):  # a worker that never came (broken, timed out): start without it
+            ready.wait(timeout=300)
     if updates is not None:
         pid = os.getpid()
 
@@ -208,10 +214,13 @@ def _partitions_parallel(
     manager = ctx.Manager() if cfg.query.backend == "llm" and progress.active() else None
     updates = manager.Queue() if manager is not None else None
     latest: dict[int, dict[str, Any]] = {}
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_forwarding_worker_init, initargs=(updates,)
-    )
     at_once = min(workers, len(cfg.servers))
+    pool = ProcessPoolExecutor(
+        max_workers=at_once,
+        mp_context=ctx,
+        initializer=_forwarding_worker_init,
+        initargs=(updates, ctx.Barrier(at_once)),
+    )
     try:
         pending = {
             pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"], at_once)
