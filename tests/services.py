@@ -37,6 +37,20 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]  # the project root, put on the Celery workers' PYTHONPATH
+
+
+def install_published() -> subprocess.CompletedProcess:
+    """``scripts/install-published.sh``: the published MCP servers at their pinned versions, from npm and PyPI, into
+    ``.published/`` (quick when they are there already); its result, for the caller to assert or skip on."""
+    return subprocess.run(
+        [str(ROOT / "scripts" / "install-published.sh")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PYTHON": sys.executable},
+    )
+
+
 READY_TIMEOUT = 60.0  # seconds a service may take to answer (the test machine has 2 busy cores)
 STOP_TIMEOUT = 15.0  # seconds a service may take to stop on SIGTERM before it is killed
 SETUP = "scripts/setup-env.sh installs it"

@@ -5,10 +5,7 @@ the seeded rows (tests/thirdparty/seeds/lending). Each session gets a database o
 one (``createdb -T``), so a session's writes are invisible to every other."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +14,7 @@ from pipeline.core.config import BuildConfig, ServerConfig
 from pipeline.discovery.sql_schema import table_references
 from pipeline.stages.discovery import stage_chains, stage_graph, stage_snapshot
 from pipeline.stages.synthesis import stage_conversations, stage_queries, stage_validate
-from tests.services import PG_USER, run
+from tests.services import PG_USER, install_published, run
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / ".published" / "postgres-venv" / "bin" / "mcp-postgres-server"
@@ -55,13 +52,7 @@ def postgres_server(pg, template: str) -> ServerConfig:
 @pytest.fixture(scope="module")
 def built(pg_cluster, tmp_path_factory):
     if not SERVER.exists():  # installed from PyPI by the script, as test_published_servers does (quick when there)
-        done = subprocess.run(
-            [str(ROOT / "scripts" / "install-published.sh")],
-            capture_output=True,
-            text=True,
-            timeout=900,
-            env={**os.environ, "PYTHON": sys.executable},
-        )
+        done = install_published()
         if done.returncode != 0 or not SERVER.exists():
             pytest.skip(f"mcp-postgres-server==0.1.2 could not be installed: {done.stderr.strip()[-300:]}")
     pg_cluster.database(TEMPLATE)

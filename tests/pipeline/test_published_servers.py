@@ -8,9 +8,6 @@ The 80-example build over the four is marked slow (minutes: every session is a n
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -24,6 +21,7 @@ from pipeline.env import Environment
 from pipeline.env.workdir import SESSION_ALIAS
 from pipeline.stages.discovery import stage_graph, stage_snapshot
 from tests.builds import build_corpus
+from tests.services import install_published
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / ".published"
@@ -43,13 +41,7 @@ def tree_hashes(root: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def published():
-    done = subprocess.run(
-        [str(ROOT / "scripts" / "install-published.sh")],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env={**os.environ, "PYTHON": sys.executable},
-    )
+    done = install_published()
     assert done.returncode == 0, done.stderr
     before = tree_hashes(SEEDS)
     with pytest.MonkeyPatch.context() as mp:
