@@ -96,6 +96,7 @@ def disturbed(tmp_path_factory, home, instance, celery_cluster: CeleryCluster) -
         killer.join()
         peak = teacher.peak_in_flight
         local = cfg.model_copy(update={"data_dir": str(tmp / "one_machine"), "deployment": DeploymentConfig()})
+        teacher.latency = 0.0  # the same answers without the pause (324 requests: about 20 s of waiting at 0.2 s)
         undisturbed = build_run(local)
     logs = workers_logs(celery_cluster.workers)
     assert b.success and not b.unavailable, f"{b.error()}; left out: {b.unavailable}\n{logs}"
