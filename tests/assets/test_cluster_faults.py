@@ -229,22 +229,24 @@ def test_a_read_only_storage_root_fails_the_build_naming_it(tmp_path, instance, 
 SMALL = 4  # examples of the one-server builds below
 
 
-def small_on_cluster(data: Path, cluster: CeleryCluster, **deployment: float) -> BuildConfig:
+def small_on_cluster(
+    data: Path, cluster: CeleryCluster, servers: tuple[str, ...] = ("banking",), **deployment: float
+) -> BuildConfig:
     data.mkdir(parents=True, exist_ok=True)
     return BuildConfig(
         examples=SMALL,
-        servers=["banking"],
+        servers=list(servers),
         data_dir=str(data),
         deployment=DeploymentConfig(executor="celery", broker=cluster.broker, **deployment),
     )
 
 
-def when_stored(data: Path, asset: str, action, timeout: float = 300) -> threading.Thread:
-    """``action`` in a thread once the build has stored ``asset``'s output of banking (one step done)."""
+def when_stored(data: Path, asset: str, action, server: str = "banking", timeout: float = 300) -> threading.Thread:
+    """``action`` in a thread once the build has stored ``asset``'s output of ``server`` (one step done)."""
 
     def wait() -> None:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not (data / "stages" / asset / "banking.pkl").exists():
+        while time.monotonic() < deadline and not (data / "stages" / asset / f"{server}.pkl").exists():
             time.sleep(0.05)
         action()
 
@@ -292,17 +294,23 @@ def steps_started(instance: dg.DagsterInstance, run_id: str) -> set[str]:
 def test_a_broker_lost_mid_build_fails_it_naming_the_broker_and_the_next_build_keeps_the_steps_done(
     tmp_path, instance, pg_cluster, celery_cluster
 ):
-    """Redis stopped once the build has stored banking's dependency graphs: the build fails within the broker's
-    timeout naming it. Built again with Redis back, and PostgreSQL restarted during that build (``pg_ctl stop -m smart``
-    then ``start``: dagster-postgres retries its connections meanwhile): the failed run is re-executed from its failure,
-    the steps it finished are not run again, and the corpus is the undisturbed build's."""
+    """Two servers built one after the other; Redis stopped once the build has stored crm's dependency graphs
+    (banking's run done): the build fails within the broker's timeout naming it. Built again with Redis back, and
+    PostgreSQL restarted during that build (``pg_ctl stop -m smart`` then ``start``: dagster-postgres retries its
+    connections meanwhile): banking's run is kept as it is, crm's failed run is re-executed from its failure, the
+    steps it finished are not run again, and the corpus is the undisturbed build's."""
     redis = celery_cluster.redis
     assert redis is not None
     data = tmp_path / "cluster"
-    cfg = small_on_cluster(data, celery_cluster, broker_timeout_s=2)
+    cfg = small_on_cluster(data, celery_cluster, ("banking", "crm"), broker_timeout_s=2)
     stopped: list[float] = []
+
+    def stop_broker() -> None:
+        redis.stop()
+        stopped.append(time.monotonic())
+
     try:
-        lost = when_stored(data, "dependency_graphs", lambda: (redis.stop(), stopped.append(time.monotonic())))
+        lost = when_stored(data, "dependency_graphs", stop_broker, server="crm")
         with pytest.raises(ClusterUnavailable, match=f"the Celery broker {cfg.deployment.broker} stopped answering"):
             build(cfg, instance=instance)
         failed_after = time.monotonic() - stopped[0]
@@ -312,7 +320,9 @@ def test_a_broker_lost_mid_build_fails_it_naming_the_broker_and_the_next_build_k
             redis.start()  # back on the same port, empty (the tasks it held are gone)
         workers_answer(celery_cluster)
     assert failed_after < 2 * 2 + 5, f"the build failed {failed_after:.1f} s after the broker stopped"
-    (first,) = instance.get_runs(dg.RunsFilter(tags={distributed.BUILD_KEY: key(cfg)}))
+    (kept,) = instance.get_runs(dg.RunsFilter(tags={distributed.BUILD_KEY: key(cfg, "banking")}))
+    assert kept.status == dg.DagsterRunStatus.SUCCESS
+    (first,) = instance.get_runs(dg.RunsFilter(tags={distributed.BUILD_KEY: key(cfg, "crm")}))
     assert first.status == dg.DagsterRunStatus.FAILURE
     done = steps_started(instance, first.run_id)
     assert {"server_snapshots", "dependency_graphs"} <= done, done
@@ -324,7 +334,7 @@ def test_a_broker_lost_mid_build_fails_it_naming_the_broker_and_the_next_build_k
 
     restarted: list[float] = []
     try:
-        bounce = when_stored(data, "tool_chains", restart_database)
+        bounce = when_stored(data, "tool_chains", restart_database, server="crm")
         again = build(cfg, instance=instance)
         bounce.join()
     finally:
@@ -332,7 +342,10 @@ def test_a_broker_lost_mid_build_fails_it_naming_the_broker_and_the_next_build_k
             pg_cluster.start()  # already running unless the restart failed half-way
     assert restarted, "PostgreSQL was not restarted during the build"
     assert again.success, again.error()
-    resumed = instance.get_run_by_id(again.runs[0])
+    # banking's run of the same build succeeded with its outputs intact: kept, not run again
+    assert again.runs[0] == kept.run_id
+    assert len(instance.get_runs(dg.RunsFilter(tags={distributed.BUILD_KEY: key(cfg, "banking")}))) == 1
+    resumed = instance.get_run_by_id(again.runs[1])
     assert resumed.parent_run_id == first.run_id and resumed.status == dg.DagsterRunStatus.SUCCESS
     redone = steps_started(instance, resumed.run_id)
     assert redone and not redone & done, (done, redone)  # only the steps the first run did not finish
@@ -342,13 +355,14 @@ def test_a_broker_lost_mid_build_fails_it_naming_the_broker_and_the_next_build_k
     # that build wrote its corpus version: a third one starts afresh (its servers may have changed since), it does
     # not keep what this one ran
     prepared = distributed.for_workers(cfg)
-    assert distributed.resumable(instance, prepared, "server_job", key(cfg), "banking") is None
+    for server in cfg.servers:
+        assert distributed.resumable(instance, prepared, "server_job", key(cfg, server), server) is None
 
 
-def key(cfg: BuildConfig) -> str:
-    """The build key of banking's server run of a build of ``cfg`` (as ``prove build`` makes it)."""
+def key(cfg: BuildConfig, server: str) -> str:
+    """The build key of ``server``'s run of a build of ``cfg`` (as ``prove build`` makes it)."""
     prepared_cfg = distributed.for_workers(cfg)
-    return distributed.build_key("server_job", prepared_cfg, False, None, "banking")
+    return distributed.build_key("server_job", prepared_cfg, False, None, server)
 
 
 def test_a_database_down_during_a_build_fails_it_naming_the_database_and_run_monitoring_fails_the_run_left(
