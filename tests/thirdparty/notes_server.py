@@ -19,7 +19,7 @@ srv = MCPServer("notes", log_level="ERROR")
 p = argparse.ArgumentParser()
 p.add_argument("--http", type=int)
 p.add_argument("--tools", help="serve only these tools (comma-separated); default: all")
-ARGS = p.parse_args()
+ARGS, _ = p.parse_known_args()  # other arguments are ignored, as they always were
 ONLY = set(ARGS.tools.split(",")) if ARGS.tools else None
 
 
