@@ -104,7 +104,7 @@ def mixed_build(tmp_path_factory):
         update={"name": "notes_leakcheck", "args": [*notes_cfg().args, "--tools", "list_notes,get_note,create_note"]}
     )
     path = small_build(
-        tmp_path_factory.mktemp("mixed"), [notes, counters_cfg(), crashing, hanging, garbage], examples=6
+        tmp_path_factory.mktemp("mixed"), [notes, counters_cfg(), crashing, hanging, garbage], examples=4
     )
     return path, {"notes_leakcheck": notes, "counters": counters_cfg()}
 
