@@ -187,41 +187,48 @@ def test_replay_repeats_the_recorded_setup_and_names_a_result_difference(monkeyp
     )
 
 
-def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir(template, monkeypatch, tmp_path):
-    from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig
+def test_build_and_check_never_write_the_template_and_logs_go_under_the_data_dir(tmp_path):
+    from pipeline.core.config import BuildConfig, ChainConfig, ReplayConfig
+    from pipeline.corpus.columns import trace_of
+    from pipeline.corpus.store import read_examples
     from pipeline.discovery.check import check_server
     from tests.builds import build_corpus
 
     fixtures = Path(SERVER).parent
     seeds = fixtures / "seeds"
     before = tree_hashes(seeds)
+    # the files server on its seeded directory, serving three of its tools: enough for a write -> read chain
+    # (write_file, then read_file), a dozen or two sessions rather than the hundreds all ten tools take
     files = ServerConfig(
         name="files",
         kind="stdio",
         command=sys.executable,
-        args=[str(fixtures / "files_server.py"), "--root", "${SESSION_DIR}"],
-        cwd=str(seeds / "files"),
+        args=[
+            str(fixtures / "files_server.py"),
+            "--root",
+            "${SESSION_DIR}",
+            "--tools",
+            "write_file,read_file,list_directory",
+        ],
     )
-    # the check on a server whose writes land in its template's files (``put`` rewrites store.json once the set-up
-    # logged in): 4 tools, so a few dozen sessions rather than the hundreds a larger server's pairs take
-    monkeypatch.setenv("ENVCHECK_PW", "hunter2")
-    template_before = tree_hashes(template)
-    report = check_server(
-        cfg(template_dir=str(template), setup=LOGIN, secrets={"pw": "${ENVCHECK_PW}"}, timeout_s=120),
-        log_dir=tmp_path / "logs",
-    )
-    assert set(report["tools"]) == {"login", "whoami", "get", "put"} and not report["problems"], report["problems"]
-    assert tree_hashes(template) == template_before
+    # the check, with the seeds as its template directory: it wrote (a write confirmed by a read), none in the seeds
+    report = check_server(files.model_copy(update={"template_dir": str(seeds / "files")}), log_dir=tmp_path / "logs")
+    assert "write_file -> read_file (implicit)" in report["edges"], report
+    assert tree_hashes(seeds) == before
+    assert (tmp_path / "logs" / "files.log").exists()
+    # the build, with the seeds as its working directory (run in a copy)
     build = BuildConfig(
         examples=4,
         servers=["files"],
-        server_configs=[files],
+        server_configs=[files.model_copy(update={"cwd": str(seeds / "files")})],
         data_dir=str(tmp_path / "data"),
         chains=ChainConfig(per_server=2),
-        graph=GraphConfig(implicit=False),
         replay=ReplayConfig(determinism_runs=1),
     )
-    build_corpus(build, gates=False)  # 4 examples cannot meet the composition targets
+    path = build_corpus(build, gates=False)  # 4 examples cannot meet the composition targets
+    # it wrote files in its sessions (an accepted example's write_file succeeded), none in the seeds
+    calls = [(c["name"], c["ok"]) for t in read_examples(path)["trace"].to_list() for c in trace_of(t)]
+    assert ("write_file", True) in calls, calls
     assert tree_hashes(seeds) == before
     assert (tmp_path / "data" / "logs" / "servers" / "files.log").exists()
 

@@ -85,31 +85,54 @@ def test_process_isolation_gives_each_session_its_own_file_backed_world(tmp_path
     assert not (HERE / "notes.json").exists()  # nothing written next to the server
 
 
-def test_stdio_third_party_servers_yield_replay_verified_examples_without_leaks(tmp_path):
-    notes = notes_cfg().model_copy(update={"name": "notes_leakcheck"})
-    path = small_build(tmp_path, [notes, counters_cfg()], examples=5)
+@pytest.fixture(scope="module")
+def mixed_build(tmp_path_factory):
+    """One build over two working stdio servers (the file-backed notes, the in-memory counters) and three broken
+    ones (one crashes on a call, one hangs on it, one answers garbage): the two tests below read it."""
+    garbage = ServerConfig(
+        name="garbage",
+        kind="stdio",
+        command=PY,
+        args=["-c", "print('hello, not json-rpc'); import time; time.sleep(30)"],
+        timeout_s=3,
+    )
+    crashing = counters_cfg("--crash-on", "list_counters", name="crashing")
+    # its calls time out after 1 s; its start may take longer (importing mcp alone takes 1.4 s on a slow machine)
+    hanging = counters_cfg("--hang-on", "list_counters", name="hanging", timeout_s=1.0, start_timeout_s=60)
+    # three of the notes server's five tools (a create, a read, a listing): each write discovery tries is a process
+    notes = notes_cfg().model_copy(
+        update={"name": "notes_leakcheck", "args": [*notes_cfg().args, "--tools", "list_notes,get_note,create_note"]}
+    )
+    path = small_build(
+        tmp_path_factory.mktemp("mixed"), [notes, counters_cfg(), crashing, hanging, garbage], examples=4
+    )
+    return path, {"notes_leakcheck": notes, "counters": counters_cfg()}
+
+
+def test_stdio_third_party_servers_yield_replay_verified_examples_without_leaks(mixed_build):
+    path, configs = mixed_build
     df = read_examples(path)
     mt = df.filter(pl.col("kind") == "multi_turn")
     assert set(mt["server"].to_list()) == {"notes_leakcheck", "counters"}
     # every accepted multi-turn example replays on a fresh session to its recorded results
-    configs = {"notes_leakcheck": notes, "counters": counters_cfg()}
-    for row in mt.head(6).iter_rows(named=True):
-        trace = trace_of(row["trace"])
-        conv = Conversation(
-            conversation_id="x",
-            server=row["server"],
-            servers=[row["server"]],
-            seed=row["env_seed"],
-            snapshot_id="s",
-            messages=[],
-            tools=[],
-            reference=[],
-            trace=trace,
-        )
-        with Environment(configs[row["server"]]) as env:
-            replayed, _ = replay_trace(env, conv)
-        assert [r["ok"] for r in replayed] == [t["ok"] for t in trace]
-        assert [r["result"] for r in replayed if r["ok"]] == [t["result"] for t in trace if t["ok"]]
+    envs = {name: Environment(c) for name, c in configs.items()}
+    with envs["notes_leakcheck"], envs["counters"]:
+        for row in mt.head(6).iter_rows(named=True):
+            trace = trace_of(row["trace"])
+            conv = Conversation(
+                conversation_id="x",
+                server=row["server"],
+                servers=[row["server"]],
+                seed=row["env_seed"],
+                snapshot_id="s",
+                messages=[],
+                tools=[],
+                reference=[],
+                trace=trace,
+            )
+            replayed, _ = replay_trace(envs[row["server"]], conv)
+            assert [r["ok"] for r in replayed] == [t["ok"] for t in trace]
+            assert [r["result"] for r in replayed if r["ok"]] == [t["result"] for t in trace if t["ok"]]
     # no session state survives the run: no temporary worlds left, nothing written beside the server
     assert not list(Path(tempfile.gettempdir()).glob("prove-notes_leakcheck-*"))
     assert not (HERE / "notes.json").exists()
@@ -132,18 +155,8 @@ def test_http_third_party_server_is_reset_between_sessions_and_after_the_run(tmp
         assert env.session(0).call("list_counters", {}).data["counters"][0]["value"] == 0  # the run left nothing behind
 
 
-def test_crashing_hanging_and_garbage_servers_are_rejected_and_the_build_goes_on(tmp_path):
-    garbage = ServerConfig(
-        name="garbage",
-        kind="stdio",
-        command=PY,
-        args=["-c", "print('hello, not json-rpc'); import time; time.sleep(30)"],
-        timeout_s=3,
-    )
-    crashing = counters_cfg("--crash-on", "list_counters", name="crashing")
-    # its calls time out after 1 s; its start may take longer (importing mcp alone takes 1.4 s on a slow machine)
-    hanging = counters_cfg("--hang-on", "list_counters", name="hanging", timeout_s=1.0, start_timeout_s=60)
-    path = small_build(tmp_path, [counters_cfg(), crashing, hanging, garbage], examples=12)
+def test_crashing_hanging_and_garbage_servers_are_rejected_and_the_build_goes_on(mixed_build):
+    path, _ = mixed_build
     df = read_examples(path)
     assert df.filter(pl.col("kind") == "multi_turn")["server"].unique().to_list() != []
     assert "counters" in df["server"].to_list()

@@ -4,7 +4,8 @@ Paths are relative to the root (the working directory, or ``--root DIR``); a pat
 is refused. Listings are text lines (``[FILE] a.txt`` / ``[DIR] notes``); results are text with no output
 schemas. ``get_file_info`` reports a deterministic ``modified`` stamp (the number of writes this server
 made to the file), so a replay gives the same text. Plain mcp ``MCPServer``, not prove's kit.
-Run: python tests/thirdparty/files_server.py [--root DIR] [--http PORT]
+Run: python tests/thirdparty/files_server.py [--root DIR] [--http PORT] [--tools NAME,NAME...]
+(``--tools``: serve only the tools named, a smaller server for tests about sessions rather than about its tools.)
 """
 
 import argparse
@@ -22,11 +23,18 @@ from pydantic import BaseModel, Field
 p = argparse.ArgumentParser()
 p.add_argument("--root", default=".")
 p.add_argument("--http", type=int)
+p.add_argument("--tools", help="serve only these tools (comma-separated); default: all")
 ARGS = p.parse_args()
 ROOT = Path(ARGS.root).resolve()
 WRITES: dict[str, int] = {}
 srv = MCPServer("secure-filesystem-server", log_level="ERROR")
 READ = ToolAnnotations(read_only_hint=True)
+ONLY = set(ARGS.tools.split(",")) if ARGS.tools else None
+
+
+def tool(**kw):
+    """``srv.tool``, for the tools this run serves (all of them, or those ``--tools`` names)."""
+    return lambda fn: srv.tool(**kw)(fn) if ONLY is None or fn.__name__ in ONLY else fn
 
 
 class Edit(BaseModel):
@@ -79,7 +87,7 @@ def written(target: Path) -> None:
     WRITES[rel(target)] = WRITES.get(rel(target), 0) + 1
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(structured_output=False, annotations=READ)
 @fs_errors
 def read_file(path: str) -> str:
     """Read the complete contents of a file from the file system. Handles various text encodings and provides
@@ -88,7 +96,7 @@ def read_file(path: str) -> str:
     return existing(path, "file").read_text()
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 @fs_errors
 def write_file(path: str, content: str) -> str:
     """Create a new file or completely overwrite an existing file with new content. Use with caution as it will
@@ -102,7 +110,7 @@ def write_file(path: str, content: str) -> str:
     return f"Successfully wrote to {path}"
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 @fs_errors
 def edit_file(path: str, edits: list[Edit], dryRun: bool = False) -> str:
     """Make line-based edits to a text file. Each edit replaces exact line sequences with new content.
@@ -121,7 +129,7 @@ def edit_file(path: str, edits: list[Edit], dryRun: bool = False) -> str:
     return f"```diff\n{diff}```"
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 @fs_errors
 def create_directory(path: str) -> str:
     """Create a new directory or ensure a directory exists. Can create multiple nested directories in one
@@ -131,7 +139,7 @@ def create_directory(path: str) -> str:
     return f"Successfully created directory {path}"
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(structured_output=False, annotations=READ)
 @fs_errors
 def list_directory(path: str) -> str:
     """Get a detailed listing of all files and directories in a specified path. Results clearly distinguish
@@ -150,7 +158,7 @@ def tree(target: Path) -> list[dict]:
     return out
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(structured_output=False, annotations=READ)
 @fs_errors
 def directory_tree(path: str) -> str:
     """Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name',
@@ -158,7 +166,7 @@ def directory_tree(path: str) -> str:
     return json.dumps(tree(existing(path, "dir")), indent=2)
 
 
-@srv.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+@tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
 @fs_errors
 def move_file(source: str, destination: str) -> str:
     """Move or rename files and directories. Can move files between directories and rename them in a single
@@ -174,7 +182,7 @@ def move_file(source: str, destination: str) -> str:
     return f"Successfully moved {source} to {destination}"
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(structured_output=False, annotations=READ)
 @fs_errors
 def search_files(path: str, pattern: str) -> str:
     """Recursively search for files and directories matching a pattern. Searches through all subdirectories
@@ -189,7 +197,7 @@ def search_files(path: str, pattern: str) -> str:
     return "\n".join(hits) if hits else "No matches found"
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(structured_output=False, annotations=READ)
 @fs_errors
 def get_file_info(path: str) -> str:
     """Retrieve detailed metadata about a file or directory."""
@@ -204,7 +212,7 @@ def get_file_info(path: str) -> str:
     return "\n".join(lines)
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(structured_output=False, annotations=READ)
 @fs_errors
 def list_allowed_directories() -> str:
     """Returns the list of directories that this server is allowed to access."""

@@ -2,11 +2,11 @@
 
 Written with plain mcp ``MCPServer`` (not prove's kit): no sessions, no admin tools, no output
 schemas on some tools. prove must isolate it with a process (and a temporary directory) per session.
-Run: python tests/thirdparty/notes_server.py  (stdio)
+Run: python tests/thirdparty/notes_server.py [--tools NAME,NAME...]  (stdio; ``--tools``: serve only the tools named)
 """
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
@@ -16,6 +16,16 @@ from pydantic import BaseModel
 
 STORE = Path("notes.json")
 srv = MCPServer("notes", log_level="ERROR")
+p = argparse.ArgumentParser()
+p.add_argument("--http", type=int)
+p.add_argument("--tools", help="serve only these tools (comma-separated); default: all")
+ARGS, _ = p.parse_known_args()  # other arguments are ignored, as they always were
+ONLY = set(ARGS.tools.split(",")) if ARGS.tools else None
+
+
+def tool(**kw):
+    """``srv.tool``, for the tools this run serves (all of them, or those ``--tools`` names)."""
+    return lambda fn: srv.tool(**kw)(fn) if ONLY is None or fn.__name__ in ONLY else fn
 
 
 class Note(BaseModel):
@@ -44,13 +54,13 @@ def save(d: dict) -> None:
     STORE.write_text(json.dumps(d))
 
 
-@srv.tool(annotations=ToolAnnotations(read_only_hint=True))
+@tool(annotations=ToolAnnotations(read_only_hint=True))
 def list_notes(folder: str | None = None) -> NoteList:
     """List notes, optionally in one folder."""
     return NoteList(notes=[Note(**n) for n in load().values() if folder is None or n["folder"] == folder])
 
 
-@srv.tool(annotations=ToolAnnotations(read_only_hint=True))
+@tool(annotations=ToolAnnotations(read_only_hint=True))
 def get_note(note_id: str) -> Note:
     """Get one note by id."""
     d = load()
@@ -59,7 +69,7 @@ def get_note(note_id: str) -> Note:
     return Note(**d[note_id])
 
 
-@srv.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+@tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
 def create_note(title: str, body: str, folder: str = "home") -> Note:
     """Create a note."""
     d = load()
@@ -69,7 +79,7 @@ def create_note(title: str, body: str, folder: str = "home") -> Note:
     return Note(**d[nid])
 
 
-@srv.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+@tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
 def delete_note(note_id: str) -> str:
     """Delete a note (returns plain text, no output schema)."""
     d = load()
@@ -80,7 +90,7 @@ def delete_note(note_id: str) -> str:
     return f"deleted {note_id}"
 
 
-@srv.tool(annotations=ToolAnnotations(read_only_hint=False))
+@tool(annotations=ToolAnnotations(read_only_hint=False))
 def move_note(note_id: str, folder: str) -> Note:
     """Move a note to another folder."""
     d = load()
@@ -92,7 +102,7 @@ def move_note(note_id: str, folder: str) -> Note:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--http":
-        srv.run("streamable-http", port=int(sys.argv[2]))
+    if ARGS.http:
+        srv.run("streamable-http", port=ARGS.http)
     else:
         srv.run("stdio")

@@ -4,7 +4,8 @@ The database is ``shop.db`` in the working directory (or ``--db-path``). When it
 and ``shop.sql`` beside it, if present, is run to seed it (the seed script itself is only read).
 Results are text with no output schemas; no annotations on any tool, as the published server has none.
 Plain mcp ``MCPServer``, not prove's kit.
-Run: python tests/thirdparty/sqlite_server.py [--db-path shop.db] [--http PORT]
+Run: python tests/thirdparty/sqlite_server.py [--db-path shop.db] [--http PORT] [--tools NAME,NAME...]
+(``--tools``: serve only the tools named, a smaller server for tests that need only those.)
 """
 
 import argparse
@@ -18,9 +19,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 p = argparse.ArgumentParser()
 p.add_argument("--db-path", default="shop.db")
 p.add_argument("--http", type=int)
+p.add_argument("--tools", help="serve only these tools (comma-separated); default: all")
 ARGS = p.parse_args()
 srv = MCPServer("sqlite", log_level="ERROR")
 INSIGHTS: list[str] = []
+ONLY = set(ARGS.tools.split(",")) if ARGS.tools else None
+
+
+def tool(**kw):
+    """``srv.tool``, for the tools this run serves (all of them, or those ``--tools`` names)."""
+    return lambda fn: srv.tool(**kw)(fn) if ONLY is None or fn.__name__ in ONLY else fn
 
 
 DB = Path(ARGS.db_path)
@@ -49,7 +57,7 @@ def run(query: str, params: tuple = ()) -> list[dict]:
         raise ToolError(f"Database error: {exc}") from None
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 def read_query(query: str) -> str:
     """Execute a SELECT query on the SQLite database"""
     if not query.strip().upper().startswith("SELECT"):
@@ -57,7 +65,7 @@ def read_query(query: str) -> str:
     return str(run(query))
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 def write_query(query: str) -> str:
     """Execute an INSERT, UPDATE, or DELETE query on the SQLite database"""
     if query.strip().upper().startswith("SELECT"):
@@ -65,7 +73,7 @@ def write_query(query: str) -> str:
     return str(run(query))
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 def create_table(query: str) -> str:
     """Create a new table in the SQLite database"""
     if not query.strip().upper().startswith("CREATE TABLE"):
@@ -74,13 +82,13 @@ def create_table(query: str) -> str:
     return "Table created successfully"
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 def list_tables() -> str:
     """List all tables in the SQLite database"""
     return str(run("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"))
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 def describe_table(table_name: str) -> str:
     """Get the schema information for a specific table"""
     if not run("SELECT name FROM sqlite_master WHERE type='table' AND name=?", (table_name,)):
@@ -88,7 +96,7 @@ def describe_table(table_name: str) -> str:
     return str(run(f'PRAGMA table_info("{table_name}")'))
 
 
-@srv.tool(structured_output=False)
+@tool(structured_output=False)
 def append_insight(insight: str) -> str:
     """Add a business insight to the memo"""
     INSIGHTS.append(insight)
