@@ -15,6 +15,8 @@ import ast
 import functools
 import importlib.util
 import os
+import re
+import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,27 +77,55 @@ def _private_names_defined(trees: list[ast.AST]) -> set[str]:
     return {n for n in out if not (n.startswith("__") and n.endswith("__"))}
 
 
-def _private_names_of(packages: tuple[str, ...]) -> frozenset[str]:
-    trees = []
-    for pkg in packages:
-        spec = importlib.util.find_spec(pkg)
-        assert spec is not None and spec.submodule_search_locations, f"{pkg} is not installed"
-        for root in spec.submodule_search_locations:
-            for path in Path(root).rglob("*.py"):
-                trees.append(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-    return frozenset(_private_names_defined(trees))
+# an identifier that opens with "_" wherever it stands in a source text (code, comment or string): a superset of
+# the private names the file's code can define, so only the files holding a name need parsing to tell
+PRIVATE_TOKEN = re.compile(r"(?<!\w)_\w*")
+
+
+class PrivateNames:
+    """The private names (as :func:`_private_names_defined` finds them) that the sources of ``packages`` define,
+    answered per name: a file is parsed only when asked about a name its text holds, so a scan that asks about a
+    few names parses a few files instead of all of Dagster's (``name in`` gives what the full set would give)."""
+
+    def __init__(self, packages: tuple[str, ...]) -> None:
+        self.files: dict[str, list[Path]] = {}  # token -> the files whose text holds it
+        self.texts: dict[Path, str] = {}
+        for pkg in packages:
+            spec = importlib.util.find_spec(pkg)
+            assert spec is not None and spec.submodule_search_locations, f"{pkg} is not installed"
+            for root in spec.submodule_search_locations:
+                for path in sorted(Path(root).rglob("*.py")):
+                    text = self.texts[path] = path.read_text(encoding="utf-8")
+                    for token in set(PRIVATE_TOKEN.findall(text)):
+                        # the parser reads identifiers NFKC-normalized
+                        key = token if token.isascii() else unicodedata.normalize("NFKC", token)
+                        self.files.setdefault(key, []).append(path)
+        self._answers: dict[str, bool] = {}
+        self._defined: dict[Path, set[str]] = {}
+
+    def _defined_in(self, path: Path) -> set[str]:
+        if path not in self._defined:
+            self._defined[path] = _private_names_defined([ast.parse(self.texts[path], str(path))])
+        return self._defined[path]
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        if name not in self._answers:
+            self._answers[name] = any(name in self._defined_in(path) for path in self.files.get(name, ()))
+        return self._answers[name]
 
 
 @functools.cache
-def sdk_private_names() -> frozenset[str]:
+def sdk_private_names() -> PrivateNames:
     """Private attribute names the installed SDK defines on its classes and modules."""
-    return _private_names_of(SDK_PACKAGES)
+    return PrivateNames(SDK_PACKAGES)
 
 
 @functools.cache
-def dagster_private_names() -> frozenset[str]:
+def dagster_private_names() -> PrivateNames:
     """Private attribute names the installed Dagster defines on its classes and modules."""
-    return _private_names_of(DAGSTER_SOURCES)
+    return PrivateNames(DAGSTER_SOURCES)
 
 
 def _family(module: str) -> str | None:
@@ -112,11 +142,13 @@ def _is_sdk_module(module: str) -> bool:
     return _family(module) == "SDK"
 
 
-def private_uses(source: str, filename: str, own_private: set[str]) -> list[tuple[str, str]]:
-    """What ``source`` does with the private parts of the SDK, Dagster or asyncio: (family, line) per use."""
-    tree = ast.parse(source, filename)
-    sdk = (sdk_private_names() - own_private) | KNOWN_PRIVATE
-    dagster = dagster_private_names() - own_private
+def private_uses(
+    source: str, filename: str, own_private: set[str], tree: ast.AST | None = None
+) -> list[tuple[str, str]]:
+    """What ``source`` does with the private parts of the SDK, Dagster or asyncio: (family, line) per use
+    (``tree``: the source already parsed)."""
+    tree = tree or ast.parse(source, filename)
+    sdk_defined, dagster_defined = sdk_private_names(), dagster_private_names()
     modules = {
         "asyncio": "asyncio"
     }  # a name bound to a scanned package's module -> its family (``import dagster as dg``)
@@ -131,9 +163,10 @@ def private_uses(source: str, filename: str, own_private: set[str]) -> list[tupl
         found.append((family, f"{filename}:{getattr(node, 'lineno', '?')}: {what}"))
 
     def private_attribute(node: ast.AST, name: str, how: str) -> None:
-        if name in sdk:
+        # the SDK's private names less the project's own, and the always private ones; then Dagster's less the own
+        if name in KNOWN_PRIVATE or (name not in own_private and name in sdk_defined):
             flag(node, "SDK", how.format(name=name, whose="SDK"))
-        elif name in dagster:
+        elif name not in own_private and name in dagster_defined:
             flag(node, "dagster", how.format(name=name, whose="dagster"))
 
     for node in ast.walk(tree):
@@ -172,10 +205,12 @@ def private_uses(source: str, filename: str, own_private: set[str]) -> list[tupl
     return found
 
 
-def violations(source: str, filename: str, own_private: set[str], allowed: set[str] = frozenset()) -> list[str]:
+def violations(
+    source: str, filename: str, own_private: set[str], allowed: set[str] = frozenset(), tree: ast.AST | None = None
+) -> list[str]:
     """What ``source`` does with the SDK's, Dagster's or asyncio's private parts, one line per use; ``allowed``:
     the families (``"dagster"``) whose private use this file is excused (:data:`ALLOWED_PRIVATE_USE`)."""
-    return [line for family, line in private_uses(source, filename, own_private) if family not in allowed]
+    return [line for family, line in private_uses(source, filename, own_private, tree) if family not in allowed]
 
 
 def test_the_scan_catches_private_sdk_use() -> None:
@@ -238,10 +273,13 @@ def test_no_private_sdk_use_outside_tests() -> None:
     assert any(p.as_posix().endswith("servers/kit/server.py") for p in files)  # the scan sees the project
     sources = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in files}
     # what an excused file sets on Dagster's objects (self._event_log_storage = ...) is Dagster's, not the project's own
-    own = _private_names_defined(
-        [ast.parse(src, rel) for rel, src in sources.items() if rel not in ALLOWED_PRIVATE_USE]
-    )
-    found = [v for rel, src in sources.items() for v in violations(src, rel, own, ALLOWED_PRIVATE_USE.get(rel, set()))]
+    trees = {rel: ast.parse(src, rel) for rel, src in sources.items()}  # each file parsed once
+    own = _private_names_defined([tree for rel, tree in trees.items() if rel not in ALLOWED_PRIVATE_USE])
+    found = [
+        v
+        for rel, src in sources.items()
+        for v in violations(src, rel, own, ALLOWED_PRIVATE_USE.get(rel, set()), trees[rel])
+    ]
     assert not found, "private SDK / Dagster use (use their public API):\n" + "\n".join(found)
 
 
