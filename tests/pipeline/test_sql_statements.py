@@ -16,6 +16,7 @@ from pipeline.discovery.sql_schema import CATALOG_COLUMNS, CATALOGS, columns_fro
 from pipeline.language.replies import step_reply
 from pipeline.language.sqltext import rows_in, say, sql_kind
 from pipeline.language.statements import plan, statement_reply
+from pipeline.stages.base import open_env
 from pipeline.stages.discovery import stage_chains, stage_graph, stage_snapshot
 from pipeline.stages.synthesis import stage_conversations, stage_queries, stage_validate
 
@@ -138,12 +139,15 @@ def statements(tmp_path_factory):
     )
     data = tmp_path_factory.mktemp("statements")
     cfg = BuildConfig(examples=6, servers=["statements"], server_configs=[server], data_dir=str(data))
-    snap = stage_snapshot(cfg, "statements")
-    graph, _ = stage_graph(cfg, snap)
-    chains = stage_chains(cfg, snap, graph).items
-    first = [next(c for c in chains if len(c.steps) >= 2)]
-    convs = stage_conversations(cfg, snap, first, stage_queries(cfg, snap, first).items).items
-    return snap, graph, chains, convs, stage_validate(cfg, convs, "statements")
+    # one environment through every stage (each would open its own): a process left at its seed by one stage is
+    # the next one's (pipeline.env.reuse), instead of a new one started per stage
+    with open_env(cfg, "statements") as env:
+        snap = stage_snapshot(cfg, "statements", env)
+        graph, _ = stage_graph(cfg, snap, env)
+        chains = stage_chains(cfg, snap, graph).items
+        first = [next(c for c in chains if len(c.steps) >= 2)]
+        convs = stage_conversations(cfg, snap, first, stage_queries(cfg, snap, first, env).items, env).items
+        return snap, graph, chains, convs, stage_validate(cfg, convs, "statements", env)
 
 
 def test_the_schema_and_rows_are_read_through_the_one_statement_tool(statements):
