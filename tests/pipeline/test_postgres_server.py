@@ -12,6 +12,7 @@ import pytest
 
 from pipeline.core.config import BuildConfig, ServerConfig
 from pipeline.discovery.sql_schema import table_references
+from pipeline.stages.base import open_env
 from pipeline.stages.discovery import stage_chains, stage_graph, stage_snapshot
 from pipeline.stages.synthesis import stage_conversations, stage_queries, stage_validate
 from tests.services import PG_USER, install_published, run
@@ -62,15 +63,19 @@ def built(pg_cluster, tmp_path_factory):
     cfg = BuildConfig(
         examples=6, servers=["postgres"], server_configs=[server], data_dir=str(tmp_path_factory.mktemp("pg"))
     )
-    snap = stage_snapshot(cfg, "postgres")
-    graph, _ = stage_graph(cfg, snap)
-    chains = stage_chains(cfg, snap, graph).items
-    picked = [c for c in chains if any(s.name == "execute" for s in c.steps)][:1] + [
-        c for c in chains if all(s.name == "query" for s in c.steps)
-    ][:1]
-    convs = stage_conversations(cfg, snap, picked, stage_queries(cfg, snap, picked).items).items
+    # one environment through every stage (each would open its own): a process left at its seed by one stage is
+    # the next one's (pipeline.env.reuse), instead of a new server (and database clone) per stage
+    with open_env(cfg, "postgres") as env:
+        snap = stage_snapshot(cfg, "postgres", env)
+        graph, _ = stage_graph(cfg, snap, env)
+        chains = stage_chains(cfg, snap, graph).items
+        picked = [c for c in chains if any(s.name == "execute" for s in c.steps)][:1] + [
+            c for c in chains if all(s.name == "query" for s in c.steps)
+        ][:1]
+        convs = stage_conversations(cfg, snap, picked, stage_queries(cfg, snap, picked, env).items, env).items
+        validated = stage_validate(cfg, convs, "postgres", env)
     seed_rows = pg_cluster.query("SELECT name FROM patrons UNION SELECT title FROM books", TEMPLATE)
-    return snap, graph, convs, stage_validate(cfg, convs, "postgres"), seed_rows, pg_cluster
+    return snap, graph, convs, validated, seed_rows, pg_cluster
 
 
 def test_the_schema_and_foreign_keys_come_from_information_schema(built):
