@@ -136,7 +136,7 @@ def test_a_changed_tool_schema_reaches_a_new_corpus_version_with_no_one_launchin
         )
     )
     build = automated_build(
-        _automation(tmp_path, servers_file="servers.yaml", servers=["banking", "shelf"], examples=30)
+        _automation(tmp_path, servers_file="servers.yaml", servers=["banking", "shelf"], examples=12)
     )
     defs = make_definitions(build=build)
     with dg.instance_for_test() as instance:
