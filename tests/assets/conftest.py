@@ -255,8 +255,9 @@ def chromium() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(chromium: Path):
+    """One chromium for the UI files (they run on one worker, tests/conftest.py); each test opens its own context."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -380,7 +381,7 @@ def wait_for_runs(ui: DagsterUI, run_ids: list[str], timeout: float = RUN_TIMEOU
                 raise AssertionError(
                     f"{name} exited with {proc.returncode} while runs were in flight: {status}\n{ui.logs_tail()}"
                 )
-        time.sleep(1)
+        time.sleep(0.5)  # a finished run is seen within half a second (a poll is one small GraphQL query)
     raise AssertionError(
         f"runs not finished within {timeout}s: {status} (QUEUED means the daemon did not start them)\n{ui.logs_tail()}"
     )
