@@ -26,7 +26,8 @@ from assets.resources import ensure_partitions
 from pipeline.corpus.store import list_versions
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD = {"servers": ["banking", "crm", "calendar"], "examples": 40}
+# 8 tool chains per server (the default plans 60 whatever the size): nothing asserted here depends on it
+BUILD = {"servers": ["banking", "crm", "calendar"], "examples": 40, "chains": {"per_server": 8}}
 
 
 def _automation(tmp_path: Path, **extra) -> Path:

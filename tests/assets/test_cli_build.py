@@ -33,7 +33,10 @@ def built(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
     )
     servers.write_text("servers:\n" + "".join(f"  - name: {s}\n" for s in available()) + garbage)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp / "home"), "PYTHONWARNINGS": "always"}
-    argv = ["build", "--servers-file", str(servers), "--examples", "40", "--no-train", "--data-dir", str(tmp / "data")]
+    # 8 tool chains per server (the default plans 60 whatever the size): what is asserted does not depend on it
+    (tmp / "build.yaml").write_text("chains:\n  per_server: 8\n")
+    argv = ["build", "--config", str(tmp / "build.yaml"), "--servers-file", str(servers), "--examples", "40"]
+    argv += ["--no-train", "--data-dir", str(tmp / "data")]
     p = subprocess.run(
         [sys.executable, "-m", "assets.cli", *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
     )

@@ -25,7 +25,8 @@ TINY_TRAINING = {
 
 
 def _materialize_all(tmp_path: Path, train: bool, servers: list[str] = SERVERS, examples: int = 30):
-    cfg = BuildConfig(examples=examples, servers=servers, data_dir=str(tmp_path / "data"))
+    # 12 tool chains per server (the default plans 60 whatever the size)
+    cfg = BuildConfig(examples=examples, servers=servers, data_dir=str(tmp_path / "data"), chains={"per_server": 12})
     instance = dg.DagsterInstance.ephemeral()
     b = build(cfg, train=train, train_params=TINY_TRAINING, instance=instance)
     assert not b.unavailable, b.unavailable
