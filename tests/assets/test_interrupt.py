@@ -171,6 +171,7 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
     # the evaluation before SFT kept small (it comes before the first loss): the SFT steps stay many, so training
     # is still going when the signal comes
+    (tmp_path / "build.yaml").write_text("chains:\n  per_server: 12\n")  # the default plans 60 whatever the size
     (tmp_path / "train.yaml").write_text(
         "eval_limit: 4\neval_batch_size: 4\nmax_new_tokens: 16\nbootstrap_samples: 100\nsft_batch_size: 2\n"
     )
@@ -187,6 +188,8 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
                 "30",
                 "--parallel",
                 "1",
+                "--config",
+                str(tmp_path / "build.yaml"),
                 "--train-config",
                 str(tmp_path / "train.yaml"),
                 "--data-dir",
