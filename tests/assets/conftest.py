@@ -1,10 +1,10 @@
 """A real Dagster webserver (and daemon) on loopback, shared by the UI tests of this package.
 
-``dagster_ui`` starts ``dagster-webserver -m assets.definitions`` and ``dagster-daemon run`` once per
-session, with a temporary ``DAGSTER_HOME`` holding a copy of the repository's ``dagster.yaml``
-(sqlite storage, QueuedRunCoordinator: queued runs are started by the daemon; here it looks at its queue every
-second) and ``PROVE_DATA_DIR``
-pointing at a temporary data directory. Both are always stopped, with every process they started.
+``dagster_ui`` starts a code server (``dagster api grpc -m assets.definitions``) and, on it (a workspace file),
+``dagster-webserver`` and ``dagster-daemon run`` once per session, with a temporary ``DAGSTER_HOME`` holding a copy
+of the repository's ``dagster.yaml`` (sqlite storage, QueuedRunCoordinator: queued runs are started by the daemon;
+here it looks at its queue every second) and ``PROVE_DATA_DIR`` pointing at a temporary data directory. All three
+are always stopped, with every process they started.
 
 ``materialized_through_ui`` adds the "servers" partitions and launches the runs through GraphQL, as
 the UI's "Materialize" button does (``launchRun`` of the implicit ``__ASSET_JOB`` with an asset
@@ -141,6 +141,21 @@ def _wait_until_ready(ui: DagsterUI) -> None:
     )
 
 
+def _wait_for_port(ui: DagsterUI, name: str, port: int) -> None:
+    """Until ``name`` (started last) accepts connections on ``port``: a code server opens its port once it has loaded
+    the definitions."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if ui.procs[name].poll() is not None:
+            raise AssertionError(f"{name} exited with {ui.procs[name].returncode} while starting\n{ui.logs_tail()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"{name} did not listen on port {port} within {START_TIMEOUT_S}s\n{ui.logs_tail()}")
+
+
 @pytest.fixture(scope="session")
 def dagster_ui(tmp_path_factory) -> DagsterUI:
     tmp = tmp_path_factory.mktemp("dagster_ui")
@@ -155,9 +170,11 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
     port = _free_port()
     # the automation's build (docs/dagster.md): what the UI's launchpads show and its schedule and sensors run
     automation = tmp / "automation.yaml"
-    automation.write_text(
-        json.dumps({"servers": SERVERS, "examples": 30, "train": False, "data_dir": str(data_dir)})  # YAML, too
-    )
+    # 12 tool chains per server (a build file; the default plans 60 whatever the size): the schedule's, the sensor's
+    # and the launchpad's runs assert what the runs are and that they succeed, not their size
+    (tmp / "build.yaml").write_text("chains:\n  per_server: 12\n")
+    automation_build = {"build": "build.yaml", "servers": SERVERS, "examples": 30, "train": False}
+    automation.write_text(json.dumps({**automation_build, "data_dir": str(data_dir)}))  # YAML, too
     env = {
         **os.environ,
         "DAGSTER_HOME": str(home),
@@ -168,10 +185,23 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
         "DAGSTER_DISABLE_TELEMETRY": "1",
     }
     ui = DagsterUI(url=f"http://127.0.0.1:{port}", home=home, data_dir=data_dir)
+    # one code server for both, as `dagster dev` runs it (with `-m` each would start its own, importing the
+    # definitions twice): the webserver and the daemon find it through a workspace file
+    grpc_port = _free_port()
+    workspace = tmp / "workspace.yaml"
+    workspace.write_text(
+        yaml.safe_dump(
+            {"load_from": [{"grpc_server": {"host": "127.0.0.1", "port": grpc_port, "location_name": LOCATION}}]}
+        )
+    )
     commands = {
-        "dagster-webserver": [str(BIN / "dagster-webserver"), "-m", LOCATION, "-h", "127.0.0.1", "-p", str(port)],
+        "dagster code server": [
+            *(str(BIN / "dagster"), "api", "grpc", "-m", LOCATION, "--location-name", LOCATION),
+            *("-h", "127.0.0.1", "-p", str(grpc_port)),
+        ],
+        "dagster-webserver": [str(BIN / "dagster-webserver"), "-w", str(workspace), "-h", "127.0.0.1", "-p", str(port)],
         # the instance uses the QueuedRunCoordinator: the daemon is what starts queued runs
-        "dagster-daemon": [str(BIN / "dagster-daemon"), "run", "-m", LOCATION],
+        "dagster-daemon": [str(BIN / "dagster-daemon"), "run", "-w", str(workspace)],
     }
     try:
         for name, cmd in commands.items():
@@ -187,6 +217,9 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
                 )
+            if name == "dagster code server":
+                # the webserver loads the workspace once: the code server must be serving by then
+                _wait_for_port(ui, name, grpc_port)
             if name == "dagster-webserver":
                 # one at a time: both would create the sqlite storage of the fresh instance (a migration race)
                 _wait_until_ready(ui)
@@ -224,8 +257,9 @@ def chromium() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(chromium: Path):
+    """One chromium for the UI files (they run on one worker, tests/conftest.py); each test opens its own context."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -349,7 +383,7 @@ def wait_for_runs(ui: DagsterUI, run_ids: list[str], timeout: float = RUN_TIMEOU
                 raise AssertionError(
                     f"{name} exited with {proc.returncode} while runs were in flight: {status}\n{ui.logs_tail()}"
                 )
-        time.sleep(1)
+        time.sleep(0.5)  # a finished run is seen within half a second (a poll is one small GraphQL query)
     raise AssertionError(
         f"runs not finished within {timeout}s: {status} (QUEUED means the daemon did not start them)\n{ui.logs_tail()}"
     )

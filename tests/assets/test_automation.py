@@ -26,7 +26,8 @@ from assets.resources import ensure_partitions
 from pipeline.corpus.store import list_versions
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD = {"servers": ["banking", "crm", "calendar"], "examples": 40}
+# 8 tool chains per server (the default plans 60 whatever the size): nothing asserted here depends on it
+BUILD = {"servers": ["banking", "crm", "calendar"], "examples": 40, "chains": {"per_server": 8}}
 
 
 def _automation(tmp_path: Path, **extra) -> Path:
@@ -136,7 +137,7 @@ def test_a_changed_tool_schema_reaches_a_new_corpus_version_with_no_one_launchin
         )
     )
     build = automated_build(
-        _automation(tmp_path, servers_file="servers.yaml", servers=["banking", "shelf"], examples=30)
+        _automation(tmp_path, servers_file="servers.yaml", servers=["banking", "shelf"], examples=12)
     )
     defs = make_definitions(build=build)
     with dg.instance_for_test() as instance:

@@ -139,7 +139,17 @@ def test_prove_ui_stops_and_leaves_nothing(
         assert res["__typename"] == "AddDynamicPartitionSuccess", res
         config = {
             "resources": {
-                "settings": {"config": {"build": {"examples": 3, "servers": ["banking"], "data_dir": str(data_dir)}}},
+                # 8 tool chains (a small build plans the default 60 whatever its size)
+                "settings": {
+                    "config": {
+                        "build": {
+                            "examples": 3,
+                            "servers": ["banking"],
+                            "chains": {"per_server": 8},
+                            "data_dir": str(data_dir),
+                        }
+                    }
+                },
                 "training": {"config": {"train": False}},
             },
         }

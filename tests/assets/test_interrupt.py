@@ -87,6 +87,14 @@ def _build_logs(tmp_path: Path, proc: subprocess.Popen, n: int = 3000) -> str:
     return "\n".join(parts)
 
 
+def _exit_status(proc: subprocess.Popen, tmp_path: Path, timeout_s: float) -> int:
+    """The build's exit status once it ends; a build still running after ``timeout_s`` fails the test with its logs."""
+    try:
+        return proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the build did not stop within {timeout_s}s of the signal\n" + _build_logs(tmp_path, proc))
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL whatever is left of the build's process group, and reap the build.
 
@@ -131,7 +139,7 @@ def test_a_signal_stops_every_worker_and_server_and_publishes_no_version(tmp_pat
     try:
         tree = _wait_for_servers(proc, tmp_path)
         proc.send_signal(sig)
-        assert proc.wait(timeout=60) == code, _build_logs(tmp_path, proc)
+        assert _exit_status(proc, tmp_path, 60) == code, _build_logs(tmp_path, proc)
         _, alive = psutil.wait_procs(tree, timeout=10)
         assert not alive, [_cmd(p) for p in alive]
         # a process that was starting as the signal came is given the same 10 s to end; none may stay
@@ -150,7 +158,7 @@ def test_workers_stop_with_their_servers_when_prove_itself_is_killed(tmp_path):
     try:
         tree = _wait_for_servers(proc, tmp_path)
         proc.kill()
-        proc.wait(timeout=30)
+        _exit_status(proc, tmp_path, 30)
         _, alive = psutil.wait_procs(tree, timeout=20)
         assert not alive, [_cmd(p) for p in alive]
     finally:
@@ -161,6 +169,12 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
     """Inside a run Dagster takes SIGTERM over (it becomes an interrupted step); the build still stops as
     interrupted."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path / "home")}
+    # the evaluation before SFT kept small (it comes before the first loss): the SFT steps stay many, so training
+    # is still going when the signal comes
+    (tmp_path / "build.yaml").write_text("chains:\n  per_server: 12\n")  # the default plans 60 whatever the size
+    (tmp_path / "train.yaml").write_text(
+        "eval_limit: 4\neval_batch_size: 4\nmax_new_tokens: 16\nbootstrap_samples: 100\nsft_batch_size: 2\n"
+    )
     with open(tmp_path / "build.log", "w") as log:
         proc = subprocess.Popen(
             [
@@ -174,6 +188,10 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
                 "30",
                 "--parallel",
                 "1",
+                "--config",
+                str(tmp_path / "build.yaml"),
+                "--train-config",
+                str(tmp_path / "train.yaml"),
                 "--data-dir",
                 str(tmp_path / "data"),
             ],
@@ -192,7 +210,7 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
             time.sleep(0.5)
         tree = _tree(proc.pid)
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=120) in (130, 143), _build_logs(tmp_path, proc)
+        assert _exit_status(proc, tmp_path, 120) in (130, 143), _build_logs(tmp_path, proc)
         out = (tmp_path / "build.log").read_text()
         assert "prove: interrupted" in out and "took" not in out, out[-2000:]
         _, alive = psutil.wait_procs(tree, timeout=10)

@@ -10,12 +10,25 @@ from assets.orchestrate import build
 from pipeline.core.config import BuildConfig
 
 SERVERS = ["banking", "crm"]
+# a policy trained in seconds: enough for a checkpoint, a reward log and eval numbers, not for learning
+TINY_TRAINING = {
+    "sft_steps": 2,
+    "grpo_steps": 2,
+    "batch_size": 4,
+    "num_generations": 2,
+    "eval_limit": 4,
+    "eval_batch_size": 4,
+    "bootstrap_samples": 100,
+    "max_new_tokens": 16,
+    "max_completion_length": 48,
+}
 
 
-def _materialize_all(tmp_path: Path, train: bool, monkeypatch=None, instance=None):
-    cfg = BuildConfig(examples=30, servers=SERVERS, data_dir=str(tmp_path / "data"))
-    instance = instance or dg.DagsterInstance.ephemeral()
-    b = build(cfg, train=train, train_params={"sft_steps": 2, "grpo_steps": 2, "eval_limit": 8}, instance=instance)
+def _materialize_all(tmp_path: Path, train: bool, servers: list[str] = SERVERS, examples: int = 30):
+    # 12 tool chains per server (the default plans 60 whatever the size)
+    cfg = BuildConfig(examples=examples, servers=servers, data_dir=str(tmp_path / "data"), chains={"per_server": 12})
+    instance = dg.DagsterInstance.ephemeral()
+    b = build(cfg, train=train, train_params=TINY_TRAINING, instance=instance)
     assert not b.unavailable, b.unavailable
     return cfg, b.result, instance
 
@@ -86,8 +99,8 @@ def test_materialize_all_assets_writes_a_corpus_version_with_rejections_and_a_po
 
 
 def test_failing_quality_gate_stops_before_grpo_policy(tmp_path, monkeypatch):
-    monkeypatch.setenv("PROVE_COMPOSITION_TOLERANCE", "-1")  # a gate that must fail
-    cfg, r, instance = _materialize_all(tmp_path, train=True)
+    monkeypatch.setenv("PROVE_COMPOSITION_TOLERANCE", "-1")  # a gate that must fail, whatever the build's size
+    cfg, r, instance = _materialize_all(tmp_path, train=True, servers=["banking"], examples=10)
     assert not r.success
     checks = {e.check_name: e.passed for e in r.get_asset_check_evaluations()}
     assert checks["corpus_composition"] is False

@@ -163,7 +163,7 @@ def followed(chromium, browser, dagster_ui, materialized_through_ui, schedule_ti
             runs = [r for r in runs if r["jobName"] == "corpus_job"]
             if runs and runs[0]["status"] in FINISHED:
                 break
-            time.sleep(2)
+            time.sleep(1)
         assert runs, f"no corpus_job run for {schedule_tick.batch} within {SENSOR_TIMEOUT_S}s\n{ui.logs_tail()}"
         row.locator("label").first.click()
     finally:
