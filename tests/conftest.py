@@ -70,15 +70,45 @@ def work_unit(nodeid: str) -> str:
     return SHARED_WORKER.get(path, path)
 
 
+# The units that take longest, longest first (a whole run's --durations): they start first, so that none of them is
+# the last unit left running on one worker while the other has nothing to do. xdist's own order (most tests first)
+# started the two groups above, whose few tests each take a minute, half-way through the run.
+FIRST = (
+    "celery_cluster",
+    "dagster_ui",
+    "tests/assets/test_interrupt.py",
+    "tests/pipeline/test_thirdparty.py",
+    "tests/assets/test_servers_init.py",
+    "tests/pipeline/test_teacher_concurrency.py",
+    "tests/pipeline/test_env_sessions.py",
+    "tests/assets/test_dev_stop.py",
+)
+
+
+def unit_order(units: list[str]) -> list[str]:
+    """``FIRST`` in its order, then the other units in the order given (xdist's: most tests first)."""
+    return sorted(units, key=lambda u: FIRST.index(u) if u in FIRST else len(FIRST))
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getvalue("dist") != "loadfile":
         return None
+    from collections import OrderedDict
+
     from xdist.scheduler import LoadScopeScheduling
 
     class ByFile(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the first assignment: the queue holds every unit now
+                self.workqueue = OrderedDict((u, self.workqueue[u]) for u in unit_order(list(self.workqueue)))
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return ByFile(config, log)
 

@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from tests.conftest import SHARED_WORKER, work_unit
+from tests.conftest import FIRST, SHARED_WORKER, unit_order, work_unit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,3 +30,11 @@ def test_torch_in_a_worker_runs_on_the_threads_the_conftest_set_before_it_loaded
 
     # tests/conftest.py set it (unless the caller did) before any test module imported torch
     assert torch.get_num_threads() == int(os.environ["OMP_NUM_THREADS"])
+
+
+def test_the_longest_units_start_first_and_the_rest_keep_xdists_order():
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py"))
+    units = list(dict.fromkeys(work_unit(f"{f}::test_x") for f in files))
+    assert set(FIRST) <= set(units), set(FIRST) - set(units)  # each names a file or a group that exists
+    rest = [u for u in reversed(units) if u not in FIRST]
+    assert unit_order([*rest[:3], *reversed(FIRST), *rest[3:]]) == [*FIRST, *rest]

@@ -257,9 +257,11 @@ def chromium() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium: Path):
-    """One chromium for the UI files (they run on one worker, tests/conftest.py); each test opens its own context."""
+    """A chromium for the file's tests (each opens its own context). Not one for the session: Playwright's sync API
+    keeps an event loop running on the thread while it is open, so every later file on the worker would find a
+    running loop (``asyncio.run``: "cannot be called from a running event loop")."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
