@@ -1,4 +1,4 @@
-"""How ``./test.sh`` spreads the suite over pytest-xdist workers (``-n auto --dist loadfile``).
+"""How ``./test.sh`` spreads the suite over pytest-xdist workers (``-n <cores + 1, at most 4> --dist loadfile``).
 
 Each test file goes to one worker, so a file's module-scoped fixtures are built once; the files that share
 the session-scoped Dagster webserver (``tests/assets/conftest.py``) go to the same worker, so it starts once.
@@ -6,9 +6,9 @@ the session-scoped Dagster webserver (``tests/assets/conftest.py``) go to the sa
 Without xdist, or with another ``--dist``, this changes nothing.
 
 Each worker (and every process a test starts: a build, a Dagster run worker, a training launch) runs torch on one
-thread (``OMP_NUM_THREADS=1`` unless set already): ``./test.sh`` starts one worker per core, and torch's default of a
-thread per core makes the workers' threads wait on each other's cores. Under that contention one in-process
-training took 3x the CPU time and 5-10x the wall time of the same training on one thread.
+thread (``OMP_NUM_THREADS=1`` unless set already): ``./test.sh`` starts a worker per core and one more, and
+torch's default of a thread per core makes the workers' threads wait on each other's cores. Under that contention
+one in-process training took 3x the CPU time and 5-10x the wall time of the same training on one thread.
 
 Also the fixtures of the throwaway services on loopback (``tests/services.py``): a session's PostgreSQL cluster, and
 per test a Redis server, two dagster-celery workers on it, and a mounted JuiceFS volume."""
