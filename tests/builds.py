@@ -3,6 +3,7 @@ Dagster instance (nothing written under ``$DAGSTER_HOME``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,21 @@ import dagster as dg
 
 from assets.orchestrate import BuildRun, build
 from pipeline.core.config import BuildConfig
+from pipeline.core.records import Conversation
+from pipeline.corpus.columns import trace_of
+
+# a policy trained in seconds: enough for a checkpoint, a reward log and eval numbers, not for learning
+TINY_TRAINING = {
+    "sft_steps": 2,
+    "grpo_steps": 2,
+    "batch_size": 4,
+    "num_generations": 2,
+    "eval_limit": 4,
+    "eval_batch_size": 4,
+    "bootstrap_samples": 100,
+    "max_new_tokens": 16,
+    "max_completion_length": 48,
+}
 
 
 def build_run(cfg: BuildConfig, gates: bool = True, **kw: Any) -> BuildRun:
@@ -31,3 +47,21 @@ def build_corpus(cfg: BuildConfig, gates: bool = True, **kw: Any) -> Path:
     path = build_run(cfg, gates, **kw).corpus_path
     assert path is not None and path.is_dir()
     return path
+
+
+def as_conversation(row: dict) -> Conversation:
+    """A corpus row as the conversation :func:`pipeline.synthesis.replay.replay_trace` replays: its trace, set-up."""
+    setup = row.get("setup") or []
+    setup = json.loads(setup) if isinstance(setup, str) else setup
+    return Conversation(
+        conversation_id=row["example_id"],
+        server=row["server"],
+        servers=[row["server"]],
+        seed=row["env_seed"],
+        snapshot_id="s",
+        messages=[],
+        tools=[],
+        reference=[],
+        trace=trace_of(row["trace"]),
+        setup=setup,
+    )

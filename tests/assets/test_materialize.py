@@ -8,20 +8,9 @@ import polars as pl
 
 from assets.orchestrate import build
 from pipeline.core.config import BuildConfig
+from tests.builds import TINY_TRAINING
 
 SERVERS = ["banking", "crm"]
-# a policy trained in seconds: enough for a checkpoint, a reward log and eval numbers, not for learning
-TINY_TRAINING = {
-    "sft_steps": 2,
-    "grpo_steps": 2,
-    "batch_size": 4,
-    "num_generations": 2,
-    "eval_limit": 4,
-    "eval_batch_size": 4,
-    "bootstrap_samples": 100,
-    "max_new_tokens": 16,
-    "max_completion_length": 48,
-}
 
 
 def _materialize_all(tmp_path: Path, train: bool, servers: list[str] = SERVERS, examples: int = 30):

@@ -35,6 +35,7 @@ from tests.assets.conftest import (
     run_failure_messages,
     wait_for_runs,
 )
+from tests.builds import TINY_TRAINING
 
 pytestmark = pytest.mark.timeout(1800)
 
@@ -54,17 +55,6 @@ query($key: AssetKeyInput!) {
 }"""
 SENSOR_TIMEOUT_S = 600  # a loaded machine; on an idle one each wait takes seconds
 DOCS_PLOTS = "docs/dagster-plots.png"
-TINY_TRAINING = {  # a policy trained in seconds: enough for eval numbers, not for learning
-    "sft_steps": 2,
-    "grpo_steps": 1,
-    "batch_size": 4,
-    "num_generations": 2,
-    "eval_limit": 4,
-    "eval_batch_size": 4,
-    "bootstrap_samples": 100,
-    "max_new_tokens": 16,
-    "max_completion_length": 48,
-}
 
 
 def _runs(ui: DagsterUI, **tags: str) -> list[dict]:
@@ -210,7 +200,9 @@ def test_plots_show_corpus_counts_and_eval_rewards_across_versions(page, dagster
     trained = []
     for seed in (0, 1):  # two policy versions, trained on the latest corpus
         config = {
-            "resources": {"training": {"config": {"train": True, "params": {**TINY_TRAINING, "seed": seed}}}},
+            "resources": {
+                "training": {"config": {"train": True, "params": {**TINY_TRAINING, "grpo_steps": 1, "seed": seed}}}
+            },
             "ops": {"policy_eval": {"config": {"bfcl_categories": ["base"], "bfcl_limit": 1}}},
         }
         rid = launch(ui, ["grpo_policy", "policy_eval"], config, {"prove/build": "plots-test"})

@@ -10,13 +10,12 @@ import polars as pl
 import pytest
 
 from pipeline.core.config import BuildConfig, ChainConfig, GraphConfig, ReplayConfig, ServerConfig
-from pipeline.core.records import Conversation
 from pipeline.core.servers_file import ConfigFileError, load_servers_file
 from pipeline.corpus.columns import trace_of
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
 from pipeline.synthesis.replay import replay_trace
-from tests.builds import build_corpus
+from tests.builds import as_conversation, build_corpus
 
 HERE = Path(__file__).resolve().parent.parent / "thirdparty"
 PY = sys.executable
@@ -119,18 +118,7 @@ def test_stdio_third_party_servers_yield_replay_verified_examples_without_leaks(
     with envs["notes_leakcheck"], envs["counters"]:
         for row in mt.head(6).iter_rows(named=True):
             trace = trace_of(row["trace"])
-            conv = Conversation(
-                conversation_id="x",
-                server=row["server"],
-                servers=[row["server"]],
-                seed=row["env_seed"],
-                snapshot_id="s",
-                messages=[],
-                tools=[],
-                reference=[],
-                trace=trace,
-            )
-            replayed, _ = replay_trace(envs[row["server"]], conv)
+            replayed, _ = replay_trace(envs[row["server"]], as_conversation(row))
             assert [r["ok"] for r in replayed] == [t["ok"] for t in trace]
             assert [r["result"] for r in replayed if r["ok"]] == [t["result"] for t in trace if t["ok"]]
     # no session state survives the run: no temporary worlds left, nothing written beside the server

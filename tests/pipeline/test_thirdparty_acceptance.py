@@ -18,13 +18,12 @@ import polars as pl
 import pytest
 
 from pipeline.core.config import BuildConfig, ServerConfig
-from pipeline.core.records import Conversation
 from pipeline.core.servers_file import load_servers_file
 from pipeline.corpus.columns import trace_of
 from pipeline.corpus.store import read_examples
 from pipeline.env import Environment, free_port, wait_for_port
 from pipeline.synthesis.replay import replay_trace
-from tests.builds import build_corpus
+from tests.builds import as_conversation, build_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "thirdparty"
@@ -109,23 +108,6 @@ def rejections(build: dict, server: str) -> str:
     rej = pl.read_parquet(build["path"] / "rejections.parquet").filter(pl.col("server") == server)
     counts = rej.group_by("stage", "reason").len().sort("len", descending=True).head(6).to_dicts()
     return f"{server}: rejections {counts}"
-
-
-def as_conversation(row: dict) -> Conversation:
-    setup = row.get("setup") or []
-    setup = json.loads(setup) if isinstance(setup, str) else setup
-    return Conversation(
-        conversation_id=row["example_id"],
-        server=row["server"],
-        servers=[row["server"]],
-        seed=row["env_seed"],
-        snapshot_id="s",
-        messages=[],
-        tools=[],
-        reference=[],
-        trace=trace_of(row["trace"]),
-        setup=setup,
-    )
 
 
 FIXTURE_NAMES = ["memory", "files", "sqlite", "bank", "vehicle", "git", "memory_http"]
