@@ -5,6 +5,7 @@
 # `prove build` as they are (e.g. ./run.sh --examples 500 --servers banking,crm).
 set -euo pipefail
 cd "$(dirname "$0")"
+unset PYTHONDONTWRITEBYTECODE  # each module compiled once, by the first process that imports it (as test.sh)
 bash scripts/setup-env.sh
 export DAGSTER_HOME="${DAGSTER_HOME:-$PWD/data/dagster_home}"
 if [ "$#" -eq 0 ]; then

@@ -5,6 +5,9 @@
 # a session service, on one worker. `./test.sh -n 0` runs it in one process.
 set -euo pipefail
 cd "$(dirname "$0")"
+# each module is compiled once, by the first process that imports it (this project's machines set the variable, and
+# then each of the suite's ~2,000 processes compiled what it imported from source again; scripts/setup-env.sh)
+unset PYTHONDONTWRITEBYTECODE
 bash scripts/setup-env.sh
 workers=$(( $(.venv/bin/python -c 'import os; print(len(os.sched_getaffinity(0)))') + 1 ))
 exec .venv/bin/python -m pytest -n "$(( workers < 4 ? workers : 4 ))" --dist loadfile "$@"

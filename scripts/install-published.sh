@@ -14,8 +14,7 @@ SQLITE_PIN="mcp-server-sqlite==2025.4.25 mcp<2"   # it asks for mcp>=1.0 but bre
 DUCKDB_PIN="mcp-server-duckdb==1.1.0 duckdb==2.0.1 mcp<2"   # the same low-level Server API; duckdb pinned: the seed's format
 # mcp.server.fastmcp, gone in mcp 2; small: psycopg (3, on the system's libpq), psycopg-pool, pydantic-settings, loguru
 POSTGRES_PIN="mcp-postgres-server==0.1.2 mcp<2"
-# "bytecode": each venv is byte-compiled after its install (PYTHONDONTWRITEBYTECODE leaves every start compiling)
-want=$(printf '%s\n' "${NPM_PACKAGES[@]}" "$GIT_PIN" "$SQLITE_PIN" "$DUCKDB_PIN" "$POSTGRES_PIN" bytecode | sha256sum | cut -c1-16)
+want=$(printf '%s\n' "${NPM_PACKAGES[@]}" "$GIT_PIN" "$SQLITE_PIN" "$DUCKDB_PIN" "$POSTGRES_PIN" | sha256sum | cut -c1-16)
 stamp="$dest/.installed"
 # the seed state (.published/seeds/<server>), rebuilt when its sources change
 seeds_want=$(cat scripts/published_seeds.py $(find examples/published/seeds -type f | LC_ALL=C sort) | sha256sum | cut -c1-16)
@@ -65,7 +64,6 @@ for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN" "duckdb:$DUCKDB_PIN" "postgres:$
   [ -x "$venv/bin/python" ] || "$PY" -m venv --without-pip "$venv" >>"$log" 2>&1 || fail "python -m venv $venv"
   # shellcheck disable=SC2086 # a pin may hold several requirements
   pip_install "$venv/bin/python" $pin >>"$log" 2>&1 || fail "installing $pin"
-  "$venv/bin/python" -m compileall -q -j 0 "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" >>"$log" 2>&1 || true
 done
 echo "$want" >"$stamp"
 seed

@@ -37,22 +37,35 @@ stamp=.venv/.prove-installed
 bfcl_pin="bfcl-eval==2026.3.23"
 # uv installs the ~200 wheels in seconds where pip takes minutes; pip where uv cannot (its log says why)
 uv_pin="uv==0.13.9"
-# "bytecode": the install ends by byte-compiling the venv (below); the token reruns it once for a venv made before
-want=$( (cat pyproject.toml; echo "$bfcl_pin $uv_pin bytecode") | sha256sum | cut -c1-16)
-# Byte-compile ahead. With PYTHONDONTWRITEBYTECODE set (as on this project's machines) no process writes a .pyc, and
-# uv (unlike pip) compiles nothing at install: each of the suite's ~2,000 processes (fixture servers, Dagster's run
-# and step processes, workers) then compiled every module it imported from source again. A fresh clone's ./test.sh
-# took 1,070 CPU-s that way, against about 750 with the .pyc files there.
-compile_venv() {
-  local site
-  site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-  # a few packages ship files that are not Python 3 (templates, test data): their errors are not ours
-  .venv/bin/python -m compileall -q -j 0 "$site" >/dev/null 2>&1 || true
+want=$( (cat pyproject.toml; echo "$bfcl_pin $uv_pin") | sha256sum | cut -c1-16)
+# No byte-compiling ahead: ./test.sh and ./run.sh let their processes write bytecode (they unset
+# PYTHONDONTWRITEBYTECODE, which this project's machines set), so each module the suite or the build imports is
+# compiled once, by the first process that imports it. Compiling all 21,000 files of the venv ahead took 18-40 s
+# of a fresh clone's set-up, most of it for modules no process imports.
+local_wheels() {
+  # the wheel folders pip is configured with (PIP_FIND_LINKS, else pip's config), one per line
+  local links
+  links=${PIP_FIND_LINKS:-$(.venv/bin/python -m pip config get global.find-links 2>/dev/null || true)}
+  for l in $links; do [ -d "$l" ] && echo "$l"; done
+  return 0
+}
+install_torch() {
+  # torch pinned, from the machine's own wheel folder (a local CPU build; a looser pin, or an index, would pull
+  # CUDA wheels): uv installs it from that folder alone (--no-index; its dependencies come with prove's below),
+  # in seconds where pip unpacks its 190 MB again each time; pip, which reads its own config, where there is no
+  # such folder or uv fails
+  local args=()
+  for l in $(local_wheels); do args+=(--find-links "$l"); done
+  if [ "${#args[@]}" -gt 0 ] &&
+     .venv/bin/uv pip install -q --python .venv/bin/python --no-index --no-deps "${args[@]}" "torch==2.13.0"; then
+    return 0
+  fi
+  .venv/bin/python -m pip install -q "torch==2.13.0"
 }
 install_prove() {
-  # torch first, with pip, pinned: pip takes the local CPU build from the machine's wheel folder (a looser pin, or
-  # uv, which does not look there, would pull CUDA wheels); uv then keeps the torch it finds installed
-  .venv/bin/python -m pip install -q "torch==2.13.0" "$uv_pin" || return 1
+  .venv/bin/python -m pip install -q "$uv_pin" || return 1
+  install_torch || return 1
+  # uv keeps the torch installed above (it satisfies the pin) and adds its dependencies
   if .venv/bin/uv pip install -q --python .venv/bin/python -e ".[train,dev,distributed]" &&
      .venv/bin/uv pip install -q --python .venv/bin/python --no-deps "$bfcl_pin"; then
     return 0
@@ -72,10 +85,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "setup-env: the install failed (last lines above; the whole output is in $install_log)" >&2
     exit 1
   fi
-  compile_venv
   echo "$want" > "$stamp"
 fi
-# prove's own packages, each time (quick: only what changed since is compiled again)
+# prove's own packages, each time (quick: only what changed since is compiled again), for processes started
+# outside ./test.sh and ./run.sh with PYTHONDONTWRITEBYTECODE set
 .venv/bin/python -m compileall -q -j 0 pipeline assets servers training tests bench >/dev/null 2>&1 || true
 # the MCP project's four reference servers, mcp-server-duckdb and mcp-postgres-server at pinned versions (npm and PyPI) with their seed state, in .published/
 # (tests/pipeline/test_published_servers.py, examples/published-servers.yaml), installed with .venv's uv; quick when
