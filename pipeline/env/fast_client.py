@@ -231,25 +231,30 @@ class _InlineContext(AbstractContextManager):
 
 
 class WarmSpares:
-    """Server processes started ahead of need, ``depth`` at a time, on helper threads.
+    """Server processes started ahead of need, on helper threads, as the environment's demand shows itself.
 
     ``start`` makes one (a blocking call); :meth:`take` hands out the oldest spare (waiting for it if it
     is still starting) and starts a replacement. A spare that failed to start is started again on the
     caller's thread, so the caller sees the failure as it would without spares; ``stop`` ends one.
-    ``lazy``: the first :meth:`take` starts no spares (an environment that needs one process does not
-    pay for three)."""
+
+    Each spare is a process start, and those still waiting when the environment closes are stopped unused, so
+    spares follow demand. ``lazy`` (where processes are reused): none until two processes were taken (most
+    environments take one to list the tools and one session; the suite's environments that took two stopped two
+    spares unused), then one ahead, and ``depth`` ahead once a take had to wait for its spare to finish starting.
+    Otherwise ``depth`` ahead from the first take."""
 
     def __init__(self, start: Callable[[], T], stop: Callable[[T], None], depth: int = 2, lazy: bool = False):
-        self._start, self._stop, self._depth = start, stop, depth
+        self._start, self._stop, self._max = start, stop, depth
+        self._ahead = 1 if lazy else depth
+        self._after = 2 if lazy else 0
         self._pool = ThreadPoolExecutor(depth, thread_name_prefix="prove-env-spare")
         self._spares: list[Any] = []
         self._lock = threading.Lock()
         self._closed = False
         self._takes = 0
-        self._lazy = lazy  # no spares until a second process is taken (most environments need one)
 
     def _refill(self) -> None:
-        while len(self._spares) < self._depth:
+        while len(self._spares) < self._ahead:
             self._spares.append(self._pool.submit(self._start))
 
     def take(self) -> T:
@@ -257,8 +262,10 @@ class WarmSpares:
             if self._closed:
                 raise RuntimeError("the environment is closed")
             future = self._spares.pop(0) if self._spares else None
+            if future is not None and not future.done():
+                self._ahead = self._max  # waited on a start: keep more ahead
             self._takes += 1
-            if self._takes > 1 or not self._lazy:
+            if self._takes > self._after:
                 self._refill()
         if future is not None:
             try:

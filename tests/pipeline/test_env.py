@@ -392,3 +392,66 @@ def test_a_request_on_a_closed_direct_connection_is_refused_as_connection_closed
             return err.value.error.code
 
     assert asyncio.run(run()) == CONNECTION_CLOSED
+
+
+def _spares(lazy: bool = True):
+    """WarmSpares over counted starts; ``gate`` holds every start until it is set."""
+    import itertools
+    import threading
+
+    from pipeline.env.fast_client import WarmSpares
+
+    ids, started, stopped, gate = itertools.count(), [], [], threading.Event()
+    gate.set()
+
+    def start() -> int:
+        gate.wait()
+        n = next(ids)
+        started.append(n)
+        return n
+
+    return WarmSpares(start, stopped.append, depth=2, lazy=lazy), started, stopped, gate
+
+
+def _until(cond, timeout: float = 10.0) -> None:
+    import time
+
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.01)
+
+
+def test_warm_spares_start_none_for_an_environment_that_takes_two_processes():
+    spares, started, stopped, _ = _spares()
+    assert [spares.take(), spares.take()] == [0, 1]
+    spares.close()
+    assert started == [0, 1] and stopped == []  # no process started for nothing
+
+
+def test_warm_spares_keep_one_ahead_from_the_third_take_and_two_once_a_take_waited_for_one():
+    import threading
+
+    spares, started, stopped, gate = _spares()
+    taken = [spares.take() for _ in range(3)]
+    _until(lambda: len(started) == 4)  # the third take started one spare
+    taken.append(spares.take())  # ready: taken without waiting; one replacement starts
+    _until(lambda: len(started) == 5)
+    gate.clear()
+    taken.append(spares.take())  # its replacement is held at the gate
+    taker = threading.Thread(target=lambda: taken.append(spares.take()))  # waits for that one
+    taker.start()
+    _until(lambda: spares._ahead == 2)
+    gate.set()
+    taker.join(10)
+    _until(lambda: len(started) == 8)  # six taken, two ahead now
+    spares.close()
+    assert len(set(taken)) == 6 and len(stopped) == 2 and not set(stopped) & set(taken)
+
+
+def test_warm_spares_without_lazy_keep_two_ahead_from_the_first_take():
+    spares, started, stopped, _ = _spares(lazy=False)
+    first = spares.take()
+    _until(lambda: len(started) == 3)
+    spares.close()
+    assert len(stopped) == 2 and first not in stopped
