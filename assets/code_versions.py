@@ -16,13 +16,17 @@ training asset's closure does not import torch. No map is kept by hand: the clos
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import inspect
+import json
 import textwrap
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from pipeline.core.storage import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE_VERSION = "1"  # bumped by hand only for changes the source hashes cannot see (a changed output contract)
@@ -54,6 +58,18 @@ def imported_modules(name: str, root: Path) -> set[str]:
 @cache
 def _imports(name: str, file: str, root: Path, mtime_ns: int, size: int) -> set[str]:
     """(cached by the file's modification time and size: an edited file is read again)"""
+    found = imported_names(name, file, root, mtime_ns, size)
+    ours = project_packages(root)
+    return {m for m in found if m.split(".")[0] in ours and module_file(m, root) is not None}
+
+
+def imported_names(name: str, file: str, root: Path, mtime_ns: int, size: int) -> frozenset[str]:
+    """Every module name the file's import statements name, from :class:`ImportsCache` while the file has the
+    modification time and size it was read with."""
+    disk = ImportsCache.of(root)
+    known = disk.get(file, mtime_ns, size)
+    if known is not None:
+        return known
     package = name if file.endswith("__init__.py") else name.rpartition(".")[0]
     found: set[str] = set()
     for node in statements(ast.parse(Path(file).read_bytes(), filename=file)):
@@ -66,8 +82,47 @@ def _imports(name: str, file: str, root: Path, mtime_ns: int, size: int) -> set[
                 base = ".".join(p for p in (*parts, base) if p)
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names)
-    ours = project_packages(root)
-    return {m for m in found if m.split(".")[0] in ours and module_file(m, root) is not None}
+    disk.put(file, mtime_ns, size, found)
+    return frozenset(found)
+
+
+class ImportsCache:
+    """The import statements of the project's files, kept in ``<root>/.prove-cache/code-imports.json`` between
+    processes. Every Dagster process (a run, a step, a code server, a Celery worker) computes the code versions
+    when it imports the definitions, and parsing the ~120 files of their closures was about a quarter of that
+    import. An entry holds while its file's modification time and size are those it was read with (as Python's
+    own ``.pyc`` check); a cache that cannot be read or written is left alone and everything is parsed."""
+
+    _open: dict[Path, ImportsCache] = {}
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / ".prove-cache" / "code-imports.json"
+        try:
+            self.entries: dict[str, list[Any]] = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.entries = {}
+        self.dirty = False
+
+    @classmethod
+    def of(cls, root: Path) -> ImportsCache:
+        if root not in cls._open:
+            cls._open[root] = cls(root)
+        return cls._open[root]
+
+    def get(self, file: str, mtime_ns: int, size: int) -> frozenset[str] | None:
+        e = self.entries.get(file)
+        return frozenset(e[2]) if isinstance(e, list) and len(e) == 3 and e[:2] == [mtime_ns, size] else None
+
+    def put(self, file: str, mtime_ns: int, size: int, found: set[str]) -> None:
+        self.entries[file] = [mtime_ns, size, sorted(found)]
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        self.dirty = False
+        with contextlib.suppress(OSError):  # a read-only tree: the next process parses again
+            atomic_write_text(self.path, json.dumps(self.entries, sort_keys=True))
 
 
 def statements(tree: ast.Module) -> Iterator[ast.AST]:
@@ -94,6 +149,7 @@ def import_closure(modules: set[str] | list[str], root: Path = ROOT) -> set[str]
         parts = m.split(".")
         todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))  # importing a.b runs a/__init__.py
         todo.extend(imported_modules(m, root))
+    ImportsCache.of(root).save()
     return seen
 
 

@@ -138,6 +138,35 @@ def test_editing_a_module_outside_a_stages_closure_leaves_its_code_version(tree_
     assert _edited(tree_copy, "training.grpo", _fn(T.grpo_policy)) != CV.code_version(_fn(T.grpo_policy), tree_copy)
 
 
+def test_import_statements_are_kept_between_processes_while_each_file_is_unchanged(tree_copy):
+    """What each file imports is read from <root>/.prove-cache while the file's time and size are those it was
+    read with (a later process parses nothing); an edited file is parsed again."""
+    import json
+
+    fn = _fn(S.tool_chains)
+    CV._imports.cache_clear()
+    CV.ImportsCache._open.clear()
+    closure = CV.import_closure(CV.function_modules(fn), tree_copy)
+    cache = tree_copy / ".prove-cache" / "code-imports.json"
+    entries = json.loads(cache.read_text())
+    chains = str(CV.module_file("pipeline.discovery.chains", tree_copy))
+    assert "training.grpo" not in closure and chains in entries
+    entries[chains][2].append("training.grpo")  # as if chains.py imported it: read from here, not from the file
+    cache.write_text(json.dumps(entries))
+    CV._imports.cache_clear()
+    CV.ImportsCache._open.clear()  # a new process
+    assert "training.grpo" in CV.import_closure(CV.function_modules(fn), tree_copy)
+    f = Path(chains)
+    before = f.read_bytes()
+    f.write_bytes(before + b"\n# edited\n")
+    try:
+        CV._imports.cache_clear()
+        CV.ImportsCache._open.clear()
+        assert "training.grpo" not in CV.import_closure(CV.function_modules(fn), tree_copy)
+    finally:
+        f.write_bytes(before)
+
+
 def test_the_manifest_records_every_assets_code_version(built):
     cfg, _, _ = built
     from pipeline.corpus.store import resolve_version
