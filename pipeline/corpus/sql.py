@@ -21,14 +21,16 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import polars as pl
 import pyarrow as pa
 
 from pipeline.corpus.columns import EXAMPLE_ARROW_SCHEMA
 from pipeline.corpus.store import REJECTION_SCHEMA, corpus_root, list_versions
+
+if TYPE_CHECKING:
+    import duckdb
 
 DB_NAME = "prove.duckdb"
 VIEWS = ("examples", "rejections", "versions")
@@ -124,6 +126,8 @@ def refresh(data_dir: str | Path) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{DB_NAME}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     os.unlink(tmp)  # duckdb creates the file itself
+    import duckdb  # here, not at the top: every Dagster process imports this module with the definitions
+
     try:
         con = duckdb.connect(tmp)
         try:
@@ -144,6 +148,8 @@ def connect(
 ) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the views (rebuilt first unless ``refresh_first`` is false); with
     ``include_failed``, an in-memory database whose views also read the versions that failed their gates."""
+    import duckdb
+
     if include_failed:
         con = duckdb.connect(":memory:")
         for name, body in view_sql(data_dir, include_failed=True).items():
