@@ -116,11 +116,18 @@ OWN = ("name", "title", "display_name", "full_name")
 
 
 def known_fields(
-    args: dict[str, Any], values: dict[str, list[Any]], rng: Any, fixed: set[str], read_only: bool
+    args: dict[str, Any],
+    values: dict[str, list[Any]],
+    rng: Any,
+    fixed: set[str],
+    read_only: bool,
+    names_only: bool = False,
 ) -> None:
     """The text fields of the records a third-party tool's arguments hold (``relations: [{from, to, relationType}]``,
     ``observations: [{entityName, contents}]``), set to observed values of the same field (``from``, ``relationType``)
-    or, for a field naming a thing (``entityName``), to an observed name; a writer's own ``name`` stays new."""
+    or, for a field naming a thing (``entityName``), to an observed name; a writer's own ``name`` stays new.
+    ``names_only``: only the fields and lists naming things (``entityName``, ``entityNames``), for a tool whose
+    output schema says what it returns (server-memory's ``add_observations`` names an entity all the same)."""
 
     def visit(x: Any) -> None:
         if isinstance(x, list):
@@ -134,6 +141,8 @@ def known_fields(
                 if not isinstance(v, str) or (k in OWN and not read_only):
                     continue
                 named = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", k).lower()
+                if names_only and not (named.endswith("_name") and named != "name"):
+                    continue
                 vals = values.get(k) or (values.get("name") if named.endswith("_name") and named != "name" else None)
                 vals = [c for c in vals or [] if isinstance(c, str)]
                 if vals:

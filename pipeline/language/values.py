@@ -89,8 +89,12 @@ def fill_args(
         fill_sql(tool, args, snapshot.tables, rng, set(fixed))
         known_fields(args, snapshot.values, rng, set(fixed), tool.read_only)
         new_paths(tool, args, snapshot.values, rng, set(fixed))
-    elif tool.text_result:  # a text wrapped in an output schema (``-> str`` with FastMCP): SQL all the same
-        fill_sql(tool, args, snapshot.tables, rng, set(fixed))
+    else:
+        if tool.text_result:  # a text wrapped in an output schema (``-> str`` with FastMCP): SQL all the same
+            fill_sql(tool, args, snapshot.tables, rng, set(fixed))
+        # a record field or a list naming things (``entityName``, ``entityNames``) takes observed names all the same
+        if any(isinstance(v, (dict, list)) for v in args.values()):
+            known_fields(args, snapshot.values, rng, set(fixed), tool.read_only, names_only=True)
     for p in sens:
         if p in wanted and p not in args:
             v = linked_secret(snapshot, p, args)

@@ -193,3 +193,34 @@ def test_a_namespaced_verb_takes_its_first_value_as_its_object():
         .phrase(step, [], terse=False)
         .endswith(" the files README.md")
     )
+
+
+def test_a_tool_with_an_output_schema_names_observed_things_in_its_records_and_keeps_its_other_fields():
+    """server-memory 2026.8.31 declares output schemas: its ``entityName`` and ``entityNames`` still take observed
+    names (else ``add_observations`` names a made-up entity and fails, and never chains); a record's other fields
+    stay as the schema draws them (a built-in scene action's ``device_id`` is not swapped for an observed one)."""
+    out = {"type": "object", "properties": {"success": {"type": "boolean"}}}
+    obs = {
+        "type": "object",
+        "properties": {"entityName": {"type": "string"}, "contents": {"type": "array", "items": {"type": "string"}}},
+        "required": ["entityName", "contents"],
+    }
+    action = {
+        "type": "object",
+        "properties": {"device_id": {"type": "string"}, "from": {"type": "string"}},
+        "required": ["device_id", "from"],
+    }
+    add = _tool("add_observations", "", {"observations": {"type": "array", "items": obs}}, ["observations"], out)
+    delete = _tool(
+        "delete_entities", "", {"entityNames": {"type": "array", "items": {"type": "string"}}}, ["entityNames"], out
+    )
+    scene = _tool("create_scene", "", {"actions": {"type": "array", "items": action}}, ["actions"], out)
+    names = ["Ada Lovelace", "Charles Babbage"]
+    values = {"name": names, "from": names, "device_id": ["lamp-kitchen-7"]}
+    snap = _snap(add, delete, scene).model_copy(update={"values": values})
+    rng = random.Random(0)
+    for _ in range(5):
+        assert fill_args(add, snap, rng)["observations"][0]["entityName"] in names
+        assert set(fill_args(delete, snap, rng)["entityNames"]) <= set(names)
+        (act,) = fill_args(scene, snap, rng)["actions"]
+        assert act["device_id"] != "lamp-kitchen-7" and act["from"] not in names

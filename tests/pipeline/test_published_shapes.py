@@ -11,18 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.core.config import ProbeConfig, ServerConfig, SetupCall
+from pipeline.core.config import GraphConfig, ProbeConfig, ServerConfig, SetupCall
 from pipeline.core.records import CallResult, DependencyGraph, ToolSpec
 from pipeline.core.servers_file import usable_tools
 from pipeline.discovery.chainability import explain
 from pipeline.discovery.check import check_servers
-from pipeline.discovery.graph import Pace
+from pipeline.discovery.graph import Pace, discover
 from pipeline.discovery.probe import probe
 from pipeline.env import Environment, ServerBudgetExceeded
 from pipeline.language.entities import generic_entities
 from pipeline.language.replies import step_reply
 
-WORKSPACE = str(Path(__file__).resolve().parents[1] / "thirdparty" / "workspace_server.py")
+FIXTURES = Path(__file__).resolve().parents[1] / "thirdparty"
+WORKSPACE = str(FIXTURES / "workspace_server.py")
 
 GIT_LOG = (
     "Commit history:\nCommit: 9ae3724fd0321a95\nAuthor: Ada\nDate: 2026-11-29 02:00:50+00:00\nMessage: Add config\n"
@@ -176,3 +177,26 @@ def test_a_wrapped_text_result_is_said_as_its_text_never_as_a_record_of_one_cont
     done = CallResult(ok=True, data={"content": "Successfully wrote to todo.txt"})
     said = step_reply(write, {"path": "todo.txt", "content": "milk"}, done, rng)
     assert "wrote the file" in said and "Successfully" not in said and "content" not in said, said
+
+
+def test_writers_whose_records_name_an_entity_change_the_graph_read_under_an_output_schema():
+    """server-memory 2026.8.31 declares output schemas (the fixture with ``--structured``): ``add_observations``
+    names the entity inside a record (``observations: [{entityName, contents}]``) and ``delete_entities`` lists
+    names; given observed names, each changes what ``read_graph`` returns, so both chain."""
+    cfg = ServerConfig(
+        name="memory",
+        kind="stdio",
+        command=sys.executable,
+        args=[str(FIXTURES / "memory_server.py"), "--structured"],
+        cwd=str(FIXTURES / "seeds" / "memory"),
+        env={"MEMORY_FILE_PATH": "${SESSION_DIR}/memory.jsonl"},
+    )
+    with Environment(cfg) as env:
+        assert all(t.output_schema for t in env.tools())
+        with env.session(0) as s:
+            snap = probe(s, env.tools(), ProbeConfig())
+        writers = ("add_observations", "delete_entities")
+        tools = [t for t in snap.tools if t.name in (*writers, "read_graph")]
+        graph = discover(env, snap.model_copy(update={"tools": tools}), GraphConfig(value_flow=False))
+    assert sorted((e.src, e.dst) for e in graph.edges if e.confirmed) == [(w, "read_graph") for w in writers]
+    assert graph.unchainable == {}

@@ -3,14 +3,19 @@
 Entities are keyed by ``name`` (with an ``entityType`` and a list of ``observations``); relations link
 two entity names with a ``relationType``. The graph lives in a JSONL file in the working directory
 (``memory.jsonl``, or ``MEMORY_FILE_PATH``), one ``{"type": "entity" | "relation", ...}`` object a line.
-Results are JSON text with no output schemas; plain mcp ``MCPServer``, not prove's kit.
-Run: python tests/thirdparty/memory_server.py [--http PORT]
+Results are JSON text with no output schemas; plain mcp ``MCPServer``, not prove's kit. With ``--structured``
+every tool declares an output schema and answers structured content, as server-memory 2026.8.31 does (a list as
+``{"result": [...]}``, a deletion as ``{"success": true, "message": ...}``).
+Run: python tests/thirdparty/memory_server.py [--structured] [--http PORT]
 """
 
+import functools
+import inspect
 import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,6 +24,47 @@ from pydantic import BaseModel, ConfigDict, Field
 
 srv = MCPServer("memory-server", log_level="ERROR")
 READ = ToolAnnotations(read_only_hint=True)
+STRUCTURED = "--structured" in sys.argv
+
+
+def tool(annotations: ToolAnnotations | None = None):
+    """A tool answering JSON text, or with ``--structured`` the same answer as structured content under an output
+    schema."""
+
+    def register(fn):
+        if not STRUCTURED:
+            return srv.tool(structured_output=False, annotations=annotations)(fn)
+
+        @functools.wraps(fn)
+        def structured(**kw) -> dict[str, Any]:
+            text = fn(**kw)
+            try:
+                out = json.loads(text)
+            except json.JSONDecodeError:
+                return {"success": True, "message": text}
+            return out if isinstance(out, dict) else {"result": out}
+
+        structured.__signature__ = inspect.signature(fn).replace(return_annotation=dict[str, Any])
+        done = srv.tool(structured_output=True, annotations=annotations)(structured)
+        registered = srv._tool_manager.get_tool(fn.__name__)
+        registered.parameters = inlined(registered.parameters)  # item schemas written out, as zod writes them
+        return done
+
+    return register
+
+
+def inlined(schema: dict) -> dict:
+    """``schema`` with each ``$ref`` to its ``$defs`` replaced by the definition itself."""
+    defs = schema.get("$defs", {})
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, dict):
+            if "$ref" in x:
+                return walk(defs[x["$ref"].rsplit("/", 1)[1]])
+            return {k: walk(v) for k, v in x.items() if k != "$defs"}
+        return [walk(v) for v in x] if isinstance(x, list) else x
+
+    return walk(schema)
 
 
 class Entity(BaseModel):
@@ -86,7 +132,7 @@ def subgraph(graph: dict, names: set[str]) -> dict:
     }
 
 
-@srv.tool(structured_output=False)
+@tool()
 def create_entities(entities: list[Entity]) -> str:
     """Create multiple new entities in the knowledge graph"""
     graph = load()
@@ -97,7 +143,7 @@ def create_entities(entities: list[Entity]) -> str:
     return dumps(new)
 
 
-@srv.tool(structured_output=False)
+@tool()
 def create_relations(relations: list[Relation]) -> str:
     """Create multiple new relations between entities in the knowledge graph. Relations should be in active voice"""
     graph = load()
@@ -107,7 +153,7 @@ def create_relations(relations: list[Relation]) -> str:
     return dumps(new)
 
 
-@srv.tool(structured_output=False)
+@tool()
 def add_observations(observations: list[ObservationAdd]) -> str:
     """Add new observations to existing entities in the knowledge graph"""
     graph = load()
@@ -124,7 +170,7 @@ def add_observations(observations: list[ObservationAdd]) -> str:
     return dumps(out)
 
 
-@srv.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+@tool(ToolAnnotations(read_only_hint=False, destructive_hint=True))
 def delete_entities(entityNames: list[str]) -> str:
     """Delete multiple entities and their associated relations from the knowledge graph"""
     graph = load()
@@ -135,7 +181,7 @@ def delete_entities(entityNames: list[str]) -> str:
     return "Entities deleted successfully"
 
 
-@srv.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+@tool(ToolAnnotations(read_only_hint=False, destructive_hint=True))
 def delete_observations(deletions: list[ObservationDelete]) -> str:
     """Delete specific observations from entities in the knowledge graph"""
     graph = load()
@@ -148,7 +194,7 @@ def delete_observations(deletions: list[ObservationDelete]) -> str:
     return "Observations deleted successfully"
 
 
-@srv.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+@tool(ToolAnnotations(read_only_hint=False, destructive_hint=True))
 def delete_relations(relations: list[Relation]) -> str:
     """Delete multiple relations from the knowledge graph"""
     graph = load()
@@ -158,13 +204,13 @@ def delete_relations(relations: list[Relation]) -> str:
     return "Relations deleted successfully"
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(READ)
 def read_graph() -> str:
     """Read the entire knowledge graph"""
     return dumps(load())
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(READ)
 def search_nodes(query: str) -> str:
     """Search for nodes in the knowledge graph based on a query"""
     graph = load()
@@ -177,14 +223,14 @@ def search_nodes(query: str) -> str:
     return dumps(subgraph(graph, names))
 
 
-@srv.tool(structured_output=False, annotations=READ)
+@tool(READ)
 def open_nodes(names: list[str]) -> str:
     """Open specific nodes in the knowledge graph by their names"""
     return dumps(subgraph(load(), set(names)))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] == "--http":
-        srv.run("streamable-http", port=int(sys.argv[2]))
+    if "--http" in sys.argv:
+        srv.run("streamable-http", port=int(sys.argv[sys.argv.index("--http") + 1]))
     else:
         srv.run("stdio")
