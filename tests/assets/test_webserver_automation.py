@@ -248,7 +248,7 @@ def test_plots_show_corpus_counts_and_eval_rewards_across_versions(page, dagster
     if os.environ.get("PROVE_UPDATE_SCREENSHOT") == "1":
         shot = ROOT / DOCS_PLOTS
     pg.get_by_text("eval_after_grpo_reward", exact=True).first.scroll_into_view_if_needed()
-    pg.screenshot(path=str(shot))
+    pg.screenshot(path=str(shot), animations="disabled")
     assert shot.stat().st_size < 300_000, f"{shot} is {shot.stat().st_size} bytes; keep it under 300 KB"
 
 
@@ -276,7 +276,7 @@ def test_a_server_job_partition_launched_from_its_launchpad_completes(
         launch_button.click()
         pg.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}"))
     except Exception as exc:
-        pg.screenshot(path=str(shot))
+        pg.screenshot(path=str(shot), animations="disabled")
         raise AssertionError(
             f"server_job's launchpad did not launch ({exc}); screenshot: {shot}\n{pg.inner_text('body')[:3000]}\n"
             f"{ui.logs_tail()}"
