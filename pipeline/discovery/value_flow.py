@@ -60,18 +60,34 @@ def _schema_type(spec: Any) -> Any:
 
 
 def _ranked(offered: list[tuple[str, Any]], param: str) -> list[tuple[str, Any]]:
-    """A result's (field, value) pairs, those whose field names the parameter first, strings only (and, for an id
-    parameter, the whole numbers of id fields: a post's ``id`` for ``tweet_id``), a few."""
+    """A result's (field, value) pairs, those whose field names the parameter first, strings only (no document:
+    :func:`_document`; and, for an id parameter, the whole numbers of id fields: a post's ``id`` for ``tweet_id``),
+    a few."""
     stem = param[:-1] if param.endswith("s") else param
     ids = param.endswith("_id")
     strings = [
         (f, v)
         for f, v in offered
-        if (isinstance(v, str) and v.strip())
+        if (isinstance(v, str) and v.strip() and not _document(v))
         or (ids and isinstance(v, int) and not isinstance(v, bool) and (f == "id" or f.endswith("_id")))
     ]
     near = [(f, v) for f, v in strings if f in (param, stem) or f.endswith(stem) or stem.endswith(f)]
     return (near + [fv for fv in strings if fv not in near])[:4]
+
+
+def _document(text: str) -> bool:
+    """A result's text no user names a thing by: more than one line, or a whole JSON array or object (the JSON
+    tree ``directory_tree`` answers, wrapped as server-filesystem wraps every text in ``{"content": ...}``). Its
+    names are offered one by one; the text itself, fed to a path, would be taken as one (a file named by a tree)."""
+    s = text.strip()
+    if "\n" in s:
+        return True
+    if s[:1] not in "[{":
+        return False
+    try:
+        return isinstance(json.loads(s), (list, dict))
+    except ValueError:
+        return False
 
 
 NO_SUCH = "prove-no-such-{}"  # a value no server holds: what a tool does with it is the control

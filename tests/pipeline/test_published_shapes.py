@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from pipeline.core.config import GraphConfig, ProbeConfig, ServerConfig, SetupCall
-from pipeline.core.records import CallResult, DependencyGraph, ToolSpec
+from pipeline.core.records import CallResult, DependencyGraph, Snapshot, ToolSpec
 from pipeline.core.servers_file import usable_tools
 from pipeline.discovery.chainability import explain
 from pipeline.discovery.check import check_servers
 from pipeline.discovery.graph import Pace, discover
 from pipeline.discovery.probe import probe
+from pipeline.discovery.value_flow import NO_SUCH, confirm_value_flow
 from pipeline.env import Environment, ServerBudgetExceeded
 from pipeline.language.entities import generic_entities
 from pipeline.language.replies import step_reply
@@ -149,6 +150,47 @@ def test_a_wrapped_listing_tree_or_root_is_no_content_a_writer_is_given():
     texts = {p.read_text() for p in Path(FILES_SEED).rglob("*") if p.is_file()}
     assert snap.values["content"] and set(snap.values["content"]) <= texts, snap.values["content"]
     assert {"README.md", "todo.txt"} <= set(snap.values["path"])  # the listings still name the files
+
+
+def test_a_directory_trees_json_text_never_feeds_a_path(tmp_path):
+    """server-filesystem's ``directory_tree`` answers a JSON tree as one text (``{"content": "[\\n  {..."}``), and its
+    ``move_file`` takes any text as a destination (a file named by the tree). Here every name in the tree is taken at
+    the root, so each is refused as a destination, and the control move failed (its drawn source was gone): the whole
+    text was then the value fed, as in an 80-example build of the published servers ("move the file, source set to
+    notes and destination "[{...}]"). A path takes a name, never a document: no edge, no accepted value."""
+    for path in ("ideas.md", "todo.txt", "notes/ideas.md", "archive/notes/ideas.md", "archive/todo.txt"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x")
+    # the source is the user's (a known value: no result feeds it), the destination is what a result may feed
+    cfg = _wrapped().model_copy(update={"template_dir": str(tmp_path), "known_values": {"source": "notes/ideas.md"}})
+    with Environment(cfg) as env:
+        tools = {t.name: t for t in env.tools()}
+        snap = Snapshot(
+            snapshot_id="s",
+            server=cfg.name,
+            seed=0,
+            schema_hash="h",
+            tools=list(tools.values()),
+            values={"path": ["archive"], "source": ["notes/ideas.md"]},
+        )
+        with env.session(0) as s:
+            # the control: a move of a source that is gone (as a build's first draw may be) fails
+            control = s.call("move_file", {"source": "gone.md", "destination": NO_SUCH.format("destination")})
+            assert not control.ok
+            accepted: dict = {}
+            edges = confirm_value_flow(
+                s,
+                snap,
+                tools["directory_tree"],
+                [tools["move_file"]],
+                random.Random(0),
+                accepted,
+                controls={("move_file", "destination"): control},
+            )
+            tree = s.call("directory_tree", {"path": "archive"}).data["content"]
+            moved = s.call("move_file", {"source": "notes/ideas.md", "destination": tree})
+    assert moved.ok  # the server takes the text as a file's name: only the rule keeps it out
+    assert edges == [] and accepted == {}, (edges, accepted)
 
 
 def test_a_file_naming_the_session_directory_reads_back_alike_as_base64_in_every_session():

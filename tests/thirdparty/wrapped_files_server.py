@@ -1,6 +1,7 @@
 """A filesystem MCP server shaped like @modelcontextprotocol/server-filesystem's structured results: every text
 result is wrapped in an output schema of one field (``{"content": "..."}``: the allowed directory, a listing, a
-JSON directory tree, a file's text), and ``read_media_file`` returns the file's bytes as a base64 resource blob
+JSON directory tree, a file's text, what ``move_file`` moved where; like the published one, it refuses a destination
+that exists), and ``read_media_file`` returns the file's bytes as a base64 resource blob
 (``{"content": [{"type": "resource", "resource": {"uri", "mimeType", "blob"}}]}``). The allowed directory is
 ``--root`` (the session's directory, which the results name); relative paths are taken from it.
 Plain mcp ``MCPServer``, not prove's kit. Run: python tests/thirdparty/wrapped_files_server.py --root DIR
@@ -112,6 +113,16 @@ def write_file(path: str, content: str) -> Text:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(content)
     return Text(content=f"Successfully wrote to {path}")
+
+
+@srv.tool(annotations=WRITE)
+def move_file(source: str, destination: str) -> Text:
+    """Move or rename a file or directory; fails if the destination exists"""
+    target = resolve(destination)
+    if target.exists():
+        raise ToolError(f"EEXIST: file already exists, rename '{source}' -> '{destination}'")
+    existing(source).rename(target)
+    return Text(content=f"Successfully moved {source} to {destination}")
 
 
 if __name__ == "__main__":
