@@ -38,10 +38,10 @@ bfcl_pin="bfcl-eval==2026.3.23"
 # uv installs the ~200 wheels in seconds where pip takes minutes; pip where uv cannot (its log says why)
 uv_pin="uv==0.13.9"
 want=$( (cat pyproject.toml; echo "$bfcl_pin $uv_pin") | sha256sum | cut -c1-16)
-# No byte-compiling of the whole venv: ./test.sh and ./run.sh let their processes write bytecode (they unset
+# No byte-compiling ahead: ./test.sh and ./run.sh let their processes write bytecode (they unset
 # PYTHONDONTWRITEBYTECODE, which this project's machines set), so each module the suite or the build imports is
-# compiled once, by the first process that imports it (warm_bytecode compiles the common ones at install). Compiling
-# all 21,000 files of the venv ahead took 18-40 s of a fresh clone's set-up; the suite imports 8,300 of them.
+# compiled once, by the first process that imports it. Compiling all 21,000 files of the venv ahead took 18-40 s
+# of a fresh clone's set-up, most of it for modules no process imports.
 local_wheels() {
   # the wheel folders pip is configured with (PIP_FIND_LINKS, else pip's config), one per line
   local links
@@ -61,25 +61,6 @@ install_torch() {
     return 0
   fi
   .venv/bin/python -m pip install -q "torch==2.13.0"
-}
-warm_bytecode() {
-  # the modules every process of a build or of the suite imports, compiled once here by importing them with bytecode
-  # written (two processes side by side): the suite's first processes (its workers, the first servers and Dagster
-  # processes) otherwise compile them all at once, each its own copy (about 8.5 CPU-s each)
-  local code='
-import importlib, sys
-for m in sys.argv[1:]:
-    mod, _, name = m.partition(":")
-    try:
-        getattr(importlib.import_module(mod), name) if name else importlib.import_module(mod)
-    except Exception:
-        pass  # an extra that is not installed: compiled where it is first imported
-'
-  env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -c "$code" torch trl:SFTTrainer trl:GRPOTrainer \
-    transformers:LlamaForCausalLM pytest xdist playwright.sync_api >/dev/null 2>&1 &
-  env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -c "$code" assets.definitions assets.cli pipeline.env \
-    dagster_webserver dagster_celery dagster_postgres celery >/dev/null 2>&1 || true
-  wait || true
 }
 install_prove() {
   .venv/bin/python -m pip install -q "$uv_pin" || return 1
@@ -104,7 +85,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "setup-env: the install failed (last lines above; the whole output is in $install_log)" >&2
     exit 1
   fi
-  warm_bytecode
   echo "$want" > "$stamp"
 fi
 # prove's own packages, each time (quick: only what changed since is compiled again), for processes started
