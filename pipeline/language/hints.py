@@ -141,9 +141,10 @@ def known_fields(
                 if not isinstance(v, str) or (k in OWN and not read_only):
                     continue
                 named = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", k).lower()
-                if names_only and not (named.endswith("_name") and named != "name"):
+                names_a_thing = named.endswith("_name") and named != "name"
+                if names_only and not names_a_thing:
                     continue
-                vals = values.get(k) or (values.get("name") if named.endswith("_name") and named != "name" else None)
+                vals = values.get(k) or (values.get("name") if names_a_thing else None)
                 vals = [c for c in vals or [] if isinstance(c, str)]
                 if vals:
                     x[k] = rng.choice(vals)

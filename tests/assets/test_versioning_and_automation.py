@@ -143,9 +143,12 @@ def test_import_statements_are_kept_between_processes_while_each_file_is_unchang
     read with (a later process parses nothing); an edited file is parsed again."""
     import json
 
+    def new_process() -> None:  # what a process that starts now knows: the cache file only
+        CV._imports.cache_clear()
+        CV.ImportsCache._open.clear()
+
     fn = _fn(S.tool_chains)
-    CV._imports.cache_clear()
-    CV.ImportsCache._open.clear()
+    new_process()
     closure = CV.import_closure(CV.function_modules(fn), tree_copy)
     cache = tree_copy / ".prove-cache" / "code-imports.json"
     entries = json.loads(cache.read_text())
@@ -153,15 +156,13 @@ def test_import_statements_are_kept_between_processes_while_each_file_is_unchang
     assert "training.grpo" not in closure and chains in entries
     entries[chains][2].append("training.grpo")  # as if chains.py imported it: read from here, not from the file
     cache.write_text(json.dumps(entries))
-    CV._imports.cache_clear()
-    CV.ImportsCache._open.clear()  # a new process
+    new_process()
     assert "training.grpo" in CV.import_closure(CV.function_modules(fn), tree_copy)
     f = Path(chains)
     before = f.read_bytes()
     f.write_bytes(before + b"\n# edited\n")
     try:
-        CV._imports.cache_clear()
-        CV.ImportsCache._open.clear()
+        new_process()
         assert "training.grpo" not in CV.import_closure(CV.function_modules(fn), tree_copy)
     finally:
         f.write_bytes(before)
