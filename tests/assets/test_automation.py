@@ -118,7 +118,8 @@ def test_a_changed_tool_schema_reaches_a_new_corpus_version_with_no_one_launchin
     """A stdio server of the build gains a tool; the sensor sees it, re-runs that server, and the corpus follows."""
     shelf = tmp_path / "shelf"
     shelf.mkdir()
-    shutil.copy(ROOT / "tests" / "thirdparty" / "shelf_server.py", shelf)
+    for script in ("shelf_server.py", "prefork.py"):  # the fixture, and the suite's quick start it imports
+        shutil.copy(ROOT / "tests" / "thirdparty" / script, shelf)
     (tmp_path / "servers.yaml").write_text(
         yaml.safe_dump(
             {

@@ -18,6 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 COUNTER = ROOT / "tests" / "thirdparty" / "counter_server.py"
 
 
+@pytest.fixture(autouse=True)
+def servers_in_their_own_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each fixture server its own process in the build's tree, where these tests look for it (the suite's quick start,
+    tests/thirdparty/prefork.py, serves it from a fork outside that tree)."""
+    monkeypatch.delenv("PROVE_FIXTURE_PREFORK", raising=False)
+
+
 def _tree(pid: int) -> list[psutil.Process]:
     try:
         return psutil.Process(pid).children(recursive=True)

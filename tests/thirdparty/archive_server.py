@@ -6,6 +6,9 @@ not prove's kit.
 Run: ARCHIVE_PASSWORD=... python tests/thirdparty/archive_server.py
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import os
 
 from mcp.server.mcpserver import MCPServer

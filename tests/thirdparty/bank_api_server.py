@@ -7,6 +7,9 @@ lines, no output schemas; some tools carry no annotations. Plain mcp ``MCPServer
 Run: BANK_PASSWORD=... python tests/thirdparty/bank_api_server.py [--http PORT]
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import json
 import os
 import sys

@@ -7,6 +7,9 @@ read's. Plain mcp ``MCPServer``.
 Run: python tests/thirdparty/car_server.py
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer

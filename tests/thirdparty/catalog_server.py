@@ -7,6 +7,9 @@ The data is an in-memory SQLite database, the same in every process. Plain mcp `
 Run: python tests/thirdparty/catalog_server.py
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import json
 import sqlite3
 

@@ -3,6 +3,9 @@
 Run: python tests/thirdparty/counter_server.py [--crash-on TOOL] [--hang-on TOOL] [--http PORT]
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import argparse
 import os
 import time

@@ -7,6 +7,9 @@
   (N lines on stderr at start).
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import argparse
 import json
 import os

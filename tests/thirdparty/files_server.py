@@ -8,6 +8,9 @@ Run: python tests/thirdparty/files_server.py [--root DIR] [--http PORT] [--tools
 (``--tools``: serve only the tools named, a smaller server for tests about sessions rather than about its tools.)
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import argparse
 import difflib
 import fnmatch

@@ -7,6 +7,9 @@ no output schemas and no annotations. Plain mcp ``MCPServer``, not prove's kit.
 Run: python tests/thirdparty/git_server.py [--http PORT]
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import hashlib
 import sys
 

@@ -8,6 +8,9 @@ new). Entries are files ``journal/<name>.txt`` in that directory; a new one is s
 Run: python tests/thirdparty/journal_server.py  (stdio)
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import json
 import os
 from datetime import datetime

@@ -9,6 +9,9 @@ every tool declares an output schema and answers structured content, as server-m
 Run: python tests/thirdparty/memory_server.py [--structured] [--http PORT]
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import functools
 import inspect
 import json

@@ -5,6 +5,9 @@ schemas on some tools. prove must isolate it with a process (and a temporary dir
 Run: python tests/thirdparty/notes_server.py [--tools NAME,NAME...]  (stdio; ``--tools``: serve only the tools named)
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import argparse
 import json
 from pathlib import Path

@@ -5,6 +5,9 @@ borrow and return). With a file ``FEATURES`` in its working directory that holds
 Run: python shelf_server.py   (stdio; state in memory; ``reset_shelf`` puts it back)
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer

@@ -5,6 +5,9 @@ JSON text (no output schemas; the reads annotated read-only). The account is ``a
 Run: SOCIAL_PASSWORD=... python tests/thirdparty/social_server.py
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import json
 import os
 

@@ -8,6 +8,9 @@ Run: python tests/thirdparty/sqlite_server.py [--db-path shop.db] [--http PORT] 
 (``--tools``: serve only the tools named, a smaller server for tests that need only those.)
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import argparse
 import sqlite3
 from contextlib import closing

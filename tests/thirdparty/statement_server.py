@@ -7,6 +7,9 @@ and ``library.sql`` beside it, if present, is run to seed it (the script itself 
 Plain mcp ``MCPServer``, not prove's kit. Run: python tests/thirdparty/statement_server.py [--db-path library.duckdb]
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import argparse
 from pathlib import Path
 

@@ -7,6 +7,9 @@ annotations and one has a boilerplate description, as such servers often do. Pla
 Run: python tests/thirdparty/vehicle_server.py [--http PORT]
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import sys
 from typing import Literal
 

@@ -6,6 +6,9 @@ The workspace is ``desk``; the state lives in memory. Plain mcp ``MCPServer``, n
 Run: python tests/thirdparty/workspace_server.py
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import hashlib
 
 from mcp.server.mcpserver import MCPServer

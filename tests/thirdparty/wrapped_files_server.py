@@ -7,6 +7,9 @@ that exists), and ``read_media_file`` returns the file's bytes as a base64 resou
 Plain mcp ``MCPServer``, not prove's kit. Run: python tests/thirdparty/wrapped_files_server.py --root DIR
 """
 
+import prefork  # noqa: F401  (first: in the suite this process hands over to a fork that has imported mcp)
+
+# isort: split
 import argparse
 import base64
 import json
