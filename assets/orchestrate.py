@@ -135,11 +135,14 @@ def _interrupted(signalled: Callable[[], bool], result: Any) -> bool:
 
 @settled_run()
 def _materialize_partition(
-    server: str, build_config_json: str, dagster_home: str, at_once: int = 1
+    server: str, build_config_json: str, environ: dict[str, str], at_once: int = 1
 ) -> tuple[str, bool, str, str]:
     """One server's partition of the per-server assets, in a worker process of a parallel build (``at_once``:
-    how many partitions run at the same time, which share the teacher's ``max_concurrency`` equally)."""
-    os.environ["DAGSTER_HOME"] = dagster_home
+    how many partitions run at the same time, which share the teacher's ``max_concurrency`` equally). ``environ``:
+    the build's environment (``DAGSTER_HOME`` among it), as the parent has it now: a worker is forked from the
+    forkserver, whose environment is the parent's when the first parallel build started it."""
+    os.environ.clear()
+    os.environ.update(environ)
     os.environ[PARTITIONS_ENV] = str(at_once)
     cfg = BuildConfig.model_validate_json(build_config_json)
     tags = {"prove/build": "cli", "prove/parallel": "true"}
@@ -165,12 +168,12 @@ def _materialize_partition(
     return server, r.success, r.run_id, "" if r.success else run_error(r)
 
 
-def _forwarding_worker_init(updates: Any, ready: Any = None) -> None:
+def _forwarding_worker_init(build_pid: int, updates: Any, ready: Any = None) -> None:
     """A build worker that also sends its teacher progress (answers per second, requests in flight) to the parent.
-    ``ready``: a barrier of all the pool's workers, passed once each has imported the definitions (unpickling this
-    function did), so the partitions start together: a worker still importing (seconds under load) would otherwise
-    find the first one had run its partition and taken the next too (a short run is under a second)."""
-    worker_init()
+    ``ready``: a barrier of all the pool's workers, passed once each has started, so the partitions start
+    together: a worker still starting (a second under load) would otherwise find the first one had run its
+    partition and taken the next too (a short run is under a second)."""
+    worker_init(build_pid)
     if ready is not None:
         with contextlib.suppress(Exception):  # a worker that never came (broken, timed out): start without it
             ready.wait(timeout=300)
@@ -210,7 +213,11 @@ def _partitions_parallel(
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     runs, failed = [], {}
-    ctx = mp.get_context("spawn")
+    # the workers are forked from one process that has imported the definitions (Python's forkserver): with
+    # "spawn" each worker imported them again itself (about 2.5 CPU-s a worker); this process may have threads, so
+    # it is not forked itself. The forkserver stays for the next parallel build of this process.
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
     manager = ctx.Manager() if cfg.query.backend == "llm" and progress.active() else None
     updates = manager.Queue() if manager is not None else None
     latest: dict[int, dict[str, Any]] = {}
@@ -219,11 +226,11 @@ def _partitions_parallel(
         max_workers=at_once,
         mp_context=ctx,
         initializer=_forwarding_worker_init,
-        initargs=(updates, ctx.Barrier(at_once)),
+        initargs=(os.getpid(), updates, ctx.Barrier(at_once)),
     )
     try:
         pending = {
-            pool.submit(_materialize_partition, s, cfg.model_dump_json(), os.environ["DAGSTER_HOME"], at_once)
+            pool.submit(_materialize_partition, s, cfg.model_dump_json(), dict(os.environ), at_once)
             for s in cfg.servers
         }
         while pending:

@@ -11,18 +11,22 @@ third-party stdio server is a child of the worker that uses it). On SIGTERM or S
   ``build_interrupted``): never the default. A version still being written is a hidden staging
   directory, removed as the write unwinds.
 
-Workers also guard themselves: each asks the kernel for SIGUSR1 when its parent dies (Linux
-``PR_SET_PDEATHSIG``) and on it stops its own children and exits, so a ``prove`` killed with SIGKILL
-does not leave them running. (SIGUSR1, because Dagster's run execution takes SIGTERM over in the
-worker: it maps SIGTERM to its SIGINT handler.)
+Workers also guard themselves, so a ``prove`` killed with SIGKILL does not leave them running: each watches
+the build's process (a Linux pidfd, read by a thread of its own) and, when it is gone, stops its own children and
+exits. The build's process is not the worker's parent (a worker is forked from Python's forkserver, which lives
+as long as its workers do); the kernel's SIGUSR1 on the parent's death (``PR_SET_PDEATHSIG``) is asked for as well,
+for a system without pidfds. (SIGUSR1, because Dagster's run execution takes SIGTERM over in the worker: it maps
+SIGTERM to its SIGINT handler.)
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import select
 import signal
 import sys
+import threading
 from types import FrameType
 from typing import Any
 
@@ -93,9 +97,25 @@ def _orphaned(signum: int, frame: FrameType | None) -> None:
     os._exit(128 + signum)
 
 
-def worker_init() -> None:
-    """The initializer of a build worker: when the parent dies, stop its servers and exit; Ctrl-C is the
-    parent's to handle (it stops the workers)."""
+def _watch(build_pid: int) -> None:
+    """Stop this worker's children and exit once ``build_pid`` has exited (from a thread of its own)."""
+    try:
+        pidfd = os.pidfd_open(build_pid)
+    except (OSError, AttributeError):  # gone already, or no pidfds here: the parent-death signal remains
+        if not psutil.pid_exists(build_pid):
+            _orphaned(signal.SIGUSR1, None)
+        return
+
+    def wait() -> None:
+        select.select([pidfd], [], [])
+        _orphaned(signal.SIGUSR1, None)
+
+    threading.Thread(target=wait, name="prove-build-watch", daemon=True).start()
+
+
+def worker_init(build_pid: int | None = None) -> None:
+    """The initializer of a build worker: when the build's process (``build_pid``) or the worker's parent dies,
+    stop its servers and exit; Ctrl-C is the build's to handle (it stops the workers)."""
     signal.signal(signal.SIGUSR1, _orphaned)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
@@ -105,3 +125,5 @@ def worker_init() -> None:
             pass
         if os.getppid() == 1:  # the parent died before the request took effect
             _orphaned(signal.SIGUSR1, None)
+    if build_pid is not None:
+        _watch(build_pid)

@@ -134,7 +134,8 @@ def _wait_for_servers(proc: subprocess.Popen, tmp_path: Path, timeout_s: float =
     while time.time() < deadline:
         assert proc.poll() is None, "the build ended before it could be interrupted\n" + _build_logs(tmp_path, proc)
         tree = _tree(proc.pid)
-        if any("counter_server.py" in _cmd(p) for p in tree) and sum("spawn" in _cmd(p) for p in tree) >= 1:
+        # the forkserver and at least one worker forked from it (their command line is the forkserver's)
+        if any("counter_server.py" in _cmd(p) for p in tree) and sum("forkserver" in _cmd(p) for p in tree) >= 2:
             return tree
         time.sleep(0.2)
     pytest.fail("the build never started the third-party server\n" + _build_logs(tmp_path, proc))
