@@ -49,7 +49,7 @@ class Closed(BaseModel):
 def world_tool(tool: ToolDef, store: "SessionStore[Any]", default_seed: int) -> Callable[..., Any]:
     """What ``MCPServer`` registers for ``tool``: an async function of the tool's arguments that calls the
     tool function with the world of the request's session first."""
-    fn, tool_name = tool.fn, tool.name
+    fn, tool_name, writes = tool.fn, tool.name, not tool.read_only
     sig = tool.public_signature()
 
     @functools.wraps(fn)
@@ -58,6 +58,8 @@ def world_tool(tool: ToolDef, store: "SessionStore[Any]", default_seed: int) -> 
         token = timer.start() if timer is not None else None
         session, seed = session_of(default_seed)
         world = store.get(session, seed)
+        if writes:
+            store.touched(session)
         try:
             return fn(world, *args, **kwargs)
         except ToolError:

@@ -54,6 +54,8 @@ class SessionStore(Generic[W]):
         self.max_sessions = max_sessions
         self._sessions: OrderedDict[str, W] = OrderedDict()
         self._copies: dict[int, Callable[[], W]] = {}  # fresh copies of each seed's world (fastpath.world_copier)
+        # sessions whose world is a fresh copy no writing tool has been called on since: a reset keeps it
+        self._untouched: set[str] = set()
 
     def seeded(self, seed: int) -> W:
         """A fresh copy of the initial world for ``seed`` (generated once per seed)."""
@@ -67,18 +69,31 @@ class SessionStore(Generic[W]):
         if world is None or world.seed != seed:
             world = self.seeded(seed)
             self._sessions[session] = world
+            self._untouched.add(session)
             while len(self._sessions) > self.max_sessions:
-                self._sessions.popitem(last=False)
+                self._untouched.discard(self._sessions.popitem(last=False)[0])
         else:
             self._sessions.move_to_end(session)
         return world
 
     def reset(self, session: str, seed: int) -> W:
+        """The session's world back at its seed: kept as it is where no writing tool has run on it since it was
+        copied (read-only tools leave a world as they found it: tests/servers/test_conformance.py), else a copy."""
+        world = self._sessions.get(session)
+        if world is not None and world.seed == seed and session in self._untouched:
+            self._sessions.move_to_end(session)
+            return world
         world = self.seeded(seed)
         self._sessions[session] = world
+        self._untouched.add(session)
         return world
 
+    def touched(self, session: str) -> None:
+        """A writing tool is about to run on ``session``'s world: its next reset makes a fresh copy."""
+        self._untouched.discard(session)
+
     def close(self, session: str) -> bool:
+        self._untouched.discard(session)
         return self._sessions.pop(session, None) is not None
 
     def __len__(self) -> int:

@@ -20,6 +20,7 @@ from mcp import Client, StdioServerParameters
 from pipeline.core.config import ServerConfig
 from pipeline.env import Environment, free_port, wait_for_port
 from servers.kit import SEED_META_KEY, SESSION_META_KEY
+from servers.kit.keys import RESET_META_KEY
 from servers.registry import build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,6 +126,33 @@ def test_reset_restores_seeded_balances(bank: Environment) -> None:
         assert s.state_hash() == h0
     finally:
         s.close()
+
+
+def test_a_reset_keeps_a_world_only_read_and_copies_one_a_writing_tool_ran_on() -> None:
+    """Resetting copies the seed's world; read-only tools leave a world as they found it (test_conformance), so a
+    session that was only read keeps its world, and one a writing tool ran on (even a failed call) gets a copy."""
+    server = build("banking")
+    meta = {SESSION_META_KEY: "s", SEED_META_KEY: 0}
+    reset = {**meta, RESET_META_KEY: True}
+
+    async def main() -> None:
+        async with Client(server) as c:
+            accounts = (await c.call_tool("list_accounts", {}, meta=meta)).structured_content["accounts"]
+            read = server.store.get("s", 0)
+            seed_hash = read.state_hash()
+            await c.call_tool("list_accounts", {}, meta=reset)
+            assert server.store.get("s", 0) is read
+            assert (await c.call_tool("deposit", {"account_id": "ACC-none", "amount": 5}, meta=meta)).is_error
+            await c.call_tool("list_accounts", {}, meta=reset)
+            copied = server.store.get("s", 0)
+            assert copied is not read and copied.state_hash() == seed_hash
+            deposit = {"account_id": accounts[0]["account_id"], "amount": 5}
+            assert not (await c.call_tool("deposit", deposit, meta=meta)).is_error
+            assert server.store.get("s", 0).state_hash() != seed_hash
+            await c.call_tool("list_accounts", {}, meta=reset)
+            assert server.store.get("s", 0).state_hash() == seed_hash
+
+    anyio.run(main)
 
 
 def test_same_seed_same_ids_over_stdio_and_inprocess(bank_local: Environment) -> None:
