@@ -51,8 +51,15 @@ def hand_over(path: str) -> None:
     body = json.dumps(request).encode()
     socket.send_fds(conn, [len(body).to_bytes(8, "big") + body], [0, 1, 2])
     child = int(_read_line(conn))
+
+    def forward(signum: int, _frame: object) -> None:
+        try:
+            os.kill(child, signum)
+        except ProcessLookupError:
+            pass  # it has exited: its status is on its way
+
     for sig in FORWARDED:
-        signal.signal(sig, lambda n, _frame: os.kill(child, n))
+        signal.signal(sig, forward)
     try:
         code = int(_read_line(conn))
     except ConnectionError:
