@@ -15,8 +15,8 @@ Workers also guard themselves, so a ``prove`` killed with SIGKILL does not leave
 the build's process (a Linux pidfd, read by a thread of its own) and, when it is gone, stops its own children and
 exits. The build's process is not the worker's parent (a worker is forked from Python's forkserver, which lives
 as long as its workers do); the kernel's SIGUSR1 on the parent's death (``PR_SET_PDEATHSIG``) is asked for as well,
-for a system without pidfds. (SIGUSR1, because Dagster's run execution takes SIGTERM over in the worker: it maps
-SIGTERM to its SIGINT handler.)
+so a worker whose forkserver is gone stops too. (SIGUSR1, because Dagster's run execution takes SIGTERM over in the
+worker: it maps SIGTERM to its SIGINT handler.)
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def _watch(build_pid: int) -> None:
     """Stop this worker's children and exit once ``build_pid`` has exited (from a thread of its own)."""
     try:
         pidfd = os.pidfd_open(build_pid)
-    except (OSError, AttributeError):  # gone already, or no pidfds here: the parent-death signal remains
+    except (OSError, AttributeError):  # gone already, or no pidfds on this system
         if not psutil.pid_exists(build_pid):
             _orphaned(signal.SIGUSR1, None)
         return
