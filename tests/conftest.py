@@ -35,6 +35,7 @@ from tests.services import (
     redis_process,
     redis_server,
 )
+from tests.thirdparty import prefork
 
 # before any test module imports torch (none of the imports above does): torch reads it once, when it loads
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -60,35 +61,17 @@ def _start_prefork(config: pytest.Config) -> None:
     a run). Its socket is named in ``PROVE_FIXTURE_PREFORK`` for every process of the run; it stops at the end."""
     if "PROVE_FIXTURE_PREFORK" in os.environ or hasattr(config, "workerinput"):
         return
-    import signal
-    import subprocess
-    import sys
-    import time
-
     folder = tempfile.mkdtemp(prefix="prove-test-prefork-")
     sock = os.path.join(folder, "socket")
-    script = Path(__file__).parent / "thirdparty" / "prefork.py"
-    proc = subprocess.Popen(
-        [sys.executable, str(script), "serve", sock],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,  # its children with it: none may outlive the run
-    )
-    deadline = time.monotonic() + 60
-    while not os.path.exists(sock) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if not os.path.exists(sock):  # the fixtures then serve in their own processes, as outside the suite
-        proc.kill()
+    proc = prefork.start(sock)
+    if proc is None:  # the fixtures then serve in their own processes, as outside the suite
+        shutil.rmtree(folder, True)
         return
     os.environ["PROVE_FIXTURE_PREFORK"] = sock
 
     def stop() -> None:
         os.environ.pop("PROVE_FIXTURE_PREFORK", None)
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        prefork.stop(proc)
         shutil.rmtree(folder, True)
 
     config.add_cleanup(stop)

@@ -22,6 +22,10 @@ import os
 import signal
 import socket
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess
 
 ENV = "PROVE_FIXTURE_PREFORK"
 IN_CHILD = False  # set in the forking process, so a fixture run in its child serves instead of handing over again
@@ -184,7 +188,39 @@ def serve(path: str) -> None:
                 conn.close()
 
 
+def start(path: str, timeout_s: float = 60) -> subprocess.Popen | None:
+    """The forking process, listening at ``path`` (in a session of its own: its children stop with its group);
+    None where it did not come up within ``timeout_s``. (Imports here: a launcher's start stays small.)"""
+    import subprocess
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "serve", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + timeout_s
+    while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if os.path.exists(path):
+        return proc
+    proc.kill()
+    proc.wait()
+    return None
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """The forking process and every server it forked (its process group), stopped."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
 if __name__ == "__main__" and sys.argv[1:2] == ["serve"]:
     serve(sys.argv[2])
-elif not IN_CHILD and os.environ.get(ENV) and sys.argv and sys.argv[0].endswith(".py"):
+elif __name__ == "prefork" and not IN_CHILD and os.environ.get(ENV) and sys.argv[0].endswith(".py"):
+    # imported by a fixture run as a script (tests/conftest.py imports this module under its package name)
     hand_over(os.environ[ENV])

@@ -10,12 +10,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
+
+from tests.thirdparty import prefork
 
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
@@ -24,14 +25,10 @@ PY = sys.executable
 @pytest.fixture(scope="module")
 def forker(tmp_path_factory) -> Iterator[tuple[psutil.Process, str]]:
     sock = str(tmp_path_factory.mktemp("prefork") / "socket")
-    proc = subprocess.Popen([PY, str(HERE / "prefork.py"), "serve", sock], start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not os.path.exists(sock):
-        assert proc.poll() is None and time.monotonic() < deadline, "the forking process did not start"
-        time.sleep(0.05)
+    proc = prefork.start(sock)
+    assert proc is not None, "the forking process did not start"
     yield psutil.Process(proc.pid), sock
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    prefork.stop(proc)
 
 
 def _launch(sock: str, cwd: Path, *args: str, fixture: str = "counter_server.py", **env: str) -> subprocess.Popen:
