@@ -22,7 +22,7 @@ import os
 import signal
 import socket
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import subprocess
@@ -32,14 +32,13 @@ IN_CHILD = False  # set in the forking process, so a fixture run in its child se
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-def _read_line(conn: socket.socket) -> str:
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = conn.recv(64)
-        if not chunk:
-            raise ConnectionError("the forking process closed the connection")
-        data += chunk
-    return data.decode().strip()
+def _read_line(answers: Any) -> str:
+    """The next line the forking process sent (the child's pid, then its exit status: both may come in one read,
+    when the server exits at once)."""
+    line = answers.readline()
+    if not line.endswith(b"\n"):
+        raise ConnectionError("the forking process closed the connection")
+    return line.decode().strip()
 
 
 def hand_over(path: str) -> None:
@@ -54,7 +53,8 @@ def hand_over(path: str) -> None:
     request = {"argv": sys.argv, "cwd": os.getcwd(), "env": dict(os.environ), "launcher": os.getpid()}
     body = json.dumps(request).encode()
     socket.send_fds(conn, [len(body).to_bytes(8, "big") + body], [0, 1, 2])
-    child = int(_read_line(conn))
+    answers = conn.makefile("rb")
+    child = int(_read_line(answers))
 
     def forward(signum: int, _frame: object) -> None:
         try:
@@ -65,7 +65,7 @@ def hand_over(path: str) -> None:
     for sig in FORWARDED:
         signal.signal(sig, forward)
     try:
-        code = int(_read_line(conn))
+        code = int(_read_line(answers))
     except ConnectionError:
         code = 1
     if code < 0:  # the child died of a signal: so does the launcher, as the process prove started
