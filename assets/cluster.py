@@ -130,20 +130,31 @@ def broker_lost(cfg: BuildConfig, result: Any) -> None:
 
 @contextlib.contextmanager
 def instance_lost(instance: Any) -> Iterator[None]:
-    """An :class:`InstanceUnavailable` naming the instance's database when a write to it failed for good."""
+    """An :class:`InstanceUnavailable` naming the instance's database when a write to it failed for good, or when the
+    database dropped a connection during a query (a stop or a restart of PostgreSQL ends its sessions)."""
     try:
         yield
     except Exception as exc:
-        names = []
+        chain = []
         e: BaseException | None = exc
         while e is not None:
-            names.append(type(e).__name__)
+            chain.append(e)
             e = e.__cause__ or e.__context__
-        if "DagsterPostgresException" not in names:
+        if any(type(c).__name__ == "DagsterPostgresException" for c in chain):
+            raise InstanceUnavailable(
+                f"the Dagster instance's database {database_url(instance)} did not answer: dagster-postgres retried "
+                f"its connection 5 times over about 6 s ({type(exc).__name__}: {exc}). Start it and build again"
+            ) from exc
+        # SQLAlchemy marks an error as the connection's loss (its dialect's disconnect test: "server closed the
+        # connection unexpectedly", "terminating connection due to administrator command"); dagster-postgres retries
+        # making a connection, not a query on one the server ended
+        cut = next((c for c in chain if getattr(c, "connection_invalidated", False)), None)
+        if cut is None:
             raise
+        said = " ".join(str(getattr(cut, "orig", None) or cut).split())[:300]
         raise InstanceUnavailable(
-            f"the Dagster instance's database {database_url(instance)} did not answer: dagster-postgres retried "
-            f"its connection 5 times over about 6 s ({type(exc).__name__}: {exc}). Start it and build again"
+            f"the Dagster instance's database {database_url(instance)} did not answer: it ended the connection during "
+            f"a query ({type(cut).__name__}: {said}). Start it and build again"
         ) from exc
 
 

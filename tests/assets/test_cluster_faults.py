@@ -25,7 +25,7 @@ import dagster as dg
 import pytest
 
 from assets import distributed
-from assets.cluster import ClusterUnavailable, InstanceUnavailable, database_url
+from assets.cluster import ClusterUnavailable, InstanceUnavailable, database_url, instance_lost
 from assets.orchestrate import BuildRun, build, run_error
 from assets.resources import ensure_partitions
 from pipeline.core.config import BuildConfig, DeploymentConfig, QueryConfig
@@ -399,6 +399,30 @@ def test_a_database_down_during_a_build_fails_it_naming_the_database_and_run_mon
     assert after.status == dg.DagsterRunStatus.FAILURE
     why = [r.message for r in instance.all_logs(left.run_id, of_type=dg.DagsterEventType.RUN_FAILURE)]
     assert any("maximum runtime" in m or "forcibly marked as failed" in m for m in why), why
+
+
+def test_a_connection_the_database_ends_during_a_query_is_named_as_the_instance_database(instance, pg_cluster):
+    """A stop or a restart of PostgreSQL ends the sessions it has: a query then running on the instance's database
+    (a run's event written, its record read) fails with the connection, which dagster-postgres does not retry. The
+    build names the database, as for a connection it could not make (seen when the database-down test's stop came
+    while a run's first event was being written)."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(instance.run_storage.postgres_url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.connect() as conn, engine.connect() as other:
+            pid = conn.execute(sa.text("select pg_backend_pid()")).scalar()
+            ended = threading.Timer(0.5, lambda: other.execute(sa.text(f"select pg_terminate_backend({pid})")))
+            ended.start()
+            with pytest.raises(InstanceUnavailable) as raised, instance_lost(instance):
+                conn.execute(sa.text("select pg_sleep(30)"))
+            ended.join()
+    finally:
+        engine.dispose()
+    said = str(raised.value)
+    named = f"the Dagster instance's database {database_url(instance)} did not answer: it ended the connection"
+    assert said.startswith(named), said
+    assert "server closed the connection unexpectedly" in said and "Start it and build again" in said, said
 
 
 def test_prove_build_on_a_cluster_says_a_missing_root_or_a_silent_broker_in_one_line_and_makes_no_root(
