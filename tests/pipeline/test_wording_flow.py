@@ -141,10 +141,9 @@ def test_a_closer_never_repeats_what_the_request_already_said():
     from pipeline.language.requests.turn import compose_turn
 
     framed = 0
+    email = builtin_domain("email")  # read and checked once (each read validates the server's domain.yaml again)
     for seed in range(60_000):  # the frame and the closer meet about once in 17,000 turns
-        text = compose_turn(
-            ["answer the email MSG-0029"], random.Random(seed), "retiree", 0, False, builtin_domain("email")
-        )
+        text = compose_turn(["answer the email MSG-0029"], random.Random(seed), "retiree", 0, False, email)
         low = text.lower()
         framed += "that'd be great" in low
         for closer in ("that'd be great", "thanks so much", "thank you"):

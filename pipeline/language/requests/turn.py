@@ -4,6 +4,7 @@ context or situation, ask frame or a question by what a read shows, connectors, 
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 
@@ -94,14 +95,21 @@ def _follow_leads(body: str, steps: int) -> list[str]:
     return [f for f in FOLLOW_LEADS if "{p} next" not in f]
 
 
+@functools.lru_cache(maxsize=512)
+def _kept(pool: tuple[str, ...], echoes: bool, trailing: bool) -> tuple[str, ...]:
+    """``pool``'s frames without those that would echo the request's "too" or trail its value (a few pools, met in
+    every turn: filtered once each)."""
+    drop = [p for p, on in ((ECHOES, echoes), (TRAILING, trailing)) if on]
+    return tuple(f for f in pool if not any(d.search(f) for d in drop))
+
+
 def _asks(frames: list[str], own: list[str], body: str) -> list[str]:
     """The frames a request can take: the user's own voice only where its verb says no "me" ("show me ...") and
     is not the assistant's showing ("I want to show the saved places")."""
-    drop = [ECHOES] if ECHOES.search(body) else []  # "... the attendees too": never "... too too, please"
-    if re.search(r"[\d_]", _last_word(body)):  # "... my API token is sk_live_x9", never "... sk_live_x9 for me?"
-        drop.append(TRAILING)
-    if drop:
-        frames, own = ([f for f in pool if not any(d.search(f) for d in drop)] for pool in (frames, own))
+    echoes = ECHOES.search(body) is not None  # "... the attendees too": never "... too too, please"
+    trailing = re.search(r"[\d_]", _last_word(body)) is not None  # "... my token is sk_live_x9", never "... for me?"
+    if echoes or trailing:
+        frames, own = (list(_kept(tuple(pool), echoes, trailing)) for pool in (frames, own))
     if re.search(r"\bme\b", body) or _first_word(body) in SHOWING_VERBS:
         return frames
     return frames + own
