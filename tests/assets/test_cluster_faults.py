@@ -405,7 +405,7 @@ def test_a_connection_the_database_ends_during_a_query_is_named_as_the_instance_
     """A stop or a restart of PostgreSQL ends the sessions it has: a query then running on the instance's database
     (a run's event written, its record read) fails with the connection, which dagster-postgres does not retry. The
     build names the database, as for a connection it could not make (seen when the database-down test's stop came
-    while a run's first event was being written)."""
+    as Dagster read a run back after writing its start)."""
     import sqlalchemy as sa
 
     engine = sa.create_engine(instance.run_storage.postgres_url, poolclass=sa.pool.NullPool)
