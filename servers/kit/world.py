@@ -64,12 +64,16 @@ class SessionStore(Generic[W]):
             copier = self._copies[seed] = world_copier(seeded_world(self.name, self.seeder, seed))
         return copier()
 
+    def _fresh(self, session: str, seed: int) -> W:
+        """``session`` given a fresh copy of ``seed``'s world, which no writing tool has run on yet."""
+        world = self._sessions[session] = self.seeded(seed)
+        self._untouched.add(session)
+        return world
+
     def get(self, session: str, seed: int) -> W:
         world = self._sessions.get(session)
         if world is None or world.seed != seed:
-            world = self.seeded(seed)
-            self._sessions[session] = world
-            self._untouched.add(session)
+            world = self._fresh(session, seed)
             while len(self._sessions) > self.max_sessions:
                 self._untouched.discard(self._sessions.popitem(last=False)[0])
         else:
@@ -83,10 +87,7 @@ class SessionStore(Generic[W]):
         if world is not None and world.seed == seed and session in self._untouched:
             self._sessions.move_to_end(session)
             return world
-        world = self.seeded(seed)
-        self._sessions[session] = world
-        self._untouched.add(session)
-        return world
+        return self._fresh(session, seed)
 
     def touched(self, session: str) -> None:
         """A writing tool is about to run on ``session``'s world: its next reset makes a fresh copy."""

@@ -13,7 +13,7 @@ the fixture serves in its own process, as anywhere outside the suite.
 
 What prove sees is the same process contract: the server it started speaks MCP on its pipes, writes its log to its
 stderr, stops on a signal and reports its exit code. What it does not see is the server's own pid: tests that follow
-a build's process tree (test_interrupt, test_dev_stop) switch the quick start off."""
+a build's process tree to its fixture servers (test_interrupt) switch the quick start off."""
 
 from __future__ import annotations
 
