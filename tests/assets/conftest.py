@@ -195,8 +195,10 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
         )
     )
     commands = {
+        # Dagster's code server, its runs forked from a process that has imported the definitions (code_server.py)
         "dagster code server": [
-            *(str(BIN / "dagster"), "api", "grpc", "-m", LOCATION, "--location-name", LOCATION),
+            *(sys.executable, "-m", "tests.assets.code_server"),
+            *("api", "grpc", "-m", LOCATION, "--location-name", LOCATION),
             *("-h", "127.0.0.1", "-p", str(grpc_port)),
         ],
         "dagster-webserver": [str(BIN / "dagster-webserver"), "-w", str(workspace), "-h", "127.0.0.1", "-p", str(port)],

@@ -198,12 +198,12 @@ def test_plots_show_corpus_counts_and_eval_rewards_across_versions(page, dagster
     eval rewards are numeric metadata, so the assets' Plots draw them over the versions."""
     ui, pg = dagster_ui, page
     trained = []
+    params = {**TINY_TRAINING, "grpo_steps": 1, "eval_limit": 2}  # each phase's reward, not a larger sample of it
     for seed in (0, 1):  # two policy versions, trained on the latest corpus
         config = {
-            "resources": {
-                "training": {"config": {"train": True, "params": {**TINY_TRAINING, "grpo_steps": 1, "seed": seed}}}
-            },
-            "ops": {"policy_eval": {"config": {"bfcl_categories": ["base"], "bfcl_limit": 1}}},
+            "resources": {"training": {"config": {"train": True, "params": {**params, "seed": seed}}}},
+            # two held-out items and one BFCL entry: the plots need each number, not a larger sample of it
+            "ops": {"policy_eval": {"config": {"bfcl_categories": ["base"], "bfcl_limit": 1, "heldout_limit": 2}}},
         }
         rid = launch(ui, ["grpo_policy", "policy_eval"], config, {"prove/build": "plots-test"})
         status = wait_for_runs(ui, [rid], timeout=SENSOR_TIMEOUT_S)

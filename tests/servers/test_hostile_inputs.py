@@ -9,6 +9,7 @@ the hostile value reaches the tool's own code instead of stopping at "not found"
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -21,17 +22,20 @@ from mcp import Client, StdioServerParameters
 from servers.registry import available
 from tests.servers.schema_strategies import hostile_values, simplest
 from tests.servers.test_conformance import NAMED_ERRORS, _harvest, _required
+from tests.thirdparty.prefork import ENV
 
 HANG_S = 2.0
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _params(name: str) -> StdioServerParameters:
+    # `python -m servers NAME` through the suite's quick start (tests/thirdparty/builtin_server.py): what is tested is
+    # what the tools answer, not how the process starts (test_kit and test_conformance start `python -m servers`)
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "servers", name],
+        args=[str(ROOT / "tests" / "thirdparty" / "builtin_server.py"), name],
         cwd=str(ROOT),
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **{k: v for k, v in os.environ.items() if k == ENV}},
     )
 
 
