@@ -1,11 +1,12 @@
 """The UI tests' code server: ``dagster api grpc``, its runs forked from a process that has imported the definitions.
 
 Dagster's gRPC code server starts each run it is asked for in a new process with ``multiprocessing``'s "spawn" (a
-hard-coded context): the run imports Dagster's CLI and the definitions again, about 3.5 CPU-s of the 6 a UI test's
-small run costs, and the UI tests start a dozen. Run as ``python -m tests.assets.code_server api grpc ...`` (the
-arguments of ``dagster``), the same code server starts them from Python's forkserver preloaded with
-``assets.definitions``, as ``prove build --parallel`` starts its workers (``assets/orchestrate.py``). Everything
-after the start is Dagster's own: the run worker, its events, its termination event, the instance it writes.
+hard-coded context): the run imports Dagster's CLI and the definitions again, and the UI tests start a dozen. Run as
+``python -m tests.assets.code_server api grpc ...`` (the arguments of ``dagster``), the same code server starts them
+from Python's forkserver preloaded with ``assets.definitions``, as ``prove build --parallel`` starts its workers
+(``assets/orchestrate.py``): the UI files took 130.5 CPU-s against 155.6, alone (bench/OPTIMISATIONS.md, sixth
+pass). Everything after the start is Dagster's own: the run worker, its events, its termination event, the instance
+it writes.
 
 What this leaves out, the spawn start itself, is what ``prove ui`` users run: ``tests/assets/test_dev_stop.py``
 starts ``prove ui`` (``dagster dev``) and a run in it, spawned as Dagster does, twice."""

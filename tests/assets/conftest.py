@@ -1,6 +1,7 @@
 """A real Dagster webserver (and daemon) on loopback, shared by the UI tests of this package.
 
-``dagster_ui`` starts a code server (``dagster api grpc -m assets.definitions``) and, on it (a workspace file),
+``dagster_ui`` starts a code server (``dagster api grpc -m assets.definitions``, its runs forked from a process that has
+imported the definitions: ``code_server.py``) and, on it (a workspace file),
 ``dagster-webserver`` and ``dagster-daemon run`` once per session, with a temporary ``DAGSTER_HOME`` holding a copy
 of the repository's ``dagster.yaml`` (sqlite storage, QueuedRunCoordinator: queued runs are started by the daemon;
 here it looks at its queue every second) and ``PROVE_DATA_DIR`` pointing at a temporary data directory. All three
