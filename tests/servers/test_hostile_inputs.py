@@ -35,7 +35,7 @@ def _params(name: str) -> StdioServerParameters:
         command=sys.executable,
         args=[str(ROOT / "tests" / "thirdparty" / "builtin_server.py"), name],
         cwd=str(ROOT),
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **{k: v for k, v in os.environ.items() if k == ENV}},
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **({ENV: os.environ[ENV]} if ENV in os.environ else {})},
     )
 
 
