@@ -18,10 +18,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import threading
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -35,8 +37,10 @@ from pipeline.env import Environment
 from servers.kit import DIRECT_CALLS_ENV, SEED_META_KEY, SESSION_META_KEY
 from servers.registry import available, build, entry
 from tests.servers.schema_strategies import hint_values, simplest, singular, strategy_for_tool
+from tests.thirdparty.prefork import ENV
 
 SERVERS = available()
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("PROVE_CONFORMANCE_EXAMPLES", "5"))  # per read-only tool
 WRITE_EXAMPLES = EXAMPLES + 3  # write tools get more: they are where partial writes and crashes hide
 NAMED_ERRORS = {"not_found", "invalid_argument", "invalid_arguments", "state_conflict", "permission_denied"}
@@ -91,7 +95,7 @@ class ServerUnderTest:
         def start() -> None:
             try:
                 # a generous timeout: on a loaded machine a python process importing mcp can take over the default 30 s
-                env = Environment(ServerConfig(name=self.name, kind="builtin", transport="stdio", timeout_s=120))
+                env = Environment(stdio_config(self.name, timeout_s=120))
                 box["env"] = env
                 env.tools()
             except BaseException as exc:  # reported by the test that needs it
@@ -346,6 +350,25 @@ def explore(sut: ServerUnderTest) -> dict[str, ToolReport]:
 def _fmt(args: Any) -> str:
     text = json.dumps(args, sort_keys=True, default=str)
     return text if len(text) <= 160 else text[:157] + "..."
+
+
+def stdio_config(name: str, timeout_s: float) -> ServerConfig:
+    """The server over stdio: the first server as prove starts a built-in one (``kind: builtin``, ``transport: stdio``:
+    ``python -m servers NAME`` in a process of its own), the others as the same ``python -m servers NAME`` started
+    through the suite's quick start (tests/thirdparty/builtin_server.py: a fork of a process that has imported mcp,
+    0.7 CPU-s less a start). What is compared is what the server answers over stdio; how prove starts a built-in
+    server over stdio is the same code for every server."""
+    if name == SERVERS[0]:
+        return ServerConfig(name=name, kind="builtin", transport="stdio", timeout_s=timeout_s)
+    return ServerConfig(
+        name=name,
+        kind="stdio",
+        command=sys.executable,
+        args=[str(ROOT / "tests" / "thirdparty" / "builtin_server.py"), name],
+        env={"PYTHONPATH": str(ROOT), **({ENV: os.environ[ENV]} if ENV in os.environ else {})},
+        isolation="meta",  # as a built-in server's: one world per prove/session, its state read by its admin tools
+        timeout_s=timeout_s,
+    )
 
 
 @pytest.fixture(scope="module", params=SERVERS)
