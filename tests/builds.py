@@ -24,6 +24,7 @@ TINY_TRAINING = {
     "eval_batch_size": 4,
     "bootstrap_samples": 100,
     "max_new_tokens": 16,
+    "eval_max_new_tokens": 16,  # the evaluation's replies as short as the rollouts': what is tested is its report
     "max_completion_length": 48,
 }
 

@@ -181,7 +181,8 @@ def test_sigterm_during_training_in_this_process_stops_the_build_as_interrupted(
     # is still going when the signal comes
     (tmp_path / "build.yaml").write_text("chains:\n  per_server: 12\n")  # the default plans 60 whatever the size
     (tmp_path / "train.yaml").write_text(
-        "eval_limit: 4\neval_batch_size: 4\nmax_new_tokens: 16\nbootstrap_samples: 100\nsft_batch_size: 2\n"
+        "eval_limit: 4\neval_batch_size: 4\nmax_new_tokens: 16\neval_max_new_tokens: 16\nbootstrap_samples: 100\n"
+        "sft_batch_size: 2\n"
     )
     with open(tmp_path / "build.log", "w") as log:
         proc = subprocess.Popen(

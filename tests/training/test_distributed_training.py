@@ -26,6 +26,7 @@ TINY = {
     "num_generations": 2,
     "eval_limit": 2,
     "max_new_tokens": 12,
+    "eval_max_new_tokens": 12,
     "max_completion_length": 48,
     "bootstrap_samples": 100,
     "torch_threads": 1,

@@ -44,6 +44,7 @@ def test_sft_then_grpo_changes_the_weights_and_reports_three_phases_with_interva
         eval_limit=6,
         max_new_tokens=24,
         max_completion_length=96,
+        eval_max_new_tokens=24,
         bootstrap_samples=200,
     )
     calls: list[tuple] = []
@@ -101,6 +102,7 @@ def test_lora_grpo_trains_adapters_and_saves_a_merged_plain_checkpoint(corpus, t
         eval_limit=2,
         max_new_tokens=16,
         max_completion_length=48,
+        eval_max_new_tokens=16,
         bootstrap_samples=100,
         lora={"r": 4, "alpha": 8, "target_modules": ["q_proj", "v_proj"]},
     )

@@ -16,7 +16,13 @@ def corpus(tmp_path_factory):
 def test_training_reports_every_sft_and_grpo_step_with_loss_and_reward(corpus, tmp_path):
     events: list[tuple[str, int, int, dict]] = []
     cfg = TrainConfig(
-        sft_steps=5, grpo_steps=2, batch_size=8, num_generations=4, eval_limit=4, max_completion_length=16
+        sft_steps=5,
+        grpo_steps=2,
+        batch_size=8,
+        num_generations=4,
+        eval_limit=4,
+        max_completion_length=16,
+        eval_max_new_tokens=16,
     )
     train(
         corpus, tmp_path / "run", cfg, progress=lambda phase, step, total, **m: events.append((phase, step, total, m))
