@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _params(name: str) -> StdioServerParameters:
     # `python -m servers NAME` through the suite's quick start (tests/thirdparty/builtin_server.py): what is tested is
-    # what the tools answer, not how the process starts (test_kit and test_conformance start `python -m servers`)
+    # what the tools answer, not how the process starts (test_kit starts `python -m servers`, test_conformance too)
     return StdioServerParameters(
         command=sys.executable,
         args=[str(ROOT / "tests" / "thirdparty" / "builtin_server.py"), name],
