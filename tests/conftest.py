@@ -94,18 +94,27 @@ def work_unit(nodeid: str) -> str:
     return SHARED_WORKER.get(path, path)
 
 
-# The units that take longest, longest first (a whole run's --durations): they start first, so that none of them is
-# the last unit left running on one worker while the other has nothing to do. xdist's own order (most tests first)
-# started the two groups above, whose few tests each take a minute, half-way through the run.
+# The units that take longest start first, so that none of them is the last unit left running on one worker while the
+# others have nothing to do (xdist's own order, most tests first, started the two groups above half-way through the
+# run, and test_cli_build in the last minute). The Celery group mostly waits (on the faults it causes), and so does
+# the UI group at times: the units that keep the cores busy come next (builds and trainings, in subprocesses or in
+# process), and the ones that mostly wait too (on third-party servers, a teacher's latency) after them. With those
+# first, a run's timeline (each test's start and end on its worker, the machine's CPU use each second) had three
+# waiting units at once a minute into the run, and the two cores 30% idle for 75 s.
 FIRST = (
     "celery_cluster",
     "dagster_ui",
     "tests/assets/test_interrupt.py",
-    "tests/pipeline/test_thirdparty.py",
-    "tests/assets/test_servers_init.py",
-    "tests/pipeline/test_teacher_concurrency.py",
-    "tests/pipeline/test_env_sessions.py",
+    "tests/assets/test_cli_build.py",
+    "tests/servers/test_conformance.py",
     "tests/assets/test_dev_stop.py",
+    "tests/training/test_grpo.py",
+    "tests/assets/test_materialize.py",
+    "tests/training/test_distributed_training.py",
+    "tests/pipeline/test_thirdparty.py",
+    "tests/pipeline/test_teacher_concurrency.py",
+    "tests/assets/test_servers_init.py",
+    "tests/pipeline/test_env_sessions.py",
 )
 
 
