@@ -55,15 +55,22 @@ pip_install() {
   "$py" -m pip install -q "$@"
 }
 [ -f "$dest/node/package.json" ] || { mkdir -p "$dest/node" && echo '{"private": true}' >"$dest/node/package.json"; }
-npm install --prefix "$dest/node" --no-audit --no-fund --save-exact "${NPM_PACKAGES[@]}" >>"$log" 2>&1 ||
-  fail "npm install ${NPM_PACKAGES[*]}"
+# npm in the background while uv installs the PyPI servers (3 s of a fresh clone's set-up); its output joins the log
+npm_log="$dest/npm.log"
+npm install --prefix "$dest/node" --no-audit --no-fund --save-exact "${NPM_PACKAGES[@]}" >"$npm_log" 2>&1 &
+npm_pid=$!
 for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN" "duckdb:$DUCKDB_PIN" "postgres:$POSTGRES_PIN"; do
   name=${spec%%:*}
   pin=${spec#*:}
   venv="$dest/$name-venv"
   [ -x "$venv/bin/python" ] || "$PY" -m venv --without-pip "$venv" >>"$log" 2>&1 || fail "python -m venv $venv"
   # shellcheck disable=SC2086 # a pin may hold several requirements
-  pip_install "$venv/bin/python" $pin >>"$log" 2>&1 || fail "installing $pin"
+  pip_install "$venv/bin/python" $pin >>"$log" 2>&1 || { wait "$npm_pid" || true; fail "installing $pin"; }
 done
+npm_ok=0
+wait "$npm_pid" || npm_ok=$?
+cat "$npm_log" >>"$log"
+rm -f "$npm_log"
+[ "$npm_ok" = 0 ] || fail "npm install ${NPM_PACKAGES[*]}"
 echo "$want" >"$stamp"
 seed

@@ -63,7 +63,9 @@ install_torch() {
   .venv/bin/python -m pip install -q "torch==2.13.0"
 }
 install_prove() {
-  .venv/bin/python -m pip install -q "$uv_pin" || return 1
+  # uv is there already where make_venv put it in
+  { [ -x .venv/bin/uv ] && [ "$(.venv/bin/uv --version 2>/dev/null | cut -d' ' -f2)" = "${uv_pin#uv==}" ]; } ||
+    .venv/bin/python -m pip install -q "$uv_pin" || return 1
   install_torch || return 1
   # uv keeps the torch installed above (it satisfies the pin) and adds its dependencies
   if .venv/bin/uv pip install -q --python .venv/bin/python -e ".[train,dev,distributed]" &&
@@ -75,8 +77,20 @@ install_prove() {
   .venv/bin/python -m pip install -q -e ".[train,dev,distributed]" &&
   .venv/bin/python -m pip install -q --no-deps "$bfcl_pin"
 }
+make_venv() {
+  # a venv without pip, uv put in by the system Python's pip, then pip put in by uv: 2 s, where `python -m venv`
+  # alone takes 3 s (its ensurepip) before pip installs uv; `python -m venv` as before where the system Python has no
+  # pip, or a pip without --python (pip < 22.3)
+  if "$PY" -m venv --without-pip .venv &&
+     "$PY" -m pip --python .venv/bin/python install -q "$uv_pin" >/dev/null 2>&1 &&
+     .venv/bin/uv pip install -q --python .venv/bin/python pip >/dev/null 2>&1; then
+    return 0
+  fi
+  rm -rf .venv
+  "$PY" -m venv .venv
+}
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  [ -x .venv/bin/python ] || "$PY" -m venv .venv
+  [ -x .venv/bin/python ] || make_venv
   # the installers' own output (warnings included) goes to a log; a failure shows its last lines
   install_log=.venv/install.log
   echo "setup-env: installing prove and its dependencies into .venv (a minute or two the first time; log: $install_log)" >&2
