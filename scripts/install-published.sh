@@ -63,7 +63,8 @@ for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN" "duckdb:$DUCKDB_PIN" "postgres:$
   name=${spec%%:*}
   pin=${spec#*:}
   venv="$dest/$name-venv"
-  [ -x "$venv/bin/python" ] || "$PY" -m venv --without-pip "$venv" >>"$log" 2>&1 || fail "python -m venv $venv"
+  [ -x "$venv/bin/python" ] || "$PY" -m venv --without-pip "$venv" >>"$log" 2>&1 ||
+    { wait "$npm_pid" || true; fail "python -m venv $venv"; }
   # shellcheck disable=SC2086 # a pin may hold several requirements
   pip_install "$venv/bin/python" $pin >>"$log" 2>&1 || { wait "$npm_pid" || true; fail "installing $pin"; }
 done

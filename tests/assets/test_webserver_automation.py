@@ -257,6 +257,8 @@ def test_a_server_job_partition_launched_from_its_launchpad_completes(
 ):
     """server_job's launchpad, a partition chosen, "Launch run" clicked: the run completes (in process, seconds) with
     that partition and the automated build. Last in the file: its partition run leaves the other tests' latest alone."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # loaded already: the page fixture's browser
+
     ui, pg, shot = dagster_ui, page, tmp_path / "server-job-launchpad.png"
     t0 = time.monotonic()
     pg.goto(f"{ui.url}/locations/{REPOSITORY}@{LOCATION}/jobs/server_job/playground")
@@ -275,7 +277,7 @@ def test_a_server_job_partition_launched_from_its_launchpad_completes(
             try:
                 suggestion.wait_for(timeout=10_000)
                 break
-            except Exception:
+            except PlaywrightTimeout:
                 if attempt == 2:
                     raise
         suggestion.click()
