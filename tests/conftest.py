@@ -15,10 +15,12 @@ per test a Redis server, two dagster-celery workers on it, and a mounted JuiceFS
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,12 @@ from tests.thirdparty import prefork
 
 # before any test module imports torch (none of the imports above does): torch reads it once, when it loads
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+# The cyclic garbage collector of a worker runs after 50,000 new objects rather than Python's 700. A worker holds the
+# whole suite's imports (torch, Dagster, transformers, mcp) and the tests make objects by the million: with the
+# default, three files run in one process (test_queries, test_lint, test_conformance) spent 5.2 of their ~50 CPU-s in
+# 5,500 collections, 13 of them full ones of 0.27 s each; with this, 2.4 s in 41 (and 50 MB more at the peak).
+gc.set_threshold(50_000, 20, 20)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -124,6 +132,11 @@ def unit_order(units: list[str]) -> list[str]:
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput["dist"] = node.config.getvalue("dist")  # for unit_done, in the worker
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getvalue("dist") != "loadfile":
         return None
@@ -176,6 +189,36 @@ def pytest_runtest_setup(item: pytest.Item) -> Any:
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     yield
     _clear_dead_storage(f"after {item.nodeid}")
+    unit = work_unit(item.nodeid)
+    if unit in _UNIT_STOPS and unit_done(item, nextitem):
+        for stop in reversed(_UNIT_STOPS.pop(unit)):
+            stop()
+
+
+# Services that a shared group's session fixture starts (the group's files only use them: the Dagster webserver,
+# daemon and code server of ``dagster_ui``, the Redis broker and Celery workers of ``celery_cluster``) are stopped
+# once the group's last test is done, not at the end of the run: idle, the UI's three processes took 5.6 CPU-s a
+# minute (its daemon ticking the automation's sensors and schedules), and in a whole run they idled the last 3-4
+# minutes of it. The fixture's own teardown then finds them stopped.
+_UNIT_STOPS: dict[str, list[Callable[[], None]]] = {}
+
+
+def stop_with_unit(unit: str, stop: Callable[[], None]) -> None:
+    """Call ``stop`` once the last test of ``unit`` (a ``SHARED_WORKER`` group) is done."""
+    _UNIT_STOPS.setdefault(unit, []).append(stop)
+
+
+def unit_done(item: pytest.Item, nextitem: pytest.Item | None) -> bool:
+    """Whether no test of ``item``'s unit runs after it in this process. An xdist worker of ``--dist loadfile`` is
+    sent each unit whole (``ByFile`` below), so the unit is done when the next test is another unit's; under another
+    ``--dist`` more of it may still come. In one process, the rest of the run's tests are known."""
+    unit = work_unit(item.nodeid)
+    if nextitem is not None and work_unit(nextitem.nodeid) == unit:
+        return False
+    if hasattr(item.config, "workerinput"):  # a worker's own --dist is "no": the controller's comes with its input
+        return item.config.workerinput.get("dist") == "loadfile"
+    rest = item.session.items[item.session.items.index(item) + 1 :]
+    return all(work_unit(i.nodeid) != unit for i in rest)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -210,10 +253,10 @@ def celery_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CeleryC
     whose process is killed is reported lost by its worker, as docs/scale-out.md sets workers up. The cluster's
     ``redis`` can be stopped and started again on the same port (a broker lost and back)."""
     tmp = tmp_path_factory.mktemp("celery_cluster")
-    with (
-        redis_process(tmp / "redis") as redis,
-        celery_workers(tmp / "celery", redis.url, 2, pool="prefork") as workers,
-    ):
+    with contextlib.ExitStack() as services:
+        redis = services.enter_context(redis_process(tmp / "redis"))
+        workers = services.enter_context(celery_workers(tmp / "celery", redis.url, 2, pool="prefork"))
+        stop_with_unit("celery_cluster", services.close)  # stopped once the group is done (above)
         yield CeleryCluster(redis.url, workers, redis)
 
 

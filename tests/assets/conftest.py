@@ -32,6 +32,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.conftest import stop_with_unit
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 LOCATION = "assets.definitions"
@@ -206,6 +208,14 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
         # the instance uses the QueuedRunCoordinator: the daemon is what starts queued runs
         "dagster-daemon": [str(BIN / "dagster-daemon"), "run", "-w", str(workspace)],
     }
+    stopped: list[bool] = []
+
+    def stop() -> None:  # once: a process group's id may be another's after its processes are gone
+        if not stopped:
+            stopped.append(True)
+            for proc in reversed(list(ui.procs.values())):
+                _stop(proc)
+
     try:
         for name, cmd in commands.items():
             ui.logs[name] = tmp / f"{name}.log"
@@ -226,10 +236,11 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
             if name == "dagster-webserver":
                 # one at a time: both would create the sqlite storage of the fresh instance (a migration race)
                 _wait_until_ready(ui)
+        # stopped once the group's last test is done (tests/conftest.py), and here at the latest
+        stop_with_unit("dagster_ui", stop)
         yield ui
     finally:
-        for proc in reversed(list(ui.procs.values())):
-            _stop(proc)
+        stop()
 
 
 # ----------------------------------------------------------------------------- the browser (Debian's chromium)

@@ -25,6 +25,7 @@ TINY = {
     "batch_size": 4,
     "num_generations": 2,
     "eval_limit": 2,
+    "eval_batch_size": 1,  # unpadded prompts: the tiny model's cheaper first pass (tests/builds.py)
     "max_new_tokens": 12,
     "eval_max_new_tokens": 12,
     "max_completion_length": 48,
