@@ -104,11 +104,13 @@ def work_unit(nodeid: str) -> str:
 
 # The units that take longest start first, so that none of them is the last unit left running on one worker while the
 # others have nothing to do (xdist's own order, most tests first, started the two groups above half-way through the
-# run, and test_cli_build in the last minute). The Celery group mostly waits (on the faults it causes), and so does
-# the UI group at times: the units that keep the cores busy come next (builds and trainings, in subprocesses or in
-# process), and the ones that mostly wait too (on third-party servers, a teacher's latency) after them. With those
-# first, a run's timeline (each test's start and end on its worker, the machine's CPU use each second) had three
-# waiting units at once a minute into the run, and the two cores 30% idle for 75 s.
+# run, and test_cli_build in the last minute). The Celery group mostly waits (on the faults it causes, 250 s of one
+# worker), and so does the UI group at times: the units that keep the cores busy come next (builds and trainings, in
+# subprocesses or in process), and the ones that mostly wait too (test_thirdparty on its servers' starts, the teacher's
+# latency in test_teacher_concurrency) only once the Celery group is done, apart from each other. With those two right
+# after the trainings, a run's timeline (each test's start and end on its worker, the machine's CPU use each second)
+# had them waiting at the same time as the Celery group's last file, 210-240 s into the run, the two cores up to 65%
+# idle.
 FIRST = (
     "celery_cluster",
     "dagster_ui",
@@ -119,10 +121,15 @@ FIRST = (
     "tests/training/test_grpo.py",
     "tests/assets/test_materialize.py",
     "tests/training/test_distributed_training.py",
-    "tests/pipeline/test_thirdparty.py",
-    "tests/pipeline/test_teacher_concurrency.py",
     "tests/assets/test_servers_init.py",
+    "tests/servers/test_hostile_inputs.py",
+    "tests/assets/test_versioning_and_automation.py",
+    "tests/pipeline/test_lint.py",
+    "tests/pipeline/test_queries.py",
+    "tests/pipeline/test_thirdparty.py",
     "tests/pipeline/test_env_sessions.py",
+    "tests/training/test_eval_suites.py",
+    "tests/pipeline/test_teacher_concurrency.py",
 )
 
 
