@@ -256,9 +256,10 @@ def pg_cluster() -> Iterator[Postgres]:
 @pytest.fixture(scope="session")
 def celery_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CeleryCluster]:
     """A Redis broker and two dagster-celery workers for the session (the distributed build's tests and the fault
-    tests share them). Each worker runs its steps in a pool process (``--pool prefork --concurrency 1``), so a step
-    whose process is killed is reported lost by its worker, as docs/scale-out.md sets workers up. The cluster's
-    ``redis`` can be stopped and started again on the same port (a broker lost and back)."""
+    tests share them, and they stop once those are done: ``stop_with_unit``). Each worker runs its steps in a pool
+    process (``--pool prefork --concurrency 1``), so a step whose process is killed is reported lost by its worker,
+    as docs/scale-out.md sets workers up. The cluster's ``redis`` can be stopped and started again on the same port
+    (a broker lost and back)."""
     tmp = tmp_path_factory.mktemp("celery_cluster")
     with contextlib.ExitStack() as services:
         redis = services.enter_context(redis_process(tmp / "redis"))
