@@ -7,18 +7,22 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from tests.conftest import FIRST, SHARED_WORKER, unit_done, unit_order, work_unit
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_every_file_that_uses_the_dagster_webserver_fixture_is_in_its_shared_group():
-    takes_it = re.compile(r"^def \w+\([^)]*\bdagster_ui\b", re.M)  # a test or fixture with the fixture as a parameter
+@pytest.mark.parametrize("fixture", ["dagster_ui", "celery_cluster"])
+def test_every_file_that_uses_a_shared_groups_fixture_is_in_its_group(fixture):
+    """Their services stop once the group's last test is done: a file outside the group would find them stopped."""
+    takes_it = re.compile(rf"^def \w+\([^)]*\b{fixture}\b", re.M)  # a test or fixture with the fixture as a parameter
     users = sorted(
         str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py") if takes_it.search(p.read_text())
     )
-    assert users and users == sorted(f for f, g in SHARED_WORKER.items() if g == "dagster_ui")
-    assert {work_unit(f"{f}::test_x") for f in users} == {"dagster_ui"}
+    assert users and users == sorted(f for f, g in SHARED_WORKER.items() if g == fixture)
+    assert {work_unit(f"{f}::test_x") for f in users} == {fixture}
 
 
 def test_any_other_test_is_grouped_with_its_own_file_only():
