@@ -59,14 +59,15 @@ pip_install() {
 npm_log="$dest/npm.log"
 npm install --prefix "$dest/node" --no-audit --no-fund --save-exact "${NPM_PACKAGES[@]}" >"$npm_log" 2>&1 &
 npm_pid=$!
+npm_then_fail() { wait "$npm_pid" || true; fail "$1"; }  # no npm left running behind a failure
 for spec in "git:$GIT_PIN" "sqlite:$SQLITE_PIN" "duckdb:$DUCKDB_PIN" "postgres:$POSTGRES_PIN"; do
   name=${spec%%:*}
   pin=${spec#*:}
   venv="$dest/$name-venv"
   [ -x "$venv/bin/python" ] || "$PY" -m venv --without-pip "$venv" >>"$log" 2>&1 ||
-    { wait "$npm_pid" || true; fail "python -m venv $venv"; }
+    npm_then_fail "python -m venv $venv"
   # shellcheck disable=SC2086 # a pin may hold several requirements
-  pip_install "$venv/bin/python" $pin >>"$log" 2>&1 || { wait "$npm_pid" || true; fail "installing $pin"; }
+  pip_install "$venv/bin/python" $pin >>"$log" 2>&1 || npm_then_fail "installing $pin"
 done
 npm_ok=0
 wait "$npm_pid" || npm_ok=$?

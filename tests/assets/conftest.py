@@ -16,6 +16,7 @@ no training); each run's steps run in its one worker process (the definitions' e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -208,15 +209,9 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
         # the instance uses the QueuedRunCoordinator: the daemon is what starts queued runs
         "dagster-daemon": [str(BIN / "dagster-daemon"), "run", "-w", str(workspace)],
     }
-    stopped: list[bool] = []
-
-    def stop() -> None:  # once: a process group's id may be another's after its processes are gone
-        if not stopped:
-            stopped.append(True)
-            for proc in reversed(list(ui.procs.values())):
-                _stop(proc)
-
-    try:
+    # each process stopped once, the last started first: when the group's last test is done (tests/conftest.py), or
+    # here at the latest
+    with contextlib.ExitStack() as services:
         for name, cmd in commands.items():
             ui.logs[name] = tmp / f"{name}.log"
             with open(ui.logs[name], "wb") as log:
@@ -230,17 +225,15 @@ def dagster_ui(tmp_path_factory) -> DagsterUI:
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
                 )
+            services.callback(_stop, ui.procs[name])
             if name == "dagster code server":
                 # the webserver loads the workspace once: the code server must be serving by then
                 _wait_for_port(ui, name, grpc_port)
             if name == "dagster-webserver":
                 # one at a time: both would create the sqlite storage of the fresh instance (a migration race)
                 _wait_until_ready(ui)
-        # stopped once the group's last test is done (tests/conftest.py), and here at the latest
-        stop_with_unit("dagster_ui", stop)
+        stop_with_unit("dagster_ui", services.close)
         yield ui
-    finally:
-        stop()
 
 
 # ----------------------------------------------------------------------------- the browser (Debian's chromium)

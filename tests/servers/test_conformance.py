@@ -18,12 +18,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import threading
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -37,10 +35,9 @@ from pipeline.env import Environment
 from servers.kit import DIRECT_CALLS_ENV, SEED_META_KEY, SESSION_META_KEY
 from servers.registry import available, build, entry
 from tests.servers.schema_strategies import hint_values, simplest, singular, strategy_for_tool
-from tests.thirdparty.prefork import ENV
+from tests.thirdparty.prefork import builtin_server
 
 SERVERS = available()
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("PROVE_CONFORMANCE_EXAMPLES", "5"))  # per read-only tool
 WRITE_EXAMPLES = EXAMPLES + 3  # write tools get more: they are where partial writes and crashes hide
 NAMED_ERRORS = {"not_found", "invalid_argument", "invalid_arguments", "state_conflict", "permission_denied"}
@@ -360,12 +357,13 @@ def stdio_config(name: str, timeout_s: float) -> ServerConfig:
     server over stdio is the same code for every server."""
     if name == SERVERS[0]:
         return ServerConfig(name=name, kind="builtin", transport="stdio", timeout_s=timeout_s)
+    command, args, env = builtin_server(name)
     return ServerConfig(
         name=name,
         kind="stdio",
-        command=sys.executable,
-        args=[str(ROOT / "tests" / "thirdparty" / "builtin_server.py"), name],
-        env={"PYTHONPATH": str(ROOT), **({ENV: os.environ[ENV]} if ENV in os.environ else {})},
+        command=command,
+        args=args,
+        env=env,
         isolation="meta",  # as a built-in server's: one world per prove/session, its state read by its admin tools
         timeout_s=timeout_s,
     )

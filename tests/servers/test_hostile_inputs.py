@@ -9,8 +9,6 @@ the hostile value reaches the tool's own code instead of stopping at "not found"
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,7 @@ from mcp import Client, StdioServerParameters
 from servers.registry import available
 from tests.servers.schema_strategies import hostile_values, simplest
 from tests.servers.test_conformance import NAMED_ERRORS, _harvest, _required
-from tests.thirdparty.prefork import ENV
+from tests.thirdparty.prefork import builtin_server
 
 HANG_S = 2.0
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,12 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def _params(name: str) -> StdioServerParameters:
     # `python -m servers NAME` through the suite's quick start (tests/thirdparty/builtin_server.py): what is tested is
     # what the tools answer, not how the process starts (test_kit starts `python -m servers`, test_conformance too)
-    return StdioServerParameters(
-        command=sys.executable,
-        args=[str(ROOT / "tests" / "thirdparty" / "builtin_server.py"), name],
-        cwd=str(ROOT),
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **({ENV: os.environ[ENV]} if ENV in os.environ else {})},
-    )
+    command, args, env = builtin_server(name)
+    return StdioServerParameters(command=command, args=args, cwd=str(ROOT), env={**env, "PATH": "/usr/bin:/bin"})
 
 
 def hostile_calls(tools: list[Any], hints: dict[str, list[Any]]) -> list[tuple[str, dict[str, Any]]]:

@@ -22,6 +22,7 @@ import os
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,6 +31,15 @@ if TYPE_CHECKING:
 ENV = "PROVE_FIXTURE_PREFORK"
 IN_CHILD = False  # set in the forking process, so a fixture run in its child serves instead of handing over again
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def builtin_server(name: str) -> tuple[str, list[str], dict[str, str]]:
+    """(command, arguments, environment) of built-in server ``name`` over stdio through the quick start
+    (``builtin_server.py``: ``python -m servers NAME``, a fork of a process that has imported mcp in the suite), for the
+    tests about what its tools answer rather than how it starts (test_conformance, test_hostile_inputs)."""
+    env = {"PYTHONPATH": str(ROOT), **({ENV: os.environ[ENV]} if ENV in os.environ else {})}
+    return sys.executable, [str(ROOT / "tests" / "thirdparty" / "builtin_server.py"), name], env
 
 
 def _read_line(answers: Any) -> str:
